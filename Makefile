@@ -1,0 +1,42 @@
+# cran: `make sim` runs the main job, `make test` the whole suite (installing first).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STUBS := .stubs
+STAMP := $(VENV)/.installed
+
+.PHONY: all sim test lint bench install clean
+
+all: test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+# ESP32 stubs in their own folder: in the venv they would shadow CPython's own modules.
+$(STUBS)/.installed: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --target $(STUBS) micropython-esp32-stubs
+	touch $@
+
+install: $(STAMP)
+
+sim: $(STAMP)
+	$(BIN)/cran sim
+
+lint: $(STAMP) $(STUBS)/.installed
+	$(BIN)/ruff check firmware host_tools tests bench
+	cd firmware && MYPYPATH=../$(STUBS) ../$(BIN)/mypy --custom-typeshed-dir ../$(STUBS) \
+	    --no-site-packages --explicit-package-bases cran main.py
+
+test: lint
+	$(BIN)/python -m pytest -n auto
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) $(STUBS) .pytest_cache .hypothesis .mypy_cache .ruff_cache

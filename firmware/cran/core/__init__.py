@@ -1,0 +1,1 @@
+# The rules: pure functions of (state, action, now_ms). No I/O, no clock, no hardware.

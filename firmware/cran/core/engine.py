@@ -1,0 +1,444 @@
+# The rules engine (RULES.md S, A, K, C, P). Pure: time comes in as a tick count,
+# nothing is read or shown here. act() and tick() return a new State and the cues:
+# what the badge must tell the wearer, each (tick, kind, value, private).
+
+from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.words import (AGONISANT, BLESSE, COMA, MORT, PLEINE_FORME, STATES,
+                             TIMED_EFFECTS)
+
+# Timer names besides the 5-minute effects, which are timers named after themselves.
+_COUNTDOWN = "countdown"   # S3/S4: agonisant -> coma -> mort
+_COMBAT = "combat"         # C1
+_DESARME = "desarme"       # K8
+_VOL = "vol"               # K13
+_FIRE_ORDER = (_COUNTDOWN, _DESARME, _VOL, _COMBAT)
+
+# S7: what the people around see. coma and mort must look alike.
+PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
+RANKS = ((20, "sommite"), (15, "grand-noble"), (10, "noble"), (5, "notable"), (0, "-"))
+
+# Fields of a scenario's `expect`, in the order traces show them.
+FIELDS = ("etat", "armure", "armure-abimee", "effets", "brises", "dit", "reste", "combat",
+          "jeu", "renommee")
+
+
+def rank(renown):
+    """P2: the social rank for a renown score."""
+    for floor, name in RANKS:
+        if renown >= floor:
+            return name
+    return "-"
+
+
+class State:
+    """Everything the badge remembers about its wearer. Treat as a value: act() and
+    tick() return a new one and never change the one given."""
+
+    def __init__(self, character, settings):
+        self.character = character
+        self.settings = settings
+        self.etat = PLEINE_FORME
+        # name -> deadline tick while running, or ms left while frozen (K15, K16).
+        self.timers = {}
+        self.frozen = False
+        self.stopped = False       # K15
+        self.out_of_game = False   # K16
+        self.armor_left = character.armor
+        self.armor_damaged = False
+        self.creature_left = character.creature
+        self.broken = []
+        self.said = "-"
+        self.last_hit = None       # C2: tick of the last normal hit, counted or not
+        self.renown = 0
+        # K9: the state just before the last Coup/Effet received, and its keyword.
+        self.before = None
+        self.last_kw = None
+
+    def copy(self, keep_before=True):
+        s = object.__new__(State)   # skip __init__: every field is set below
+        s.character = self.character
+        s.settings = self.settings
+        s.etat = self.etat
+        s.timers = dict(self.timers)
+        s.frozen = self.frozen
+        s.stopped = self.stopped
+        s.out_of_game = self.out_of_game
+        s.armor_left = self.armor_left
+        s.armor_damaged = self.armor_damaged
+        s.creature_left = self.creature_left
+        s.broken = list(self.broken)
+        s.said = self.said
+        s.last_hit = self.last_hit
+        s.renown = self.renown
+        s.before = self.before if keep_before else None
+        s.last_kw = self.last_kw if keep_before else None
+        return s
+
+    def countdown_ms(self):
+        """S3/S4: what the countdown gives until it is run out; durations as set."""
+        c = self.character
+        if self.etat == AGONISANT:
+            return c.agonisant_ms or self.settings.agonisant_ms
+        return c.coma_ms or self.settings.coma_ms
+
+    def left_ms(self, name, now):
+        """ms left on a timer, None if it is not running."""
+        value = self.timers.get(name)
+        if value is None:
+            return None
+        if self.frozen:
+            return value
+        return max(0, ticks_diff(value, now))
+
+    def effects(self):
+        """Running timed effects, sorted: the 5-minute ones, desarme, vol."""
+        return sorted(n for n in self.timers if n in TIMED_EFFECTS or n in (_DESARME, _VOL))
+
+    def in_combat(self):
+        return _COMBAT in self.timers
+
+    def armor_answers(self):
+        return 0 if self.armor_damaged else self.armor_left
+
+    def play(self):
+        if self.stopped:
+            return "stop"
+        return "hors-jeu" if self.out_of_game else "en-jeu"
+
+
+def new_state(character, settings):
+    return State(character, settings)
+
+
+def next_deadline(state):
+    """The tick at which tick() has something to do, or None (nothing runs, or frozen)."""
+    if state.frozen or not state.timers:
+        return None
+    best = None
+    for deadline in state.timers.values():
+        if best is None or ticks_diff(deadline, best) < 0:
+            best = deadline
+    return best
+
+
+def view(state, now):
+    """The wearer as `expect` sees them: field -> text, for every name in FIELDS."""
+    left = state.left_ms(_COUNTDOWN, now)
+    return {
+        "etat": STATES[state.etat],
+        "armure": str(state.armor_answers()),
+        "armure-abimee": "oui" if state.armor_damaged else "non",
+        "effets": ",".join(state.effects()) or "-",
+        "brises": ",".join(sorted(state.broken)) or "-",
+        "dit": state.said,
+        "reste": "-" if left is None else str((left + 999) // 1000),
+        "combat": "oui" if state.in_combat() else "non",
+        "jeu": state.play(),
+        "renommee": str(state.renown),
+    }
+
+
+# ---- time -------------------------------------------------------------------------
+
+def tick(state, now):
+    """Fire every timer due at or before now, in deadline order. -> (state, cues)"""
+    if state.frozen or not state.timers or _next_due(state, now) is None:
+        return state, []
+    s = state.copy()
+    cues = []
+    while True:
+        name = _next_due(s, now)
+        if name is None:
+            return s, cues
+        _fire(s, name, s.timers.pop(name), cues)
+
+
+def _next_due(s, now):
+    # Ties go by a fixed order: dict order differs between CPython and MicroPython.
+    best = None
+    best_late = -1
+    for name in s.timers:
+        late = ticks_diff(now, s.timers[name])
+        if late < 0:
+            continue
+        if (best is None or late > best_late
+                or (late == best_late and _fire_rank(name) < _fire_rank(best))):
+            best = name
+            best_late = late
+    return best
+
+
+def _fire_rank(name):
+    if name in _FIRE_ORDER:
+        return _FIRE_ORDER.index(name)
+    return len(_FIRE_ORDER) + TIMED_EFFECTS.index(name)
+
+
+def _fire(s, name, deadline, cues):
+    if name == _COUNTDOWN:
+        # A countdown that follows another starts at the previous deadline (no drift).
+        _set_etat(s, COMA if s.etat == AGONISANT else MORT, deadline, cues)
+    elif name == _COMBAT:
+        _end_combat(s, deadline, cues)
+    elif name == _VOL:
+        cues.append((deadline, "remarque", "vol", True))   # K13: the theft is noticed
+    else:
+        cues.append((deadline, "fin", name, False))        # K3, K8: the effect is over
+
+
+def _set_timer(s, name, base, duration_ms):
+    s.timers[name] = duration_ms if s.frozen else ticks_add(base, duration_ms)
+
+
+def _set_etat(s, etat, base, cues):
+    s.etat = etat
+    name = STATES[etat]
+    cues.append((base, "etat", name, etat >= COMA))    # S7: coma and mort are private
+    cues.append((base, "vu", PUBLIC_LOOK[etat], False))
+    if etat in (AGONISANT, COMA):
+        _set_timer(s, _COUNTDOWN, base, s.countdown_ms())
+        cues.append((base, "compte", name, True))
+    else:
+        s.timers.pop(_COUNTDOWN, None)
+    if etat == MORT:
+        for timer in s.effects():
+            del s.timers[timer]
+
+
+def _end_combat(s, at, cues):
+    s.timers.pop(_COMBAT, None)
+    cues.append((at, "combat", "fin", False))
+    if s.armor_left != s.character.armor:
+        s.armor_left = s.character.armor          # A3: answers come back
+        if not s.armor_damaged:
+            cues.append((at, "armure", "rechargee", True))
+    if s.settings.creature_per_combat:
+        s.creature_left = s.character.creature   # A6
+
+
+def _update_freeze(s, now):
+    settings = s.settings
+    freeze = ((s.stopped and settings.stop_freezes_timers)
+              or (s.out_of_game and not settings.timers_run_out_of_game))
+    if freeze and not s.frozen:
+        for name in s.timers:
+            s.timers[name] = max(0, ticks_diff(s.timers[name], now))
+    elif s.frozen and not freeze:
+        for name in s.timers:
+            s.timers[name] = ticks_add(now, s.timers[name])
+    s.frozen = freeze
+
+
+# ---- actions ----------------------------------------------------------------------
+
+def act(state, action, now):
+    """Apply one action at tick now (timers due by then fire first). -> (state, cues)"""
+    state, cues = tick(state, now)
+    verb = action.verb
+    if verb in ("coup", "effet"):
+        if action.kw == "statue" and action.divin and action.masse:
+            verb = "stop"   # K15: «Effet Statue Divin de Masse» stops the game
+        else:
+            return _receive(state, action, now, cues)
+    s = state.copy(keep_before=False)   # K9: only a Coup/Effet just received is dissipated
+    s.said = "-"
+    if verb in ("soin", "soin-complet"):
+        _heal(s, verb == "soin-complet", now, cues)
+    elif verb == "repare":
+        _repair(s, action.target, now, cues)
+    elif verb == "nuit":
+        if s.etat == BLESSE:                       # S9
+            _set_etat(s, PLEINE_FORME, now, cues)
+        if s.in_combat():
+            _end_combat(s, now, cues)
+    elif verb in ("stop", "reprise"):
+        s.stopped = verb == "stop"
+        cues.append((now, "jeu", s.play(), False))
+    elif verb in ("hors-jeu", "en-jeu"):
+        s.out_of_game = verb == "hors-jeu"
+        cues.append((now, "jeu", s.play(), False))
+    elif verb == "reset":
+        s = _reset(s, now, cues)
+    elif verb == "renommee":
+        old = rank(s.renown)
+        s.renown = max(0, s.renown + action.amount if action.target == "+" else action.amount)
+        if rank(s.renown) != old:
+            cues.append((now, "rang", rank(s.renown), False))
+    else:
+        raise ValueError("no rule for action %r" % verb)
+    _update_freeze(s, now)
+    return s, cues
+
+
+def _reset(s, now, cues):
+    # P3: a fresh character with the same settings; the game's stop or the wearer's
+    # being out of game are not the character's and stay.
+    fresh = State(s.character, s.settings)
+    fresh.stopped = s.stopped
+    fresh.out_of_game = s.out_of_game
+    cues.append((now, "reset", "-", False))
+    cues.append((now, "vu", PUBLIC_LOOK[PLEINE_FORME], False))
+    return fresh
+
+
+def _heal(s, full, now, cues):
+    if s.etat == MORT:                         # S6
+        cues.append((now, "ignore", "mort", True))
+        return
+    if s.etat == PLEINE_FORME:
+        return
+    was_down = s.etat >= AGONISANT
+    if full or s.etat == BLESSE:               # S10
+        target = PLEINE_FORME
+    else:
+        target = BLESSE if s.settings.soin_from_down == "blesse" else PLEINE_FORME
+    _set_etat(s, target, now, cues)
+    if was_down:
+        cues.append((now, "oubli", "-", True))   # S8: remembers nothing of it
+
+
+def _repair(s, target, now, cues):
+    if target == "armure":                     # A4
+        if s.armor_damaged or s.armor_left != s.character.armor:
+            s.armor_damaged = False
+            s.armor_left = s.character.armor
+            cues.append((now, "armure", "reparee", False))
+    elif target in s.broken:                   # K7
+        s.broken.remove(target)
+        cues.append((now, "repare", target, False))
+    else:
+        cues.append((now, "ignore", "pas-brise", True))
+
+
+def _receive(state, action, now, cues):
+    """A Coup or Effet lands on the wearer."""
+    s = state.copy()
+    s.said = "-"
+    why = _ignored(s, action, now)
+    if why:
+        cues.append((now, "ignore", why, True))
+        return s, cues
+    kw = action.kw
+    if kw == "dissipe":
+        return _dissipe(s, action.target, now, cues)
+    s.before = state.copy(keep_before=False)
+    s.last_kw = kw or "coup"
+    if kw == "resiste":
+        s.before = None          # K9: nobody dissipates a «Résiste»
+    _start_combat(s, now, cues)
+    if _absorbed(s, action, now, cues):
+        if s.settings.effect_ends_on_absorbed:
+            _end_effects(s, now, cues)
+        return s, cues
+    _end_effects(s, now, cues)   # K1: a harmful action took hold
+    _take(s, action, now, cues)
+    return s, cues
+
+
+def _ignored(s, action, now):
+    """Why this Coup/Effet does nothing at all, or None."""
+    if s.stopped:
+        return "stop"            # K15
+    if s.out_of_game:
+        return "hors-jeu"        # K16
+    if s.etat == MORT:
+        return "mort"            # S6
+    if action.kw is None:
+        last = s.last_hit
+        s.last_hit = now
+        if last is not None and ticks_diff(now, last) < s.settings.mitraille_ms:
+            return "mitraille"   # C2
+        if s.etat == COMA:
+            return "coma"        # S5
+    return None
+
+
+def _start_combat(s, now, cues):
+    if not s.in_combat():
+        cues.append((now, "combat", "debut", False))
+    _set_timer(s, _COMBAT, now, s.settings.combat_rest_ms)   # C1
+
+
+def _absorbed(s, action, now, cues):
+    """Armor, creature, helmet or resistance answer it (A1, A5, A6, K12)."""
+    if action.divin:
+        return False             # K10
+    c = s.character
+    if action.kw is None:
+        if not s.armor_damaged and s.armor_left > 0:     # A1, A2
+            s.armor_left -= 1
+            s.said = "armure"
+        elif s.creature_left > 0:                        # A6
+            s.creature_left -= 1
+            s.said = "cri"
+        else:
+            return False
+    elif action.kw in c.resist:                          # K12
+        s.said = "resiste"
+    elif action.kw == "assomme" and action.verb == "coup" and c.helmet:   # A5
+        s.said = "resiste"
+    else:
+        return False
+    cues.append((now, "dit", s.said, False))
+    return True
+
+
+def _end_effects(s, now, cues):
+    for name in s.effects():
+        if name in TIMED_EFFECTS:
+            del s.timers[name]
+            cues.append((now, "fin", name, False))
+
+
+def _take(s, action, now, cues):
+    kw = action.kw
+    old = s.etat
+    if kw is None or kw == "blesse":             # S2, K4
+        if s.etat <= BLESSE or (s.etat == AGONISANT and (
+                kw is None or s.settings.blesse_from_agonisant == "coma")):
+            _set_etat(s, s.etat + 1, now, cues)
+    elif kw in ("agonisant", "coma", "mort"):    # K5
+        target = STATES.index(kw)
+        if target > s.etat or (s.settings.keyword_state_raises and target != s.etat):
+            _set_etat(s, target, now, cues)
+    elif kw == "mort-si-coma":                   # K6
+        if s.etat == COMA:
+            _set_etat(s, MORT, now, cues)
+    elif kw in TIMED_EFFECTS:                    # K2, K3
+        _set_timer(s, kw, now, s.settings.effect_ms)
+        cues.append((now, "effet", kw, False))
+    elif kw == "brise":                          # K7
+        if action.target not in s.broken:
+            s.broken.append(action.target)
+        cues.append((now, "brise", action.target, False))
+    elif kw == "desarme":                        # K8
+        _set_timer(s, _DESARME, now, s.settings.desarme_ms)
+        cues.append((now, "effet", "desarme", False))
+    elif kw == "vol":                            # K13: noticed only later
+        _set_timer(s, _VOL, now, s.settings.vol_notice_ms)
+    else:                                        # K14: honour system, shown only
+        cues.append((now, "montre", kw, False))
+    if s.etat > old and action.verb == "coup" and s.character.armor and not s.armor_damaged:
+        s.armor_damaged = True                   # A4: wounded through the armor
+        cues.append((now, "armure", "abimee", False))
+
+
+def _dissipe(s, named, now, cues):
+    """K9: end the named effect, or cancel the Coup/Effet just received."""
+    if named and named in s.effects():
+        del s.timers[named]
+        cues.append((now, "fin", named, False))
+        s.before = None
+        s.last_kw = None
+        return s, cues
+    if s.before is not None and (named is None or named == s.last_kw):
+        restored, fired = tick(s.before.copy(), now)
+        cues.extend(fired)
+        cues.append((now, "dissipe", s.last_kw, False))
+        restored.said = "-"
+        restored.last_hit = s.last_hit
+        restored.before = None
+        restored.last_kw = None
+        return restored, cues
+    cues.append((now, "ignore", "rien-a-dissiper", True))
+    return s, cues

