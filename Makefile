@@ -29,7 +29,8 @@ sim: $(STAMP)
 
 lint: $(STAMP) $(STUBS)/.installed
 	$(BIN)/ruff check firmware host_tools tests bench
-	cd firmware && MYPYPATH=../$(STUBS) ../$(BIN)/mypy --custom-typeshed-dir ../$(STUBS) \
+	cd firmware && MYPYPATH=../$(STUBS) ../$(BIN)/mypy --config-file ../pyproject.toml \
+	    --custom-typeshed-dir ../$(STUBS) \
 	    --no-site-packages --explicit-package-bases cran main.py
 
 test: lint

@@ -56,7 +56,7 @@ def main(argv=None):
     try:
         return args.handler(args)
     except CommandError as e:
-        print("cran: %s" % e, file=sys.stderr)
+        print(("cran: %s" if e.prefixed else "%s") % e, file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
         return 130

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 from cran import scenario
-
 from host_tools import FIRMWARE_DIR, MP_DIR
 
 RUNTIMES = ("cpython", "micropython")

@@ -5,7 +5,6 @@ import sys
 
 from cran import scenario
 from cran.core.engine import FIELDS
-
 from host_tools import CommandError
 from host_tools.runtimes import RuntimeFailure, run_scenario
 
@@ -33,7 +32,8 @@ def load(path):
     try:
         return text, scenario.parse(text)
     except scenario.ScenarioError as e:
-        raise CommandError("%s:%d: %s" % (path, e.line, e.message), EXIT_MALFORMED) from None
+        raise CommandError("%s:%d: %s" % (path, e.line, e.message), EXIT_MALFORMED,
+                           prefixed=False) from None
 
 
 def events_as_records(events, parsed):

@@ -5,8 +5,15 @@
 from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
 from cran.core.rules import Character, Settings, parse_character, split_fields, yes_no
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.words import (STATES, TIMED_EFFECTS, ParseError, keyword, parse_action,
-                             parse_duration, plain)
+from cran.core.words import (
+    STATES,
+    TIMED_EFFECTS,
+    ParseError,
+    keyword,
+    parse_action,
+    parse_duration,
+    plain,
+)
 
 
 class ScenarioError(ValueError):
@@ -66,7 +73,7 @@ def parse(text):
             else:
                 steps.append((number, t, "act", parse_action(rest)))
         except ParseError as e:
-            raise ScenarioError(number, str(e))
+            raise ScenarioError(number, str(e)) from None
     return Scenario(character or Character(), steps)
 
 
@@ -114,11 +121,13 @@ def _parse_expect(text):
 
 def _expect_value(field, value):
     """Check and normalise one expected value; sets come back sorted, joined by ','."""
-    v = plain(value).replace("_", "-").replace(" ", "-")
+    if field in ("effets", "brises"):
+        return _expect_list(field, value)
+    v = _word(value)
     if field == "etat":
         v = _STATE_ALIASES.get(v, v)
         if v not in STATES:
-            raise ParseError("bad value for %s: '%s' (one of %s)" % (field, value, ", ".join(STATES)))
+            raise ParseError("bad value for etat: '%s' (one of %s)" % (value, ", ".join(STATES)))
         return v
     if field in ("armure", "renommee"):
         if not v.isdigit():
@@ -126,16 +135,6 @@ def _expect_value(field, value):
         return str(int(v))
     if field in ("armure-abimee", "combat"):
         return "oui" if yes_no(v) else "non"
-    if field == "effets":
-        names = _list(v)
-        for i, name in enumerate(names):
-            names[i] = keyword(name) or name
-            if names[i] not in _EFFECT_NAMES:
-                raise ParseError("bad value for effets: '%s' is not a timed effect (%s)"
-                                 % (name, ", ".join(_EFFECT_NAMES)))
-        return ",".join(sorted(names)) or "-"
-    if field == "brises":
-        return ",".join(sorted(_list(v))) or "-"
     if field == "dit":
         v = _SAID_ALIASES.get(v, v)
         if v not in ("armure", "resiste", "cri", "-"):
@@ -153,11 +152,23 @@ def _expect_value(field, value):
     return v
 
 
-def _list(v):
-    if v in ("-", "none", "aucun", "aucune"):
-        return []
-    names = [n for n in v.split(",") if n]
-    return sorted(names)
+def _word(value):
+    # plain() would read commas as spaces: lists are split before this.
+    return plain(value).strip().replace("_", "-").replace(" ", "-")
+
+
+def _expect_list(field, value):
+    names = [_word(n) for n in value.split(",")]
+    names = [n for n in names if n]
+    if names in (["-"], ["none"], ["aucun"], ["aucune"]):
+        return "-"
+    if field == "effets":
+        for i, name in enumerate(names):
+            names[i] = keyword(name) or name
+            if names[i] not in _EFFECT_NAMES:
+                raise ParseError("bad value for effets: '%s' is not a timed effect (%s)"
+                                 % (name, ", ".join(_EFFECT_NAMES)))
+    return ",".join(sorted(names)) or "-"
 
 
 def check(expected, seen):

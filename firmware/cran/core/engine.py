@@ -3,8 +3,7 @@
 # what the badge must tell the wearer, each (tick, kind, value, private).
 
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.words import (AGONISANT, BLESSE, COMA, MORT, PLEINE_FORME, STATES,
-                             TIMED_EFFECTS)
+from cran.core.words import AGONISANT, BLESSE, COMA, MORT, PLEINE_FORME, STATES, TIMED_EFFECTS
 
 # Timer names besides the 5-minute effects, which are timers named after themselves.
 _COUNTDOWN = "countdown"   # S3/S4: agonisant -> coma -> mort
@@ -145,7 +144,7 @@ def tick(state, now):
     if state.frozen or not state.timers or _next_due(state, now) is None:
         return state, []
     s = state.copy()
-    cues = []
+    cues = []  # type: list
     while True:
         name = _next_due(s, now)
         if name is None:
@@ -330,7 +329,8 @@ def _receive(state, action, now, cues):
         if s.settings.effect_ends_on_absorbed:
             _end_effects(s, now, cues)
         return s, cues
-    _end_effects(s, now, cues)   # K1: a harmful action took hold
+    if s.settings.single_effect or action.kw not in TIMED_EFFECTS:
+        _end_effects(s, now, cues)   # K1, K2: a harmful action took hold
     _take(s, action, now, cues)
     return s, cues
 

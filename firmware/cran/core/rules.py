@@ -35,7 +35,7 @@ class Settings:
         "soin_from_down": ("blesse", ("blesse", "pleine-forme")),  # S10
         "creature_per_combat": (True, "bool"),           # A6: absorption comes back each combat
         "effect_ends_on_absorbed": (False, "bool"),      # K1
-        "single_effect": (True, "bool"),                 # K2
+        "single_effect": (True, "bool"),                 # K2: False lets effects stack
         "blesse_from_agonisant": ("coma", ("coma", "agonisant")),  # K4
         "keyword_state_raises": (False, "bool"),         # K5
         "stop_freezes_timers": (True, "bool"),           # K15

@@ -7,11 +7,15 @@ class ParseError(ValueError):
     pass
 
 
-# str.translate does not exist on MicroPython: a per-character table does the job.
+# str.translate does not exist on MicroPython, and its str.lower() only knows ASCII:
+# a per-character table, capitals included, does the job on both.
 _PLAIN = {
     "à": "a", "â": "a", "ä": "a", "á": "a", "ç": "c", "é": "e", "è": "e", "ê": "e",
     "ë": "e", "î": "i", "ï": "i", "í": "i", "ô": "o", "ö": "o", "ó": "o", "ù": "u",
     "û": "u", "ü": "u", "ú": "u", "ÿ": "y", "œ": "oe", "æ": "ae", "’": "'",
+    "À": "a", "Â": "a", "Ä": "a", "Á": "a", "Ç": "c", "É": "e", "È": "e", "Ê": "e",
+    "Ë": "e", "Î": "i", "Ï": "i", "Í": "i", "Ô": "o", "Ö": "o", "Ó": "o", "Ù": "u",
+    "Û": "u", "Ü": "u", "Ú": "u", "Ÿ": "y", "Œ": "oe", "Æ": "ae",
     "«": " ", "»": " ", ":": " ", "!": " ", ",": " ",
 }
 

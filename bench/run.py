@@ -1,0 +1,44 @@
+# `make bench`: figures, not pass/fail. Targets are printed beside the measures.
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+from host_tools import FIRMWARE_DIR  # noqa: E402
+from host_tools.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython  # noqa: E402
+
+TARGET_MP_US = 50.0   # per action in the unix port; an ESP32 is about 50 times slower
+
+
+def engine_figures(cmd):
+    script = os.path.join(REPO, "bench", "engine_bench.py")
+    best = None
+    for _ in range(3):   # best of three: the least disturbed run
+        out = subprocess.run(cmd + [script, FIRMWARE_DIR], capture_output=True, text=True,
+                             check=True).stdout.split()
+        if best is None or float(out[4]) < float(best[4]):
+            best = out
+    return best
+
+
+def main():
+    print("engine: actions per second and microseconds per action (best of 3)")
+    rows = [engine_figures([sys.executable])]
+    mp = find_micropython()
+    if mp:
+        rows.append(engine_figures([mp]))
+    else:
+        print("  micropython: skipped: " + HOW_TO_GET_MICROPYTHON)
+    for name, count, seconds, per_s, us in rows:
+        note = ""
+        if name == "micropython":
+            verdict = "within" if float(us) < TARGET_MP_US else "OVER"
+            note = "  (target < %.0f us: %s; about %.1f ms on an ESP32)" % (
+                TARGET_MP_US, verdict, float(us) * 50 / 1000)
+        print("  %-12s %8s actions in %6ss  %9s actions/s  %7s us/action%s"
+              % (name, count, seconds, per_s, us, note))
+
+
+main()

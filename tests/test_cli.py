@@ -1,0 +1,44 @@
+# The command itself: both entry points, the contract's own example, the demo.
+import os
+import re
+
+import pytest
+
+from conftest import REPO, run_cran
+
+CONTRACT = os.path.join(os.path.dirname(REPO), "shared", "SCENARIOS.md")
+
+
+def test_help_lists_the_commands():
+    r = run_cran("--help")
+    assert r.returncode == 0
+    assert "scenario" in r.stdout and "sim" in r.stdout
+
+
+def test_sim_plays_the_example_fight():
+    r = run_cran("sim")
+    assert r.returncode == 0, r.stderr
+    assert "10:04" in r.stdout and "etat=mort" in r.stdout
+    assert "5 held, 0 failed" in r.stdout
+
+
+def _contract_examples():
+    if not os.path.exists(CONTRACT):
+        return []
+    text = open(CONTRACT, encoding="utf-8").read()
+    blocks = re.findall(r"```\n(.*?)```", text, re.S)
+    return [b for b in blocks if re.search(r"^\d+:\d\d ", b, re.M)]
+
+
+@pytest.mark.skipif(not os.path.exists(CONTRACT), reason="../shared/SCENARIOS.md not beside")
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_the_contracts_own_example_runs_unchanged(tmp_path, runtime, request):
+    examples = _contract_examples()
+    assert examples, "SCENARIOS.md has an example"
+    if runtime == "micropython":
+        request.getfixturevalue("micropython")
+    for i, block in enumerate(examples):
+        f = tmp_path / ("contract-%d.txt" % i)
+        f.write_text(block, encoding="utf-8")
+        r = run_cran("scenario", str(f), "--runtime", runtime)
+        assert r.returncode == 0, r.stdout + r.stderr

@@ -1,0 +1,141 @@
+# The engine itself: pure, wrap-safe, every [choice] of RULES.md a setting.
+import ast
+import os
+
+import pytest
+
+from conftest import REPO, WRAP_START
+from cran.core.engine import act, new_state, next_deadline, tick, view
+from cran.core.rules import Character, Settings
+from cran.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
+from cran.core.words import ParseError, parse_action
+
+CORE = os.path.join(REPO, "firmware", "cran", "core")
+
+
+def play(lines, character=None, settings=None, start=0):
+    """[(ms, action text)] -> (state, all cues, last now)."""
+    state = new_state(character or Character(), settings or Settings())
+    cues = []
+    now = start
+    for ms, text in lines:
+        now = ticks_add(start, ms)
+        state, more = act(state, parse_action(text), now)
+        cues += more
+    return state, cues, now
+
+
+def at(state, ms, start=0):
+    now = ticks_add(start, ms)
+    return view(tick(state, now)[0], now)
+
+
+def test_core_imports_nothing_but_itself():
+    # Pure rules: no I/O, clock or hardware modules anywhere in cran/core.
+    for name in os.listdir(CORE):
+        if not name.endswith(".py"):
+            continue
+        tree = ast.parse(open(os.path.join(CORE, name)).read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                mods = [node.module]
+            else:
+                continue
+            assert all(m.startswith("cran.core") for m in mods), (name, mods)
+
+
+def test_ticks_wrap_like_an_esp32():
+    assert TICKS_PERIOD == 1 << 30
+    assert ticks_add(TICKS_PERIOD - 10, 25) == 15
+    assert ticks_diff(15, TICKS_PERIOD - 10) == 25
+    assert ticks_diff(TICKS_PERIOD - 10, 15) == -25
+    assert ticks_diff(ticks_add(WRAP_START, 300000), WRAP_START) == 300000
+
+
+def test_act_never_changes_the_state_it_is_given():
+    state, _, now = play([(0, "coup"), (1000, "effet peur")], Character(armor=1))
+    before = view(state, now)
+    timers = dict(state.timers)
+    for text in ("coup", "coup blesse", "soin", "effet dissipe", "reset", "stop", "nuit"):
+        act(state, parse_action(text), now + 5000)
+    tick(state, now + 10 ** 6)
+    assert view(state, now) == before and state.timers == timers
+
+
+def test_chained_countdowns_start_at_the_previous_deadline():
+    # S3, S4: noticed late (one tick at 20 min) and still coma at 5:00, mort at 10:00.
+    state, _, _ = play([(0, "coup agonisant")])
+    later, cues = tick(state, 20 * 60000)
+    assert [(t, v) for t, k, v, _ in cues if k == "etat"] == [(300000, "coma"),
+                                                            (600000, "mort")]
+    assert view(later, 20 * 60000)["etat"] == "mort"
+
+
+def test_next_deadline_is_the_earliest_timer_and_none_when_frozen():
+    state, _, _ = play([(0, "effet peur"), (1000, "coup desarme")], start=WRAP_START)
+    assert next_deadline(state) == ticks_add(WRAP_START, 4000)     # desarme: 1 s + 3 s
+    stopped, _ = act(state, parse_action("stop"), ticks_add(WRAP_START, 2000))
+    assert next_deadline(stopped) is None
+
+
+def test_coma_and_mort_look_the_same_in_public():
+    # S7: only the wearer may learn which; everything public is identical.
+    comatose, _, _ = play([(0, "coup")])
+    comatose, to_coma = act(comatose, parse_action("coup coma"), 1000)
+    _, to_mort = act(comatose, parse_action("coup mort si coma"), 2000)
+    public_coma = [(k, v) for _, k, v, private in to_coma if not private and k != "combat"]
+    public_mort = [(k, v) for _, k, v, private in to_mort if not private]
+    assert public_coma == public_mort == [("vu", "inerte")]
+    assert ("etat", "coma") in [(k, v) for _, k, v, private in to_coma if private]
+    assert ("etat", "mort") in [(k, v) for _, k, v, private in to_mort if private]
+
+
+@pytest.mark.parametrize("setting, value, who, lines, when, field, default, changed", [
+    # S10: what a soin gives from agonisant
+    ("soin_from_down", "pleine-forme", {}, [(0, "coup agonisant"), (1000, "soin")], 2000,
+     "etat", "blesse", "pleine-forme"),
+    # A6: creature absorption per combat, or once per character
+    ("creature_per_combat", False, {"creature": 1}, [(0, "coup"), (400000, "coup")], 400000,
+     "etat", "pleine-forme", "blesse"),
+    # K1: an absorbed action ends the running effect too
+    ("effect_ends_on_absorbed", True, {"resist": ["charme"]},
+     [(0, "effet peur"), (1000, "effet charme")], 2000, "effets", "peur", "-"),
+    # K2: effects stack instead of replacing each other
+    ("single_effect", False, {}, [(0, "effet peur"), (1000, "effet charme")],
+     2000, "effets", "charme", "charme,peur"),
+    # K4: coup blesse on agonisant
+    ("blesse_from_agonisant", "agonisant", {}, [(0, "coup agonisant"), (1000, "coup blesse")],
+     2000, "etat", "coma", "agonisant"),
+    # K5: a keyword state may raise
+    ("keyword_state_raises", True, {}, [(0, "coup coma"), (1000, "coup agonisant")], 2000,
+     "etat", "coma", "agonisant"),
+    # K15: a stop does not freeze
+    ("stop_freezes_timers", False, {}, [(0, "coup agonisant"), (1000, "stop")], 360000,
+     "etat", "agonisant", "coma"),
+    # K16: timers stop out of game
+    ("timers_run_out_of_game", False, {}, [(0, "coup agonisant"), (1000, "hors-jeu")], 360000,
+     "etat", "coma", "agonisant"),
+    # C1: the rest that ends a combat
+    ("combat_rest_ms", "10m", {}, [(0, "coup")], 360000, "combat", "non", "oui"),
+    # C2: the mitraille interval
+    ("mitraille_ms", 0, {}, [(0, "coup"), (100, "coup")], 200, "etat", "blesse", "agonisant"),
+])
+def test_every_choice_is_a_setting(setting, value, who, lines, when, field, default, changed):
+    state, _, _ = play(lines, Character(**who))
+    assert at(state, when)[field] == default
+    state, _, _ = play(lines, Character(**who), Settings(**{setting: value}))
+    assert at(state, when)[field] == changed
+
+
+def test_settings_reject_bad_values_by_name():
+    with pytest.raises(ParseError, match="unknown setting 'vitesse'"):
+        Settings(vitesse=3)
+    with pytest.raises(ParseError, match="combat_rest_ms must be a duration"):
+        Settings(combat_rest_ms=-5)
+    with pytest.raises(ParseError, match="soin_from_down must be one of"):
+        Settings(soin_from_down="mort")
+    with pytest.raises(ParseError, match="expected yes/no"):
+        Settings(single_effect="peut-etre")
+    assert Settings(combat_rest_ms="10m").combat_rest_ms == 600000
