@@ -80,16 +80,38 @@ def test_next_deadline_is_the_earliest_timer_and_none_when_frozen():
     assert next_deadline(stopped) is None
 
 
-def test_coma_and_mort_look_the_same_in_public():
-    # S7: only the wearer may learn which; everything public is identical.
-    comatose, _, _ = play([(0, "coup")])
-    comatose, to_coma = act(comatose, parse_action("coup coma"), 1000)
-    _, to_mort = act(comatose, parse_action("coup mort si coma"), 2000)
-    public_coma = [(k, v) for _, k, v, private in to_coma if not private and k != "combat"]
-    public_mort = [(k, v) for _, k, v, private in to_mort if not private]
-    assert public_coma == public_mort == [("vu", "inerte")]
-    assert ("etat", "coma") in [(k, v) for _, k, v, private in to_coma if private]
-    assert ("etat", "mort") in [(k, v) for _, k, v, private in to_mort if private]
+def _public(cues):
+    return [(t, kind, value) for t, kind, value, private in cues if not private]
+
+
+@pytest.mark.parametrize("text", ["coup", "coup blesse", "effet peur", "coup brise bras",
+                                  "coup desarme", "effet message", "coup mort si coma",
+                                  "coup agonisant", "effet peur divin"])
+def test_coma_and_mort_look_the_same_in_public(text):
+    # S7: only a doctor tells them apart. Whatever lands on the body, and whatever its
+    # timers do afterwards, the public sees the same; the wearer alone learns which.
+    character = Character(armor=1, resist=["peur"])
+    comatose, _, _ = play([(0, "coup coma")], character)
+    dead, _, _ = play([(0, "coup coma"), (1000, "coup mort si coma")], character)
+    assert (comatose.etat, dead.etat) == (3, 4)
+    action = parse_action(text)
+    comatose, on_coma = act(comatose, action, 2000)
+    dead, on_mort = act(dead, action, 2000)
+    assert _public(on_coma) == _public(on_mort)
+    later_coma = tick(comatose, 20 * 60000)[1]
+    later_mort = tick(dead, 20 * 60000)[1]
+    assert _public(later_coma) == _public(later_mort)
+    if comatose.etat == 3:
+        assert ("etat", "mort") in [(k, v) for _, k, v, p in later_coma if p]
+
+
+def test_falling_to_the_ground_is_public_and_coma_to_mort_is_not():
+    wounded, _, _ = play([(0, "coup")])
+    comatose, to_coma = act(wounded, parse_action("coup coma"), 1000)
+    assert [(k, v) for _, k, v in _public(to_coma)] == [("vu", "inerte")]
+    _, to_mort = tick(comatose, 20 * 60000)
+    assert _public(to_mort) == []
+    assert [(k, v) for _, k, v, p in to_mort if p] == [("etat", "mort"), ("combat", "fin")]
 
 
 @pytest.mark.parametrize("setting, value, who, lines, when, field, default, changed", [

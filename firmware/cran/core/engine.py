@@ -148,8 +148,11 @@ def tick(state, now):
     while True:
         name = _next_due(s, now)
         if name is None:
-            return s, cues
+            break
         _fire(s, name, s.timers.pop(name), cues)
+    if s.etat >= COMA:
+        _keep_private(cues, 0)
+    return s, cues
 
 
 def _next_due(s, now):
@@ -189,11 +192,16 @@ def _set_timer(s, name, base, duration_ms):
     s.timers[name] = duration_ms if s.frozen else ticks_add(base, duration_ms)
 
 
+def _announce(old, etat, at, cues):
+    cues.append((at, "etat", STATES[etat], etat >= COMA))   # S7: coma and mort are private
+    if PUBLIC_LOOK[etat] != PUBLIC_LOOK[old]:             # S7: coma -> mort shows nothing
+        cues.append((at, "vu", PUBLIC_LOOK[etat], False))
+
+
 def _set_etat(s, etat, base, cues):
+    _announce(s.etat, etat, base, cues)
     s.etat = etat
     name = STATES[etat]
-    cues.append((base, "etat", name, etat >= COMA))    # S7: coma and mort are private
-    cues.append((base, "vu", PUBLIC_LOOK[etat], False))
     if etat in (AGONISANT, COMA):
         _set_timer(s, _COUNTDOWN, base, s.countdown_ms())
         cues.append((base, "compte", name, True))
@@ -206,7 +214,7 @@ def _set_etat(s, etat, base, cues):
 
 def _end_combat(s, at, cues):
     s.timers.pop(_COMBAT, None)
-    cues.append((at, "combat", "fin", False))
+    cues.append((at, "combat", "fin", True))
     if s.armor_left != s.character.armor:
         s.armor_left = s.character.armor          # A3: answers come back
         if not s.armor_damaged:
@@ -238,7 +246,11 @@ def act(state, action, now):
         if action.kw == "statue" and action.divin and action.masse:
             verb = "stop"   # K15: «Effet Statue Divin de Masse» stops the game
         else:
-            return _receive(state, action, now, cues)
+            first = len(cues)
+            s, cues = _receive(state, action, now, cues)
+            if state.etat >= COMA or s.etat >= COMA:
+                _keep_private(cues, first)
+            return s, cues
     s = state.copy(keep_before=False)   # K9: only a Coup/Effet just received is dissipated
     s.said = "-"
     if verb in ("soin", "soin-complet"):
@@ -297,11 +309,16 @@ def _heal(s, full, now, cues):
 
 
 def _repair(s, target, now, cues):
-    if target == "armure":                     # A4
-        if s.armor_damaged or s.armor_left != s.character.armor:
+    if target == "armure":                     # A4, K7
+        if s.armor_damaged or "armure" in s.broken:
+            # Mended, not recharged: answers spent in this combat come back with the
+            # next one (A1, A3), as for armor that only answered.
             s.armor_damaged = False
-            s.armor_left = s.character.armor
+            if "armure" in s.broken:
+                s.broken.remove("armure")
             cues.append((now, "armure", "reparee", False))
+        else:
+            cues.append((now, "ignore", "pas-abimee", True))
     elif target in s.broken:                   # K7
         s.broken.remove(target)
         cues.append((now, "repare", target, False))
@@ -325,14 +342,26 @@ def _receive(state, action, now, cues):
     if kw == "resiste":
         s.before = None          # K9: nobody dissipates a «Résiste»
     _start_combat(s, now, cues)
+    running = [n for n in s.effects() if n in TIMED_EFFECTS]
     if _absorbed(s, action, now, cues):
-        if s.settings.effect_ends_on_absorbed:
-            _end_effects(s, now, cues)
-        return s, cues
-    if s.settings.single_effect or action.kw not in TIMED_EFFECTS:
-        _end_effects(s, now, cues)   # K1, K2: a harmful action took hold
-    _take(s, action, now, cues)
+        took_hold = False
+    else:
+        took_hold = _take(s, action, now, cues)
+    if took_hold or s.settings.effect_ends_on_absorbed:
+        # K1, K2: a harmful action that took hold ends the effects running before it
+        # (a repeated effect just starts again); with single_effect off they stack.
+        if s.settings.single_effect or action.kw not in TIMED_EFFECTS:
+            _end_effects(s, running, action.kw, now, cues)
     return s, cues
+
+
+def _keep_private(cues, first):
+    # S7: around a body in coma or dead, only the public look may show; everything
+    # else this action caused is for the wearer alone, so both look the same.
+    for i in range(first, len(cues)):
+        t, kind, value, private = cues[i]
+        if kind != "vu" and not private:
+            cues[i] = (t, kind, value, True)
 
 
 def _ignored(s, action, now):
@@ -355,7 +384,7 @@ def _ignored(s, action, now):
 
 def _start_combat(s, now, cues):
     if not s.in_combat():
-        cues.append((now, "combat", "debut", False))
+        cues.append((now, "combat", "debut", True))
     _set_timer(s, _COMBAT, now, s.settings.combat_rest_ms)   # C1
 
 
@@ -383,16 +412,20 @@ def _absorbed(s, action, now, cues):
     return True
 
 
-def _end_effects(s, now, cues):
-    for name in s.effects():
-        if name in TIMED_EFFECTS:
+def _end_effects(s, names, keep, now, cues):
+    for name in names:
+        if name != keep and name in s.timers:
             del s.timers[name]
             cues.append((now, "fin", name, False))
 
 
 def _take(s, action, now, cues):
+    """Apply a Coup/Effet nothing answered. -> whether it took hold (K1): one that the
+    rules make do nothing (K4 on coma, K5 on a wearer already as low, K6 off coma,
+    a «Résiste» received) did not."""
     kw = action.kw
     old = s.etat
+    took_hold = True
     if kw is None or kw == "blesse":             # S2, K4
         if s.etat <= BLESSE or (s.etat == AGONISANT and (
                 kw is None or s.settings.blesse_from_agonisant == "coma")):
@@ -410,35 +443,44 @@ def _take(s, action, now, cues):
     elif kw == "brise":                          # K7
         if action.target not in s.broken:
             s.broken.append(action.target)
+        if action.target == "armure" and s.character.armor:
+            s.armor_damaged = True               # a broken armor answers nothing
         cues.append((now, "brise", action.target, False))
     elif kw == "desarme":                        # K8
         _set_timer(s, _DESARME, now, s.settings.desarme_ms)
         cues.append((now, "effet", "desarme", False))
     elif kw == "vol":                            # K13: noticed only later
         _set_timer(s, _VOL, now, s.settings.vol_notice_ms)
+    elif kw == "resiste":                        # K12: «your action did nothing»
+        took_hold = False
     else:                                        # K14: honour system, shown only
         cues.append((now, "montre", kw, False))
+    if kw is None or kw in ("blesse", "agonisant", "coma", "mort", "mort-si-coma"):
+        took_hold = s.etat != old
     if s.etat > old and action.verb == "coup" and s.character.armor and not s.armor_damaged:
         s.armor_damaged = True                   # A4: wounded through the armor
         cues.append((now, "armure", "abimee", False))
+    return took_hold
 
 
 def _dissipe(s, named, now, cues):
-    """K9: end the named effect, or cancel the Coup/Effet just received."""
-    if named and named in s.effects():
-        del s.timers[named]
-        cues.append((now, "fin", named, False))
-        s.before = None
-        s.last_kw = None
-        return s, cues
+    """K9: cancel the Coup/Effet just received (named or not), else end the named
+    effect. A dissipe is a keyword received: the combat goes on (C1)."""
     if s.before is not None and (named is None or named == s.last_kw):
         restored, fired = tick(s.before.copy(), now)
         cues.extend(fired)
         cues.append((now, "dissipe", s.last_kw, False))
-        restored.said = "-"
+        if restored.etat != s.etat:   # the way back, its countdown as it was
+            _announce(s.etat, restored.etat, now, cues)
         restored.last_hit = s.last_hit
-        restored.before = None
-        restored.last_kw = None
-        return restored, cues
-    cues.append((now, "ignore", "rien-a-dissiper", True))
+        s = restored
+    elif named and named in s.effects():
+        del s.timers[named]
+        cues.append((now, "fin", named, False))
+    else:
+        cues.append((now, "ignore", "rien-a-dissiper", True))
+    s.said = "-"
+    s.before = None          # K9: nobody dissipates a dissipe
+    s.last_kw = None
+    _start_combat(s, now, cues)
     return s, cues

@@ -78,7 +78,7 @@ _ARMOR = ("armure", "armor", "armour")
 _DIVIN = ("divin", "divine")
 # K6, spoken in full or short.
 _FINISHING = ("mort si coma", "mort si tu etais dans le coma", "death if coma",
-              "mort si dans le coma", "coup de grace", "finish")
+              "mort si dans le coma", "de grace", "finish")
 # Keywords that name an object or limb after them.
 _WITH_TARGET = ("brise", "desarme", "vol")
 
