@@ -139,10 +139,13 @@ def view(state, now):
 
 # ---- time -------------------------------------------------------------------------
 
+_NO_CUES = ()
+
+
 def tick(state, now):
     """Fire every timer due at or before now, in deadline order. -> (state, cues)"""
     if state.frozen or not state.timers or _next_due(state, now) is None:
-        return state, []
+        return state, _NO_CUES   # an idle tick makes no cue list
     s = state.copy()
     cues = []  # type: list
     while True:
@@ -240,7 +243,8 @@ def _update_freeze(s, now):
 
 def act(state, action, now):
     """Apply one action at tick now (timers due by then fire first). -> (state, cues)"""
-    state, cues = tick(state, now)
+    state, fired = tick(state, now)
+    cues = list(fired)
     verb = action.verb
     if verb in ("coup", "effet"):
         if action.kw == "statue" and action.divin and action.masse:
@@ -337,7 +341,9 @@ def _receive(state, action, now, cues):
     kw = action.kw
     if kw == "dissipe":
         return _dissipe(s, action.target, now, cues)
-    s.before = state.copy(keep_before=False)
+    # States are values, so the one given can be kept as is, unless it holds a
+    # snapshot itself: then a copy without it keeps the chain one link long.
+    s.before = state if state.before is None else state.copy(keep_before=False)
     s.last_kw = kw or "coup"
     if kw == "resiste":
         s.before = None          # K9: nobody dissipates a «Résiste»
