@@ -40,7 +40,21 @@ def run(rounds):
     return count, elapsed_us
 
 
+def bytes_per_action():
+    """Heap allocated per action, on MicroPython (gc.mem_alloc), GC held off meanwhile."""
+    import gc
+    if not hasattr(gc, "mem_alloc"):
+        return -1
+    gc.collect()
+    gc.disable()
+    before = gc.mem_alloc()
+    count, _ = run(4)
+    used = gc.mem_alloc() - before
+    gc.enable()
+    return used // count
+
+
 count, elapsed_us = run(int(sys.argv[2]) if len(sys.argv) > 2 else 400)
 name = sys.implementation.name
-print("%s %d %.3f %.0f %.2f" % (name, count, elapsed_us / 1e6, count * 1e6 / elapsed_us,
-                               elapsed_us / count))
+print("%s %d %.3f %.0f %.2f %d" % (name, count, elapsed_us / 1e6, count * 1e6 / elapsed_us,
+                                  elapsed_us / count, bytes_per_action()))

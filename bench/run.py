@@ -31,12 +31,12 @@ def main():
         rows.append(engine_figures([mp]))
     else:
         print("  micropython: skipped: " + HOW_TO_GET_MICROPYTHON)
-    for name, count, seconds, per_s, us in rows:
+    for name, count, seconds, per_s, us, heap in rows:
         note = ""
         if name == "micropython":
             verdict = "within" if float(us) < TARGET_MP_US else "OVER"
-            note = "  (target < %.0f us: %s; about %.1f ms on an ESP32)" % (
-                TARGET_MP_US, verdict, float(us) * 50 / 1000)
+            note = "  %s bytes/action;  target < %.0f us: %s (about %.1f ms on an ESP32)" % (
+                heap, TARGET_MP_US, verdict, float(us) * 50 / 1000)
         print("  %-12s %8s actions in %6ss  %9s actions/s  %7s us/action%s"
               % (name, count, seconds, per_s, us, note))
 

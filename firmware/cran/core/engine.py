@@ -226,7 +226,7 @@ def _end_combat(s, at, cues):
         s.creature_left = s.character.creature   # A6
 
 
-def _update_freeze(s, now):
+def update_freeze(s, now):
     settings = s.settings
     freeze = ((s.stopped and settings.stop_freezes_timers)
               or (s.out_of_game and not settings.timers_run_out_of_game))
@@ -281,7 +281,7 @@ def act(state, action, now):
             cues.append((now, "rang", rank(s.renown), False))
     else:
         raise ValueError("no rule for action %r" % verb)
-    _update_freeze(s, now)
+    update_freeze(s, now)
     return s, cues
 
 
