@@ -1,0 +1,118 @@
+# One wearer's badge: the rules engine's state, kept safe in storage and told to the
+# journal. No hardware here: the app feeds it actions and ticks and shows its cues.
+
+import cran
+from cran.core.engine import act, new_state, next_deadline, tick, view
+from cran.core.record import from_record, to_record
+from cran.core.ticks import ticks_diff
+from cran.core.words import ParseError
+
+
+class Badge:
+    def __init__(self, character, settings, store=None, journal=None, board_id="?"):
+        self.character = character
+        self.settings = settings
+        self.store = store          # StateStore or None (a desktop run without flash)
+        self.journal = journal      # Journal or None
+        self.board_id = board_id
+        self.state = new_state(character, settings)
+        self.uptime_ms = 0
+        self._last_now = None
+        self.wall_s = None          # wall-clock seconds at _wall_set_uptime, once set
+        self._wall_set_uptime = 0
+
+    # ---- time -------------------------------------------------------------------
+
+    def _advance(self, now):
+        # Uptime never wraps: ticks do, so only their differences are added.
+        if self._last_now is not None:
+            self.uptime_ms += max(0, ticks_diff(now, self._last_now))
+        self._last_now = now
+
+    def wall_clock(self):
+        """Wall-clock seconds now, or None until the host has set it (`clock`)."""
+        if self.wall_s is None:
+            return None
+        return self.wall_s + (self.uptime_ms - self._wall_set_uptime) // 1000
+
+    def set_wall_clock(self, seconds, now):
+        self._advance(now)
+        self.wall_s = seconds
+        self._wall_set_uptime = self.uptime_ms
+
+    def next_deadline(self):
+        return next_deadline(self.state)
+
+    # ---- life -------------------------------------------------------------------
+
+    def boot(self, now, reset_cause=None):
+        """Restore the saved state, timers running again from now (time off counts as
+        paused). A bad or missing record is journaled and the badge starts fresh."""
+        self._advance(now)
+        self.log({"boot": cran.VERSION, "cause": reset_cause})
+        if self.store is None:
+            return
+        record, problems = self.store.load()
+        for problem in problems:
+            self.log({"error": problem})
+        if record is None:
+            return
+        try:
+            self.state = from_record(record, self.character, self.settings, now)
+        except ParseError as e:
+            self.log({"error": "state record refused: %s" % e})
+
+    def apply(self, action, now):
+        """One action on the wearer. -> cues (timers due by then have fired first)."""
+        cues = self.tick(now)
+        self.state, more = act(self.state, action, now)
+        self.log({"a": action.text(), "c": _brief(more), "etat": view(self.state, now)["etat"]})
+        self._save(now)
+        return list(cues) + more
+
+    def tick(self, now):
+        """Let time pass. -> cues of the timers that ran out."""
+        self._advance(now)
+        self.state, cues = tick(self.state, now)
+        if cues:
+            self.log({"timer": _brief(cues), "etat": view(self.state, now)["etat"]})
+            self._save(now)
+        return cues
+
+    def status(self, now):
+        """The `status` answer: everything a host or an organiser asks about."""
+        self.tick(now)
+        seen = view(self.state, now)
+        effects = {}
+        for name in self.state.effects():
+            effects[name] = self.state.left_ms(name, now)
+        return {"etat": seen["etat"], "armure": int(seen["armure"]),
+                "armure_abimee": self.state.armor_damaged, "effets": effects,
+                "brises": sorted(self.state.broken), "dit": seen["dit"],
+                "reste_ms": self.state.left_ms("countdown", now),
+                "combat": self.state.in_combat(), "jeu": seen["jeu"],
+                "renommee": self.state.renown, "personnage": self.character.name,
+                "board": self.board_id, "firmware": cran.VERSION,
+                "uptime_ms": self.uptime_ms, "clock": self.wall_clock()}
+
+    def log(self, entry):
+        if self.journal is None:
+            return
+        entry["up"] = self.uptime_ms
+        wall = self.wall_clock()
+        if wall is not None:
+            entry["t"] = wall
+        self.journal.append(entry)
+
+    def _save(self, now):
+        if self.store is None:
+            return
+        try:
+            self.store.save(to_record(self.state, now))
+        except OSError as e:
+            # The badge goes on showing the truth; the journal says flash failed.
+            self.log({"error": "state not saved: %r" % (e,)})
+
+
+def _brief(cues):
+    return [[kind, value] for _, kind, value, _ in cues]

@@ -1,0 +1,50 @@
+# The serial console: one line in, one line out. The same action words as scenario
+# files (../shared/SCENARIOS.md), plus status, journal, config and clock.
+
+import json
+
+from cran.core.words import ParseError, parse_action
+
+HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
+        "status; journal; config; clock SECONDS; help")
+
+
+class Console:
+    def __init__(self, badge, config=None):
+        self.badge = badge
+        self.config = config or {}
+
+    def handle(self, line, now):
+        """-> the answer lines for one console line. A bad line gets one error line and
+        changes nothing."""
+        words = line.strip().split(None, 1)
+        if not words:
+            return []
+        command = words[0].lower()
+        rest = words[1] if len(words) > 1 else ""
+        if command == "status":
+            return [json.dumps(self.badge.status(now))]
+        if command == "journal":
+            journal = self.badge.journal
+            return [json.dumps(e) for e in journal.entries()] if journal else []
+        if command == "config":
+            return [json.dumps(self.config)]
+        if command == "clock":
+            return [self._clock(rest, now)]
+        if command in ("help", "?"):
+            return [HELP]
+        try:
+            action = parse_action(line)
+        except ParseError as e:
+            return ["error: %s" % e]
+        cues = self.badge.apply(action, now)
+        said = [value for _, kind, value, _ in cues if kind == "dit"]
+        seen = self.badge.status(now)
+        return ["ok %s: etat=%s armure=%d dit=%s" % (
+            action.text(), seen["etat"], seen["armure"], said[-1] if said else "-")]
+
+    def _clock(self, rest, now):
+        if not rest.strip().isdigit():
+            return "error: clock needs the wall-clock time in whole seconds since 1970"
+        self.badge.set_wall_clock(int(rest), now)
+        return "ok clock %d" % int(rest)

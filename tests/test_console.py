@@ -1,0 +1,81 @@
+# The serial console: scenario words in, one line out; bad lines change nothing.
+import json
+
+import pytest
+
+from cran.badge import Badge
+from cran.console import Console
+from cran.core.rules import Character, Settings
+from cran.core.ticks import ticks_add
+
+START = (1 << 30) - 1000     # the console lives across the tick wrap too
+
+
+class MemoryJournal:
+    def __init__(self):
+        self.lines = []
+
+    def append(self, entry):
+        self.lines.append(dict(entry))
+
+    def entries(self):
+        return list(self.lines)
+
+
+def make_console(**who):
+    badge = Badge(Character(**who), Settings(), journal=MemoryJournal(), board_id="atom-lite")
+    badge.boot(START)
+    return Console(badge, {"board": "atom-lite"})
+
+
+def test_actions_answer_in_one_line():
+    console = make_console(armor=1)
+    assert console.handle("coup", START) == [
+        "ok coup normal: etat=pleine-forme armure=0 dit=armure"]
+    assert console.handle("Coup : Blessé", ticks_add(START, 2000)) == [
+        "ok coup blesse: etat=blesse armure=0 dit=-"]
+
+
+def test_status_is_one_json_line():
+    console = make_console(name="Ali")
+    console.handle("coup agonisant", START)
+    [line] = console.handle("status", ticks_add(START, 60000))
+    status = json.loads(line)
+    assert status["etat"] == "agonisant" and status["reste_ms"] == 240000
+    assert status["board"] == "atom-lite" and status["personnage"] == "Ali"
+    assert status["firmware"] and status["uptime_ms"] == 60000
+
+
+@pytest.mark.parametrize("line, message", [
+    ("coup tartempion", "error: unknown keyword 'tartempion'"),
+    ("frappe", "error: unknown action 'frappe'"),
+    ("clock demain", "error: clock needs"),
+    ("soin partiel", "error: 'soin' takes no words after it"),
+])
+def test_a_bad_line_gets_one_error_and_changes_nothing(line, message):
+    console = make_console(armor=1)
+    before = console.handle("status", START)
+    journal = len(console.badge.journal.lines)
+    out = console.handle(line, START)
+    assert len(out) == 1 and out[0].startswith(message)
+    assert console.handle("status", START) == before
+    assert len(console.badge.journal.lines) == journal
+
+
+def test_journal_has_every_action_with_uptime_and_wall_clock_once_set():
+    console = make_console()
+    console.handle("coup", START)
+    assert console.handle("clock 1795000000", ticks_add(START, 1000)) == ["ok clock 1795000000"]
+    console.handle("effet peur", ticks_add(START, 3000))
+    console.handle("status", ticks_add(START, 300000 + 3000))   # peur runs out
+    entries = [json.loads(x) for x in console.handle("journal", ticks_add(START, 400000))]
+    assert entries[0]["boot"]
+    assert entries[1]["a"] == "coup normal" and entries[1]["up"] == 0 and "t" not in entries[1]
+    assert entries[2]["a"] == "effet peur" and entries[2]["t"] == 1795000002
+    assert entries[3]["timer"] == [["combat", "fin"], ["fin", "peur"]]
+
+
+def test_blank_lines_say_nothing_and_help_helps():
+    console = make_console()
+    assert console.handle("   ", START) == []
+    assert "status" in console.handle("help", START)[0]
