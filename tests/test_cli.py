@@ -42,3 +42,12 @@ def test_the_contracts_own_example_runs_unchanged(tmp_path, runtime, request):
         f.write_text(block, encoding="utf-8")
         r = run_cran("scenario", str(f), "--runtime", runtime)
         assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_windows_files_run_too(tmp_path):
+    # A byte-order mark and CRLF line ends, as Notepad writes them.
+    f = tmp_path / "windows.txt"
+    f.write_bytes("\ufeffcharacter armor=cuir\r\n0:00 coup\r\n0:00 expect dit=armure\r\n"
+                  .encode("utf-8"))
+    r = run_cran("scenario", str(f))
+    assert r.returncode == 0, r.stderr

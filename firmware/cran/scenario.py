@@ -49,6 +49,8 @@ def parse(text):
     steps = []
     t = 0
     timed = False
+    if text.startswith("\ufeff"):
+        text = text[1:]    # a byte-order mark, as some Windows editors write
     for number, raw in enumerate(text.split("\n"), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
