@@ -102,14 +102,17 @@ class Badge:
         wall = self.wall_clock()
         if wall is not None:
             entry["t"] = wall
-        self.journal.append(entry)
+        try:
+            self.journal.append(entry)
+        except OSError:
+            pass   # a failing flash must not stop the badge; the state on show is right
 
     def _save(self, now):
         if self.store is None:
             return
         try:
             self.store.save(to_record(self.state, now))
-        except OSError as e:
+        except (OSError, ValueError) as e:
             # The badge goes on showing the truth; the journal says flash failed.
             self.log({"error": "state not saved: %r" % (e,)})
 

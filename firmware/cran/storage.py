@@ -1,0 +1,238 @@
+# Power-safe storage on the badge's flash: the wearer's state in two checked copies,
+# and a bounded journal. Same code on MicroPython (LittleFS) and CPython (host tools).
+
+import binascii
+import json
+import os
+
+FORMAT_VERSION = 1
+_MAGIC = "cran-state"
+# A state record is 250-600 bytes; a bigger file is garbage, and reading it whole would
+# take a block of the badge's heap it may not have.
+MAX_RECORD_BYTES = 8192
+_ENOENT = 2                 # the same number on LittleFS, FAT, Linux and Windows
+# Rename over an existing file, atomically: MicroPython's os.rename does it on LittleFS;
+# CPython's only on POSIX, so the desktop takes os.replace (absent on MicroPython).
+_replace = getattr(os, "replace", os.rename)
+
+
+def _join(directory, name):
+    if not directory:
+        return name
+    return directory.rstrip("/") + "/" + name
+
+
+def _missing(err):
+    return bool(err.args) and err.args[0] == _ENOENT
+
+
+def _crc(prefix, body):
+    # The header's own fields are covered too: a flipped digit in the sequence
+    # number must not let a stale copy win.
+    return binascii.crc32(body, binascii.crc32(prefix.encode())) & 0xFFFFFFFF
+
+
+def encode_record(payload, seq):
+    """payload dict, sequence number -> the bytes of one record file:
+    b"cran-state <version> <seq> <body length> <crc32 hex>\\n" + JSON body."""
+    body = json.dumps(payload).encode()
+    prefix = "%s %d %d %d " % (_MAGIC, FORMAT_VERSION, seq, len(body))
+    return ("%s%08x\n" % (prefix, _crc(prefix, body))).encode() + body
+
+
+def decode_record(data):
+    """bytes of one record file -> (seq, payload). Raises ValueError saying what is wrong."""
+    end = data.find(b"\n")
+    if end < 0:
+        raise ValueError("no header line (%d bytes)" % len(data))
+    try:
+        header = data[:end].decode()
+    except ValueError:
+        raise ValueError("header is not text") from None
+    fields = header.split(" ")
+    if fields[0] != _MAGIC:
+        raise ValueError("not a state record")
+    # Magic and version come first so that a future layout is named, not called garbage.
+    try:
+        version = int(fields[1]) if len(fields) > 1 else None
+    except ValueError:
+        version = None
+    if version is None:
+        raise ValueError("bad header")
+    if version != FORMAT_VERSION:
+        raise ValueError("format version %d, expected %d" % (version, FORMAT_VERSION))
+    if len(fields) != 5:
+        raise ValueError("bad header")
+    try:
+        seq = int(fields[2])
+        length = int(fields[3])
+        crc = int(fields[4], 16)
+    except ValueError:
+        raise ValueError("bad header") from None
+    body = data[end + 1:]
+    if len(body) < length:
+        raise ValueError("truncated: %d of %d body bytes" % (len(body), length))
+    if len(body) > length:
+        raise ValueError("%d bytes past the body" % (len(body) - length))
+    if _crc(header[:len(header) - len(fields[4])], body) != crc:
+        raise ValueError("crc mismatch")
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        raise ValueError("body is not JSON") from None
+    if not isinstance(payload, dict):
+        raise ValueError("body is not an object")
+    return seq, payload
+
+
+class StateStore:
+    """The latest state, in two copies (name.a, name.b). A save never touches the copy
+    holding the newest valid record, and a copy only changes by an atomic rename of a
+    finished temp file: a power cut leaves the old record or the new one, nothing else."""
+
+    def __init__(self, directory, name="state"):
+        self.names = (name + ".a", name + ".b")
+        self._slots = (_join(directory, self.names[0]), _join(directory, self.names[1]))
+        self._temp = _join(directory, name + ".tmp")
+        self._newest = None     # index of the slot holding the newest valid record
+        self._seq = 0           # its sequence number
+        self._known = False     # False until the disk has been read, or after a failed save
+
+    def load(self):
+        """-> (payload or None, problems): the newest valid copy, and one line per copy
+        skipped ("state.b: crc mismatch"). None means start from a safe default.
+        A leftover temp file is a save cut short: never read, overwritten by the next."""
+        problems = []
+        best = None
+        self._newest = None
+        self._seq = 0
+        for i in (0, 1):
+            try:
+                seq, payload = self._read(i)
+            except OSError as e:
+                problems.append("%s: %s" % (self.names[i], "missing" if _missing(e)
+                                                           else "unreadable (%s)" % e))
+                continue
+            except ValueError as e:
+                problems.append("%s: %s" % (self.names[i], e))
+                continue
+            if self._newest is None or seq > self._seq:
+                self._newest, self._seq, best = i, seq, payload
+        self._known = True
+        return best, problems
+
+    def save(self, payload):
+        """Write payload (a JSON-ready dict) as the newest record. Raises OSError when the
+        flash fails (the previous record is then still there for the next load), and
+        ValueError for a record over MAX_RECORD_BYTES, writing nothing."""
+        if not self._known:
+            self.load()
+        target = 1 if self._newest == 0 else 0
+        data = encode_record(payload, self._seq + 1)
+        if len(data) > MAX_RECORD_BYTES:
+            # Never write what load() would refuse.
+            raise ValueError("state record of %d bytes, at most %d"
+                             % (len(data), MAX_RECORD_BYTES))
+        self._known = False     # in doubt until the rename has landed
+        with open(self._temp, "wb") as f:
+            f.write(data)
+            f.flush()
+            # LittleFS commits on close; a desktop OS needs fsync for the same promise.
+            if hasattr(os, "fsync"):
+                os.fsync(f.fileno())
+        _replace(self._temp, self._slots[target])
+        self._newest = target
+        self._seq += 1
+        self._known = True
+
+    def _read(self, i):
+        size = os.stat(self._slots[i])[6]
+        if size > MAX_RECORD_BYTES:
+            raise ValueError("%d bytes, at most %d" % (size, MAX_RECORD_BYTES))
+        with open(self._slots[i], "rb") as f:
+            return decode_record(f.read(size))
+
+
+class Journal:
+    """Append-only log of one-line JSON entries, bounded to about max_bytes by two
+    files: name.0 (current) becomes name.1 (previous) when it would pass max_bytes/2."""
+
+    def __init__(self, directory, max_bytes=16384, name="journal"):
+        self.names = (name + ".1", name + ".0")     # oldest first
+        self._paths = (_join(directory, self.names[0]), _join(directory, self.names[1]))
+        self._half_bytes = max_bytes // 2
+        self._size = None       # bytes in the current file; None: ask the disk
+        self._torn = False      # the current file ends mid-line (a cut append)
+        self.problems = []      # what the last entries() skipped, one line each
+
+    def append(self, entry):
+        """Add one entry (a JSON-ready dict). Raises OSError when the flash fails."""
+        line = (json.dumps(entry) + "\n").encode()
+        if self._size is None:
+            self._look()
+        size = self._size or 0
+        self._size = None       # in doubt until the write has landed
+        if size and size + len(line) > self._half_bytes:
+            # Rename replaces the previous file atomically: a cut here loses only the
+            # oldest half, which rotation was about to drop anyway.
+            _replace(self._paths[1], self._paths[0])
+            size = 0
+            self._torn = False
+        if self._torn:
+            # A torn line would swallow this entry too: start it on a line of its own.
+            line = b"\n" + line
+        with open(self._paths[1], "ab") as f:
+            f.write(line)
+        self._size = size + len(line)
+        self._torn = False
+
+    def entries(self):
+        """-> every readable entry, oldest first. A torn or garbled line (a power cut
+        mid-append) is skipped and named in self.problems, never fatal."""
+        out = []
+        self.problems = []
+        for i in (0, 1):
+            n = 0
+            try:
+                with open(self._paths[i], "rb") as f:
+                    for line in f:
+                        n += 1
+                        try:
+                            entry = json.loads(line)
+                        except ValueError:
+                            entry = None
+                        if isinstance(entry, dict):
+                            out.append(entry)
+                        else:
+                            self.problems.append("%s: line %d unreadable, skipped"
+                                                 % (self.names[i], n))
+            except OSError as e:
+                if not _missing(e):
+                    self.problems.append("%s: unreadable after line %d (%s)"
+                                         % (self.names[i], n, e))
+        return out
+
+    def clear(self):
+        for path in self._paths:
+            try:
+                os.remove(path)
+            except OSError as e:
+                if not _missing(e):
+                    raise
+        self._size = 0
+        self._torn = False
+
+    def _look(self):
+        # Once per boot: the current file's size, and whether it ends mid-line.
+        try:
+            size = os.stat(self._paths[1])[6]
+        except OSError as e:
+            if not _missing(e):
+                raise
+            size = 0
+        self._torn = False
+        if size:
+            with open(self._paths[1], "rb") as f:
+                f.seek(size - 1)
+                self._torn = f.read(1) != b"\n"
+        self._size = size
