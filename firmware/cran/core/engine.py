@@ -470,8 +470,10 @@ def _take(s, action, now, cues):
 
 
 def _dissipe(s, named, now, cues):
-    """K9: cancel the Coup/Effet just received (named or not), else end the named
-    effect. A dissipe is a keyword received: the combat goes on (C1)."""
+    """K9: cancel the Coup/Effet just received (named or not), and end the named
+    effect if it still runs (it may have run before, renewed or resisted). A dissipe
+    is a keyword received: the combat goes on (C1)."""
+    done = False
     if s.before is not None and (named is None or named == s.last_kw):
         restored, fired = tick(s.before.copy(), now)
         cues.extend(fired)
@@ -480,10 +482,12 @@ def _dissipe(s, named, now, cues):
             _announce(s.etat, restored.etat, now, cues)
         restored.last_hit = s.last_hit
         s = restored
-    elif named and named in s.effects():
+        done = True
+    if named and named in s.effects():
         del s.timers[named]
         cues.append((now, "fin", named, False))
-    else:
+        done = True
+    if not done:
         cues.append((now, "ignore", "rien-a-dissiper", True))
     s.said = "-"
     s.before = None          # K9: nobody dissipates a dissipe
