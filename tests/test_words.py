@@ -15,8 +15,9 @@ SPELLINGS = [
     ("Effet : Peur de Masse", "effet peur de masse"),
     ("effet peur divin de masse", "effet peur de masse divin"),
     ("coup désarme divin", "coup desarme divin"),
-    ("coup mort si coma", "coup mort-si-coma"),
-    ("Coup : Mort si tu étais dans le coma", "coup mort-si-coma"),
+    ("coup mort si coma", "coup mort si coma"),
+    ("Coup : Mort si tu étais dans le coma", "coup mort si coma"),
+    ("coup de grâce", "coup mort si coma"),
     ("coup brise bras-gauche", "coup brise bras-gauche"),
     ("effet dissipe", "effet dissipe"),
     ("effet dissipe peur", "effet dissipe peur"),
@@ -54,6 +55,12 @@ MISTAKES = [
 @pytest.mark.parametrize("text, canonical", SPELLINGS)
 def test_actions_in_any_spelling(text, canonical):
     assert parse_action(text).text() == canonical
+
+
+@pytest.mark.parametrize("text, canonical", SPELLINGS)
+def test_canonical_words_parse_back_to_the_same_action(text, canonical):
+    # Journals and traces are read back in: what text() writes, parse_action reads.
+    assert parse_action(canonical).text() == canonical
 
 
 @pytest.mark.parametrize("text, message", MISTAKES)

@@ -66,7 +66,7 @@ _SIMPLE = {
     "soin": "soin", "heal": "soin", "nuit": "nuit", "night": "nuit", "sleep": "nuit",
     "hors-jeu": "hors-jeu", "out": "hors-jeu", "en-jeu": "en-jeu", "in": "en-jeu",
     "stop": "stop", "pause": "stop", "reprise": "reprise", "resume": "reprise",
-    "reset": "reset",
+    "reset": "reset", "soin-complet": "soin-complet",
 }
 _TWO_WORDS = {
     "soin complet": "soin-complet", "full heal": "soin-complet", "heal full": "soin-complet",
@@ -109,7 +109,9 @@ class Action:
         words = [self.verb]
         if self.verb == "coup" and self.kw is None:
             words.append("normal")
-        if self.kw:
+        if self.kw == "mort-si-coma":
+            words.append("mort si coma")   # as said, so the text parses back
+        elif self.kw:
             words.append(self.kw)
         if self.target:
             words.append(self.target)
