@@ -1,0 +1,324 @@
+# What the badge shows and plays for a state: LED frames, melodies, screen lines.
+# Pure: time comes in as a tick, the drivers cap brightness and make the sound.
+
+from cran.core.engine import PUBLIC_LOOK
+from cran.core.words import AGONISANT, COMA, STATES, TIMED_EFFECTS
+
+SLOT_MS = 128            # one step of every pattern
+_SLOTS = 32              # a pattern is 32 steps: 4096 ms
+# Steps are read from now & (period - 1). Both periods (4096, 8192 ms) divide the tick
+# period 2**30, so a rhythm runs on unbroken across the wrap, with no stored start.
+_PERIOD_MS = 2 * _SLOTS * SLOT_MS
+WARNING_MS = 60000       # the last minute before coma (or, privately, before death)
+_COUNTDOWN = "countdown"
+
+_OFF = (0, 0, 0)
+_WHITE = (255, 255, 255)
+_BLUE = (0, 0, 255)
+
+# look: (colour, on/off over 32 steps, lit cells of the bar). The rhythm and the
+# number of lit LEDs tell the looks apart without colour.
+_LOOKS = {
+    "debout": ((0, 255, 0), "1" * 32, 4),                        # steady
+    "blesse": ((255, 140, 0), ("1" * 8 + "0" * 8) * 2, 3),       # slow blink
+    "au-sol": ((255, 0, 0), ("11001100" + "0" * 8) * 2, 2),      # double flash
+    "alerte": ((255, 0, 0), "10" * 16, 2),                       # fast blink
+    "inerte": ((90, 0, 160), "11" + "0" * 30, 1),                # one blip in 4 s
+    "hors-jeu": ((0, 160, 160), "1" * 24 + "0" * 8, 0),          # long on, short off
+    "stop": (_WHITE, "1110" * 8, 0),                             # strobe white/blue
+}
+
+# Effects shown on LEDs: the 5-minute ones and desarme. vol is never shown (K13: the
+# wearer must not know yet). Code n = n // 5 long flashes then n % 5 short ones.
+EFFECTS = TIMED_EFFECTS + ("desarme",)
+_EFFECT_RGB = ((255, 255, 255), (255, 255, 0), (255, 0, 160), (255, 60, 0),
+               (120, 120, 0), (0, 80, 255), (200, 0, 255), (0, 255, 160),
+               (160, 0, 60), (180, 180, 255), (255, 100, 100))
+
+
+def _flashes(longs, shorts):
+    mask = "11100" * longs + "100" * shorts
+    return mask + "0" * (_SLOTS - len(mask))
+
+
+_EFFECT_MASKS = tuple(_flashes((i + 1) // 5, (i + 1) % 5) for i in range(len(EFFECTS)))
+
+
+def look(state, now):
+    """Which pattern the public sees: a name of _LOOKS."""
+    if state.stopped:
+        return "stop"
+    if state.out_of_game:
+        return "hors-jeu"
+    if state.etat == AGONISANT and not state.frozen:
+        left = state.left_ms(_COUNTDOWN, now)
+        if left is not None and left <= WARNING_MS:
+            return "alerte"
+    return PUBLIC_LOOK[state.etat]
+
+
+def shown_effect(state, now, seen=None):
+    """The effect the LEDs show, or None: the one ending first (desarme's 3 s before a
+    5-minute one). None in coma and mort: an effect would tell them apart (S7)."""
+    seen = seen or look(state, now)
+    if seen in ("stop", "hors-jeu", "inerte"):
+        return None
+    best = None
+    best_left = 0
+    for name in EFFECTS:
+        left = state.left_ms(name, now)
+        if left is not None and (best is None or left < best_left):
+            best = name
+            best_left = left
+    return best
+
+
+def _step(now):
+    return (now & (_PERIOD_MS - 1)) // SLOT_MS   # 0..63
+
+
+def _key(seen, effect, step, single):
+    # Everything a frame depends on at one step: equal keys, equal frames.
+    s = step % _SLOTS
+    on = _LOOKS[seen][1][s] == "1"
+    if seen == "stop":
+        return (on, s & 1)
+    if effect is None:
+        return (on,)
+    effect_on = _EFFECT_MASKS[EFFECTS.index(effect)][s] == "1"
+    if single:   # one LED: 4 s of state, then 4 s of effect code
+        second = step >= _SLOTS
+        return (second, effect_on if second else on)
+    return (on, effect_on)
+
+
+def _single(layout, led_count):
+    return layout == "single" or (layout == "strip" and led_count < 6)
+
+
+def led_frame(state, now, led_count, layout="strip"):
+    """-> [(r, g, b)] * led_count, uncapped. layout: single, strip or matrix-5x5."""
+    seen = look(state, now)
+    effect = shown_effect(state, now, seen)
+    single = _single(layout, led_count)
+    return _paint(seen, effect, _key(seen, effect, _step(now), single), led_count, layout)
+
+
+def _paint(seen, effect, key, n, layout):
+    colour, _, bar = _LOOKS[seen]
+    frame = [_OFF] * n
+    if seen == "stop":
+        if key[0]:
+            for i in range(n):   # neighbours in opposite colours, swapping each step
+                frame[i] = _WHITE if (i + key[1]) & 1 == 0 else _BLUE
+        return frame
+    if _single(layout, n):
+        if effect is not None and key[0]:
+            colour = _EFFECT_RGB[EFFECTS.index(effect)]
+        if key[-1]:
+            frame = [colour] * n
+        return frame
+    matrix = layout == "matrix-5x5"
+    if key[0]:
+        if seen == "hors-jeu":
+            cells = [0, 4, 20, 24] if matrix else [0, n - 1]   # the corners, the ends
+        elif matrix:
+            cells = list(range(25 - 5 * bar, 25))               # rows from the bottom
+        else:
+            cells = list(range(bar))
+        for i in cells:
+            frame[i] = colour
+    if effect is not None and key[1]:
+        rgb = _EFFECT_RGB[EFFECTS.index(effect)]
+        for i in (range(5) if matrix else (n - 2, n - 1)):      # top row, last two
+            frame[i] = rgb
+    return frame
+
+
+def next_change_ms(state, now, led_count=1, layout="single"):
+    """ms until led_frame() next changes on its own, or None if it is steady. The app
+    also wakes at the engine's next_deadline(): a timer running out changes the state."""
+    seen = look(state, now)
+    effect = shown_effect(state, now, seen)
+    single = _single(layout, led_count)
+    step = _step(now)
+    key = _key(seen, effect, step, single)
+    best = None
+    for k in range(1, 2 * _SLOTS + 1):
+        if _key(seen, effect, (step + k) % (2 * _SLOTS), single) != key:
+            best = k * SLOT_MS - (now & (SLOT_MS - 1))
+            break
+    if seen == "au-sol":
+        due = warning_due(state, now)
+        if due is not None and (best is None or due < best):
+            best = due
+    return best
+
+
+def warning_due(state, now):
+    """ms until the last-minute warning before coma or death (0: it is on now), None
+    without a running countdown. The app plays warning_cue() once per countdown."""
+    if state.frozen:
+        return None
+    left = state.left_ms(_COUNTDOWN, now)
+    if left is None:
+        return None
+    return max(0, left - WARNING_MS)
+
+
+def warning_cue(state, now):
+    """The warning as a cue for melody_for(): private in coma (S7: a sound a minute
+    before death would tell a comatose body from a dead one)."""
+    return (now, "alerte", STATES[state.etat], state.etat >= COMA)
+
+
+def peek_frame(state, now, led_count, layout="strip"):
+    """The private view on LEDs (the wearer hides the badge): 5 - etat lit LEDs, steady
+    (pleine-forme 5 ... mort 1); one LED flashes that many times."""
+    count = 5 - state.etat
+    colour = _STATE_RGB[state.etat]
+    if _single(layout, led_count):
+        on = _flashes(0, count)[_step(now) % _SLOTS] == "1"
+        return [colour if on else _OFF] * led_count
+    frame = [_OFF] * led_count
+    cells = range(25 - 5 * count, 25) if layout == "matrix-5x5" else range(count)
+    for i in cells:
+        frame[i] = colour
+    return frame
+
+
+_STATE_RGB = ((0, 255, 0), (255, 140, 0), (255, 0, 0), (90, 0, 160), (90, 90, 90))
+MENU_RGB = ((255, 255, 255), (255, 0, 0), (200, 0, 255), (0, 255, 0))
+
+
+def menu_frame(where, now, led_count, layout="strip"):
+    """The menu position on LEDs. where = Menu.where(): (group, depth, index, label).
+    Colour: the group; rhythm: depth long flashes then index short ones; several LEDs
+    also light index of them."""
+    group, depth, index, _ = where
+    on = _flashes(depth, index)[_step(now) % _SLOTS] == "1"
+    colour = MENU_RGB[group % len(MENU_RGB)]
+    if _single(layout, led_count):
+        return [colour if on else _OFF] * led_count
+    frame = [_OFF] * led_count
+    if on:
+        for i in range(min(index, led_count)):
+            frame[i] = colour
+    return frame
+
+
+# ---- sound -------------------------------------------------------------------------
+
+_ALARM = ((1760, 150), (880, 150)) * 3
+_MELODIES = {
+    # A change of what people see (S1). coma and mort share "inerte" (S7).
+    ("vu", "debout"): ((523, 120), (659, 120), (784, 250)),
+    ("vu", "blesse"): ((659, 150), (523, 300)),
+    ("vu", "au-sol"): ((523, 150), (415, 150), (330, 500)),
+    ("vu", "inerte"): ((262, 300), (0, 100), (196, 900)),
+    # What the wearer must answer aloud.
+    ("dit", "armure"): ((1568, 80), (0, 40), (1568, 80), (0, 40), (1568, 80)),
+    ("dit", "resiste"): ((988, 100), (1319, 300)),
+    ("dit", "cri"): ((220, 120), (185, 120), (220, 300)),
+    ("effet", None): ((880, 80), (1175, 150)),
+    ("fin", None): ((1175, 80), (880, 150)),
+    ("dissipe", None): ((1175, 80), (988, 80), (880, 150)),
+    ("brise", None): ((1800, 40), (0, 40), (150, 250)),
+    ("repare", None): ((784, 80), (1047, 150)),
+    ("armure", "abimee"): ((196, 300),),
+    ("armure", "reparee"): ((784, 80), (1047, 150)),
+    ("montre", None): ((1047, 120),),
+    ("rang", None): ((523, 100), (659, 100), (784, 100), (1047, 300)),
+    ("jeu", "stop"): _ALARM,
+    ("jeu", "en-jeu"): ((440, 100), (660, 100), (880, 250)),
+    ("jeu", "hors-jeu"): ((660, 300), (440, 300)),
+    ("alerte", None): ((1319, 100), (0, 100)) * 3,
+}
+_GAP = (0, 80)
+
+
+def melody_for(cues):
+    """-> [(freq_hz, duration_ms)] (0 Hz: rest) for the cues of one change. Private cues
+    make no sound at all: a buzzer is heard by everyone, and a private beep in coma
+    would tell coma from mort (S7). The wearer reads private news on a peek."""
+    out = []  # type: list
+    for _, kind, value, private in cues:
+        if private:
+            continue
+        tune = _MELODIES.get((kind, value)) or _MELODIES.get((kind, None))
+        if tune:
+            if out:
+                out.append(_GAP)
+            out.extend(tune)
+    return out
+
+
+# ---- screen ------------------------------------------------------------------------
+
+# Screens' fonts are ASCII: words without accents. French is the keywords themselves.
+_EN = {
+    "pleine-forme": "Healthy", "blesse": "Wounded", "agonisant": "Dying", "coma": "Coma",
+    "mort": "Dead", "debout": "Standing", "au-sol": "On the ground", "inerte": "Motionless",
+    "assomme": "Stunned", "aveugle": "Blind", "charme": "Charmed", "douleur": "Pain",
+    "faiblesse": "Weakness", "immobilise": "Rooted", "obeis": "Obey", "paralyse": "Paralysed",
+    "peur": "Fear", "statue": "Statue", "desarme": "Disarmed", "brise": "Break",
+    "dissipe": "Dispel", "invisible": "Invisible", "message": "Message", "regard": "Gaze",
+    "resiste": "Resist", "vol": "Theft", "mort-si-coma": "Death if coma",
+    "armure": "ARMOR", "cri": "SHOUT",
+}
+
+
+def label(word, lang="fr"):
+    """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
+    if lang == "en" and word in _EN:
+        return _EN[word]
+    text = word.replace("-", " ")
+    return text[:1].upper() + text[1:]
+
+
+def mmss(ms):
+    s = (ms + 999) // 1000
+    return "%d:%02d" % (s // 60, s % 60)
+
+
+def screen_lines(state, now, lang="fr", private=False, width=16):
+    """Short ASCII lines for a screen: the public look, or the wearer's private peek."""
+    en = lang == "en"
+    lines = []
+    if state.stopped:
+        lines.append("STOP - GAME" if en else "STOP - JEU")
+    elif state.out_of_game:
+        lines.append("OUT OF GAME" if en else "HORS-JEU")
+    if private:
+        lines += _private(state, now, lang)
+    elif not lines:
+        seen = PUBLIC_LOOK[state.etat]
+        lines.append(label(seen, lang))
+        if seen != "inerte":   # S7: mort has no effects, so coma shows none either
+            for name in state.effects():
+                if name in EFFECTS:
+                    lines.append(label(name, lang))
+    return [line[:width] for line in lines]
+
+
+def _private(state, now, lang):
+    en = lang == "en"
+    line = label(STATES[state.etat], lang)
+    left = state.left_ms(_COUNTDOWN, now)
+    if left is not None:
+        line += " " + mmss(left) + (" !" if left <= WARNING_MS else "")
+    lines = [line]
+    if state.said != "-":
+        lines.append(("Say: " if en else "Dis: ") + label(state.said, "en" if en else "fr")
+                     .upper())
+    if state.character.armor or state.armor_damaged:
+        if state.armor_damaged:
+            lines.append("Armor damaged" if en else "Armure abimee")
+        else:
+            lines.append(("Armor %d" if en else "Armure %d") % state.armor_answers())
+    for name in state.effects():
+        if name in EFFECTS:
+            lines.append(label(name, lang) + " " + mmss(state.left_ms(name, now)))
+    for target in sorted(state.broken):
+        lines.append(("Broken " if en else "Brise ") + target)
+    return lines

@@ -1,0 +1,260 @@
+# What the badge shows and plays (cran.cues): patterns told apart without colour, coma
+# and mort alike in public (S7), the game stop unmistakable (K15), wrap-safe rhythm.
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import WRAP_START
+from cran import cues
+from cran.core.engine import act, new_state, tick
+from cran.core.rules import Character, Settings
+from cran.core.ticks import ticks_add
+from cran.core.words import parse_action
+
+LAYOUTS = ((1, "single"), (8, "strip"), (25, "matrix-5x5"))
+OFF = (0, 0, 0)
+STEP = cues.SLOT_MS
+PERIOD = 64 * STEP   # the longest pattern: 8 s (one LED: state, then effect code)
+
+
+def play(lines, start=0, armor=0):
+    """[(ms, action)] -> (state, cues of each line)."""
+    state = new_state(Character(armor=armor), Settings())
+    heard = []
+    for ms, text in lines:
+        state, more = act(state, parse_action(text), ticks_add(start, ms))
+        heard.append(more)
+    return state, heard
+
+
+def at(state, now):
+    return tick(state, now)[0]
+
+
+def shape(state, n, layout, start=0):
+    """On/off of every LED at every step of one period: the pattern without colour."""
+    return tuple(tuple(p != OFF for p in cues.led_frame(state, ticks_add(start, k * STEP + 1),
+                                                         n, layout))
+                 for k in range(PERIOD // STEP))
+
+
+def canonical(seq):
+    # A pattern is seen from any moment: compare up to rotation.
+    return min(seq[i:] + seq[:i] for i in range(len(seq)))
+
+
+def looks():
+    """name -> a state showing it, at tick 0 (agonisant's countdown started at 0)."""
+    out = {
+        "pleine-forme": play([]),
+        "blesse": play([(0, "coup")]),
+        "agonisant": play([(0, "coup agonisant")]),
+        "coma": play([(0, "coup coma")]),
+        "stop": play([(0, "stop")]),
+        "hors-jeu": play([(0, "hors-jeu")]),
+    }
+    out = dict((k, v[0]) for k, v in out.items())
+    # The last minute before coma: state built 4:30 earlier.
+    out["alerte"] = play([(0, "coup agonisant")], start=ticks_add(0, -270000))[0]
+    for base, first in (("pleine-forme", []), ("blesse", [(0, "coup")]),
+                        ("agonisant", [(0, "coup agonisant")])):
+        for effect in cues.EFFECTS:
+            out[base + "+" + effect] = play(first + [(0, "effet " + effect)])[0]
+    return out
+
+
+def test_every_look_and_effect_has_its_own_pattern_without_colour():
+    states = looks()
+    assert cues.look(states["alerte"], 0) == "alerte"
+    for n, layout in LAYOUTS:
+        seen = {}
+        for name, state in states.items():
+            key = canonical(shape(state, n, layout))
+            assert key not in seen, (layout, name, seen.get(key))
+            seen[key] = name
+
+
+def test_bar_length_tells_the_state_on_several_leds():
+    lit = {}
+    for name in ("pleine-forme", "blesse", "agonisant", "coma"):
+        state = looks()[name]
+        lit[name] = max(sum(p != OFF for p in cues.led_frame(state, t, 8, "strip"))
+                        for t in range(0, 4096, STEP))
+    assert lit == {"pleine-forme": 4, "blesse": 3, "agonisant": 2, "coma": 1}
+
+
+def test_coma_and_mort_look_sound_and_read_the_same_in_public():
+    # S7: even with an effect running in coma, or through the countdown into mort.
+    coma, heard_coma = play([(0, "coup coma"), (1000, "effet peur")], armor=2)
+    mort, heard_mort = play([(0, "coup mort"), (1000, "effet peur")], armor=2)
+    assert [cues.melody_for(c) for c in heard_coma] == [cues.melody_for(c) for c in heard_mort]
+    assert cues.melody_for(heard_coma[0]) != []
+    fell, heard = play([(0, "coup agonisant")])
+    died, fired = tick(fell, 600000)      # agonisant -> coma -> mort, both fired
+    assert cues.melody_for(fired) == cues.melody_for(tick(fell, 300000)[1])
+    for state in (mort, at(died, 600000)):
+        for now in (1000, 5000, 299000, 301000):
+            for n, layout in LAYOUTS:
+                assert (cues.led_frame(coma, now, n, layout)
+                        == cues.led_frame(state, now, n, layout))
+                assert (cues.next_change_ms(coma, now, n, layout)
+                        == cues.next_change_ms(state, now, n, layout))
+            for lang in ("fr", "en"):
+                assert cues.screen_lines(coma, now, lang) == cues.screen_lines(state, now, lang)
+    assert cues.screen_lines(coma, 0) == ["Inerte"]
+    # Only the wearer's peek tells them apart.
+    assert cues.screen_lines(coma, 0, private=True)[0] == "Coma 5:00"
+    assert cues.screen_lines(mort, 1000, private=True)[0] == "Mort"
+    assert cues.peek_frame(coma, 0, 8, "strip") != cues.peek_frame(mort, 0, 8, "strip")
+
+
+def test_the_last_minute_before_coma_warns_and_before_death_only_privately():
+    state = play([(0, "coup agonisant")])[0]
+    assert cues.warning_due(state, 0) == 240000
+    assert cues.look(state, 239999) == "au-sol"
+    assert cues.look(state, 240000) == "alerte"
+    assert cues.next_change_ms(state, 239000, 8, "strip") <= 1000
+    assert cues.melody_for([cues.warning_cue(state, 240000)]) != []
+    coma = at(state, 300000)
+    assert cues.warning_due(coma, 300000) == 240000
+    assert cues.look(coma, 541000) == "inerte"           # S7: no public warning in coma
+    assert cues.melody_for([cues.warning_cue(coma, 541000)]) == []
+    assert cues.screen_lines(coma, 541000, private=True)[0] == "Coma 0:59 !"
+    assert cues.warning_due(new_state(Character(), Settings()), 0) is None
+    assert cues.warning_due(play([(0, "coup agonisant"), (1, "stop")])[0], 2) is None
+
+
+def test_game_stop_is_unmistakable_on_every_badge():
+    stop = looks()["stop"]
+    for n, layout in LAYOUTS:
+        frames = [cues.led_frame(stop, t, n, layout) for t in range(0, 4096, STEP)]
+        colours = set(p for f in frames for p in f)
+        assert colours == {(255, 255, 255), (0, 0, 255), OFF}
+        assert any(all(p != OFF for p in f) for f in frames)   # every LED lit
+    for lang in ("fr", "en"):
+        assert cues.screen_lines(stop, 0, lang)[0].startswith("STOP")
+    assert cues.melody_for(play([(0, "stop")])[1][0]) != []
+    assert cues.melody_for(play([(0, "stop"), (1, "reprise")])[1][1]) != []
+
+
+def test_next_change_is_when_the_frame_changes():
+    states = looks()
+    for name, state in states.items():
+        for n, layout in LAYOUTS:
+            for now in (0, 77, 3000, WRAP_START + 59990, (1 << 30) - 5):
+                now &= (1 << 30) - 1
+                d = cues.next_change_ms(state, now, n, layout)
+                frame = cues.led_frame(state, now, n, layout)
+                if d is None:
+                    assert name == "pleine-forme"
+                    assert all(cues.led_frame(state, ticks_add(now, t), n, layout) == frame
+                               for t in range(0, PERIOD, STEP // 2))
+                    continue
+                for t in (0, 1, d // 2, d - 1):
+                    assert cues.led_frame(state, ticks_add(now, t), n, layout) == frame
+                if name != "alerte" or d < 1000:
+                    assert cues.led_frame(state, ticks_add(now, d), n, layout) != frame
+
+
+def test_patterns_keep_their_rhythm_across_the_tick_wrap():
+    # Same phase, one far from the wrap and one across it: the same frames each ms.
+    far = WRAP_START - 8192 * 1000
+    for lines in ([(0, "coup agonisant")], [(0, "stop")], [(0, "coup"), (0, "effet peur")]):
+        near_state = play(lines, start=WRAP_START)[0]
+        far_state = play(lines, start=far)[0]
+        for n, layout in LAYOUTS:
+            for ms in range(0, 120000, 37):
+                assert (cues.led_frame(near_state, ticks_add(WRAP_START, ms), n, layout)
+                        == cues.led_frame(far_state, far + ms, n, layout))
+
+
+def test_a_melody_for_every_change_and_every_prompt():
+    changes = [
+        [(0, "coup")],                                   # pleine-forme -> blesse
+        [(0, "coup"), (1000, "coup")],                   # -> agonisant
+        [(0, "coup agonisant"), (1000, "soin")],         # -> blesse
+        [(0, "coup"), (1000, "soin complet")],           # -> pleine-forme
+        [(0, "effet peur")],                             # effect starts
+        [(0, "effet peur"), (1000, "effet dissipe")],    # dissipated
+        [(0, "coup brise bras")],
+    ]
+    for lines in changes:
+        assert cues.melody_for(play(lines)[1][-1]) != [], lines
+    fell = play([(0, "coup agonisant")])[0]
+    assert cues.melody_for(tick(fell, 300000)[1]) != []    # -> coma, public part
+    ended = tick(play([(0, "effet peur")])[0], 300000)[1]
+    assert cues.melody_for(ended) != []                     # effect ends
+    prompts = {}
+    for said, lines, armor in (("armure", [(0, "coup")], 1),
+                               ("resiste", [(0, "coup assomme")], 0)):
+        character = Character(armor=armor, helmet=True)
+        state, heard = new_state(character, Settings()), None
+        for ms, text in lines:
+            state, heard = act(state, parse_action(text), ms)
+        prompts[said] = cues.melody_for(heard)
+    state, heard = act(new_state(Character(creature=1), Settings()), parse_action("coup"), 0)
+    prompts["cri"] = cues.melody_for(heard)
+    assert len(set(tuple(p) for p in prompts.values())) == 3
+    assert all(f >= 0 and d > 0 for p in prompts.values() for f, d in p)
+
+
+def test_private_cues_make_no_sound():
+    assert cues.melody_for([(0, "combat", "debut", True), (0, "remarque", "vol", True)]) == []
+    assert cues.melody_for([(0, "etat", "mort", True), (0, "vu", "inerte", False)]) == \
+        cues.melody_for([(0, "vu", "inerte", False)])
+
+
+@pytest.mark.parametrize("width", [16, 21])
+def test_screen_lines_are_short_and_ascii(width):
+    states = list(looks().values())
+    states.append(play([(0, "coup"), (1, "coup brise bras-gauche"), (2, "coup desarme")],
+                       armor=2)[0])
+    for state in states:
+        for lang in ("fr", "en"):
+            for private in (False, True):
+                lines = cues.screen_lines(state, 1000, lang, private, width)
+                assert lines and all(len(x) <= width and x.isascii() for x in lines)
+
+
+def test_private_peek_says_everything():
+    state = play([(0, "coup"), (1000, "coup agonisant"), (2000, "effet peur")], armor=1)[0]
+    assert cues.screen_lines(state, 49000, private=True) == [
+        "Agonisant 4:12", "Armure abimee", "Peur 4:13"]
+    assert cues.screen_lines(state, 49000, "en", private=True) == [
+        "Dying 4:12", "Armor damaged", "Fear 4:13"]
+    answered = play([(0, "coup")], armor=2)[0]
+    assert cues.screen_lines(answered, 0, private=True) == ["Pleine forme", "Dis: ARMURE",
+                                                            "Armure 1"]
+    assert cues.screen_lines(state, 48000) == ["Au sol", "Peur"]
+    stolen = play([(0, "coup vol")])[0]
+    assert "Vol" not in " ".join(cues.screen_lines(stolen, 0, private=True))   # K13
+
+
+def test_menu_position_shows_by_colour_and_count():
+    a = cues.menu_frame((1, 0, 2, "x"), 0, 1, "single")
+    b = cues.menu_frame((2, 0, 2, "x"), 0, 1, "single")
+    assert a != b
+    counts = [sum(any(p != OFF for p in cues.menu_frame((1, 0, i, "x"), t, 1, "single"))
+                  for t in range(64, 4096, STEP)) for i in (1, 2, 3)]
+    assert counts == [1, 2, 3]
+
+
+def test_micropython_shows_and_plays_like_cpython(micropython):
+    from host_tools import FIRMWARE_DIR
+    cases = [
+        {"start": 0, "armor": 2, "lines": [[0, "coup"], [500, "coup blesse"],
+                                           [1000, "effet peur"]], "at": [1000, 3000, 9000]},
+        {"start": WRAP_START, "armor": 0, "lines": [[0, "coup agonisant"]],
+         "at": [0, 59000, 240500, 300000, 541000, 600000]},
+        {"start": 12345, "armor": 0, "lines": [[0, "coup desarme"], [100, "hors-jeu"],
+                                               [200, "stop"]], "at": [300, 4000]},
+    ]
+    driver = os.path.join(os.path.dirname(__file__), "mp", "cues_driver.py")
+    runs = [subprocess.run([exe, driver, FIRMWARE_DIR], input=json.dumps(cases),
+                           capture_output=True, text=True, timeout=60, check=True).stdout
+            for exe in (micropython, sys.executable)]
+    assert runs[0].splitlines() == runs[1].splitlines()
+    assert len(runs[0].splitlines()) > 40

@@ -1,0 +1,197 @@
+# Buttons to actions (cran.menu, docs/controls.md): one press for a normal hit, every
+# action reachable on one button, at most 4 presses with two buttons and a screen.
+from conftest import WRAP_START
+from cran.core.ticks import ticks_add
+from cran.core.words import KEYWORDS, Action, parse_action
+from cran.menu import SLOTS, Menu
+
+ONE = (1, False)     # Atom Lite, Atom Matrix
+TWO = (2, True)      # StickC Plus, DevKitC / C3 with their SSD1306
+INPUTS = SLOTS + (("b", "double"),)
+GAP_MS = 600         # between presses in a walk: well inside the menu's idle time
+
+
+def every_action():
+    """The SCENARIOS.md action words a badge's buttons offer (docs/controls.md):
+    text -> Action."""
+    texts = ["coup", "coup mort si coma", "soin", "soin complet", "repare armure",
+             "repare membre", "nuit", "hors-jeu", "en-jeu", "stop", "reprise", "reset"]
+    for verb in ("coup", "effet"):
+        texts += ["%s %s%s" % (verb, kw, " membre" if kw == "brise" else "") for kw in KEYWORDS]
+    return dict((a.text(), a) for a in (parse_action(t) for t in texts))
+
+
+def run(board, presses, start=0):
+    """-> (menu, results of the last press)."""
+    menu = Menu(*board)
+    now = start
+    results = []
+    for button, kind in presses:
+        now = ticks_add(now, GAP_MS)
+        results = menu.press(button, kind, now)
+    return menu, results
+
+
+def walk_one_button():
+    """Walk the one-button menu by presses only: text -> presses that give it."""
+    found = {}
+
+    def page(prefix):
+        menu, _ = run(ONE, prefix)
+        depth = menu.where()[1]
+        n = 1
+        while True:   # count the entries: scroll until the cursor comes back
+            run_menu = menu
+            run_menu.press("a", "short", 0)
+            if run_menu.where()[2] == 1:
+                break
+            n += 1
+            assert n < 20
+        for i in range(n):
+            seq = prefix + [("a", "short")] * i + [("a", "long")]
+            menu, results = run(ONE, seq)
+            for r in results:
+                if r[0] == "action":
+                    found.setdefault(r[1].text(), seq)
+                else:
+                    found.setdefault(r[0], seq)
+            where = menu.where()
+            if where is not None and where[1] > depth:
+                page(seq)
+
+    page([("a", "long")])
+    return found
+
+
+def test_a_normal_hit_is_one_press_on_every_board():
+    for board in (ONE, TWO, (2, False)):
+        assert run(board, [("a", "short")])[1] == [("action", Action("coup"))]
+
+
+def test_one_button_reaches_every_action_and_peek():
+    found = walk_one_button()
+    assert set(found) - {"peek"} == set(every_action())
+    assert "peek" in found
+    assert found["peek"] == [("a", "long"), ("a", "long")]
+
+
+def test_one_button_divin_applies_to_the_next_coup_only():
+    # Menu > Coup > Divin (toggle) > Etats > Blesse
+    go = [("a", "long"), ("a", "short"), ("a", "long")] + [("a", "short")] * 4 + [
+        ("a", "long"), ("a", "short"), ("a", "long"), ("a", "long")]
+    menu, results = run(ONE, go)
+    assert results == [("action", parse_action("coup blesse divin"))]
+    now = 20 * GAP_MS
+    for kind in ("long", "short", "long", "long", "long"):
+        now += GAP_MS
+        results = menu.press("a", kind, now)
+    assert results == [("action", parse_action("coup blesse"))]
+
+
+def test_two_buttons_reach_every_action_in_four_presses():
+    best = {}
+
+    def search(menu, now, depth, seq):
+        for button, kind in INPUTS:
+            m = Menu(*TWO)
+            m.__dict__.update(menu.__dict__)
+            m._stack = list(menu._stack)
+            for r in m.press(button, kind, ticks_add(now, GAP_MS)):
+                key = r[1].text() if r[0] == "action" else r[0]
+                if key not in best or len(best[key]) > depth:
+                    best[key] = seq + [(button, kind)]
+            if depth < 5 and m.is_open():
+                search(m, ticks_add(now, GAP_MS), depth + 1, seq + [(button, kind)])
+
+    search(Menu(*TWO), 0, 1, [])
+    plain = dict((k, v) for k, v in best.items() if "divin" not in k)
+    assert set(plain) - {"peek", "undo"} == set(every_action())
+    assert max(len(v) for v in plain.values()) <= 4, max(plain.items(), key=lambda x: len(x[1]))
+    assert len(plain["peek"]) == 1 and len(plain["coup normal"]) == 1
+    # K10: divin is one more press (a toggle on the Coup/Effet page).
+    divin = [Action(a.verb, a.kw, a.target, True).text() for a in every_action().values()
+             if a.verb in ("coup", "effet")]
+    assert all(len(best[t]) <= 5 for t in divin)
+    assert len(best[parse_action("coup blesse divin").text()]) == 4
+
+
+def test_undo_only_within_five_seconds_and_once():
+    for board in (ONE, TWO):
+        menu = Menu(*board)
+        assert menu.press("a", "short", 1000)[0][0] == "action"
+        assert menu.press("a", "double", 6000) == [("undo",)]
+        assert menu.press("a", "double", 6100) == []           # one undo per action
+        menu.press("a", "short", 10000)
+        assert menu.press("a", "double", 15001) == []
+    menu = Menu(*ONE)
+    menu.press("a", "short", WRAP_START + 59000)
+    assert menu.press("a", "double", ticks_add(WRAP_START, 63000)) == [("undo",)]
+
+
+def test_undo_after_a_menu_action():
+    menu, results = run(TWO, [("a", "long"), ("a", "short"), ("a", "short")])
+    assert results == [("action", parse_action("coup blesse"))]
+    assert menu.press("a", "double", ticks_add(3 * GAP_MS, 4000)) == [("undo",)]
+
+
+def test_menu_closes_after_eight_idle_seconds():
+    for board in (ONE, TWO):
+        menu = Menu(*board)
+        menu.press("a", "long", WRAP_START)
+        assert menu.is_open()
+        assert menu.tick(ticks_add(WRAP_START, 7999)) is False and menu.is_open()
+        assert menu.tick(ticks_add(WRAP_START, 8000)) is True and not menu.is_open()
+        # A press after the timeout is a press outside the menu: a normal hit.
+        menu.press("a", "long", 0)
+        assert menu.press("a", "short", 9000) == [("action", Action("coup"))]
+
+
+def test_double_press_goes_back_in_the_one_button_menu():
+    menu, _ = run(ONE, [("a", "long"), ("a", "short"), ("a", "long")])
+    assert menu.where()[:3] == (1, 1, 1)
+    menu.press("a", "double", 5000)
+    assert menu.where()[:3] == (0, 0, 2)
+    menu.press("a", "double", 5100)
+    assert menu.where() is None
+
+
+def test_peek_on_two_buttons_is_b():
+    assert run(TWO, [("b", "short")])[1] == [("peek",)]
+
+
+def test_menu_screen_lines_fit_and_name_the_inputs():
+    menu, _ = run(TWO, [("a", "long"), ("a", "double")])    # Coup, divin on
+    assert menu.lines() == ["Coup (divin)", "a  Etats", "b  Effets 1", "A  Effets 2",
+                            "B  Autres", "aa Divin: oui", "bb Retour"]
+    for board in (ONE, TWO):
+        for lang in ("fr", "en"):
+            stack = [[("a", "long")]]
+            while stack:
+                seq = stack.pop()
+                menu, _ = run(board, seq)
+                lines = menu.lines(lang)
+                assert all(len(x) <= 16 and x.isascii() for x in lines), lines
+                if len(seq) < 4:
+                    stack += [seq + [i] for i in INPUTS if i[1] != "double"]
+
+
+def test_the_press_examples_in_docs_controls_md_work():
+    import os
+    import re
+
+    from conftest import REPO
+    text = open(os.path.join(REPO, "docs", "controls.md"), encoding="utf-8").read()
+    rows = re.findall(r"^\| ([a-z ()]+) \| ([SL ]+) \|$", text, re.M)
+    assert len(rows) >= 9
+    for action, presses in rows:
+        action = re.sub(r" \(.*\)", "", action)
+        seq = [("a", "short" if p == "S" else "long") for p in presses.split()]
+        want = [("peek",)] if action.startswith("peek") else [("action", parse_action(action))]
+        assert run(ONE, seq)[1] == want, action
+    keys = {"a": ("a", "short"), "b": ("b", "short"), "A": ("a", "long"), "B": ("b", "long"),
+            "aa": ("a", "double"), "bb": ("b", "double")}
+    examples = re.findall(r"(coup [a-z ]+|effet [a-z ]+) = `([abAB ]+)`", text)
+    assert len(examples) >= 4
+    for action, presses in examples:
+        seq = [keys[p] for p in presses.split()]
+        assert run(TWO, seq)[1] == [("action", parse_action(action))], action
