@@ -1,0 +1,141 @@
+# Push buttons on pin IRQs, after peterhinch's micropython-async Pushbutton: the IRQ only
+# notes (tick, level read from the pin) and schedules the work; debounce, long press and
+# short-vs-double are decided here by time, with wraparound-safe ticks.
+import micropython
+from micropython import const
+
+from cran.core.ticks import ticks_add, ticks_diff
+
+_EDGES = const(8)   # edges kept between two runs; more is a bounce storm: re-read the pin
+
+
+class Button:
+    debounce_ms = 50
+    long_press_ms = 800
+    double_click_ms = 350
+
+    def __init__(self, pin, name, active_low, on_event, clock=None):
+        """on_event(name, "short" | "long" | "double", tick). clock() -> ticks ms, by
+        default time.ticks_ms (on CPython: vclock.patch_cpython_time() first)."""
+        if clock is None:
+            import time
+            clock = time.ticks_ms
+        self.pin = pin
+        self.name = name
+        self._active = 0 if active_low else 1
+        self._on_event = on_event
+        self._clock = clock
+        # Ring of edges, allocated once: the IRQ handler must not allocate.
+        self._edge_ticks = [0] * _EDGES
+        self._edge_levels = [0] * _EDGES
+        self._head = 0
+        self._count = 0
+        self._lost = False
+        self._scheduled = False
+        self._busy = False
+        self._run_cb = self._run   # a bound method made now, not in the IRQ
+        # A button held at boot is no press: its release is ignored.
+        self.pressed = pin.value() == self._active
+        self._settle = None     # tick the debounce window ends, or None
+        self._bounce = -1       # level of the last edge ignored in the window; -1 none
+        self._long_due = None   # tick a held press becomes "long"; None: not pending
+        self._short_due = None  # tick a click becomes "short" unless a second press comes
+        pin.irq(handler=self._irq, trigger=pin.IRQ_FALLING | pin.IRQ_RISING)
+
+    def _irq(self, pin):
+        # Interrupt context: no allocation (small ints and preallocated lists only).
+        if self._count < _EDGES:
+            i = (self._head + self._count) % _EDGES
+            self._edge_ticks[i] = self._clock()
+            self._edge_levels[i] = self.pin.value()
+            self._count += 1
+        else:
+            self._lost = True
+        if not self._scheduled:
+            self._scheduled = True
+            try:
+                micropython.schedule(self._run_cb, 0)
+            except RuntimeError:   # queue full: poll() will find the edge
+                self._scheduled = False
+
+    def _run(self, _):
+        self._scheduled = False
+        self.poll(self._clock())
+
+    def poll(self, now):
+        """Handle noted edges and what is due by `now`. -> next_timeout_ms(now)."""
+        if not self._busy:   # a scheduled run may land in the middle of the app's call
+            self._busy = True
+            try:
+                while self._count:
+                    i = self._head
+                    self._edge(self._edge_ticks[i], self._edge_levels[i])
+                    self._head = (i + 1) % _EDGES
+                    self._count -= 1
+                if self._lost:   # edges were dropped: the pin says where it ended up
+                    self._lost = False
+                    self._due(now)
+                    self._bounce = self.pin.value()
+                    if self._settle is None:
+                        self._settle = now
+                self._due(now)
+            finally:
+                self._busy = False
+        return self.next_timeout_ms(now)
+
+    def next_timeout_ms(self, now):
+        """ms until poll() has something to do (0: now), or None: only an edge will."""
+        if self._count or self._lost:
+            return 0
+        best = None
+        for due in (self._settle, self._long_due, self._short_due):
+            if due is not None:
+                left = max(0, ticks_diff(due, now))
+                if best is None or left < best:
+                    best = left
+        return best
+
+    def _edge(self, tick, level):
+        self._due(tick)
+        if self._settle is not None:
+            self._bounce = level   # in the window: settled when the window ends
+        elif (level == self._active) != self.pressed:
+            self._change(tick)
+        # else: the pin reads what we already know (noise): nothing happened
+
+    def _due(self, now):
+        # Deadlines up to `now`, earliest first, so events come out in time order.
+        while True:
+            due = None
+            for d in (self._settle, self._long_due, self._short_due):
+                if d is not None and ticks_diff(now, d) >= 0 and (
+                        due is None or ticks_diff(d, due) < 0):
+                    due = d
+            if due is None:
+                return
+            if due == self._settle:
+                self._settle = None
+                level = self._bounce
+                self._bounce = -1
+                if level != -1 and (level == self._active) != self.pressed:
+                    self._change(due)
+            elif due == self._long_due:
+                self._long_due = None
+                self._on_event(self.name, "long", due)
+            else:
+                self._short_due = None
+                self._on_event(self.name, "short", due)
+
+    def _change(self, tick):
+        self.pressed = not self.pressed
+        self._settle = ticks_add(tick, self.debounce_ms)
+        if self.pressed:
+            if self._short_due is not None:   # second press in time: a double click
+                self._short_due = None
+                self._on_event(self.name, "double", tick)
+            else:
+                self._long_due = ticks_add(tick, self.long_press_ms)
+        elif self._long_due is not None:     # released before long: a click
+            self._long_due = None
+            self._short_due = ticks_add(tick, self.double_click_ms)
+        # released after "long" or a double click: nothing more to say

@@ -1,0 +1,45 @@
+# RGB LEDs: frames of (r, g, b) capped to the board's max_brightness, sent only when they
+# change (a write to 25 WS2812s stalls interrupts ~0.8 ms; most frames repeat).
+
+
+def cap(color, max_brightness):
+    """Scale (r, g, b) so no channel exceeds max_brightness, keeping the hue."""
+    r, g, b = color
+    top = max(r, g, b)
+    if top <= max_brightness:
+        return (r, g, b)
+    half = top >> 1   # round to nearest: the brightest channel lands on the cap exactly
+    return ((r * max_brightness + half) // top, (g * max_brightness + half) // top,
+            (b * max_brightness + half) // top)
+
+
+class Leds:
+    OFF = (0, 0, 0)
+
+    def __init__(self, np, max_brightness):
+        self.np = np
+        self.count = len(np)
+        self.max_brightness = max_brightness
+        self._shown = None   # the capped frame last written; None: unknown (at boot)
+
+    def show(self, frame):
+        """frame: (r, g, b) per LED (0-255 each); missing LEDs are off. Returns True
+        when it wrote, False when the LEDs already show this."""
+        n = self.count
+        out = [self.OFF] * n
+        for i in range(min(n, len(frame))):
+            out[i] = cap(frame[i], self.max_brightness)
+        if out == self._shown:
+            return False
+        np = self.np
+        for i in range(n):
+            np[i] = out[i]
+        np.write()
+        self._shown = out
+        return True
+
+    def fill(self, color):
+        return self.show([color] * self.count)
+
+    def off(self):
+        return self.show(())

@@ -1,0 +1,418 @@
+# Virtual `machine` for the badge firmware on a desktop (CPython and the MicroPython unix
+# port; put this folder first on sys.path). Parts behave like the ESP32's: an input pin
+# reads what drives it or its pull resistor (a floating one is an error, not a 1), IRQs
+# fire on real level changes, the watchdog resets when starved, sleeps take virtual time.
+# Test/sim hooks are module functions: drive(), set_board_pull(), spurious_irq(),
+# attach_i2c(), reboot(), reset_all().
+import vclock
+
+PWRON_RESET = 1
+HARD_RESET = 2
+WDT_RESET = 3
+DEEPSLEEP_RESET = 4
+SOFT_RESET = 5
+
+_cause = PWRON_RESET
+wakeups = 0              # lightsleep() returns (the sim's count of wake-ups)
+lightsleep_ms = 0        # virtual ms spent in lightsleep
+_freq_hz = 160000000
+_unique_id = b"\x24\x0a\xc4\xc0\xa7\x01"
+
+
+class VirtualReset(BaseException):
+    """The chip resets: watchdog, machine.reset(), deepsleep(). A BaseException so the
+    firmware's `except Exception` can't swallow it, just as it can't stop a real reset;
+    the sim catches it and boots the firmware again."""
+
+    def __init__(self, cause, why):
+        super().__init__(why)
+        self.cause = cause
+
+
+class FloatingPin(ValueError):
+    pass
+
+
+def _reset(cause, why):
+    global _cause
+    _cause = cause
+    raise VirtualReset(cause, why)
+
+
+def reset_cause():
+    return _cause
+
+
+def reset():
+    _reset(HARD_RESET, "machine.reset()")
+
+
+def soft_reset():
+    _reset(SOFT_RESET, "machine.soft_reset()")
+
+
+def unique_id():
+    return _unique_id
+
+
+def freq(hz=None):
+    global _freq_hz
+    if hz is None:
+        return _freq_hz
+    _freq_hz = hz
+
+
+def idle():
+    pass
+
+
+def lightsleep(time_ms=None):
+    """The clock moves on by time_ms and the program goes on: one wake-up. The watchdog
+    keeps counting here (harsher than an ESP32 may be): sleep less than its timeout."""
+    global wakeups, lightsleep_ms
+    if time_ms is None:
+        raise ValueError("virtual lightsleep needs a time: nothing else would wake it")
+    vclock.advance(time_ms)
+    wakeups += 1
+    lightsleep_ms += time_ms
+
+
+def deepsleep(time_ms=None):
+    """Never returns: the chip sleeps time_ms, then boots with DEEPSLEEP_RESET."""
+    if time_ms is None:
+        raise ValueError("virtual deepsleep needs a time: nothing else would wake it")
+    vclock.advance(time_ms)
+    _reset(DEEPSLEEP_RESET, "woke from deepsleep")
+
+
+# ---- pins -------------------------------------------------------------------------
+
+_driven = {}       # pin id -> level forced from outside (a pressed button)
+_board_pull = {}   # pin id -> level of a resistor on the board (G37/G39 pull-ups)
+_pins = {}         # pin id -> the Pin object last configured there
+_irqs = {}         # pin id -> (pin object, handler, trigger)
+
+
+class Pin:
+    IN = 1
+    OUT = 3
+    OPEN_DRAIN = 7
+    PULL_UP = 2
+    PULL_DOWN = 1
+    IRQ_RISING = 1
+    IRQ_FALLING = 2
+
+    def __init__(self, id, mode=-1, pull=-1, value=None, **kwargs):
+        self.id = id
+        self.mode = self.IN
+        self.pull = None
+        self.out = 0
+        _pins[id] = self
+        self.init(mode, pull, value)
+
+    def init(self, mode=-1, pull=-1, value=None, **kwargs):
+        if mode != -1:
+            self.mode = mode
+        if pull != -1:
+            self.pull = pull
+        if value is not None:
+            self.out = 1 if value else 0
+
+    def __call__(self, value=None):
+        return self.value(value)
+
+    def value(self, value=None):
+        if value is None:
+            return _level(self.id)
+        self.out = 1 if value else 0
+
+    def on(self):
+        self.out = 1
+
+    def off(self):
+        self.out = 0
+
+    def irq(self, handler=None, trigger=3, **kwargs):
+        if handler is None:
+            _irqs.pop(self.id, None)
+        else:
+            _irqs[self.id] = (self, handler, trigger)
+        return handler
+
+    def __repr__(self):
+        return "Pin(%d)" % self.id
+
+
+def _level(pin_id):
+    """What the pin reads now, or None when nothing sets it (floating)."""
+    pin = _pins.get(pin_id)
+    if pin is not None and pin.mode == Pin.OUT:
+        return pin.out
+    if pin is not None and pin.mode == Pin.OPEN_DRAIN and pin.out == 0:
+        return 0
+    if pin_id in _driven:
+        return _driven[pin_id]
+    if pin_id in _board_pull:
+        return _board_pull[pin_id]
+    if pin is not None and pin.pull == Pin.PULL_UP:
+        return 1
+    if pin is not None and pin.pull == Pin.PULL_DOWN:
+        return 0
+    raise FloatingPin("GPIO%d floats: nothing drives it and it has no pull (set_board_pull "
+                      "for a resistor on the board)" % pin_id)
+
+
+def _safe_level(pin_id):
+    try:
+        return _level(pin_id)
+    except FloatingPin:
+        return None
+
+
+def _fire(pin_id, before, after):
+    entry = _irqs.get(pin_id)
+    if entry is None or before is None or after is None or before == after:
+        return
+    pin, handler, trigger = entry
+    if trigger & (Pin.IRQ_RISING if after else Pin.IRQ_FALLING):
+        handler(pin)
+    vclock._run_scheduled()
+
+
+def drive(pin_id, level):
+    """From outside: hold the pin at level (0/1), or let go (None) back to its pull. An
+    IRQ fires when what the pin reads changes, as on the part."""
+    before = _safe_level(pin_id)
+    if level is None:
+        _driven.pop(pin_id, None)
+    else:
+        _driven[pin_id] = 1 if level else 0
+    _fire(pin_id, before, _safe_level(pin_id))
+
+
+def set_board_pull(pin_id, level):
+    """A resistor on the board (None: none). It survives reboot()."""
+    before = _safe_level(pin_id)
+    if level is None:
+        _board_pull.pop(pin_id, None)
+    else:
+        _board_pull[pin_id] = 1 if level else 0
+    _fire(pin_id, before, _safe_level(pin_id))
+
+
+def spurious_irq(pin_id, trigger=Pin.IRQ_FALLING):
+    """Noise: the IRQ fires with no change of level, as ESP32 inputs sometimes do."""
+    entry = _irqs.get(pin_id)
+    if entry is not None and entry[2] & trigger:
+        entry[1](entry[0])
+    vclock._run_scheduled()
+
+
+class Signal:
+    def __init__(self, pin, invert=False):
+        self.pin = pin
+        self.invert = invert
+
+    def value(self, value=None):
+        if value is None:
+            return self.pin.value() ^ (1 if self.invert else 0)
+        self.pin.value((1 if value else 0) ^ (1 if self.invert else 0))
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+
+# ---- PWM --------------------------------------------------------------------------
+
+_pwms = {}   # pin id -> PWM
+
+
+class PWM:
+    """Records every change as (tick, freq_hz, duty_u16) in .timeline (duty 0 after
+    deinit). Like the ESP32's: freq must be 1 Hz .. 40 MHz, duty_u16 0 .. 65535."""
+
+    def __init__(self, dest, freq=None, duty_u16=None, **kwargs):
+        self.pin_id = dest.id if isinstance(dest, Pin) else dest
+        self._freq = 5000
+        self._duty = 0
+        self.timeline = []
+        self.active = True
+        _pwms[self.pin_id] = self
+        self.init(freq, duty_u16)
+
+    def init(self, freq=None, duty_u16=None, **kwargs):
+        self.active = True
+        if freq is not None:
+            self._set_freq(freq)
+        if duty_u16 is not None:
+            self._set_duty(duty_u16)
+        self._record()
+
+    def _record(self):
+        self.timeline.append((vclock.ticks_ms(), self._freq, self._duty if self.active else 0))
+
+    def _set_freq(self, hz):
+        if not 1 <= hz <= 40000000:
+            raise ValueError("freq must be from 1Hz to 40MHz")
+        self._freq = hz
+
+    def _set_duty(self, duty):
+        if not 0 <= duty <= 65535:
+            raise ValueError("duty_u16 must be from 0 to 65535")
+        self._duty = duty
+
+    def freq(self, hz=None):
+        if hz is None:
+            return self._freq
+        self._set_freq(hz)
+        self._record()
+
+    def duty_u16(self, duty=None):
+        if duty is None:
+            return self._duty
+        self._set_duty(duty)
+        self._record()
+
+    def deinit(self):
+        self.active = False
+        self._record()
+
+
+def pwm_on(pin_id):
+    return _pwms.get(pin_id)
+
+
+# ---- watchdog ---------------------------------------------------------------------
+
+class WDT:
+    """Starved for timeout ms of virtual time, it resets the chip (VirtualReset with
+    WDT_RESET, raised from whatever moved the clock). It can't be stopped once started."""
+
+    def __init__(self, id=0, timeout=5000):
+        self.timeout_ms = timeout
+        self.due_ms = vclock.elapsed_ms() + timeout
+        vclock.add_alarm(self)
+
+    def feed(self):
+        if self.due_ms is not None:
+            self.due_ms = vclock.elapsed_ms() + self.timeout_ms
+
+    def fire(self):
+        self.due_ms = None
+        vclock.remove_alarm(self)
+        _reset(WDT_RESET, "watchdog not fed for %d ms" % self.timeout_ms)
+
+
+# ---- buses ------------------------------------------------------------------------
+
+_i2c_devices = {}   # (scl, sda) -> set of 7-bit addresses answering on that bus
+
+
+def attach_i2c(scl, sda, addr):
+    """Put a device at addr on the bus of these pins (the sim's optional SSD1306)."""
+    _i2c_devices.setdefault((scl, sda), set()).add(addr)
+
+
+class I2C:
+    """Records (addr, bytes) of every write in .writes. A write to an address nobody
+    answers raises OSError(ENODEV), as the ESP32 does on a NACK."""
+
+    def __init__(self, id=0, scl=None, sda=None, freq=400000, **kwargs):
+        self.key = (_pin_id(scl), _pin_id(sda))
+        self.freq = freq
+        self.writes = []
+
+    def _check(self, addr):
+        if addr not in _i2c_devices.get(self.key, ()):
+            raise OSError(19)   # ENODEV
+
+    def scan(self):
+        return sorted(_i2c_devices.get(self.key, ()))
+
+    def writeto(self, addr, buf, stop=True):
+        self._check(addr)
+        self.writes.append((addr, bytes(buf)))
+        return len(buf)
+
+    def writevto(self, addr, vector, stop=True):
+        self._check(addr)
+        data = b"".join(bytes(b) for b in vector)
+        self.writes.append((addr, data))
+        return len(data)
+
+    def writeto_mem(self, addr, memaddr, buf, addrsize=8):
+        self._check(addr)
+        self.writes.append((addr, bytes([memaddr]) + bytes(buf)))
+
+    def readfrom(self, addr, nbytes, stop=True):
+        self._check(addr)
+        return bytes(nbytes)
+
+    def readfrom_mem(self, addr, memaddr, nbytes, addrsize=8):
+        self._check(addr)
+        return bytes(nbytes)
+
+
+SoftI2C = I2C
+
+
+class SPI:
+    """Records every write in .writes as (dc level or None, bytes): a display driver's
+    commands and data can be told apart by the D/C pin given as dc_pin_id."""
+
+    def __init__(self, id=1, baudrate=1000000, polarity=0, phase=0, sck=None, mosi=None,
+                 miso=None, dc_pin_id=None, **kwargs):
+        self.baudrate = baudrate
+        self.dc_pin_id = dc_pin_id
+        self.writes = []
+
+    def init(self, **kwargs):
+        pass
+
+    def write(self, buf):
+        dc = None if self.dc_pin_id is None else _safe_level(self.dc_pin_id)
+        self.writes.append((dc, bytes(buf)))
+
+    def read(self, nbytes, write=0):
+        return bytes(nbytes)
+
+    def write_readinto(self, write_buf, read_buf):
+        self.write(write_buf)
+
+    def deinit(self):
+        pass
+
+
+SoftSPI = SPI
+
+
+def _pin_id(pin):
+    return pin.id if isinstance(pin, Pin) else pin
+
+
+# ---- whole-machine hooks ----------------------------------------------------------
+
+def reboot():
+    """The chip restarts: the firmware's pins, IRQs, PWMs and watchdog are gone; what is
+    outside the chip (a held button, board resistors, I2C devices) stays."""
+    _pins.clear()
+    _irqs.clear()
+    _pwms.clear()
+    for alarm in list(vclock._alarms):
+        if isinstance(alarm, WDT):
+            vclock.remove_alarm(alarm)
+
+
+def reset_all(cause=PWRON_RESET):
+    """A new world for a test: power-on, nothing driven, nothing attached."""
+    global _cause, wakeups, lightsleep_ms
+    reboot()
+    _driven.clear()
+    _board_pull.clear()
+    _i2c_devices.clear()
+    _cause = cause
+    wakeups = 0
+    lightsleep_ms = 0

@@ -1,0 +1,121 @@
+# Virtual clock for the virtual hardware: ESP32 ticks (wrap at 2**30 ms) that move only
+# when told, so five minutes of a game pass in a millisecond and every run is the same.
+# Runs under CPython and the MicroPython unix port.
+
+TICKS_PERIOD = 1 << 30
+_MASK = TICKS_PERIOD - 1
+_HALF = TICKS_PERIOD // 2
+
+_start_ms = 0      # ticks_ms() at elapsed 0
+_elapsed_ms = 0    # virtual ms since start, never wraps: alarms are kept in it
+_epoch_s = 1735689600   # time() at elapsed 0 (2025-01-01 UTC): a fixed, plausible date
+_alarms = []       # objects with .due_ms (elapsed ms or None) and .fire()
+
+
+def start(ticks=0, epoch_s=None):
+    """Restart virtual time at `ticks` (e.g. a minute before the wrap); drops alarms."""
+    global _start_ms, _elapsed_ms, _epoch_s
+    _start_ms = ticks & _MASK
+    _elapsed_ms = 0
+    if epoch_s is not None:
+        _epoch_s = epoch_s
+    del _alarms[:]
+
+
+def ticks_ms():
+    return (_start_ms + _elapsed_ms) & _MASK
+
+
+def ticks_us():
+    # Same period as ticks_ms on the ESP32; sub-ms never moves here.
+    return ((_start_ms + _elapsed_ms) * 1000) & _MASK
+
+
+def ticks_add(ticks, delta):
+    return (ticks + delta) & _MASK
+
+
+def ticks_diff(end, start):
+    return ((end - start + _HALF) & _MASK) - _HALF
+
+
+def elapsed_ms():
+    return _elapsed_ms
+
+
+def time():
+    return _epoch_s + _elapsed_ms // 1000
+
+
+def add_alarm(alarm):
+    if alarm not in _alarms:
+        _alarms.append(alarm)
+
+
+def remove_alarm(alarm):
+    if alarm in _alarms:
+        _alarms.remove(alarm)
+
+
+def _next_alarm(limit_ms):
+    best = None
+    for alarm in _alarms:
+        due = alarm.due_ms
+        if due is not None and due <= limit_ms and (best is None or due < best.due_ms):
+            best = alarm
+    return best
+
+
+def advance(ms):
+    """Move time forward by ms. An alarm due on the way (the watchdog) fires at its own
+    time, with the clock stopped there, as on the part: what it raises propagates."""
+    global _elapsed_ms
+    if ms < 0:
+        raise ValueError("time runs forward: %d ms" % ms)
+    target = _elapsed_ms + ms
+    while True:
+        alarm = _next_alarm(target)
+        if alarm is None:
+            break
+        _elapsed_ms = max(_elapsed_ms, alarm.due_ms)
+        alarm.fire()
+    _elapsed_ms = target
+    _run_scheduled()
+
+
+def sleep_ms(ms):
+    if ms > 0:
+        advance(int(ms))
+
+
+def sleep_us(us):
+    if us > 0:
+        advance((int(us) + 999) // 1000)
+
+
+def sleep(s):
+    if s > 0:
+        advance(int(s * 1000))
+
+
+def _run_scheduled():
+    # CPython's micropython shim queues micropython.schedule() work until told; the real
+    # MicroPython runs it by itself between bytecodes, and has no run_pending.
+    try:
+        import micropython
+    except ImportError:
+        return
+    run = getattr(micropython, "run_pending", None)
+    if run is not None:
+        run()
+
+
+def patch_cpython_time():
+    """CPython's `time` is built in and no time.py on sys.path can shadow it: give it
+    MicroPython's tick functions on this clock instead. time.time/sleep stay CPython's
+    (its own library needs them)."""
+    import time as _time
+    for name, fn in (("ticks_ms", ticks_ms), ("ticks_us", ticks_us), ("ticks_add", ticks_add),
+                     ("ticks_diff", ticks_diff), ("sleep_ms", sleep_ms),
+                     ("sleep_us", sleep_us)):
+        setattr(_time, name, fn)

@@ -1,0 +1,171 @@
+# The drivers (cran.hal) on the virtual hardware (host_tools/vhw), inside the real
+# MicroPython unix port and under CPython: one driver script (tests/mp/hal_driver.py)
+# runs every check in one process per runtime; the expectations here hold for both.
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from host_tools import FIRMWARE_DIR
+from host_tools.vhw import sys_path
+
+DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "hal_driver.py")
+WRAP = 1 << 30
+RUNTIMES = ("micropython", "cpython")
+
+
+def _run(exe, runtime):
+    out = subprocess.run([exe, DRIVER, FIRMWARE_DIR, *sys_path(runtime)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
+
+
+@pytest.fixture(scope="module")
+def on_micropython(micropython):
+    return _run(micropython, "micropython")
+
+
+@pytest.fixture(scope="module")
+def on_cpython():
+    return _run(sys.executable, "cpython")
+
+
+@pytest.fixture(params=RUNTIMES)
+def result(request):
+    results = request.getfixturevalue("on_" + request.param)
+
+    def get(name):
+        assert name in results, "check %s did not run" % name
+        assert "crash" not in results[name], results[name]["crash"]
+        return results[name]["result"]
+    return get
+
+
+def test_leds_cap_keeps_hue_and_skip_unchanged_frames(result):
+    r = result("leds")
+    assert r["capped"] == [[60, 0, 0], [60, 30, 0], [10, 20, 30]]   # cap 60, hue kept
+    # same frame, then one that caps to the same: no write; short frame pads with off.
+    assert r["wrote"] == [True, False, False, True, True, False]
+    assert r["short"] == [[0, 0, 60], [0, 0, 0], [0, 0, 0]]
+    assert r["off"] == [[0, 0, 0]] * 3
+    assert r["writes"] == 3
+
+
+def _settled(timeline):
+    """(tick, freq, duty) with one entry per tick: where the PWM stands after each change."""
+    out = {}
+    for tick, freq, duty in timeline:
+        out[tick] = [freq, duty]
+    return sorted(([t, *v] for t, v in out.items()), key=lambda e: (e[0] - (WRAP - 300)) % WRAP)
+
+
+def test_buzzer_changes_notes_at_their_times_across_the_wrap(result):
+    r = result("buzzer")
+    assert r["play_took_ms"] == 0 and r["first_wait"] == 200   # play() doesn't block
+    assert r["waits"] == [200, 100, 250]
+    # Started 300 ms before the wrap: 440 Hz, a rest at -100, 880 Hz at the wrap, silence.
+    assert _settled(r["timeline"]) == [[WRAP - 300, 440, 32768], [WRAP - 100, 440, 0],
+                                       [0, 880, 32768], [250, 880, 0]]
+
+
+def test_buzzer_late_update_skips_and_new_melody_replaces(result):
+    r = result("buzzer")
+    assert r["late_wait"] == 230          # 320 ms late: straight to the third note
+    assert _settled(r["late_timeline"]) == [[0, 440, 32768], [320, 1000, 32768],
+                                            [370, 1000, 0]]
+    assert r["replace_wait"] == 50 and r["after_end"] is None and r["playing"] is False
+    assert r["quiet_duty"] == 8192        # volume 25 %: a quarter of the 50 % duty
+
+
+def test_buttons_short_long_double(result):
+    r = result("buttons")
+    assert r["short"] == [["short", 450]]            # released at 100, + 350 for a double
+    assert r["long"] == [["long", 800]]              # at 800 while held; release silent
+    assert r["double"] == [["double", 250]]          # on the second press
+    assert r["slow_double_is_two_shorts"] == [["short", 450], ["short", 950]]
+    assert r["active_high"] == [["short", 450]]
+
+
+def test_buttons_debounce(result):
+    r = result("buttons")
+    # Edges 5 ms apart on press and release: one click.
+    assert r["bounce"] == [["short", 550]]
+    # Released 30 ms in, inside the debounce window: seen when the window ends (50).
+    assert r["tap_inside_debounce"] == [["short", 400]]
+
+
+def test_button_held_across_the_wrap(result):
+    # Pressed 300 ms before the wrap: long 800 ms later, tick 500 after it.
+    assert result("buttons")["across_wrap"] == [["long", 1500, 500]]
+
+
+def test_buttons_read_the_pin(result):
+    r = result("buttons")
+    assert r["spurious"] == []             # IRQs with the pin released: nothing
+    assert "GPIO39 floats" in r["floating"]  # no made-up level for a floating input
+    assert r["held_at_boot"] == [["short", 1450]]   # its release isn't a click
+    assert r["timeouts"] == [None, 50, 750]         # idle; debounce; then the long press
+
+
+def test_button_irq_only_notes_and_schedules(result):
+    r = result("buttons")
+    assert r["irq_allocates"] is False     # under heap_lock inside MicroPython
+    assert r["pressed_without_poll"] is True   # micropython.schedule ran the work
+
+
+def test_watchdog_resets_when_not_fed(result):
+    r = result("watchdog")
+    assert r["fed_ms"] == 9000
+    assert r["starved"] == [3, 10000]      # WDT_RESET at last feed + timeout, exactly
+    assert r["cause"] == 3
+    assert r["is_exception"] is False      # `except Exception` can't swallow a reset
+
+
+def test_sleeps_take_virtual_time(result):
+    r = result("sleeps")
+    assert r["start"] == WRAP - 1500 and r["after"] == 1500
+    assert r["wakeups"] == 3 and r["slept_ms"] == 3000
+    assert r["deep"] == [4, 4, 8000]       # DEEPSLEEP_RESET after the sleep
+    assert r["reset"] == 2                 # machine.reset(): HARD_RESET
+
+
+def test_ssd1306_draws_text_into_its_framebuffer(result):
+    r = result("ssd1306")
+    assert r["absent"] == 19 and r["scan"] == [60]   # no device: ENODEV, as on the ESP32
+    assert r["init_cmds"] == [0xAE, 0x20, 0x00, 0x40]
+    assert r["B"] == [".#####..", ".##..##.", ".##..##.", ".#####..", ".##..##.",
+                      ".##..##.", ".#####..", "........"]
+    # "é" is drawn as "e" (the font is ASCII; UTF-8 bytes would show as blocks).
+    assert r["e_on_line_2"] == ["........", "........", "..####..", ".##..##.",
+                                ".######.", ".##.....", "..#####.", "........"]
+    assert r["gap_between_lines"] == ["." * 128] * 2
+    assert r["columns"] == 16
+    assert r["shown"] == [True, False]
+    assert r["writes_for_two_shows"] == 7     # 6 address commands + the buffer, once
+    assert r["sent_is_buffer"] == [60, 0x40, True]
+
+
+def test_st7789_sends_the_image_in_bands(result):
+    r = result("st7789")
+    assert r["init_ms"] == 241                # the datasheet's waits, on the virtual clock
+    assert r["commands"] == [0x11, 0x3A, 0x36, 0x21, 0x13, 0x2A, 0x2B]
+    assert r["caset"] == [0, 52, 0, 52 + 134] and r["raset"] == [0, 40, 0, 47]
+    assert r["band_bytes"] == 135 * 8 * 2 and r["bands"] == 30
+    assert r["row0"] == [False, True, True, True, True, True, False, False]
+
+
+def test_time_is_the_virtual_clock(result):
+    assert result("time_is_virtual") == [WRAP - 5, WRAP - 5, 5, 10, 0]
+
+
+def test_asyncio_runs_on_virtual_time(on_micropython):
+    r = on_micropython["asyncio_on_virtual_time"]
+    assert "crash" not in r, r["crash"]
+    r = r["result"]
+    assert r["ticks"] == [0, 60000, 120000, 180000, 240000]   # 60 s before the wrap
+    assert r["elapsed"] == 300000 and r["wall_ms"] < 1000     # 5 minutes, no waiting
+    assert r["event_then_timeout"] == [1000, 2500]
+    assert r["starved"] == [3, 303000]     # the reset escapes asyncio.run
