@@ -51,3 +51,10 @@ def test_windows_files_run_too(tmp_path):
                   .encode("utf-8"))
     r = run_cran("scenario", str(f))
     assert r.returncode == 0, r.stderr
+
+
+def test_the_cue_chart_in_the_readme_is_drawn_from_the_firmware():
+    from host_tools import cuechart
+    with open(cuechart.CHART, encoding="utf-8") as f:
+        assert f.read() == cuechart.render(), "run: python -m host_tools.cuechart"
+    assert "docs/cue-chart" in open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
