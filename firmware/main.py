@@ -1,4 +1,2 @@
-# The badge's entry point; the app itself arrives with the drivers.
-import cran
-
-print("cran", cran.VERSION)
+# The badge's entry point: everything else is cran.app.
+__import__("cran.app").app.main()

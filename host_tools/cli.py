@@ -12,8 +12,13 @@ DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefro
 
 def argparse_scenario(p):
     p.add_argument("file", help="scenario file (../shared/SCENARIOS.md)")
-    p.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
-                   help="where the rules engine runs (default: cpython)")
+    p.add_argument("--runtime", choices=("cpython", "micropython"), default=None,
+                   help="where it runs (default: cpython; micropython with --badge)")
+    p.add_argument("--badge", metavar="BOARD",
+                   help="run it through the whole badge app (console, engine, cues, "
+                        "storage) on virtual hardware of this board (boards/BOARD.json)")
+    p.add_argument("--reboot-every", type=int, default=0, metavar="N",
+                   help="with --badge: restart the badge from flash after every N steps")
     p.add_argument("--json", action="store_true",
                    help="one JSON object a line for each action and state change")
     p.add_argument("--start-tick", type=int, default=0, metavar="MS",
@@ -21,7 +26,9 @@ def argparse_scenario(p):
 
 
 def do_scenario(args):
-    return scenario_cmd.run_file(args.file, args.runtime, args.json, args.start_tick)
+    runtime = args.runtime or ("micropython" if args.badge else "cpython")
+    return scenario_cmd.run_file(args.file, runtime, args.json, args.start_tick,
+                                 badge=args.badge, reboot_every=args.reboot_every)
 
 
 def argparse_sim(p):

@@ -47,3 +47,32 @@ def run_scenario(text, runtime="cpython", start_tick=0):
         raise RuntimeFailure("micropython failed (exit %d):\n%s%s"
                              % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
     return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
+BOARDS_DIR = os.path.join(os.path.dirname(FIRMWARE_DIR), "boards")
+
+
+def board_ids():
+    return sorted(name[:-5] for name in os.listdir(BOARDS_DIR) if name.endswith(".json"))
+
+
+def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0):
+    """Scenarios through the whole badge app on virtual hardware. jobs: [(board id,
+    scenario text)] -> [events or an error text], one per job, from one process."""
+    import tempfile
+
+    from host_tools.vhw import sys_path
+    exe = sys.executable if runtime == "cpython" else find_micropython()
+    if exe is None:
+        raise RuntimeFailure(HOW_TO_GET_MICROPYTHON)
+    stdin = "".join(json.dumps({"board": b, "text": t}) + "\n" for b, t in jobs)
+    with tempfile.TemporaryDirectory(prefix="cran-flash-") as flash:
+        proc = subprocess.run([exe, os.path.join(MP_DIR, "badge_driver.py"), FIRMWARE_DIR,
+                               BOARDS_DIR, flash, str(start_tick), str(reboot_every),
+                               *sys_path(runtime)],
+                              input=stdin, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeFailure("%s failed (exit %d):\n%s%s" % (
+            runtime, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+    out = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return [r["events"] if "events" in r else r["error"] for r in out]

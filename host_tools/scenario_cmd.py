@@ -6,7 +6,7 @@ import sys
 from cran import scenario
 from cran.core.engine import FIELDS
 from host_tools import CommandError
-from host_tools.runtimes import RuntimeFailure, run_scenario
+from host_tools.runtimes import RuntimeFailure, board_ids, run_on_badge, run_scenario
 
 EXIT_OK, EXIT_EXPECT_FAILED, EXIT_MALFORMED = 0, 1, 2
 
@@ -68,10 +68,21 @@ def events_as_records(events, parsed):
     return records
 
 
-def run_file(path, runtime, as_json, start_tick, verbose=False):
+def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, reboot_every=0):
+    """badge: a board id to run the whole badge app on virtual hardware instead of the
+    bare engine; reboot_every N: restart it from flash after every N steps."""
     text, parsed = load(path)
+    if badge is not None and badge not in board_ids():
+        raise CommandError("unknown board %r (known: %s)" % (badge, ", ".join(board_ids())))
     try:
-        events = run_scenario(text, runtime, start_tick)
+        if badge is None:
+            events = run_scenario(text, runtime, start_tick)
+        else:
+            result = run_on_badge([(badge, text)], runtime, start_tick, reboot_every)[0]
+            if isinstance(result, str):
+                raise RuntimeFailure("the badge failed: " + result)
+            events = result
+            runtime = "%s, badge %s" % (runtime, badge)
     except RuntimeFailure as e:
         raise CommandError(str(e), 3) from None
     records = events_as_records(events, parsed)

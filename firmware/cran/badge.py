@@ -2,10 +2,10 @@
 # journal. No hardware here: the app feeds it actions and ticks and shows its cues.
 
 import cran
-from cran.core.engine import act, new_state, next_deadline, tick, view
+from cran.core.engine import PUBLIC_LOOK, act, new_state, next_deadline, tick, view
 from cran.core.record import from_record, to_record
 from cran.core.ticks import ticks_diff
-from cran.core.words import ParseError
+from cran.core.words import COMA, STATES, ParseError
 
 
 class Badge:
@@ -20,6 +20,9 @@ class Badge:
         self._last_now = None
         self.wall_s = None          # wall-clock seconds at _wall_set_uptime, once set
         self._wall_set_uptime = 0
+        # on_cues(kind, now, cues): told every change, "timer" or "act", for the app's
+        # sounds and redraws (console actions included) and the host's scenario trace.
+        self.on_cues = None
 
     # ---- time -------------------------------------------------------------------
 
@@ -68,7 +71,28 @@ class Badge:
         self.state, more = act(self.state, action, now)
         self.log({"a": action.text(), "c": _brief(more), "etat": view(self.state, now)["etat"]})
         self._save(now)
+        self._tell("act", now, more)
         return list(cues) + more
+
+    def undo(self, before, now):
+        """Put back `before`, the state an action the wearer takes back started from (its
+        timers are ticks: they run on as if the action never came). -> cues"""
+        self.tick(now)
+        old = self.state.etat
+        self.state = before
+        etat = before.etat
+        cues = [(now, "etat", STATES[etat], etat >= COMA)]
+        if PUBLIC_LOOK[etat] != PUBLIC_LOOK[old]:
+            cues.append((now, "vu", PUBLIC_LOOK[etat], False))
+        self.log({"undo": _brief(cues), "etat": STATES[etat]})
+        self._save(now)
+        self._tell("undo", now, cues)
+        return cues
+
+    def checkpoint(self, now):
+        """Save the state as of now (a clean restart loses no running time)."""
+        self._advance(now)
+        self._save(now)
 
     def tick(self, now):
         """Let time pass. -> cues of the timers that ran out."""
@@ -77,7 +101,12 @@ class Badge:
         if cues:
             self.log({"timer": _brief(cues), "etat": view(self.state, now)["etat"]})
             self._save(now)
+            self._tell("timer", now, cues)
         return cues
+
+    def _tell(self, kind, now, cues):
+        if self.on_cues is not None:
+            self.on_cues(kind, now, cues)
 
     def status(self, now):
         """The `status` answer: everything a host or an organiser asks about."""

@@ -86,6 +86,10 @@ class Menu:
             return True
         return False
 
+    def idle_ms(self, now):
+        """ms until an open menu closes by itself (tick() does it)."""
+        return max(0, IDLE_MS - ticks_diff(now, self._last_press))
+
     def press(self, button, kind, now):
         self.tick(now)
         self._last_press = now

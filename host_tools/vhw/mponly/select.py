@@ -17,36 +17,61 @@ POLLHUP = uselect.POLLHUP
 POLLPRI = getattr(uselect, "POLLPRI", 0)   # asyncio.core reads it
 
 
+_STREAM_POLL = 3   # MP_STREAM_POLL: the ioctl a pollable Python object answers
+
+
 class _Poll:
+    """Objects without a file descriptor (asyncio.ThreadSafeFlag) are asked through
+    their ioctl here: the unix port's poll sleeps 1 ms for each look at one, which the
+    ESP32's doesn't, and the show loop looks at one on every wake-up."""
+
     def __init__(self):
         self._real = uselect.poll()
         self._count = 0
+        self._soft = {}    # object -> mask, for objects with no fileno()
 
     def register(self, obj, mask=POLLIN | POLLOUT):
-        self._real.register(obj, mask)
+        if hasattr(obj, "fileno"):
+            self._real.register(obj, mask)
+        else:
+            self._soft[obj] = mask
         self._count += 1
 
     def unregister(self, obj):
-        self._real.unregister(obj)
+        if obj in self._soft:
+            del self._soft[obj]
+        else:
+            self._real.unregister(obj)
         self._count -= 1
 
     def modify(self, obj, mask):
-        self._real.modify(obj, mask)
+        if obj in self._soft:
+            self._soft[obj] = mask
+        else:
+            self._real.modify(obj, mask)
+
+    def _ready(self, flags):
+        ready = list(self._real.ipoll(0, flags))
+        for obj, mask in self._soft.items():
+            events = obj.ioctl(_STREAM_POLL, mask)
+            if events:
+                ready.append((obj, events))
+        return ready
 
     def poll(self, timeout=-1):
         return list(self.ipoll(timeout))
 
     def ipoll(self, timeout=-1, flags=0):
-        ready = list(self._real.ipoll(0, flags))
+        ready = self._ready(flags)
         if ready or timeout == 0:
             return ready
         if timeout < 0:
-            if not self._count:
+            if self._count == len(self._soft):   # nothing real to wait on
                 raise RuntimeError("virtual select: waiting forever with nothing to wait on")
             # Only real input (a console line) can end this wait; virtual time stands still.
             return list(self._real.ipoll(-1, flags))
         vclock.advance(timeout)
-        return list(self._real.ipoll(0, flags))
+        return self._ready(flags)
 
 
 def _use_vtasks():

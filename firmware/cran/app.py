@@ -1,0 +1,360 @@
+# The badge app: everything built from the config and board files, then one asyncio
+# loop: the show loop (timers, buttons, cues, drivers, watchdog) and the serial console.
+import asyncio
+import json
+import sys
+import time
+
+import machine
+
+import cran
+from cran import boots, parts
+from cran.badge import Badge
+from cran.config import join, load
+from cran.console import Console
+from cran.core.ticks import ticks_add, ticks_diff
+from cran.cues import (
+    SLOT_MS,
+    led_frame,
+    melody_for,
+    menu_frame,
+    next_change_ms,
+    peek_frame,
+    screen_lines,
+    warning_cue,
+    warning_due,
+)
+from cran.menu import UNDO_MS, Menu
+from cran.storage import Journal, StateStore
+
+# The show loop sleeps at most MAX_SLEEP_MS, so an idle badge wakes twice a minute to
+# feed a watchdog whose whole-second timeout leaves it half a sleep of slack.
+WDT_TIMEOUT_MS = 45000
+MAX_SLEEP_MS = 30000
+PEEK_MS = 5000             # the private view stays up this long
+FAULT_RETRY_MS = 1000      # a show step that raised: try again, without feeding the dog
+MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
+CONSOLE_QUIET_MS = 60000   # no light sleep this soon after a console line
+_SAFE_COMMANDS = ("status", "journal", "config", "clock", "help", "?")
+_CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
+_ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
+
+
+class App:
+    def __init__(self, root, config):
+        # The clock first: restored timers run on from the instant the badge came back,
+        # not after the screen's slow start.
+        now = time.ticks_ms()
+        cause = machine.reset_cause()
+        board = self.board = config.board
+        self.config = config
+        self.safe = boots.note_boot(join(root, "boots.json"), cause == machine.WDT_RESET,
+                                    int(time.time()))
+        badge = self.badge = Badge(config.character, config.settings, StateStore(root),
+                                   Journal(root), board.id)
+        badge.boot(now, _CAUSE_NAMES.get(cause, cause))
+        if self.safe:
+            badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
+                                    % (boots.LIMIT, boots.WINDOW_S)})
+        badge.on_cues = self._on_cues
+        self.console = Console(badge, config.raw)
+        self.layout = board.leds["layout"] if board.leds else "single"
+        self.leds = parts.leds(board)
+        self.buzzer = parts.buzzer(board, config.volume_percent)
+        self.screen, problem = parts.screen(board)
+        if problem:
+            badge.log({"error": problem})
+        self.events = []        # (button, kind, tick) waiting for the show loop
+        self.buttons = [] if self.safe else parts.buttons(board, self._on_button)
+        self.menu = None if self.safe else Menu(len(self.buttons), self.screen is not None)
+        self.pending = []       # cues not yet played
+        self.peek_until = None
+        self.undo = None        # (tick, state before the last menu action)
+        self.warned = None      # the countdown already warned about
+        self.wakeups = 0
+        self.faulted = False
+        self.flag = None        # wakes the show loop; made inside the running loop
+        self.in_show = False
+        self.wdt = None
+        self.last_line = None   # tick of the last console line
+
+    # ---- inputs -----------------------------------------------------------------
+
+    def _on_button(self, name, kind, tick):
+        # Runs from micropython.schedule (the button's IRQ) or from show(): note it only.
+        self.events.append((name, kind, tick))
+        self._poke()
+
+    def _on_cues(self, kind, now, cues):
+        self.pending.extend(cues)
+        if kind == "act":
+            self.undo = None    # only the latest action can be taken back
+        self._poke()
+
+    def _poke(self):
+        if self.flag is not None and not self.in_show:
+            self.flag.set()
+
+    def line(self, text, now):
+        """One console line -> answer lines. Safe mode answers only what reads."""
+        self.last_line = now
+        words = text.split()
+        if self.safe and words and words[0].lower() not in _SAFE_COMMANDS:
+            return ["error: safe mode after %d watchdog resets: actions are off (%s answer)"
+                    % (boots.LIMIT, ", ".join(_SAFE_COMMANDS[:4]))]
+        return self.console.handle(text, now)
+
+    # ---- the show step ----------------------------------------------------------
+
+    def show(self, now):
+        """Everything due by now: timers, presses, sound, LEDs, screen; feeds the
+        watchdog. -> ms until there is something to do again."""
+        self.wakeups += 1
+        self.in_show = True
+        try:
+            self.badge.tick(now)
+            for button in self.buttons:
+                button.poll(now)
+            menu = self.menu
+            if menu is not None:
+                while self.events:
+                    name, kind, tick = self.events.pop(0)
+                    for result in menu.press(name, kind, tick):
+                        self._result(result, now)
+                menu.tick(now)
+            if self.peek_until is not None and ticks_diff(now, self.peek_until) >= 0:
+                self.peek_until = None
+            self._warn(now)
+            self._sound(now)
+            self._draw(now)
+        finally:
+            self.in_show = False
+        if self.wdt is not None:
+            self.wdt.feed()
+        return self._next_wake(now)
+
+    def _result(self, result, now):
+        if result[0] == "action":
+            before = self.badge.state
+            self.badge.apply(result[1], now)
+            self.undo = (now, before)
+        elif result[0] == "undo":
+            if self.undo is not None and ticks_diff(now, self.undo[0]) <= UNDO_MS:
+                self.badge.undo(self.undo[1], now)
+            self.undo = None
+        else:   # ("peek",)
+            self.peek_until = ticks_add(now, PEEK_MS)
+
+    def _warn(self, now):
+        state = self.badge.state
+        if warning_due(state, now) == 0:
+            key = (state.etat, state.timers.get("countdown"))
+            if key != self.warned:
+                self.warned = key
+                self.pending.append(warning_cue(state, now))
+
+    def _sound(self, now):
+        cues = self.pending
+        if cues:
+            self.pending = []
+        if self.buzzer is None:
+            return
+        melody = melody_for(cues) if cues and not self.safe else None
+        if melody:
+            self.buzzer.play(melody, now)
+        else:
+            self.buzzer.update(now)
+
+    def _draw(self, now):
+        state = self.badge.state
+        peeking = self.peek_until is not None
+        menu = self.menu
+        where = menu.where() if menu is not None else None
+        if self.leds is not None:
+            n = self.leds.count
+            if where is not None:
+                frame = menu_frame(where, now, n, self.layout)
+            elif peeking:
+                frame = peek_frame(state, now, n, self.layout)
+            else:
+                frame = led_frame(state, now, n, self.layout)
+            self.leds.show(frame)
+        if self.screen is not None:
+            width = self.screen.columns
+            if menu is not None and where is not None:
+                lines = menu.lines(self.config.lang, width)
+            else:
+                lines = screen_lines(state, now, self.config.lang, peeking, width)
+            if self.safe:
+                lines = lines + ["SAFE MODE" if self.config.lang == "en" else "MODE SECOURS"]
+            self.screen.show_lines(lines)
+
+    def _next_wake(self, now):
+        state = self.badge.state
+        waits = [MAX_SLEEP_MS]
+        deadline = self.badge.next_deadline()
+        if deadline is not None:
+            waits.append(ticks_diff(deadline, now))
+        menu = self.menu
+        showing_menu = menu is not None and menu.is_open()
+        if self.leds is not None:
+            if showing_menu or self.peek_until is not None:
+                waits.append(SLOT_MS - (now & (SLOT_MS - 1)))   # their rhythm's next step
+            else:
+                waits.append(next_change_ms(state, now, self.leds.count, self.layout))
+        if self.peek_until is not None:
+            waits.append(ticks_diff(self.peek_until, now))
+            if self.screen is not None:
+                waits.append(1000 - now % 1000)   # the countdown on the private screen
+        if menu is not None and showing_menu:
+            waits.append(menu.idle_ms(now))
+        due = warning_due(state, now)
+        if due:
+            waits.append(due)
+        if self.buzzer is not None:
+            waits.append(self.buzzer.update(now))
+        for button in self.buttons:
+            waits.append(button.next_timeout_ms(now))
+        return max(0, min([w for w in waits if w is not None]))
+
+    def may_light_sleep(self, now, wait_ms):
+        """Light sleep halts the CPU and, on the classic ESP32, the buzzer's PWM; a console
+        line or a press would wait for the wake-up. So: only when the config allows it,
+        silent, with no press being timed, the console quiet, and a wait worth it."""
+        if not self.config.light_sleep or wait_ms < MIN_LIGHT_SLEEP_MS or self.events:
+            return False
+        if self.buzzer is not None and self.buzzer.playing():
+            return False
+        for button in self.buttons:
+            if button.pressed or button.next_timeout_ms(now) is not None:
+                return False
+        return self.last_line is None or ticks_diff(now, self.last_line) >= CONSOLE_QUIET_MS
+
+    # ---- the asyncio app --------------------------------------------------------
+
+    async def show_loop(self):
+        if self.flag is None:
+            self.flag = _flag()
+        while True:
+            now = time.ticks_ms()
+            try:
+                wait = self.show(now)
+            except Exception as e:   # a bug: say it once; the unfed watchdog decides
+                self.in_show = False
+                if not self.faulted:
+                    self.faulted = True
+                    self.badge.log({"error": "show loop: %r" % (e,)})
+                wait = FAULT_RETRY_MS
+            if self.may_light_sleep(now, wait):
+                machine.lightsleep(wait)
+                await asyncio.sleep_ms(0)   # let the other tasks see the time it took
+            else:
+                await _wait(self.flag, wait)
+
+    async def console_loop(self):
+        reader = asyncio.StreamReader(sys.stdin)
+        while True:
+            raw = await reader.readline()
+            if not raw:
+                return   # stdin closed: only on a desktop
+            for out in self.line(_text(raw), time.ticks_ms()):
+                print(out)
+
+    def start_watchdog(self):
+        if self.wdt is None:   # once: a started WDT can't be stopped or made again
+            self.wdt = machine.WDT(timeout=WDT_TIMEOUT_MS)
+
+    async def run(self, console=True):
+        self.flag = _flag()
+        self.start_watchdog()
+        tasks = [asyncio.create_task(self.show_loop())]
+        if console:
+            tasks.append(asyncio.create_task(self.console_loop()))
+        await asyncio.gather(*tasks)
+
+
+def _flag():
+    # ThreadSafeFlag: set from a scheduled callback (a button) as safely as from a task.
+    maker = getattr(asyncio, "ThreadSafeFlag", None) or asyncio.Event
+    return maker()
+
+
+async def _wait(flag, ms):
+    try:
+        if hasattr(asyncio, "wait_for_ms"):
+            await asyncio.wait_for_ms(flag.wait(), ms)
+        else:
+            await asyncio.wait_for(flag.wait(), ms / 1000)
+    except asyncio.TimeoutError:
+        pass
+    if hasattr(flag, "clear"):
+        flag.clear()
+
+
+def _text(raw):
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+# ---- a badge that can't start ---------------------------------------------------------
+
+def _guess_leds(root):
+    """(pin, count) of the LEDs from the raw config and board files, as far as they go."""
+    try:
+        with open(join(root, "config.json")) as f:
+            board_id = json.loads(f.read()).get("board")
+        with open(join(root, "boards/%s.json" % board_id)) as f:
+            leds = json.loads(f.read()).get("leds")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(leds, dict):
+        return None
+    pin = leds.get("pin")
+    count = leds.get("count", 1)
+    if type(pin) is int and type(count) is int and 0 < count <= 256:
+        return pin, count
+    return None
+
+
+def error_cue(root):
+    """A fixed red/white pattern on the LEDs the board file names, if it names any."""
+    guess = _guess_leds(root)
+    if guess is None:
+        return None
+    import neopixel
+    try:
+        np = neopixel.NeoPixel(machine.Pin(guess[0], machine.Pin.OUT), guess[1])
+    except ValueError:   # not a pin of this chip
+        return None
+    for i in range(guess[1]):
+        np[i] = _ERROR_FRAME[i % 2]
+    np.write()
+    return np
+
+
+async def error_console(message):
+    reader = asyncio.StreamReader(sys.stdin)
+    while True:
+        raw = await reader.readline()
+        if not raw:
+            return
+        words = _text(raw).split()
+        if words and words[0].lower() == "status":
+            print(json.dumps({"error": message, "firmware": cran.VERSION}))
+        elif words:
+            print("error: the badge could not start: %s" % message)
+
+
+def main(root="/", console=True):
+    """Start the badge from root/config.json. A config or board file that is missing or
+    wrong: one console message, the error cue, then the console answers - no reboot."""
+    try:
+        app = App(root, load(root))
+    except (ValueError, OSError) as e:   # ConfigError and BoardError are ValueErrors
+        message = str(e)
+        print("cran: cannot start: %s" % message)
+        error_cue(root)
+        if console:
+            asyncio.run(error_console(message))
+        return None
+    asyncio.run(app.run(console))
+    return app

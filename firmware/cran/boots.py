@@ -1,0 +1,31 @@
+# Watchdog resets remembered across resets: three within 5 minutes and the badge starts
+# in safe mode. Stamps are time.time(): the ESP32's RTC keeps counting through a WDT reset
+# (not through a power cut: then the stamps mean nothing, and a power-on clears them).
+import json
+import os
+
+WINDOW_S = 300
+LIMIT = 3
+_replace = getattr(os, "replace", os.rename)
+
+
+def note_boot(path, watchdog, now_s):
+    """Record this boot in the file at `path`. -> True when it makes LIMIT watchdog
+    resets within WINDOW_S: start in safe mode. A bad file counts as empty."""
+    stamps = []
+    if watchdog:
+        try:
+            with open(path) as f:
+                old = json.loads(f.read())
+        except (OSError, ValueError):
+            old = []
+        if isinstance(old, list):
+            stamps = [s for s in old if isinstance(s, int) and 0 <= now_s - s < WINDOW_S]
+        stamps = stamps[-(LIMIT - 1):] + [now_s]
+    try:
+        with open(path + ".tmp", "w") as f:
+            f.write(json.dumps(stamps))
+        _replace(path + ".tmp", path)
+    except OSError:
+        pass   # a flash that can't write must not stop the boot; safe mode is a bonus
+    return len(stamps) >= LIMIT

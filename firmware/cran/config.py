@@ -1,0 +1,117 @@
+# The badge's own file, /config.json: which board it is, who wears it, how this game
+# plays (Settings), the screen's language. Checked here: a fault names the field.
+import json
+
+from cran.board import read_board_file
+from cran.core.rules import ARMOR_NAMES, Character, Settings
+from cran.core.words import ParseError, keyword
+
+_KEYS = ("board", "character", "settings", "lang", "light_sleep", "volume_percent")
+_CHARACTER = ("name", "armor", "helmet", "creature", "resist", "agonisant_ms", "coma_ms")
+_ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def join(directory, name):
+    if not directory:
+        return name
+    return directory.rstrip("/") + "/" + name
+
+
+class Config:
+    def __init__(self, raw, board, character, settings):
+        self.raw = raw                  # the file as read: the console's `config`
+        self.board = board
+        self.character = character
+        self.settings = settings
+        self.lang = raw.get("lang", "fr")
+        self.light_sleep = raw.get("light_sleep", False)
+        self.volume_percent = raw.get("volume_percent", 100)
+
+
+def _fail(path, field, problem):
+    raise ConfigError("%s: %s: %s" % (path, field, problem))
+
+
+def _whole(path, field, value, low=0):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        _fail(path, field, "expected a whole number from %d, got %r" % (low, value))
+    return value
+
+
+def _character(path, raw):
+    if not isinstance(raw, dict):
+        _fail(path, "character", "expected an object")
+    for key in sorted(raw):
+        if key not in _CHARACTER:
+            _fail(path, "character." + key, "unknown field (known: %s)" % ", ".join(_CHARACTER))
+    c = Character()
+    c.name = raw.get("name", "")
+    if not isinstance(c.name, str):
+        _fail(path, "character.name", "expected a string")
+    armor = raw.get("armor", 0)
+    if isinstance(armor, str) and armor in ARMOR_NAMES:
+        armor = ARMOR_NAMES[armor]
+    c.armor = _whole(path, "character.armor", armor)
+    c.helmet = raw.get("helmet", False)
+    if not isinstance(c.helmet, bool):
+        _fail(path, "character.helmet", "expected true or false")
+    c.creature = _whole(path, "character.creature", raw.get("creature", 0))
+    resist = raw.get("resist", [])
+    if not isinstance(resist, list):
+        _fail(path, "character.resist", "expected a list of keywords")
+    for word in resist:
+        if not isinstance(word, str) or keyword(word) != word or word in ("dissipe", "resiste"):
+            _fail(path, "character.resist", "%r is not a keyword one can resist" % (word,))
+    c.resist = tuple(resist)
+    for name in ("agonisant_ms", "coma_ms"):
+        value = raw.get(name)
+        if value is not None:
+            setattr(c, name, _whole(path, "character." + name, value, 1))
+    return c
+
+
+def load(root):
+    """root/config.json and root/boards/<board>.json -> Config. Raises ConfigError or
+    BoardError (both ValueError) saying which file and field, OSError never."""
+    path = join(root, "config.json")
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise ConfigError("%s: cannot read: %s" % (path, e)) from None
+    try:
+        raw = json.loads(text)
+    except ValueError as e:
+        raise ConfigError("%s: not valid JSON: %s" % (path, e)) from None
+    if not isinstance(raw, dict):
+        raise ConfigError("%s: expected a JSON object" % path)
+    for key in sorted(raw):
+        if key not in _KEYS:
+            _fail(path, key, "unknown field (known: %s)" % ", ".join(_KEYS))
+    board_id = raw.get("board")
+    if not isinstance(board_id, str) or not board_id or [
+            ch for ch in board_id if ch not in _ID_CHARS]:
+        _fail(path, "board", "expected a board id such as \"atom-lite\", got %r" % (board_id,))
+    if raw.get("lang", "fr") not in ("fr", "en"):
+        _fail(path, "lang", "expected \"fr\" or \"en\"")
+    if not isinstance(raw.get("light_sleep", False), bool):
+        _fail(path, "light_sleep", "expected true or false")
+    volume = raw.get("volume_percent", 100)
+    if isinstance(volume, bool) or not isinstance(volume, int) or not 0 <= volume <= 100:
+        _fail(path, "volume_percent", "expected a whole number from 0 to 100")
+    character = _character(path, raw.get("character", {}))
+    settings = raw.get("settings", {})
+    if not isinstance(settings, dict):
+        _fail(path, "settings", "expected an object")
+    s = Settings()
+    for name in sorted(settings):
+        try:
+            s.set(name, settings[name])
+        except ParseError as e:
+            _fail(path, "settings." + name, str(e))
+    board = read_board_file(join(root, "boards/%s.json" % board_id))
+    return Config(raw, board, character, s)

@@ -1,0 +1,80 @@
+# Drivers built from a board file: the only place that knows which pin is which part.
+# A missing optional part is None; a part that fails to answer is a message, not a crash.
+import machine
+import neopixel
+
+from cran.hal.axp192 import lcd_power_on
+from cran.hal.buttons import Button
+from cran.hal.buzzer import Buzzer
+from cran.hal.display import Screen
+from cran.hal.leds import Leds
+
+_SPI_HZ = 20000000
+
+
+def leds(board):
+    spec = board.leds
+    if spec is None:
+        return None
+    np = neopixel.NeoPixel(machine.Pin(spec["pin"], machine.Pin.OUT), spec["count"])
+    return Leds(np, spec["max_brightness"])
+
+
+def buzzer(board, volume_percent):
+    if board.buzzer is None:
+        return None
+    # duty 0 from the first instant: a PWM made with the port's default duty would
+    # squeal through the boot.
+    pwm = machine.PWM(machine.Pin(board.buzzer["pin"], machine.Pin.OUT), freq=2000,
+                      duty_u16=0)
+    return Buzzer(pwm, volume_percent)
+
+
+def buttons(board, on_event):
+    out = []
+    for spec in board.buttons:
+        pull = {"up": machine.Pin.PULL_UP, "down": machine.Pin.PULL_DOWN}.get(spec["pull"])
+        if pull is None:
+            pin = machine.Pin(spec["pin"], machine.Pin.IN)   # the board's own resistor
+        else:
+            pin = machine.Pin(spec["pin"], machine.Pin.IN, pull)
+        out.append(Button(pin, spec["name"], spec["active_low"], on_event))
+    return out
+
+
+def screen(board):
+    """-> (Screen or None, problem or None)."""
+    spec = board.display
+    if spec is None:
+        return None, None
+    try:
+        if spec["kind"] == "ssd1306":
+            from cran.hal.ssd1306 import SSD1306_I2C
+            bus = spec["i2c"]
+            i2c = machine.I2C(0, scl=machine.Pin(bus["scl"]), sda=machine.Pin(bus["sda"]),
+                              freq=400000)
+            return Screen(SSD1306_I2C(spec["width"], spec["height"], i2c, bus["addr"]),
+                          spec["width"], spec["height"]), None
+        else:
+            from cran.hal.st7789 import ST7789
+            _backlight(board, spec["backlight"])
+            pins = spec["spi"]
+            spi = machine.SPI(1, baudrate=_SPI_HZ, sck=machine.Pin(pins["sclk"]),
+                              mosi=machine.Pin(pins["mosi"]))
+            rst = machine.Pin(pins["rst"]) if pins["rst"] is not None else None
+            return Screen(ST7789(spi, spec["width"], spec["height"], machine.Pin(pins["dc"]),
+                                 machine.Pin(pins["cs"]), rst),
+                          spec["width"], spec["height"]), None
+    except OSError as e:
+        # An optional screen not fitted is normal; a fitted one silent is worth a line.
+        return None, (None if spec["optional"] else "display: no answer (%s)" % (e,))
+
+
+def _backlight(board, light):
+    if isinstance(light, dict):
+        machine.Pin(light["pin"], machine.Pin.OUT, value=1)
+    elif light is not None:   # "axp192-ldo2": the board check made sure power is one
+        bus = board.power["i2c"]
+        i2c = machine.I2C(0, scl=machine.Pin(bus["scl"]), sda=machine.Pin(bus["sda"]),
+                          freq=400000)
+        lcd_power_on(i2c, bus["addr"])

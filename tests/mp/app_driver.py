@@ -1,0 +1,220 @@
+# The whole badge app (cran.app) on the virtual hardware, inside the MicroPython unix
+# port: buttons driven on their pins, virtual minutes passing, a hung show loop.
+#   micropython app_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR VHW_DIR EXTRA_DIR
+# Prints one JSON line per check: {"id", "result"} or {"id", "crash"}; tests/test_app.py
+# holds the expectations.
+import json
+import os
+import sys
+
+sys.path[:0] = [sys.argv[4], sys.argv[5], sys.argv[1]]
+
+import asyncio  # noqa: E402
+import time  # noqa: E402
+
+import machine  # noqa: E402
+import vclock  # noqa: E402
+
+from cran.app import MAX_SLEEP_MS, App  # noqa: E402
+from cran.config import load  # noqa: E402
+from cran.cues import led_frame, look  # noqa: E402
+from cran.hal.leds import cap  # noqa: E402
+
+BOARDS, FLASH = sys.argv[2], sys.argv[3]
+CHECKS = []
+_roots = [0]
+
+
+def check(fn):
+    CHECKS.append(fn)
+    return fn
+
+
+def badge(board, config=None, start=0):
+    """A fresh world, a flash folder with config and board file, an app booted on it."""
+    vclock.start(start)
+    machine.reset_all()
+    _roots[0] += 1
+    root = "%s/badge%d" % (FLASH, _roots[0])
+    os.mkdir(root)
+    os.mkdir(root + "/boards")
+    with open("%s/%s.json" % (BOARDS, board)) as f:
+        text = f.read()
+    with open("%s/boards/%s.json" % (root, board), "w") as f:
+        f.write(text)
+    cfg = {"board": board}
+    cfg.update(config or {})
+    with open(root + "/config.json", "w") as f:
+        f.write(json.dumps(cfg))
+    spec = json.loads(text)
+    for b in spec["buttons"]:
+        if b["pull"] is None:
+            machine.set_board_pull(b["pin"], 1)
+    return root, App(root, load(root))
+
+
+def run_for(app, ms, during=None):
+    """The app's own asyncio loop for ms of virtual time (during: a coroutine alongside)."""
+    async def main():
+        task = asyncio.create_task(app.run(console=False))
+        if during is not None:
+            await during()
+        await asyncio.sleep_ms(ms)
+        task.cancel()
+    try:
+        asyncio.run(main())
+    finally:
+        asyncio.new_event_loop()
+
+
+def shown(app):
+    """(LED frame on the strip, the frame the state should show now, capped)."""
+    leds = app.leds
+    want = [list(cap(c, leds.max_brightness))
+            for c in led_frame(app.badge.state, time.ticks_ms(), leds.count, app.layout)]
+    return [list(c) for c in leds.np.last], want
+
+
+def press(pin, ms=100):
+    async def go():
+        machine.drive(pin, 0)
+        await asyncio.sleep_ms(ms)
+        machine.drive(pin, None)
+    return go
+
+
+def etat(app):
+    return json.loads(app.line("status", time.ticks_ms())[0])["etat"]
+
+
+@check
+def hit_button():
+    _, app = badge("atom-lite")
+    run_for(app, 1000)
+    before = etat(app)
+    run_for(app, 1000, press(39))
+    out = {"before": before, "after": etat(app), "look": look(app.badge.state, time.ticks_ms())}
+    got, want = shown(app)
+    out["frame_matches"] = got == want
+    frames = []
+    for _ in range(8):   # the blesse rhythm: on and off across 2 s
+        run_for(app, 250)
+        frames.append(shown(app)[0])
+    out["distinct_frames"] = len(set(json.dumps(f) for f in frames))
+    out["journal"] = [e.get("a") for e in app.badge.journal.entries() if "a" in e]
+    return out
+
+
+@check
+def undo_double_press():
+    _, app = badge("atom-lite")
+    run_for(app, 1000, press(39))
+    hit = etat(app)
+
+    async def double():
+        await press(39)()
+        await asyncio.sleep_ms(100)
+        await press(39)()
+    run_for(app, 2000, double)
+    return {"hit": hit, "after_undo": etat(app),
+            "journal": [sorted(e) for e in app.badge.journal.entries() if "undo" in e]}
+
+
+@check
+def coma_five_minutes_after_agonisant():
+    _, app = badge("atom-matrix")
+    run_for(app, 1000)
+    app.line("coup agonisant", time.ticks_ms())
+    run_for(app, 299000)
+    at_4_59 = etat(app)
+    run_for(app, 2000)
+    got, want = shown(app)
+    return {"at_4_59": at_4_59, "at_5_01": etat(app),
+            "look": look(app.badge.state, time.ticks_ms()), "frame_matches": got == want}
+
+
+def _wakeups_per_minute(app, minutes=3):
+    run_for(app, (minutes - 1) * 60000)
+    before = app.wakeups
+    run_for(app, 60000)
+    return app.wakeups - before
+
+
+@check
+def wakeups_per_idle_minute():
+    out = {}
+    for board in ("atom-lite", "atom-matrix", "esp32-devkitc", "m5stickc-plus"):
+        _, app = badge(board)
+        out[board] = _wakeups_per_minute(app)
+    for action in ("coup", "coup agonisant", "coup coma", "hors-jeu"):
+        _, app = badge("atom-lite")
+        app.line(action, time.ticks_ms())
+        out["atom-lite " + action] = _wakeups_per_minute(app, 2)
+    _, app = badge("atom-lite", {"light_sleep": True})
+    out["light_sleep"] = [_wakeups_per_minute(app), machine.wakeups, machine.lightsleep_ms]
+    out["max_sleep_ms"] = MAX_SLEEP_MS
+    return out
+
+
+def _hang(app):
+    def stuck(frame):
+        time.sleep_ms(600000)   # a driver that never returns: virtual time runs on
+    app.leds.show = stuck
+
+
+def _reboot_after_hang(root, app):
+    """Run until the watchdog bites -> (cause, ms it took, the app booted again)."""
+    _hang(app)
+    t0 = vclock.elapsed_ms()
+    try:
+        run_for(app, 600000)
+        return None, None, app
+    except machine.VirtualReset as e:
+        cause = e.cause
+    took = vclock.elapsed_ms() - t0
+    machine.reboot()
+    return cause, took, App(root, load(root))
+
+
+@check
+def watchdog_and_safe_mode():
+    root, app = badge("atom-lite")
+    run_for(app, 1000)
+    app.line("coup", time.ticks_ms())
+    run_for(app, 1000)
+    out = {"resets": [], "safe": []}
+    for _ in range(3):
+        cause, took, app = _reboot_after_hang(root, app)
+        out["resets"].append([cause, took])
+        out["safe"].append(app.safe)
+    boots = [e["cause"] for e in app.badge.journal.entries() if "boot" in e]
+    out["boot_causes"] = boots
+    out["safe_logged"] = [e["safe_mode"] for e in app.badge.journal.entries()
+                          if "safe_mode" in e]
+    run_for(app, 3000, press(39))   # the menu is off: a press changes nothing
+    out["etat"] = etat(app)
+    out["look"] = look(app.badge.state, time.ticks_ms())
+    got, want = shown(app)
+    out["frame_matches"] = got == want
+    out["refused"] = app.line("soin", time.ticks_ms())
+    out["journal_answers"] = len(app.line("journal", time.ticks_ms())) > 0
+    # A power cycle (not a watchdog reset) is a fresh try: out of safe mode.
+    machine.reboot()
+    machine.reset_all(machine.PWRON_RESET)
+    machine.set_board_pull(39, 1)
+    out["after_power_on"] = App(root, load(root)).safe
+    return out
+
+
+def main():
+    for fn in CHECKS:
+        try:
+            print(json.dumps({"id": fn.__name__, "result": fn()}))
+        except Exception as e:
+            import io
+            buf = io.StringIO()
+            sys.print_exception(e, buf)
+            print(json.dumps({"id": fn.__name__, "crash": buf.getvalue()}))
+
+
+main()

@@ -1,0 +1,181 @@
+# The whole badge (cran.app) on virtual hardware inside the MicroPython unix port: every
+# scenario on every board gives the bare engine's trace; buttons, the watchdog, safe
+# mode, sleep and a badge that can't start (tests/mp/app_driver.py, app_main.py).
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import SCENARIO_DIR, WRAP_START, run_cran, scenario_files
+from cran import scenario
+from host_tools import FIRMWARE_DIR
+from host_tools.runtimes import BOARDS_DIR, board_ids, run_on_badge
+from host_tools.vhw import sys_path
+
+MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
+BOARDS = board_ids()
+
+
+def _texts():
+    out = []
+    for path in scenario_files():
+        with open(path, encoding="utf-8") as f:
+            out.append((os.path.basename(path), f.read()))
+    return out
+
+
+def _bare(text, start_tick=0):
+    # Through JSON, as the badge's trace comes: tuples become lists.
+    return json.loads(json.dumps(list(scenario.run(scenario.parse(text), start_tick))))
+
+
+def _same_as_bare(board, runtime, start_tick=0, reboot_every=0, only=None):
+    texts = [t for t in _texts() if only is None or t[0] in only]
+    results = run_on_badge([(board, text) for _, text in texts], runtime, start_tick,
+                           reboot_every)
+    assert len(results) == len(texts)
+    for (name, text), events in zip(texts, results):
+        assert not isinstance(events, str), "%s on %s: %s" % (name, board, events)
+        assert events == _bare(text, start_tick), "%s on %s differs" % (name, board)
+
+
+def test_boards_are_all_there():
+    assert BOARDS == ["atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
+                      "m5stickc-plus"]
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_every_scenario_through_the_whole_badge_equals_the_bare_engine(micropython, board):
+    _same_as_bare(board, "micropython")
+
+
+def test_reboots_from_flash_across_the_wrap_change_nothing(micropython):
+    # Restarted after every 3 steps, its state read back from flash each time.
+    _same_as_bare("esp32-devkitc", "micropython", WRAP_START, reboot_every=3)
+
+
+def test_the_badge_app_runs_on_cpython_too():
+    # The same show() steps on a plain loop (CPython's asyncio reads the real clock).
+    # Not the StickC: CPython's pure-Python framebuf makes its 240-row screen slow.
+    _same_as_bare("atom-matrix", "cpython", reboot_every=3)
+
+
+def test_cran_scenario_badge(micropython):
+    path = os.path.join(SCENARIO_DIR, "k5-agonisant-coma-mort.txt")
+    out = run_cran("scenario", "--badge", "atom-lite", "--reboot-every", "3", path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1].endswith("0 failed (micropython, badge atom-lite)")
+    out = run_cran("scenario", "--badge", "nope", path)
+    assert out.returncode == 2 and "unknown board 'nope'" in out.stderr
+
+
+# ---- the app's own behaviour --------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def app_checks(micropython, tmp_path_factory):
+    flash = str(tmp_path_factory.mktemp("flash"))
+    out = subprocess.run([micropython, os.path.join(MP, "app_driver.py"), FIRMWARE_DIR,
+                          BOARDS_DIR, flash, *sys_path("micropython")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    results = {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
+
+    def get(name):
+        assert name in results, "check %s did not run" % name
+        assert "crash" not in results[name], results[name]["crash"]
+        return results[name]["result"]
+    return get
+
+
+def test_the_hit_button_makes_a_fresh_badge_blesse(app_checks):
+    r = app_checks("hit_button")
+    assert (r["before"], r["after"], r["look"]) == ("pleine-forme", "blesse", "blesse")
+    assert r["frame_matches"] and r["distinct_frames"] == 2   # the slow blink
+    assert r["journal"] == ["coup normal"]
+
+
+def test_a_double_press_undoes_the_hit(app_checks):
+    r = app_checks("undo_double_press")
+    assert (r["hit"], r["after_undo"]) == ("blesse", "pleine-forme")
+    assert len(r["journal"]) == 1
+
+
+def test_coma_five_minutes_after_agonisant(app_checks):
+    r = app_checks("coma_five_minutes_after_agonisant")
+    assert (r["at_4_59"], r["at_5_01"], r["look"]) == ("agonisant", "coma", "inerte")
+    assert r["frame_matches"]
+
+
+def test_the_show_loop_sleeps(app_checks):
+    r = app_checks("wakeups_per_idle_minute")
+    for board in ("atom-lite", "atom-matrix", "esp32-devkitc", "m5stickc-plus"):
+        assert r[board] <= 2, r            # steady: only the watchdog's feed
+    # Blinking states wake once per change of their rhythm (docs in the README):
+    assert r["atom-lite coup"] == 60       # blesse: 1 s on, 1 s off
+    assert r["atom-lite coup coma"] <= 31  # inerte: one blip every 4 s
+    assert r["atom-lite coup agonisant"] <= 120   # the double flash
+    wakeups, lightsleeps, slept_ms = r["light_sleep"]
+    assert wakeups <= 2 and lightsleeps >= 5 and slept_ms >= 150000
+
+
+def test_watchdog_resets_go_in_the_journal_and_three_make_safe_mode(app_checks):
+    r = app_checks("watchdog_and_safe_mode")
+    # The hung loop is reset by the watchdog within its 45 s.
+    assert [cause for cause, _ in r["resets"]] == [3, 3, 3]
+    assert all(took <= 45000 for _, took in r["resets"])
+    assert r["boot_causes"] == ["power-on", "watchdog", "watchdog", "watchdog"]
+    assert r["safe"] == [False, False, True] and len(r["safe_logged"]) == 1
+    # Safe mode shows the last state (blesse from before the hangs), answers the console
+    # and ignores the button.
+    assert (r["etat"], r["look"]) == ("blesse", "blesse") and r["frame_matches"]
+    assert r["refused"][0].startswith("error: safe mode") and r["journal_answers"]
+    assert r["after_power_on"] is False
+
+
+# ---- a badge that can't start ------------------------------------------------------
+
+def _start(micropython, tmp_path, config, board_text=None, stdin="status\ncoup\n"):
+    (tmp_path / "boards").mkdir()
+    (tmp_path / "config.json").write_text(config)
+    if board_text is not None:
+        (tmp_path / "boards" / "atom-lite.json").write_text(board_text)
+    out = subprocess.run([micropython, os.path.join(MP, "app_main.py"), FIRMWARE_DIR,
+                          *sys_path("micropython"), str(tmp_path)], input=stdin,
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stdout + out.stderr   # no crash, no reset loop
+    lines = out.stdout.splitlines()
+    return lines[:-1], json.loads(lines[-1])
+
+
+def _atom_lite(**changes):
+    with open(os.path.join(BOARDS_DIR, "atom-lite.json")) as f:
+        data = json.load(f)
+    data.update(changes)
+    return json.dumps(data)
+
+
+def test_a_broken_board_file_gives_a_message_and_the_error_cue(micropython, tmp_path):
+    lines, hw = _start(micropython, tmp_path, '{"board": "atom-lite"}',
+                       _atom_lite(chip="esp8266"))
+    assert lines[0].startswith("cran: cannot start: ") and "atom-lite.json: chip" in lines[0]
+    assert json.loads(lines[1])["error"] in lines[0]
+    assert lines[2].startswith("error: the badge could not start")
+    assert hw == {"started": False, "watchdog": False, "strips": {"27": [[60, 0, 0]]}}
+
+
+@pytest.mark.parametrize("config, message", [
+    ('{"board": "nope"}', "nope.json: cannot read"),
+    ('{"board": "atom-lite", ', "config.json: not valid JSON"),
+    ('{"board": "atom-lite", "character": {"armor": -1}}', "character.armor"),
+    ('{"board": "../x"}', "board: expected a board id"),
+])
+def test_a_bad_config_gives_a_message(micropython, tmp_path, config, message):
+    lines, hw = _start(micropython, tmp_path, config, _atom_lite())
+    assert message in lines[0] and not hw["started"] and not hw["watchdog"]
+
+
+def test_main_py_is_one_line_that_starts_the_app():
+    with open(os.path.join(FIRMWARE_DIR, "main.py")) as f:
+        code = [x for x in f.read().splitlines() if x.strip() and not x.startswith("#")]
+    assert code == ['__import__("cran.app").app.main()']
