@@ -38,3 +38,13 @@ def run_cran(*args, stdin=None):
     """Run the real `cran` command (as `python -m host_tools`) -> CompletedProcess."""
     return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True,
                           text=True, cwd=REPO, input=stdin, timeout=120)
+
+
+def check_results(results):
+    """Checks batched into one interpreter run -> a getter that fails clearly when a
+    check did not run or crashed inside it."""
+    def get(name):
+        assert name in results, "check %s did not run" % name
+        assert "crash" not in results[name], results[name]["crash"]
+        return results[name]["result"]
+    return get

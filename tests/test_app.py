@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import SCENARIO_DIR, WRAP_START, run_cran, scenario_files
+from conftest import SCENARIO_DIR, WRAP_START, check_results, run_cran, scenario_files
 from cran import scenario
 from host_tools import FIRMWARE_DIR
 from host_tools.runtimes import BOARDS_DIR, board_ids, run_on_badge
@@ -79,13 +79,7 @@ def app_checks(micropython, tmp_path_factory):
                           BOARDS_DIR, flash, *sys_path("micropython")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    results = {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
-
-    def get(name):
-        assert name in results, "check %s did not run" % name
-        assert "crash" not in results[name], results[name]["crash"]
-        return results[name]["result"]
-    return get
+    return check_results({r["id"]: r for r in map(json.loads, out.stdout.splitlines())})
 
 
 def test_the_hit_button_makes_a_fresh_badge_blesse(app_checks):

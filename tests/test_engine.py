@@ -161,3 +161,14 @@ def test_settings_reject_bad_values_by_name():
     with pytest.raises(ParseError, match="expected yes/no"):
         Settings(single_effect="peut-etre")
     assert Settings(combat_rest_ms="10m").combat_rest_ms == 600000
+
+
+def test_what_is_private_does_not_depend_on_how_often_the_badge_ticks():
+    # S7 is decided at each deadline: the desarme ending at 0:03 was public then, even
+    # if the badge only looks again after the fall into coma at 5:00.
+    state, _, _ = play([(0, "coup agonisant"), (0, "coup desarme")])
+    _, at_once = tick(state, 300000)
+    early, first = tick(state, 3000)
+    _, second = tick(early, 300000)
+    assert at_once == list(first) + list(second)
+    assert (3000, "fin", "desarme", False) in at_once

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from conftest import check_results
 from host_tools import FIRMWARE_DIR
 from host_tools.vhw import sys_path
 
@@ -35,13 +36,7 @@ def on_cpython():
 
 @pytest.fixture(params=RUNTIMES)
 def result(request):
-    results = request.getfixturevalue("on_" + request.param)
-
-    def get(name):
-        assert name in results, "check %s did not run" % name
-        assert "crash" not in results[name], results[name]["crash"]
-        return results[name]["result"]
-    return get
+    return check_results(request.getfixturevalue("on_" + request.param))
 
 
 def test_leds_cap_keeps_hue_and_skip_unchanged_frames(result):

@@ -151,11 +151,13 @@ def tick(state, now):
     while True:
         name = _next_due(s, now)
         if name is None:
-            break
+            return s, cues
+        first = len(cues)
+        was_down = s.etat >= COMA
         _fire(s, name, s.timers.pop(name), cues)
-    if s.etat >= COMA:
-        _keep_private(cues, 0)
-    return s, cues
+        if was_down or s.etat >= COMA:
+            # S7, decided at each deadline: the same cues however the ticks fall.
+            _keep_private(cues, first)
 
 
 def _next_due(s, now):
