@@ -41,4 +41,40 @@ def main():
               % (name, count, seconds, per_s, us, note))
 
 
+def badge_day(mp):
+    """The whole app through a 12-hour game day; the smallest -X heapsize that lives
+    through it is the day's real peak (sampling the heap would miss the peaks)."""
+    import json
+    import tempfile
+
+    from host_tools.vhw import sys_path
+    script = os.path.join(REPO, "bench", "badge_day.py")
+
+    def day(heap_kb):
+        with tempfile.TemporaryDirectory() as flash:
+            r = subprocess.run([mp, "-X", "heapsize=%dk" % heap_kb, script, FIRMWARE_DIR,
+                                os.path.join(REPO, "boards"), flash]
+                               + sys_path("micropython"), capture_output=True, text=True)
+        return json.loads(r.stdout) if r.returncode == 0 else None
+
+    figures = day(4096)
+    low, high = 16, 4096        # KB: dies at low, lives at high
+    while high - low > 4:
+        mid = (low + high) // 2
+        if day(mid):
+            high = mid
+        else:
+            low = mid
+    print("badge (atom-lite, whole app on virtual hardware, 12-hour game day, one fight an hour):")
+    print("  heap in use after boot      %7d B (boot itself keeps %d B)"
+          % (figures["heap_after_boot"], figures["boot_keeps"]))
+    print("  smallest heap for the day   %7d KB (64-bit unix port; an ESP32's objects are"
+          " about half the size)" % high)
+    print("  bytes allocated / idle tick %7.1f    (target 0)" % figures["idle_tick_bytes"])
+    print("  wake-ups per idle minute    %7d    (target <= 2)" % figures["wakeups_idle_minute"])
+
+
 main()
+mp_exe = find_micropython()
+if mp_exe:
+    badge_day(mp_exe)

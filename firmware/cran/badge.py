@@ -24,6 +24,16 @@ class Badge:
         # sounds and redraws (console actions included) and the host's scenario trace.
         self.on_cues = None
 
+    @property
+    def state(self):
+        return self._state
+
+    @state.setter
+    def state(self, value):
+        # The next deadline is known at each change, so an idle tick is one comparison.
+        self._state = value
+        self._deadline = next_deadline(value)
+
     # ---- time -------------------------------------------------------------------
 
     def _advance(self, now):
@@ -97,6 +107,9 @@ class Badge:
     def tick(self, now):
         """Let time pass. -> cues of the timers that ran out."""
         self._advance(now)
+        deadline = self._deadline
+        if deadline is None or ticks_diff(now, deadline) < 0:
+            return ()     # the idle path allocates nothing: most wake-ups end here
         self.state, cues = tick(self.state, now)
         if cues:
             self.log({"timer": _brief(cues), "etat": view(self.state, now)["etat"]})
