@@ -79,3 +79,34 @@ def test_blank_lines_say_nothing_and_help_helps():
     console = make_console()
     assert console.handle("   ", START) == []
     assert "status" in console.handle("help", START)[0]
+
+
+@pytest.mark.parametrize("cut_after_ms", [1, 7000, 9999, 10000, 25000, 61000, 295000])
+def test_a_power_cut_during_a_countdown_never_leaves_the_wearer_healthier(
+        tmp_path, cut_after_ms):
+    # S3/S4 with power going at any instant: the badge saves while the countdown runs,
+    # each time one checkpoint ahead, so the time it finds left is never more than the
+    # time really left, and at most a checkpoint less.
+    from cran.badge import CHECKPOINT_MS
+    from cran.core.words import parse_action
+    from cran.storage import Journal, StateStore
+
+    def badge():
+        return Badge(Character(), Settings(), StateStore(str(tmp_path)), Journal(str(tmp_path)))
+    first = badge()
+    first.boot(START)
+    first.apply(parse_action("coup agonisant"), START)
+    for ms in range(0, cut_after_ms + 1, 500):        # the show loop's wake-ups
+        first.tick(ticks_add(START, ms))
+    really_left = 300000 - cut_after_ms
+    # Power goes; back on one hour later (time off counts as paused).
+    later = ticks_add(START, cut_after_ms + 3600000)
+    second = badge()
+    second.boot(later)
+    status = second.status(later)
+    if status["etat"] == "coma":
+        # Less than a checkpoint was left: it comes back already fallen, never better.
+        assert really_left < CHECKPOINT_MS and status["reste_ms"] <= 300000
+    else:
+        assert status["etat"] == "agonisant"
+        assert really_left - CHECKPOINT_MS <= status["reste_ms"] <= really_left

@@ -7,6 +7,10 @@ from cran.core.record import from_record, to_record
 from cran.core.ticks import ticks_diff
 from cran.core.words import COMA, STATES, ParseError
 
+# While a countdown runs, it is saved this often, each time as if this much had already
+# gone: power can go at any instant, and the badge must come back never healthier.
+CHECKPOINT_MS = 10000
+
 
 class Badge:
     def __init__(self, character, settings, store=None, journal=None, board_id="?"):
@@ -16,6 +20,7 @@ class Badge:
         self.journal = journal      # Journal or None
         self.board_id = board_id
         self.state = new_state(character, settings)
+        self._saved_at = None       # tick of the last save, for checkpoints
         self.uptime_ms = 0
         self._last_now = None
         self.wall_s = None          # wall-clock seconds at _wall_set_uptime, once set
@@ -72,6 +77,7 @@ class Badge:
             return
         try:
             self.state = from_record(record, self.character, self.settings, now)
+            self._saved_at = now
         except ParseError as e:
             self.log({"error": "state record refused: %s" % e})
 
@@ -100,13 +106,16 @@ class Badge:
         return cues
 
     def checkpoint(self, now):
-        """Save the state as of now (a clean restart loses no running time)."""
+        """Save the state exactly as of now: for a clean restart, which loses no time."""
         self._advance(now)
-        self._save(now)
+        self._save(now, exact=True)
 
     def tick(self, now):
         """Let time pass. -> cues of the timers that ran out."""
         self._advance(now)
+        if (self._saved_at is not None and "countdown" in self._state.timers
+                and ticks_diff(now, self._saved_at) >= CHECKPOINT_MS):
+            self._save(now)
         deadline = self._deadline
         if deadline is None or ticks_diff(now, deadline) < 0:
             return ()     # the idle path allocates nothing: most wake-ups end here
@@ -149,11 +158,18 @@ class Badge:
         except OSError:
             pass   # a failing flash must not stop the badge; the state on show is right
 
-    def _save(self, now):
+    def _save(self, now, exact=False):
         if self.store is None:
             return
+        record = to_record(self.state, now)
+        left = record["timers"].get("countdown")
+        if left is not None and not exact:
+            # Pessimistic by one checkpoint: until the next save, a power cut at any
+            # moment finds at most the time really left (S3, S4: never healthier).
+            record["timers"]["countdown"] = max(0, left - CHECKPOINT_MS)
         try:
-            self.store.save(to_record(self.state, now))
+            self.store.save(record)
+            self._saved_at = now
         except (OSError, ValueError) as e:
             # The badge goes on showing the truth; the journal says flash failed.
             self.log({"error": "state not saved: %r" % (e,)})
