@@ -110,3 +110,26 @@ def test_a_power_cut_during_a_countdown_never_leaves_the_wearer_healthier(
     else:
         assert status["etat"] == "agonisant"
         assert really_left - CHECKPOINT_MS <= status["reste_ms"] <= really_left
+
+
+@pytest.mark.parametrize("counts, wall_at_boot, etat", [
+    (False, 1795003600, "agonisant"),   # default: time off is paused
+    (True, 1795003600, "mort"),         # counted: 1 h off is past coma and death
+    (True, None, "agonisant"),          # counted, but the badge woke without a clock
+    (True, 1795000120, "agonisant"),    # counted: 2 minutes off
+])
+def test_time_switched_off_is_paused_unless_the_game_counts_it(tmp_path, counts,
+                                                               wall_at_boot, etat):
+    from cran.core.words import parse_action
+    from cran.storage import StateStore
+    settings = Settings(time_off_counts=counts)
+    first = Badge(Character(), settings, StateStore(str(tmp_path)))
+    first.boot(START, wall_s=1795000000)
+    first.apply(parse_action("coup agonisant"), START)
+    second = Badge(Character(), settings, StateStore(str(tmp_path)))
+    later = ticks_add(START, 5000)
+    second.boot(later, wall_s=wall_at_boot)
+    status = second.status(later)
+    assert status["etat"] == etat
+    if wall_at_boot == 1795000120:
+        assert 300000 - 120000 - 10000 <= status["reste_ms"] <= 300000 - 120000

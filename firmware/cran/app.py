@@ -35,6 +35,7 @@ PEEK_MS = 5000             # the private view stays up this long
 FAULT_RETRY_MS = 1000      # a show step that raised: try again, without feeding the dog
 MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
 CONSOLE_QUIET_MS = 60000   # no light sleep this soon after a console line
+_PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "help", "?")
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 _ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
@@ -52,7 +53,11 @@ class App:
                                     int(time.time()))
         badge = self.badge = Badge(config.character, config.settings, StateStore(root),
                                    Journal(root), board.id)
-        badge.boot(now, _CAUSE_NAMES.get(cause, cause))
+        # The RTC runs on through resets but starts again in 2000 after a power cut:
+        # only a plausible date may count the time switched off (time_off_counts).
+        wall = int(time.time())
+        badge.boot(now, _CAUSE_NAMES.get(cause, cause),
+                   wall if wall > _PLAUSIBLE_WALL_S else None)
         if self.safe:
             badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
                                     % (boots.LIMIT, boots.WINDOW_S)})

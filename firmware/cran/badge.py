@@ -4,7 +4,7 @@
 import cran
 from cran.core.engine import PUBLIC_LOOK, act, new_state, next_deadline, tick, view
 from cran.core.record import from_record, to_record
-from cran.core.ticks import ticks_diff
+from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import COMA, STATES, ParseError
 
 # While a countdown runs, it is saved this often, each time as if this much had already
@@ -63,9 +63,11 @@ class Badge:
 
     # ---- life -------------------------------------------------------------------
 
-    def boot(self, now, reset_cause=None):
+    def boot(self, now, reset_cause=None, wall_s=None):
         """Restore the saved state, timers running again from now (time off counts as
         paused). A bad or missing record is journaled and the badge starts fresh."""
+        if wall_s is not None:
+            self.set_wall_clock(wall_s, now)
         self._advance(now)
         self.log({"boot": cran.VERSION, "cause": reset_cause})
         if self.store is None:
@@ -75,8 +77,11 @@ class Badge:
             self.log({"error": problem})
         if record is None:
             return
+        off_ms = self._time_off_ms(record)
         try:
-            self.state = from_record(record, self.character, self.settings, now)
+            # Timers restart from now; with time_off_counts, from when power went.
+            self.state = from_record(record, self.character, self.settings,
+                                     ticks_add(now, -off_ms))
             self._saved_at = now
         except ParseError as e:
             self.log({"error": "state record refused: %s" % e})
@@ -104,6 +109,17 @@ class Badge:
         self._save(now)
         self._tell("undo", now, cues)
         return cues
+
+    def _time_off_ms(self, record):
+        """ms the badge spent switched off, if the game counts it and both ends of the
+        gap are known by the wall clock; else 0 (paused)."""
+        saved_wall = record.get("wall_s")
+        wall = self.wall_clock()
+        if (not self.settings.time_off_counts or not isinstance(saved_wall, int)
+                or wall is None):
+            return 0
+        # Bounded: tick arithmetic holds up to 2**29 ms; longer is "very long" anyway.
+        return min(max(0, wall - saved_wall) * 1000, (1 << 29) - 1)
 
     def checkpoint(self, now):
         """Save the state exactly as of now: for a clean restart, which loses no time."""
@@ -162,6 +178,7 @@ class Badge:
         if self.store is None:
             return
         record = to_record(self.state, now)
+        record["wall_s"] = self.wall_clock()
         left = record["timers"].get("countdown")
         if left is not None and not exact:
             # Pessimistic by one checkpoint: until the next save, a power cut at any

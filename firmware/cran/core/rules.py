@@ -40,6 +40,9 @@ class Settings:
         "keyword_state_raises": (False, "bool"),         # K5
         "stop_freezes_timers": (True, "bool"),           # K15
         "timers_run_out_of_game": (True, "bool"),        # K16
+        # Power: time a badge spends switched off counts as paused, unless this is on
+        # and the badge knows the wall-clock time both when it saved and when it woke.
+        "time_off_counts": (False, "bool"),
         "combat_rest_ms": (_MINUTES_5, "duration"),      # C1
         "mitraille_ms": (300, "duration"),               # C2
         "effect_ms": (_MINUTES_5, "duration"),           # K3
