@@ -111,12 +111,24 @@ def plain_cues(cues):
 
 def check_public(cues, around_coma):
     """S7: only a doctor tells coma from mort. No public cue names them, and around a
-    body in coma or mort (before or after) only the public look may show."""
+    body in coma or mort (before or after) only the public look may show.
+    around_coma: a bool for the whole step, or a function of the cue (time steps decide
+    at each deadline: what ran out before the fall was public then)."""
     for cue in cues:
         private = cue[3]
         assert private or cue[2] not in ("coma", "mort"), cue
-        if around_coma:
+        if around_coma(cue) if callable(around_coma) else around_coma:
             assert private or cue[1] == "vu", cue
+
+
+def fell_at(old, cues):
+    """-> a function: is this cue of a time step around a body in coma or mort?"""
+    if old.etat >= COMA:
+        return lambda cue: True
+    falls = [c[0] for c in cues if c[1] == "etat" and c[2] in ("coma", "mort")]
+    if not falls:
+        return lambda cue: False
+    return lambda cue: ticks_diff(cue[0], falls[0]) >= 0
 
 
 def is_statue_stop(action):
@@ -208,7 +220,7 @@ class EngineMachine(RuleBasedStateMachine):
         if ticks_diff(now, prev) == 0:
             assert cues == []
         self.check_stamps(cues, prev, now)
-        check_public(cues, new.etat >= COMA)
+        check_public(cues, fell_at(old, cues))
         etat_cues = [c for c in cues if c[1] == "etat"]
         if new.etat != old.etat:
             assert etat_cues and etat_cues[-1][2] == STATES[new.etat]
