@@ -182,21 +182,21 @@ def _fire(pin_id, before, after):
 def drive(pin_id, level):
     """From outside: hold the pin at level (0/1), or let go (None) back to its pull. An
     IRQ fires when what the pin reads changes, as on the part."""
-    before = _safe_level(pin_id)
-    if level is None:
-        _driven.pop(pin_id, None)
-    else:
-        _driven[pin_id] = 1 if level else 0
-    _fire(pin_id, before, _safe_level(pin_id))
+    _set_outside(_driven, pin_id, level)
 
 
 def set_board_pull(pin_id, level):
     """A resistor on the board (None: none). It survives reboot()."""
+    _set_outside(_board_pull, pin_id, level)
+
+
+def _set_outside(table, pin_id, level):
+    # Something outside the chip changes what the pin reads: IRQ as on the part.
     before = _safe_level(pin_id)
     if level is None:
-        _board_pull.pop(pin_id, None)
+        table.pop(pin_id, None)
     else:
-        _board_pull[pin_id] = 1 if level else 0
+        table[pin_id] = 1 if level else 0
     _fire(pin_id, before, _safe_level(pin_id))
 
 
