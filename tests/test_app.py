@@ -173,3 +173,28 @@ def test_main_py_is_one_line_that_starts_the_app():
     with open(os.path.join(FIRMWARE_DIR, "main.py")) as f:
         code = [x for x in f.read().splitlines() if x.strip() and not x.startswith("#")]
     assert code == ['__import__("cran.app").app.main()']
+
+
+def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micropython,
+                                                                           tmp_path):
+    # `micropython main.py` on a desktop: the real app, its console task on the real
+    # stdin; the run ends with stdin, and a second run finds the state in its flash.
+    (tmp_path / "boards").mkdir()
+    board = os.path.join(BOARDS_DIR, "atom-lite.json")
+    (tmp_path / "boards" / "atom-lite.json").write_text(open(board).read())
+    (tmp_path / "config.json").write_text('{"board": "atom-lite"}')
+
+    def run(stdin):
+        out = subprocess.run([micropython, os.path.join(MP, "app_console.py"), FIRMWARE_DIR,
+                              *sys_path("micropython"), str(tmp_path), board], input=stdin,
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stdout + out.stderr
+        return out.stdout.splitlines()
+
+    lines = run("status\ncoup\ncoup tartempion\n")
+    assert len(lines) == 3
+    assert json.loads(lines[0])["etat"] == "pleine-forme"
+    assert lines[1] == "ok coup normal: etat=blesse armure=0 dit=-"
+    assert lines[2] == "error: unknown keyword 'tartempion'"
+    [again] = run("status\n")
+    assert json.loads(again)["etat"] == "blesse"

@@ -272,10 +272,14 @@ class App:
     async def run(self, console=True):
         self.flag = _flag()
         self.start_watchdog()
-        tasks = [asyncio.create_task(self.show_loop())]
+        show = asyncio.create_task(self.show_loop())
         if console:
-            tasks.append(asyncio.create_task(self.console_loop()))
-        await asyncio.gather(*tasks)
+            # On a badge stdin never closes; on a desktop (`micropython main.py < FILE`)
+            # its end is the end of the run.
+            await self.console_loop()
+            show.cancel()
+        else:
+            await show
 
 
 def _flag():
