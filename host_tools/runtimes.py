@@ -37,15 +37,20 @@ def run_scenario(text, runtime="cpython", start_tick=0):
     """Replay scenario text (already known to parse) -> list of engine events."""
     if runtime == "cpython":
         return list(scenario.run(scenario.parse(text), start_tick))
-    exe = find_micropython()
+    return _json_lines(runtime, ["scenario_driver.py", FIRMWARE_DIR, str(start_tick)], text,
+                       timeout=120)
+
+
+def _json_lines(runtime, args, stdin, timeout):
+    """Run a driver of host_tools/mp/ on a runtime -> the JSON values it printed."""
+    exe = sys.executable if runtime == "cpython" else find_micropython()
     if exe is None:
         raise RuntimeFailure(HOW_TO_GET_MICROPYTHON)
-    driver = os.path.join(MP_DIR, "scenario_driver.py")
-    proc = subprocess.run([exe, driver, FIRMWARE_DIR, str(start_tick)], input=text,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([exe, os.path.join(MP_DIR, args[0])] + args[1:], input=stdin,
+                          capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
-        raise RuntimeFailure("micropython failed (exit %d):\n%s%s"
-                             % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+        raise RuntimeFailure("%s failed (exit %d):\n%s%s" % (
+            runtime, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
     return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
 
 
@@ -62,17 +67,9 @@ def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0):
     import tempfile
 
     from host_tools.vhw import sys_path
-    exe = sys.executable if runtime == "cpython" else find_micropython()
-    if exe is None:
-        raise RuntimeFailure(HOW_TO_GET_MICROPYTHON)
     stdin = "".join(json.dumps({"board": b, "text": t}) + "\n" for b, t in jobs)
     with tempfile.TemporaryDirectory(prefix="cran-flash-") as flash:
-        proc = subprocess.run([exe, os.path.join(MP_DIR, "badge_driver.py"), FIRMWARE_DIR,
-                               BOARDS_DIR, flash, str(start_tick), str(reboot_every),
-                               *sys_path(runtime)],
-                              input=stdin, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        raise RuntimeFailure("%s failed (exit %d):\n%s%s" % (
-            runtime, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
-    out = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        out = _json_lines(runtime, ["badge_driver.py", FIRMWARE_DIR, BOARDS_DIR, flash,
+                                    str(start_tick), str(reboot_every)] + sys_path(runtime),
+                          stdin, timeout=600)
     return [r["events"] if "events" in r else r["error"] for r in out]

@@ -187,12 +187,13 @@ def check(expected, seen):
     return failed
 
 
-def _view_list(state, now):
+def view_list(state, now):
+    """A view as a list in engine.FIELDS order: what events carry."""
     seen = view(state, now)
     return [seen[f] for f in FIELDS]
 
 
-def _cue_list(cues):
+def cue_list(cues):
     return [[kind, value, private] for _, kind, value, private in cues]
 
 
@@ -208,11 +209,11 @@ def run(scenario, start_tick=0, settings=None):
         deadline = next_deadline(state)
         while deadline is not None and ticks_diff(now, deadline) >= 0:
             state, fired = tick(state, deadline)
-            yield ["timer", ticks_diff(deadline, start_tick), _cue_list(fired),
-                   _view_list(state, deadline)]
+            yield ["timer", ticks_diff(deadline, start_tick), cue_list(fired),
+                   view_list(state, deadline)]
             deadline = next_deadline(state)
         if kind == "act":
             state, cues = act(state, payload, now)
-            yield ["act", line, t, payload.text(), _cue_list(cues), _view_list(state, now)]
+            yield ["act", line, t, payload.text(), cue_list(cues), view_list(state, now)]
         else:
-            yield ["expect", line, t, _view_list(state, now)]
+            yield ["expect", line, t, view_list(state, now)]

@@ -22,18 +22,9 @@ import time  # noqa: E402
 from cran import scenario  # noqa: E402
 from cran.app import App  # noqa: E402
 from cran.config import load  # noqa: E402
-from cran.core.engine import FIELDS, view  # noqa: E402
+from cran.scenario import cue_list, view_list  # noqa: E402
 
 BOOT_MS = 1000   # the badge is switched on this long before the scenario's 0:00
-
-
-def _view(state, now):
-    seen = view(state, now)
-    return [seen[f] for f in FIELDS]
-
-
-def _cues(cues):
-    return [[kind, value, private] for _, kind, value, private in cues]
 
 
 def _write(path, text):
@@ -73,8 +64,8 @@ class Run:
 
         def hook(kind, now, cues):
             if kind == "timer":
-                self.events.append(["timer", vclock.ticks_diff(now, self.start), _cues(cues),
-                                    _view(app.badge.state, now)])
+                self.events.append(["timer", vclock.ticks_diff(now, self.start), cue_list(cues),
+                                    view_list(app.badge.state, now)])
             elif kind == "act":
                 self.act_cues = cues
             shown(kind, now, cues)
@@ -87,11 +78,11 @@ class Run:
             answer = app.line(payload.text(), now)
             if not answer or not answer[0].startswith("ok "):
                 raise RuntimeError("console refused %r: %r" % (payload.text(), answer))
-            self.events.append(["act", line, t, payload.text(), _cues(self.act_cues),
-                                _view(app.badge.state, now)])
+            self.events.append(["act", line, t, payload.text(), cue_list(self.act_cues),
+                                view_list(app.badge.state, now)])
         else:
             app.badge.tick(now)
-            self.events.append(["expect", line, t, _view(app.badge.state, now)])
+            self.events.append(["expect", line, t, view_list(app.badge.state, now)])
 
     def segments(self, steps):
         n = self.reboot_every or len(steps) or 1
