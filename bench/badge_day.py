@@ -4,7 +4,6 @@
 # Prints one JSON line of figures.
 import gc
 import json
-import os
 import sys
 
 sys.path[:0] = [sys.argv[4], sys.argv[5], sys.argv[1]]
@@ -14,6 +13,7 @@ import time  # noqa: E402
 
 import machine  # noqa: E402
 import vclock  # noqa: E402
+import world  # noqa: E402
 
 from cran.app import App  # noqa: E402
 from cran.config import load  # noqa: E402
@@ -25,17 +25,7 @@ FIGHT = (("coup", 2000), ("coup", 3000), ("effet peur", 60000), ("soin", 1000),
 
 
 def boot(root):
-    os.mkdir(root)
-    os.mkdir(root + "/boards")
-    with open("%s/%s.json" % (sys.argv[2], BOARD)) as f:
-        text = f.read()
-    with open("%s/boards/%s.json" % (root, BOARD), "w") as f:
-        f.write(text)
-    with open(root + "/config.json", "w") as f:
-        f.write(json.dumps({"board": BOARD}))
-    for b in json.loads(text)["buttons"]:
-        if b["pull"] is None:
-            machine.set_board_pull(b["pin"], 1)
+    world.wire(world.make_root(root, sys.argv[2], BOARD, {}), i2c=False)
     return App(root, load(root))
 
 

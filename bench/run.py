@@ -7,7 +7,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from host_tools import FIRMWARE_DIR  # noqa: E402
-from host_tools.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython  # noqa: E402
+from host_tools.runtimes import BOARDS_DIR, HOW_TO_GET_MICROPYTHON, find_micropython  # noqa: E402
 
 TARGET_MP_US = 50.0   # per action in the unix port; an ESP32 is about 50 times slower
 
@@ -53,7 +53,7 @@ def badge_day(mp):
     def day(heap_kb):
         with tempfile.TemporaryDirectory() as flash:
             r = subprocess.run([mp, "-X", "heapsize=%dk" % heap_kb, script, FIRMWARE_DIR,
-                                os.path.join(REPO, "boards"), flash]
+                                BOARDS_DIR, flash]
                                + sys_path("micropython"), capture_output=True, text=True)
         return json.loads(r.stdout) if r.returncode == 0 else None
 

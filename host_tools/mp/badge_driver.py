@@ -4,7 +4,6 @@
 # stdin: one JSON job a line, {"board": ID, "text": SCENARIO}; stdout: one JSON line a
 # job, {"events": [...]} in cran.scenario.run()'s format, or {"error": TEXT}.
 import json
-import os
 import sys
 
 if __name__ == "__main__":
@@ -12,6 +11,7 @@ if __name__ == "__main__":
 
 import machine  # noqa: E402
 import vclock  # noqa: E402
+import world  # noqa: E402
 
 MICROPYTHON = sys.implementation.name == "micropython"
 if not MICROPYTHON:
@@ -25,23 +25,6 @@ from cran.config import load  # noqa: E402
 from cran.scenario import cue_list, view_list  # noqa: E402
 
 BOOT_MS = 1000   # the badge is switched on this long before the scenario's 0:00
-
-
-def _write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def _wire_world(board):
-    """What is on the board outside the chip: resistors on button lines without an
-    internal pull, and the I2C chips the board file lists."""
-    for spec in board["buttons"]:
-        if spec.get("pull") is None:
-            machine.set_board_pull(spec["pin"], 1 if spec["active_low"] else 0)
-    for part in (board.get("display"), board.get("power"), board.get("imu")):
-        if part and "i2c" in part:
-            bus = part["i2c"]
-            machine.attach_i2c(bus["scl"], bus["sda"], bus["addr"])
 
 
 def _no_wait(ms):
@@ -134,16 +117,11 @@ def _segment_sync(run, steps):
 def run_job(n, job, boards_dir, flash_dir, start, reboot_every):
     parsed = scenario.parse(job["text"])
     root = "%s/job%d" % (flash_dir, n)
-    os.mkdir(root)
-    os.mkdir(root + "/boards")
-    with open("%s/%s.json" % (boards_dir, job["board"])) as f:
-        board_text = f.read()
-    _write("%s/boards/%s.json" % (root, job["board"]), board_text)
-    _write(root + "/config.json", json.dumps({"board": job["board"],
-                                              "character": parsed.character.as_dict()}))
+    board = world.make_root(root, boards_dir, job["board"],
+                            {"character": parsed.character.as_dict()})
     vclock.start(vclock.ticks_add(start, -BOOT_MS))
     machine.reset_all()
-    _wire_world(json.loads(board_text))
+    world.wire(board)
     run = Run(root, start, reboot_every)
     segments = run.segments(parsed.steps)
     for i, steps in enumerate(segments):

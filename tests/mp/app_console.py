@@ -6,12 +6,10 @@ import sys
 
 sys.path[:0] = [sys.argv[2], sys.argv[3], sys.argv[1]]
 
-import machine  # noqa: E402
+import world  # noqa: E402
 
 from cran import app  # noqa: E402
 
 with open(sys.argv[5]) as f:
-    for button in json.load(f)["buttons"]:
-        if button["pull"] is None:
-            machine.set_board_pull(button["pin"], 1)
+    world.wire(json.load(f), i2c=False)
 app.main(sys.argv[4])

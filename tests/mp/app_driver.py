@@ -4,7 +4,6 @@
 # Prints one JSON line per check: {"id", "result"} or {"id", "crash"}; tests/test_app.py
 # holds the expectations.
 import json
-import os
 import sys
 
 sys.path[:0] = [sys.argv[4], sys.argv[5], sys.argv[1]]
@@ -14,6 +13,7 @@ import time  # noqa: E402
 
 import machine  # noqa: E402
 import vclock  # noqa: E402
+import world  # noqa: E402
 
 from cran.app import MAX_SLEEP_MS, App  # noqa: E402
 from cran.config import load  # noqa: E402
@@ -36,20 +36,7 @@ def badge(board, config=None, start=0):
     machine.reset_all()
     _roots[0] += 1
     root = "%s/badge%d" % (FLASH, _roots[0])
-    os.mkdir(root)
-    os.mkdir(root + "/boards")
-    with open("%s/%s.json" % (BOARDS, board)) as f:
-        text = f.read()
-    with open("%s/boards/%s.json" % (root, board), "w") as f:
-        f.write(text)
-    cfg = {"board": board}
-    cfg.update(config or {})
-    with open(root + "/config.json", "w") as f:
-        f.write(json.dumps(cfg))
-    spec = json.loads(text)
-    for b in spec["buttons"]:
-        if b["pull"] is None:
-            machine.set_board_pull(b["pin"], 1)
+    world.wire(world.make_root(root, BOARDS, board, config or {}), i2c=False)
     return root, App(root, load(root))
 
 
