@@ -127,3 +127,27 @@ def timeline_line(record, previous, verbose):
                                               " (private)" if c["private"] else "")
                                  for c in record["cues"]) + "]"
     return "%s  %-22s %s%s%s" % (when, what, " ".join(changed) or "-", tell, cues)
+
+
+HELP = "run a scenario file and check its expect lines"
+
+
+def setup(p):
+    p.add_argument("file", help="scenario file (../shared/SCENARIOS.md)")
+    p.add_argument("--runtime", choices=("cpython", "micropython"), default=None,
+                   help="where it runs (default: cpython; micropython with --badge)")
+    p.add_argument("--badge", metavar="BOARD",
+                   help="run it through the whole badge app (console, engine, cues, "
+                        "storage) on virtual hardware of this board (boards/BOARD.json)")
+    p.add_argument("--reboot-every", type=int, default=0, metavar="N",
+                   help="with --badge: restart the badge from flash after every N steps")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object a line for each action and state change")
+    p.add_argument("--start-tick", type=int, default=0, metavar="MS",
+                   help="badge tick count at the scenario's 0:00 (tests wraparound)")
+
+
+def run(args):
+    runtime = args.runtime or ("micropython" if args.badge else "cpython")
+    return run_file(args.file, runtime, args.json, args.start_tick,
+                    badge=args.badge, reboot_every=args.reboot_every)
