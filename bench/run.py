@@ -43,36 +43,46 @@ def main():
 
 def badge_day(mp):
     """The whole app through a 12-hour game day; the smallest -X heapsize that lives
-    through it is the day's real peak (sampling the heap would miss the peaks)."""
+    through it is the day's real peak (sampling the heap would miss the peaks). Twice:
+    modules from source, then as a badge gets them, compiled to .mpy by `cran flash`."""
     import json
     import tempfile
 
+    from host_tools.build import compile_firmware
     from host_tools.vhw import sys_path
     script = os.path.join(REPO, "bench", "badge_day.py")
 
-    def day(heap_kb):
+    def day(heap_kb, firmware):
         with tempfile.TemporaryDirectory() as flash:
-            r = subprocess.run([mp, "-X", "heapsize=%dk" % heap_kb, script, FIRMWARE_DIR,
+            r = subprocess.run([mp, "-X", "heapsize=%dk" % heap_kb, script, firmware,
                                 BOARDS_DIR, flash]
                                + sys_path("micropython"), capture_output=True, text=True)
         return json.loads(r.stdout) if r.returncode == 0 else None
 
-    figures = day(4096)
-    low, high = 16, 4096        # KB: dies at low, lives at high
-    while high - low > 4:
-        mid = (low + high) // 2
-        if day(mid):
-            high = mid
-        else:
-            low = mid
+    def smallest_heap(firmware):
+        low, high = 16, 4096        # KB: dies at low, lives at high
+        while high - low > 4:
+            mid = (low + high) // 2
+            if day(mid, firmware):
+                high = mid
+            else:
+                low = mid
+        return high
+
+    figures = day(4096, FIRMWARE_DIR)
+    with tempfile.TemporaryDirectory() as compiled:
+        compile_firmware(compiled)
+        as_mpy = day(4096, compiled)
+        mpy_heap = smallest_heap(compiled)
     print("badge (atom-lite, whole app on virtual hardware, 12-hour game day, one fight an hour):")
     print("  heap in use after boot      %7d B (boot itself keeps %d B)"
           % (figures["heap_after_boot"], figures["boot_keeps"]))
     print("  smallest heap for the day   %7d KB (64-bit unix port; an ESP32's objects are"
-          " about half the size)" % high)
+          " about half the size)" % smallest_heap(FIRMWARE_DIR))
+    print("  same, firmware as .mpy      %7d B after boot, %d KB smallest heap (no compiler"
+          " at import)" % (as_mpy["heap_after_boot"], mpy_heap))
     print("  bytes allocated / idle tick %7.1f    (target 0)" % figures["idle_tick_bytes"])
     print("  wake-ups per idle minute    %7d    (target <= 2)" % figures["wakeups_idle_minute"])
-
 
 main()
 mp_exe = find_micropython()

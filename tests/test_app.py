@@ -113,6 +113,36 @@ def test_the_show_loop_sleeps(app_checks):
     assert wakeups <= 2 and lightsleeps >= 5 and slept_ms >= 150000
 
 
+def test_a_press_wakes_a_light_sleeping_badge(app_checks):
+    r = app_checks("light_sleep_and_buttons")
+    for key in ("atom-lite 39", "m5stickc-plus 39", "m5stickc-plus 37", "esp32-devkitc 33"):
+        seen = r[key]
+        assert seen["can_sleep"] and seen["slept_before"] >= 2, (key, seen)
+        assert seen["light_sleep_log"] == [], (key, seen)
+        assert seen["etat"] == "blesse" or seen["menu_moved"], (key, seen)
+    # One button (ext0) is the hit button: seen at once, decided after the double-click
+    # window (350 ms), as when awake.
+    assert r["atom-lite 39"]["events"] == ["coup normal"]
+    assert 0 <= r["atom-lite 39"]["hit_after_ms"] <= 600
+    # The C3's buttons (GPIO6/7) can't wake it: light sleep stays off, and says why.
+    c3 = r["esp32c3-supermini 6"]
+    assert not c3["can_sleep"] and c3["slept_before"] == 0
+    assert c3["light_sleep_log"] == ["off: buttons can't wake the chip (invalid pin)"]
+
+
+def test_a_wake_source_that_fires_alone_turns_light_sleep_off(app_checks):
+    r = app_checks("light_sleep_and_buttons")["glitches"]
+    assert r["can_sleep"] is False and r["etat"] == "pleine-forme"
+    assert r["log"] == ["off: woken 3 times with no press"]
+
+
+def test_clock_sets_the_rtc_which_outlives_a_reset(app_checks):
+    r = app_checks("clock_sets_the_rtc")
+    assert r["before"] is None and r["answer"] == ["ok clock 1767225600"]
+    assert r["after_reset"] == 1767225600 + 5   # the 5 s since, counted by the RTC
+    assert r["rtc"][:3] == [2026, 1, 1]
+
+
 def test_watchdog_resets_go_in_the_journal_and_three_make_safe_mode(app_checks):
     r = app_checks("watchdog_and_safe_mode")
     # The hung loop is reset by the watchdog within its 45 s.

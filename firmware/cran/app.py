@@ -35,6 +35,8 @@ PEEK_MS = 5000             # the private view stays up this long
 FAULT_RETRY_MS = 1000      # a show step that raised: try again, without feeding the dog
 MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
 CONSOLE_QUIET_MS = 60000   # no light sleep this soon after a console line
+EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
+SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 _PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "help", "?")
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
@@ -55,14 +57,14 @@ class App:
                                    Journal(root), board.id)
         # The RTC runs on through resets but starts again in 2000 after a power cut:
         # only a plausible date may count the time switched off (time_off_counts).
-        wall = int(time.time())
+        wall = int(time.time()) + _epoch_shift()
         badge.boot(now, _CAUSE_NAMES.get(cause, cause),
                    wall if wall > _PLAUSIBLE_WALL_S else None)
         if self.safe:
             badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
                                     % (boots.LIMIT, boots.WINDOW_S)})
         badge.on_cues = self._on_cues
-        self.console = Console(badge, config.raw)
+        self.console = Console(badge, config.raw, set_rtc)
         self.layout = board.leds["layout"] if board.leds else "single"
         self.leds = parts.leds(board)
         self.buzzer = parts.buzzer(board, config.volume_percent)
@@ -70,8 +72,16 @@ class App:
         if problem:
             badge.log({"error": problem})
         self.events = []        # (button, kind, tick) waiting for the show loop
-        self.buttons = [] if self.safe else parts.buttons(board, self._on_button)
+        self.buttons = [] if self.safe else parts.buttons(board, self._on_button,
+                                                                 self._poke)
         self.menu = None if self.safe else Menu(len(self.buttons), self.screen is not None)
+        self.can_sleep = config.light_sleep
+        if self.can_sleep:
+            why = parts.wake_on_buttons(board, self.buttons)
+            if why is not None:
+                self.can_sleep = False
+                badge.log({"light_sleep": "off: %s" % why})
+        self.spurious_wakes = 0
         self.pending = []       # cues not yet played
         self.peek_until = None
         self.undo = None        # (tick, state before the last menu action)
@@ -88,6 +98,7 @@ class App:
     def _on_button(self, name, kind, tick):
         # Runs from micropython.schedule (the button's IRQ) or from show(): note it only.
         self.events.append((name, kind, tick))
+        self.spurious_wakes = 0
         self._poke()
 
     def _on_cues(self, kind, now, cues):
@@ -226,7 +237,7 @@ class App:
         """Light sleep halts the CPU and, on the classic ESP32, the buzzer's PWM; a console
         line or a press would wait for the wake-up. So: only when the config allows it,
         silent, with no press being timed, the console quiet, and a wait worth it."""
-        if not self.config.light_sleep or wait_ms < MIN_LIGHT_SLEEP_MS or self.events:
+        if not self.can_sleep or wait_ms < MIN_LIGHT_SLEEP_MS or self.events:
             return False
         if self.buzzer is not None and self.buzzer.playing():
             return False
@@ -234,6 +245,19 @@ class App:
             if button.pressed or button.next_timeout_ms(now) is not None:
                 return False
         return self.last_line is None or ticks_diff(now, self.last_line) >= CONSOLE_QUIET_MS
+
+    def _woke(self, slept_at, wait_ms):
+        """Back from a light sleep: a press that woke the chip raised no IRQ, so read the
+        buttons. A wake source that keeps firing with no press coming of it (a floating
+        pin) would make every sleep a busy loop: after a few, light sleep is turned off."""
+        for button in self.buttons:
+            button.catch_up()
+        if ticks_diff(time.ticks_ms(), slept_at) < wait_ms - EARLY_WAKE_MS:
+            self.spurious_wakes += 1    # until a press comes of it (_on_button)
+            if self.spurious_wakes >= SPURIOUS_WAKES:
+                self.can_sleep = False
+                self.badge.log({"light_sleep": "off: woken %d times with no press"
+                                               % SPURIOUS_WAKES})
 
     # ---- the asyncio app --------------------------------------------------------
 
@@ -252,6 +276,7 @@ class App:
                 wait = FAULT_RETRY_MS
             if self.may_light_sleep(now, wait):
                 machine.lightsleep(wait)
+                self._woke(now, wait)
                 await asyncio.sleep_ms(0)   # let the other tasks see the time it took
             else:
                 await _wait(self.flag, wait)
@@ -280,6 +305,19 @@ class App:
             show.cancel()
         else:
             await show
+
+
+def _epoch_shift():
+    # time.time() counts from 1970 on some ports and from 2000 on others (gmtime(0)
+    # tells which); the host and the journal speak 1970.
+    return 946684800 if time.gmtime(0)[0] == 2000 else 0
+
+
+def set_rtc(unix_s):
+    """The console's `clock` also sets the chip's RTC: it runs on through a watchdog or
+    soft reset (not a power cut), so the badge still knows the date after one."""
+    t = time.gmtime(unix_s - _epoch_shift())
+    machine.RTC().datetime((t[0], t[1], t[2], t[6], t[3], t[4], t[5], 0))
 
 
 def _flag():

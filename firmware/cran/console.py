@@ -10,9 +10,10 @@ HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...)
 
 
 class Console:
-    def __init__(self, badge, config=None):
+    def __init__(self, badge, config=None, on_clock=None):
         self.badge = badge
         self.config = config or {}
+        self.on_clock = on_clock    # on_clock(unix seconds): also set the chip's RTC
 
     def handle(self, line, now):
         """-> the answer lines for one console line. A bad line gets one error line and
@@ -47,4 +48,6 @@ class Console:
         if not rest.strip().isdigit():
             return "error: clock needs the wall-clock time in whole seconds since 1970"
         self.badge.set_wall_clock(int(rest), now)
+        if self.on_clock is not None:
+            self.on_clock(int(rest))
         return "ok clock %d" % int(rest)

@@ -30,7 +30,7 @@ def buzzer(board, volume_percent):
     return Buzzer(pwm, volume_percent)
 
 
-def buttons(board, on_event):
+def buttons(board, on_event, on_edge=None):
     out = []
     for spec in board.buttons:
         pull = {"up": machine.Pin.PULL_UP, "down": machine.Pin.PULL_DOWN}.get(spec["pull"])
@@ -38,8 +38,42 @@ def buttons(board, on_event):
             pin = machine.Pin(spec["pin"], machine.Pin.IN)   # the board's own resistor
         else:
             pin = machine.Pin(spec["pin"], machine.Pin.IN, pull)
-        out.append(Button(pin, spec["name"], spec["active_low"], on_event))
+        out.append(Button(pin, spec["name"], spec["active_low"], on_event, on_edge=on_edge))
     return out
+
+
+def wake_on_buttons(board, buttons):
+    """Make every button a light-sleep wake source. -> None, or why light sleep must stay
+    off (a press that can't wake the chip would wait for the next timer wake-up). Only
+    documented sources: on the classic ESP32 ext0 takes one pin at a level and ext1
+    (ALL_LOW) a second, each of them alone "all low"; on the C3 wake_on_gpio."""
+    if not buttons:
+        return None
+    try:
+        import esp32
+    except ImportError:
+        return "no esp32 module"
+    active_low = [b.active_low for b in buttons]
+    if len(set(active_low)) > 1:
+        return "buttons of both polarities"
+    level = esp32.WAKEUP_ALL_LOW if active_low[0] else esp32.WAKEUP_ANY_HIGH
+    pins = [b.pin for b in buttons]
+    try:
+        if board.chip.startswith("esp32c"):
+            if not hasattr(esp32, "wake_on_gpio"):
+                return "this MicroPython has no esp32.wake_on_gpio"
+            esp32.wake_on_gpio(pins, level)
+        elif not active_low[0]:
+            esp32.wake_on_ext1(pins, level)        # any high
+        elif len(pins) <= 2:
+            esp32.wake_on_ext0(pins[0], esp32.WAKEUP_ALL_LOW)   # low: pressed
+            if len(pins) == 2:
+                esp32.wake_on_ext1(pins[1:], level)   # "all" of one pin low
+        else:
+            return "more than two active-low buttons"
+    except ValueError as e:   # not a pin that can wake this chip
+        return "buttons can't wake the chip (%s)" % (e,)
+    return None
 
 
 def screen(board):

@@ -67,14 +67,57 @@ def idle():
 
 
 def lightsleep(time_ms=None):
-    """The clock moves on by time_ms and the program goes on: one wake-up. The watchdog
-    keeps counting here (harsher than an ESP32 may be): sleep less than its timeout."""
-    global wakeups, lightsleep_ms
+    """The CPU halts until time_ms has passed or a wake source (esp32.wake_on_ext0/ext1/
+    gpio) sees its level, whichever comes first; then the program goes on: one wake-up.
+    What happens outside meanwhile comes from scheduled events (drive_at): no task runs.
+    Pin edges while asleep raise no IRQ (the firmware must read its pins on waking). The
+    watchdog keeps counting here (harsher than an ESP32 may be): sleep less than it."""
+    global wakeups, lightsleep_ms, _asleep, _woken
     if time_ms is None:
         raise ValueError("virtual lightsleep needs a time: nothing else would wake it")
-    vclock.advance(time_ms)
+    _asleep = True
+    _woken = _wake_level_seen()
+    try:
+        slept = vclock.advance_until(time_ms, lambda: _woken)
+    finally:
+        _asleep = False
     wakeups += 1
-    lightsleep_ms += time_ms
+    lightsleep_ms += slept
+
+
+# Light-sleep wake sources, set by the virtual esp32 module: kind -> (pin ids, level).
+# ext0: its one pin at level; ext1: ANY_HIGH (level 1) any pin high, ALL_LOW (level 0)
+# every pin low; gpio: any pin at level.
+wake_sources = {}
+_asleep = False
+_woken = False    # a wake source saw its level during this sleep, however briefly
+
+
+def _wake_level_seen():
+    for kind, (ids, level) in wake_sources.items():
+        seen = [_safe_level(i) == level for i in ids]
+        if (all(seen) if kind == "ext1" and not level else any(seen)):
+            return True
+    return False
+
+
+class _Event:
+    # Something outside the chip at a set virtual time (a finger on a button).
+    def __init__(self, due_ms, fn):
+        self.due_ms = due_ms
+        self.fn = fn
+
+    def fire(self):
+        self.due_ms = None
+        vclock.remove_alarm(self)
+        self.fn()
+
+
+def drive_at(delay_ms, pin_id, level):
+    """drive(pin_id, level) delay_ms of virtual time from now, whatever the firmware is
+    doing then (even in lightsleep, when no asyncio task can act)."""
+    vclock.add_alarm(_Event(vclock.elapsed_ms() + delay_ms,
+                            lambda: drive(pin_id, level)))
 
 
 def deepsleep(time_ms=None):
@@ -171,7 +214,7 @@ def _safe_level(pin_id):
 
 def _fire(pin_id, before, after):
     entry = _irqs.get(pin_id)
-    if entry is None or before is None or after is None or before == after:
+    if _asleep or entry is None or before is None or after is None or before == after:
         return
     pin, handler, trigger = entry
     if trigger & (Pin.IRQ_RISING if after else Pin.IRQ_FALLING):
@@ -191,12 +234,16 @@ def set_board_pull(pin_id, level):
 
 
 def _set_outside(table, pin_id, level):
-    # Something outside the chip changes what the pin reads: IRQ as on the part.
+    # Something outside the chip changes what the pin reads: IRQ as on the part; asleep,
+    # the wake logic latches a wake level however short.
+    global _woken
     before = _safe_level(pin_id)
     if level is None:
         table.pop(pin_id, None)
     else:
         table[pin_id] = 1 if level else 0
+    if _asleep and _wake_level_seen():
+        _woken = True
     _fire(pin_id, before, _safe_level(pin_id))
 
 
@@ -306,6 +353,42 @@ class WDT:
         _reset(WDT_RESET, "watchdog not fed for %d ms" % self.timeout_ms)
 
 
+# ---- real-time clock ---------------------------------------------------------------
+
+class RTC:
+    """The date: time.time() follows it. It survives reboot() (an RTC runs on through
+    resets), as the virtual clock does."""
+
+    def datetime(self, dt=None):
+        if dt is None:
+            days, secs = divmod(vclock.time(), 86400)
+            y, m, d = _civil(days)
+            return (y, m, d, (days + 3) % 7, secs // 3600, secs // 60 % 60, secs % 60, 0)
+        y, m, d, _weekday, hh, mm, ss = dt[:7]
+        vclock.set_time(_days(y, m, d) * 86400 + hh * 3600 + mm * 60 + ss)
+
+
+def _days(y, m, d):
+    # Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def _civil(days):
+    days += 719468
+    era = days // 146097
+    doe = days - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (m <= 2), m, d
+
+
 # ---- buses ------------------------------------------------------------------------
 
 _i2c_devices = {}   # (scl, sda) -> set of 7-bit addresses answering on that bus
@@ -401,6 +484,7 @@ def reboot():
     _pins.clear()
     _irqs.clear()
     _pwms.clear()
+    wake_sources.clear()
     for alarm in list(vclock._alarms):
         if isinstance(alarm, WDT):
             vclock.remove_alarm(alarm)
@@ -413,6 +497,9 @@ def reset_all(cause=PWRON_RESET):
     _driven.clear()
     _board_pull.clear()
     _i2c_devices.clear()
+    for alarm in list(vclock._alarms):
+        if isinstance(alarm, _Event):
+            vclock.remove_alarm(alarm)
     _cause = cause
     wakeups = 0
     lightsleep_ms = 0

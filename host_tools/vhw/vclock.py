@@ -47,6 +47,12 @@ def time():
     return _epoch_s + _elapsed_ms // 1000
 
 
+def set_time(epoch_s):
+    """Set what time() says now (the RTC set by the firmware)."""
+    global _epoch_s
+    _epoch_s = epoch_s - _elapsed_ms // 1000
+
+
 def add_alarm(alarm):
     if alarm not in _alarms:
         _alarms.append(alarm)
@@ -81,6 +87,23 @@ def advance(ms):
         alarm.fire()
     _elapsed_ms = target
     _run_scheduled()
+
+
+def advance_until(ms, stop):
+    """advance(ms), but ending just after the alarm after which stop() is true (a pin
+    that wakes a sleep, a flag an IRQ set). -> ms advanced."""
+    global _elapsed_ms
+    start = _elapsed_ms
+    target = start + ms
+    # Each pass of this loop is a backward jump, where MicroPython runs what an alarm's
+    # IRQ handler scheduled, before stop() looks.
+    while not stop():
+        alarm = _next_alarm(target)
+        if alarm is None:
+            advance(target - _elapsed_ms)
+            break
+        advance(max(0, alarm.due_ms - _elapsed_ms))
+    return _elapsed_ms - start
 
 
 def sleep_ms(ms):

@@ -193,6 +193,70 @@ def watchdog_and_safe_mode():
     return out
 
 
+def _sleeping_press(board, pin, config=None):
+    """A badge left idle long enough to light-sleep; a finger on pin for 120 ms in the
+    middle of a sleep. -> what it saw."""
+    cfg = {"light_sleep": True}
+    cfg.update(config or {})
+    root, app = badge(board, cfg)
+    run_for(app, 70000)          # console quiet for a minute: sleeping now
+    sleeps = machine.wakeups
+    menu_before = app.menu.where() if app.menu else None
+    machine.drive_at(12345, pin, 0)
+    machine.drive_at(12465, pin, None)
+    pressed_at = vclock.elapsed_ms() + 12345
+    run_for(app, 13000)
+    out = {"slept_before": sleeps, "etat": etat(app), "can_sleep": app.can_sleep,
+           "menu_moved": (app.menu.where() if app.menu else None) != menu_before,
+           "events": [e.get("a") for e in app.badge.journal.entries() if "a" in e],
+           "light_sleep_log": [e["light_sleep"] for e in app.badge.journal.entries()
+                               if "light_sleep" in e]}
+    hits = [e["up"] for e in app.badge.journal.entries() if "a" in e]
+    # uptime of the hit vs the press, on the same clock (the badge booted at elapsed 0)
+    out["hit_after_ms"] = hits[0] - pressed_at if hits else None
+    return out
+
+
+@check
+def light_sleep_and_buttons():
+    out = {}
+    for board, pin in (("atom-lite", 39), ("m5stickc-plus", 39), ("m5stickc-plus", 37),
+                       ("esp32-devkitc", 33), ("esp32c3-supermini", 6)):
+        out["%s %d" % (board, pin)] = _sleeping_press(board, pin)
+    # A wake source that fires with nothing pressed: a floating pin's glitches, gone
+    # before the chip is awake to read the pin.
+    _, app = badge("atom-lite", {"light_sleep": True})
+    run_for(app, 70000)
+    for i in range(3):
+        machine.drive_at(5000 * i + 3000, 39, 0)
+        machine.drive_at(5000 * i + 3000, 39, None)
+    run_for(app, 20000)
+    out["glitches"] = {"can_sleep": app.can_sleep, "etat": etat(app),
+                       "log": [e["light_sleep"] for e in app.badge.journal.entries()
+                               if "light_sleep" in e]}
+    return out
+
+
+@check
+def clock_sets_the_rtc():
+    # After a power cut the RTC says 2000: the badge knows no date until `clock`.
+    vclock.start(0, epoch_s=946684800)
+    machine.reset_all()
+    _roots[0] += 1
+    root = "%s/badge%d" % (FLASH, _roots[0])
+    world.wire(world.make_root(root, BOARDS, "atom-lite", {}), i2c=False)
+    app = App(root, load(root))
+    out = {"before": app.badge.wall_clock()}
+    run_for(app, 1000)
+    out["answer"] = app.line("clock 1767225600", time.ticks_ms())
+    run_for(app, 5000)
+    machine.reboot()   # a watchdog or soft reset: the RTC runs on
+    again = App(root, load(root))
+    out["after_reset"] = again.badge.wall_clock()
+    out["rtc"] = list(machine.RTC().datetime())
+    return out
+
+
 def main():
     for fn in CHECKS:
         try:

@@ -14,16 +14,20 @@ class Button:
     long_press_ms = 800
     double_click_ms = 350
 
-    def __init__(self, pin, name, active_low, on_event, clock=None):
+    def __init__(self, pin, name, active_low, on_event, clock=None, on_edge=None):
         """on_event(name, "short" | "long" | "double", tick). clock() -> ticks ms, by
-        default time.ticks_ms (on CPython: vclock.patch_cpython_time() first)."""
+        default time.ticks_ms (on CPython: vclock.patch_cpython_time() first).
+        on_edge(): after edges are handled, as their deadlines may have moved (a release
+        starts the double-click window): the app's loop then sleeps no longer than it."""
         if clock is None:
             import time
             clock = time.ticks_ms
         self.pin = pin
         self.name = name
+        self.active_low = active_low
         self._active = 0 if active_low else 1
         self._on_event = on_event
+        self._on_edge = on_edge
         self._clock = clock
         # Ring of edges, allocated once: the IRQ handler must not allocate.
         self._edge_ticks = [0] * _EDGES
@@ -58,9 +62,16 @@ class Button:
             except RuntimeError:   # queue full: poll() will find the edge
                 self._scheduled = False
 
+    def catch_up(self):
+        """After a light sleep: edges then raised no IRQ, so note what the pin reads
+        now; the same level as known is ignored as noise."""
+        self._irq(self.pin)
+
     def _run(self, _):
         self._scheduled = False
         self.poll(self._clock())
+        if self._on_edge is not None:
+            self._on_edge()
 
     def poll(self, now):
         """Handle noted edges and what is due by `now`. -> next_timeout_ms(now)."""

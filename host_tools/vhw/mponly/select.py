@@ -70,8 +70,15 @@ class _Poll:
                 raise RuntimeError("virtual select: waiting forever with nothing to wait on")
             # Only real input (a console line) can end this wait; virtual time stands still.
             return list(self._real.ipoll(-1, flags))
-        vclock.advance(timeout)
-        return self._ready(flags)
+        # Time runs on to the timeout, or to the alarm (a button's IRQ) that made
+        # something ready, as a real poll returns at once.
+        found = []
+
+        def ready():
+            found[:] = self._ready(flags)
+            return found
+        vclock.advance_until(timeout, ready)
+        return found
 
 
 def _use_vtasks():
