@@ -38,7 +38,7 @@ CONSOLE_QUIET_MS = 60000   # no light sleep this soon after a console line
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 _PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
-_SAFE_COMMANDS = ("status", "journal", "config", "clock", "help", "?")
+_SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?")
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 _ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
 
@@ -387,6 +387,8 @@ async def error_console(message):
         words = _text(raw).split()
         if words and words[0].lower() == "status":
             print(json.dumps({"error": message, "firmware": cran.VERSION}))
+        elif words and words[0].lower() == "echo":
+            print(_text(raw).strip()[5:])
         elif words:
             print("error: the badge could not start: %s" % message)
 

@@ -6,7 +6,7 @@ import json
 from cran.core.words import ParseError, parse_action
 
 HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
-        "status; journal; config; clock SECONDS; help")
+        "status; journal; config; clock SECONDS; echo TEXT; help")
 
 
 class Console:
@@ -32,6 +32,8 @@ class Console:
             return [json.dumps(self.config)]
         if command == "clock":
             return [self._clock(rest, now)]
+        if command == "echo":   # a host marks the end of an answer with it
+            return [rest]
         if command in ("help", "?"):
             return [HELP]
         try:

@@ -1,0 +1,126 @@
+# Talking to a badge on a serial port: its REPL through mpremote's own transport (files,
+# code, reset), and its running firmware's console (status, journal) as a person would.
+# Every failure becomes one CommandError naming the port and what to do.
+import json
+import os
+import time
+
+from host_tools import CommandError
+
+CONSOLE_TIMEOUT_S = 8.0
+BOOT_TIMEOUT_S = 15.0
+CONNECT_TIMEOUT_S = 5.0    # a port where no MicroPython answers gives up this fast
+
+
+def _serial_error(port, e):
+    text = str(e)
+    if not os.path.exists(port) and "://" not in port:
+        return CommandError("%s: no such port (is the badge plugged in? `ls /dev/tty*`)"
+                            % port)
+    if "lock" in text.lower() or "busy" in text.lower():
+        return CommandError("%s: busy: another program has it open (mpremote, a serial "
+                            "terminal, cran sim?): close it and try again" % port)
+    return CommandError("%s: cannot open: %s" % (port, text))
+
+
+def connect(port):
+    """mpremote's SerialTransport on port, raw REPL entered (the running app is stopped
+    with Ctrl-C, as mpremote does). -> transport; call close() when done."""
+    from mpremote.transport import TransportError
+    from mpremote.transport_serial import SerialTransport
+    try:
+        # A timeout: on a pty mpremote reads byte by byte, and a silent one would block.
+        link = SerialTransport(port, baudrate=115200, timeout=1)
+    except Exception as e:   # pyserial's SerialException, mpremote's TransportError
+        raise _serial_error(port, e) from None
+    try:
+        link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
+    except (TransportError, OSError) as e:
+        link.close()
+        raise CommandError("%s: no MicroPython answers there (%s). A new badge needs "
+                           "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
+                           % (port, e, port)) from None
+    return link
+
+
+def close(link):
+    try:
+        if link.in_raw_repl:
+            link.exit_raw_repl()
+    finally:
+        link.close()
+
+
+def run(link, code):
+    """Run code on the badge -> what it printed (text). A traceback is a CommandError."""
+    from mpremote.transport import TransportError, TransportExecError
+    try:
+        return link.exec(code).decode()
+    except TransportExecError as e:
+        raise CommandError("%s: the badge said: %s" % (link.device_name,
+                                                       e.error_output.strip())) from None
+    except TransportError as e:
+        raise CommandError("%s: lost the badge: %s" % (link.device_name, e)) from None
+
+
+def reset(link):
+    """machine.reset(): the badge reboots into main.py; the link is closed."""
+    try:
+        link.exec_raw_no_follow("import machine\nmachine.reset()")
+    finally:
+        link.close()
+
+
+# ---- the running firmware's console ----------------------------------------------
+
+def ask(port, line, timeout=CONSOLE_TIMEOUT_S):
+    """Send one console line to the running badge -> its answer lines. A badge sitting
+    at its REPL (left there by mpremote) is soft-reset into its firmware first."""
+    import serial
+    try:
+        conn = serial.Serial(port, 115200, timeout=0.05, exclusive=True)
+    except (serial.SerialException, OSError) as e:
+        raise _serial_error(port, e) from None
+    try:
+        return _ask(conn, port, line, timeout)
+    finally:
+        conn.close()
+
+
+def _ask(conn, port, line, timeout):
+    # An `echo` after the command marks the end of its answer: the console answers lines
+    # in order, and no answer line can be this nonce.
+    nonce = "cran-%d" % (time.monotonic_ns() % 10**9)
+    woke = False
+    deadline = time.monotonic() + timeout
+    sent = False
+    got = b""
+    while time.monotonic() < deadline:
+        if not sent:
+            conn.write(("%s\r\necho %s\r\n" % (line, nonce)).encode())
+            sent = True
+        got += conn.read(4096)
+        text = got.decode("utf-8", "replace")
+        lines = [x.strip("\r") for x in text.split("\n")]
+        if nonce in lines:
+            answer = lines[:lines.index(nonce)]
+            # A terminal's echo of what was sent is not an answer.
+            return [x for x in answer if x.strip() and x.strip() not in (line, "echo " + nonce)]
+        if not woke and (text.endswith(">>> ") or "raw REPL; CTRL-B to exit" in text):
+            # At the REPL, not in the firmware: leave raw REPL, soft reset, ask again.
+            conn.write(b"\r\x02\x04")
+            woke, sent, got = True, False, b""
+            deadline = time.monotonic() + BOOT_TIMEOUT_S
+            time.sleep(0.5)
+    raise CommandError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "
+                       "`cran flash --port %s` installs it)" % (port, line, port))
+
+
+def status(port):
+    answer = ask(port, "status")
+    for text in answer:
+        try:
+            return json.loads(text)
+        except ValueError:
+            continue
+    raise CommandError("%s: `status` gave no JSON: %r" % (port, answer[:3]))

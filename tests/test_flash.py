@@ -1,0 +1,91 @@
+# `cran flash` and `cran status` where no badge is needed: what they refuse, and how
+# they say it (port missing, busy, silent; bad board or config), and what a badge gets.
+import json
+import os
+import pty
+
+import pytest
+import serial
+
+from conftest import run_cran
+from host_tools import build
+
+
+def test_no_port_is_a_clear_error():
+    r = run_cran("flash", "--board", "atom-lite")
+    assert r.returncode == 2 and "give --port PORT" in r.stderr
+
+
+def test_a_missing_port_is_named():
+    for args in (("flash", "--board", "atom-lite"), ("status",)):
+        r = run_cran(*args, "--port", "/dev/ttyNOPE0")
+        assert r.returncode == 2
+        assert r.stderr.strip() == ("cran: /dev/ttyNOPE0: no such port (is the badge plugged "
+                                    "in? `ls /dev/tty*`)")
+
+
+def test_an_unknown_board_is_refused_before_any_port_is_opened():
+    r = run_cran("flash", "--port", "/dev/ttyNOPE0", "--board", "nope")
+    assert r.returncode == 2 and "unknown board 'nope' (boards: " not in r.stderr
+    assert "unknown board 'nope'" in r.stderr and "atom-lite" in r.stderr
+
+
+@pytest.mark.parametrize("config, message", [
+    ('{"board": "atom-lite", "character": {"armor": -1}}',
+     "badge.json: character.armor: expected a whole number from 0, got -1"),
+    ('{"board": "atom-lite", "lang": "de"}', 'badge.json: lang: expected "fr" or "en"'),
+    ('{"board": "atom-lite", ', "badge.json: not valid JSON"),
+    ('{"board": "atom-matrix"}', "board is 'atom-matrix' but --board says 'atom-lite'"),
+])
+def test_a_bad_config_is_refused_naming_file_and_field(tmp_path, config, message):
+    path = tmp_path / "badge.json"
+    path.write_text(config)
+    r = run_cran("flash", "--port", "/dev/ttyNOPE0", "--board", "atom-lite",
+                 "--config", str(path))
+    assert r.returncode == 2 and message in r.stderr.replace(str(tmp_path) + "/", ""), r.stderr
+
+
+def test_a_busy_port_is_named_busy():
+    controller, device = pty.openpty()
+    name = os.ttyname(device)
+    holder = serial.Serial(name, exclusive=True)   # another program has it
+    try:
+        r = run_cran("status", "--port", name)
+    finally:
+        holder.close()
+        os.close(controller)
+        os.close(device)
+    assert r.returncode == 2 and "%s: busy" % name in r.stderr, r.stderr
+
+
+def test_a_port_where_no_micropython_answers():
+    controller, device = pty.openpty()
+    name = os.ttyname(device)
+    try:
+        r = run_cran("flash", "--port", name, "--board", "atom-lite")
+    finally:
+        os.close(controller)
+        os.close(device)
+    assert r.returncode == 2 and "no MicroPython answers there" in r.stderr
+    assert "cran flash --micropython IMAGE.bin" in r.stderr
+
+
+def test_what_a_badge_gets(tmp_path):
+    files = build.compile_firmware(str(tmp_path))
+    assert "/main.py" in files and "/cran/app.mpy" in files and "/cran/core/engine.mpy" in files
+    assert not [p for p in files if p.endswith(".py") and p != "/main.py"]
+    with open(files["/cran/app.mpy"], "rb") as f:
+        assert f.read(1) == b"M"   # the .mpy header
+    board = json.loads(build.board_file_text("m5stickc-plus"))
+    assert "notes" not in board and "sources" not in board and board["id"] == "m5stickc-plus"
+
+
+def test_mpy_version_must_match_the_badge():
+    ours = build.mpy_cross_version()[1]
+    major, sub = (int(x) for x in ours.lstrip("v").split("."))
+    same = {"name": "micropython", "version": [1, 29, 0], "mpy": major | sub << 8}
+    assert build.compat_args(same) == []
+    older = {"name": "micropython", "version": [1, 20, 0], "mpy": major}   # v6.0
+    assert build.compat_args(older) == ["-c", "1.20.0"]
+    with pytest.raises(build.CommandError, match="loads .mpy v5.0"):
+        build.compat_args({"name": "micropython", "version": [1, 18, 0], "mpy": 5})
