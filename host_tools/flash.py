@@ -60,7 +60,9 @@ print(json.dumps({'hashes': dict((p, _h(p)) for p in %s), 'cran': _all,
 def plan_files(board_id, config_text, compiled):
     """-> {badge path: local file} for this badge: firmware, board file, config."""
     files = dict(compiled["files"])
-    board_path = os.path.join(compiled["dir"], "boards", board_id + ".json")
+    # Files of their own for each badge's thread: two may be flashed at once.
+    board_path = os.path.join(compiled["dir"], "boards-%d" % threading.get_ident(),
+                              board_id + ".json")
     os.makedirs(os.path.dirname(board_path), exist_ok=True)
     with open(board_path, "w") as f:
         f.write(build.board_file_text(board_id))
@@ -188,12 +190,18 @@ def setup(p):
     p.add_argument("--board", help="board id (boards/ID.json); default: the config's")
     p.add_argument("--config", metavar="FILE",
                    help="the badge's config.json (as `cran config` writes them)")
+    p.add_argument("--roster", metavar="CSV",
+                   help="the game's roster (`cran config`): each badge gets its row's "
+                        "config, found by port; without --port, every port it names")
+    p.add_argument("--settings", metavar="GAME.json", help="with --roster: game settings")
     p.add_argument("--micropython", metavar="IMAGE.bin",
                    help="first install MicroPython itself from this image, with esptool")
 
 
-def _ports(args):
+def _ports(args, roster=None):
     ports = list(args.port)
+    if roster and not ports and not args.all:
+        ports = [info["port"] for info, _ in roster.values() if info["port"]]
     if args.all:
         from serial.tools import list_ports
         ports += [p.device for p in list_ports.comports() if p.vid is not None]
@@ -265,12 +273,36 @@ def install_micropython(port, image, board_id):
         raise CommandError("%s: esptool could not write MicroPython: %s" % (port, last[0]))
 
 
+def _jobs(args):
+    """-> {port: (board id, config text or None)}."""
+    if not args.roster:
+        board, text = _config(args)
+        return {port: (board, text) for port in _ports(args)}
+    if args.config or args.board:
+        raise CommandError("--roster gives each badge its board and config: no --config "
+                           "or --board with it")
+    from host_tools.roster import RosterError, badge_configs
+    try:
+        roster = badge_configs(args.roster, args.settings)
+    except RosterError as e:
+        raise CommandError("\n".join(e.messages), prefixed=False) from None
+    by_port = {info["port"]: (info["board"], json.dumps(config, sort_keys=True))
+               for info, config in roster.values() if info["port"]}
+    jobs = {}
+    for port in _ports(args, roster):
+        if port not in by_port:
+            raise CommandError("%s: no row of %s has this port (ports there: %s)"
+                               % (port, args.roster, ", ".join(sorted(by_port)) or "none"))
+        jobs[port] = by_port[port]
+    return jobs
+
+
 def run(args):
-    ports = _ports(args)
-    board, config_text = _config(args)
+    jobs = _jobs(args)
+    ports = list(jobs)
     if args.micropython:
         for port in ports:
-            install_micropython(port, args.micropython, board)
+            install_micropython(port, args.micropython, jobs[port][0])
             print("%s: MicroPython installed from %s" % (port, args.micropython))
         time.sleep(2)   # the badge boots MicroPython, then formats its flash
     # The .mpy must suit the badge's MicroPython: ask the first badge.
@@ -286,7 +318,7 @@ def run(args):
     failures = []
     with tempfile.TemporaryDirectory(prefix="cran-build-") as out:
         compiled = {"dir": out, "files": build.compile_firmware(out, extra)}
-        reports = _flash_all(ports, board, config_text, compiled, failures)
+        reports = _flash_all(jobs, compiled, failures)
     for r in reports:
         s = r.status or {}
         print("%s: %s, %d file(s) copied (%d B), %d removed%s in %.1f s; status: %s %s, "
@@ -300,7 +332,7 @@ def run(args):
     return 1 if failures else 0
 
 
-def _flash_all(ports, board, config_text, compiled, failures):
+def _flash_all(jobs, compiled, failures):
     from rich.progress import BarColumn, Progress, TextColumn
     reports = []
     lock = threading.Lock()
@@ -310,6 +342,7 @@ def _flash_all(ports, board, config_text, compiled, failures):
         def one(port):
             task = bars.add_task(port, total=1)
             try:
+                board, config_text = jobs[port]
                 r = flash_one(port, board, config_text, compiled,
                               lambda done, total: bars.update(task, completed=done,
                                                               total=total))
@@ -318,6 +351,7 @@ def _flash_all(ports, board, config_text, compiled, failures):
             except CommandError as e:
                 with lock:
                     failures.append((port, str(e)))
+        ports = list(jobs)
         threads = [threading.Thread(target=one, args=(p,)) for p in ports]
         for t in threads:
             t.start()

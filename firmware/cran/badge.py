@@ -69,7 +69,9 @@ class Badge:
         if wall_s is not None:
             self.set_wall_clock(wall_s, now)
         self._advance(now)
-        self.log({"boot": cran.VERSION, "cause": reset_cause})
+        # Who and what, so a journal pulled alone still says whose it is (cran logs).
+        self.log({"boot": cran.VERSION, "cause": reset_cause, "board": self.board_id,
+                  "name": self.character.name, "armor": self.character.armor})
         if self.store is None:
             return
         record, problems = self.store.load()

@@ -1,0 +1,171 @@
+# `cran logs`: a badge's journal, pulled from the badge or read from a file, printed as
+# a timeline and drawn for the debrief (host_tools/timeline.py does the work).
+# Exit 0; 2 on bad input (no file, nothing readable, a bad --out or --config); 3 when a
+# PNG is asked for and nothing here can make one (the SVG is drawn instead).
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from host_tools import CommandError, timeline
+
+EXIT_BAD_INPUT = 2
+EXIT_NO_TOOL = 3
+HOW_TO_GET_PNG = ("PNG needs rsvg-convert (Debian/Ubuntu: apt install librsvg2-bin; macOS: "
+                  "brew install librsvg) or the cairosvg Python package")
+
+HELP = "pull a badge's journal: print its timeline and draw it (SVG or PNG)"
+
+
+def setup(p):
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--port", help="the badge's serial port: its journal is pulled "
+                                       "with the console's `journal`, its config with `config`")
+    source.add_argument("--file", metavar="JOURNAL",
+                        help="a journal saved before: one JSON object a line")
+    p.add_argument("--out", metavar="FILE.svg|FILE.png",
+                   help="the picture (default: JOURNAL's name or journal-PORT, .svg, "
+                        "in the current folder)")
+    p.add_argument("--json", action="store_true",
+                   help="print the timeline as one JSON object instead of text")
+    p.add_argument("--config", metavar="CONFIG.json",
+                   help="the badge's config (as `cran config` writes it): name, board and "
+                        "armor count for the picture; --port asks the badge itself")
+    p.add_argument("--save", metavar="JOURNAL",
+                   help="with --port: also keep the journal as pulled, for `--file` later")
+
+
+def read_lines(path):
+    """A journal file -> its lines. Bytes a torn write garbled become U+FFFD, so the
+    line is named as unreadable instead of stopping the whole file."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise CommandError("%s: no such file" % path, EXIT_BAD_INPUT) from None
+    except OSError as e:
+        raise CommandError("%s: cannot read: %s" % (path, e), EXIT_BAD_INPUT) from None
+    return [line.decode("utf-8", "replace") for line in data.splitlines()]
+
+
+def read_config(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            config = json.load(f)
+    except FileNotFoundError:
+        raise CommandError("%s: no such file" % path, EXIT_BAD_INPUT) from None
+    except (OSError, ValueError) as e:
+        raise CommandError("%s: not a readable JSON file: %s" % (path, e),
+                           EXIT_BAD_INPUT) from None
+    if not isinstance(config, dict):
+        raise CommandError("%s: expected a JSON object (a badge's config.json)" % path,
+                           EXIT_BAD_INPUT)
+    return config
+
+
+def pull(port):
+    """-> (journal lines, config dict or None) from the badge on `port`."""
+    from host_tools import badgelink  # only here: --file needs no serial link
+    lines = badgelink.ask(port, "journal")
+    try:
+        answer = badgelink.ask(port, "config")
+    except CommandError as e:
+        answer = []
+        print("cran: config not read (%s): the picture names no character" % e,
+              file=sys.stderr)
+    for text in answer:
+        try:
+            config = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(config, dict):
+            return lines, config
+    return lines, None
+
+
+def png_converter():
+    """A function (svg_text, png_path) that makes the PNG, or None when nothing can."""
+    exe = shutil.which("rsvg-convert")
+    if exe:
+        def convert(svg_text, path):
+            proc = subprocess.run([exe, "--format=png", "-o", path], input=svg_text.encode(),
+                                  capture_output=True, timeout=60)
+            if proc.returncode != 0:
+                raise CommandError("%s: rsvg-convert failed: %s" % (
+                    path, proc.stderr.decode(errors="replace").strip()), EXIT_NO_TOOL)
+        return convert
+    try:
+        import cairosvg
+    except ImportError:
+        return None
+    return lambda svg_text, path: cairosvg.svg2png(bytestring=svg_text.encode(),
+                                                   write_to=path)
+
+
+def _write(path, text):
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise CommandError("%s: cannot write: %s" % (path, e), EXIT_BAD_INPUT) from None
+
+
+def draw(svg_text, path):
+    """Write the picture: SVG as is, PNG through a converter. -> the file written."""
+    if path.lower().endswith(".svg"):
+        _write(path, svg_text)
+        return path
+    convert = png_converter()
+    if convert is None:
+        svg_path = path[:-4] + ".svg"
+        _write(svg_path, svg_text)
+        raise CommandError("%s: %s; drew %s instead" % (path, HOW_TO_GET_PNG, svg_path),
+                           EXIT_NO_TOOL)
+    convert(svg_text, path)
+    return path
+
+
+def default_out(args):
+    if args.file:
+        stem = os.path.splitext(os.path.basename(args.file))[0] or "journal"
+    else:
+        stem = "journal-" + (os.path.basename(args.port.rstrip("/\\")) or "badge")
+    return stem + ".svg"
+
+
+def run(args):
+    out = args.out or default_out(args)
+    if not out.lower().endswith((".svg", ".png")):
+        raise CommandError("--out %s: the picture is a .svg or a .png file" % out,
+                           EXIT_BAD_INPUT)
+    config = read_config(args.config) if args.config else None
+    if args.port:
+        source = "journal"
+        lines, asked = pull(args.port)
+        config = config or asked
+        if args.save:
+            _write(args.save, "".join(line.rstrip("\n") + "\n" for line in lines))
+    else:
+        if args.save:
+            raise CommandError("--save is for --port: the journal file is already saved",
+                               EXIT_BAD_INPUT)
+        source = args.file
+        lines = read_lines(args.file)
+    entries, problems = timeline.parse_lines(lines, source)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if not entries:
+        raise CommandError("%s: no readable journal entry: nothing to show" % source,
+                           EXIT_BAD_INPUT, prefixed=False)
+    tl = timeline.build(entries, config, source)
+    for problem in tl.problems:
+        print(problem, file=sys.stderr)
+    if args.json:
+        print(json.dumps(timeline.as_json(tl, source), ensure_ascii=False))
+    else:
+        print("\n".join(timeline.text_lines(tl, source)))
+    sys.stdout.flush()
+    written = draw(timeline.svg(tl, source), out)
+    print("cran: drew %s" % written, file=sys.stderr)
+    return 0

@@ -1,0 +1,540 @@
+# `cran config`: the organisers' roster (CSV, one character a row) -> one checked
+# config.json per badge; the game settings file (every [choice] of RULES.md); a badge's
+# config.json checked on its own. The badge's own checks (cran.config, cran.core.rules)
+# have the last word: every config made here passes through them before it is written.
+"""Roster and game settings for `cran config`, and for `cran flash` to call:
+
+badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR)
+    -> {key: (row_info, config)} in roster order. key: the row's badge id, else its
+    port. row_info: {"row", "key", "file", "name", "board", "port", "badge"} (port and
+    badge None when the column is empty). config: the whole /config.json for that badge
+    (board, character, settings, lang, light_sleep, volume_percent), already checked by
+    cran.config.load. Raises RosterError whose .messages holds every fault, each
+    "ROSTER:ROW: column: problem" (or "GAME.json: key: problem").
+read_settings(path) -> cran.core.rules.Settings; raises RosterError.
+settings_template() -> dict: every setting at its default, with "_about" explaining each.
+check_config(path, boards_dir=BOARDS_DIR) -> cran.config.Config; raises RosterError.
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from cran import config as badge_config
+from cran.board import BoardError
+from cran.core.rules import ARMOR_NAMES, Settings, count, yes_no
+from cran.core.words import KEYWORDS, ParseError, keyword, parse_duration, plain
+from host_tools import CommandError
+from host_tools.runtimes import BOARDS_DIR
+
+EXIT_BAD_INPUT = 2
+_MAX_MS = 1 << 29          # the longest a badge's tick arithmetic can count
+
+# What each setting means, for the template's "_about" (RULES.md IDs in front).
+ABOUT = {
+    "agonisant_ms": "S3: how long agonisant lasts before coma, unless the character's "
+                    "own 'agonisant' column says otherwise",
+    "coma_ms": "S4: how long coma lasts before mort, unless the character's 'coma' "
+               "column says otherwise",
+    "soin_from_down": "S10: a soin from agonisant or coma gives 'blesse' or 'pleine-forme'",
+    "creature_per_combat": "A6: a creature's absorbed hits come back at each new combat",
+    "effect_ends_on_absorbed": "K1: an action answered by armor, helmet, creature or "
+                               "resistance still ends the 5-minute effect running",
+    "single_effect": "K2: a new 5-minute effect replaces the running one (false: they "
+                     "stack)",
+    "blesse_from_agonisant": "K4: «Coup : Blessé» on an agonisant wearer gives 'coma', or "
+                             "'agonisant' (no change)",
+    "keyword_state_raises": "K5: «agonisant»/«coma»/«mort» may also raise a wearer who "
+                            "is lower (e.g. coma -> agonisant)",
+    "stop_freezes_timers": "K15: a game stop freezes every countdown and effect",
+    "timers_run_out_of_game": "K16: countdowns and effects keep running while hors-jeu",
+    "time_off_counts": "power: time a badge spends switched off counts (needs the wall "
+                       "clock set at both ends); false: it is paused",
+    "combat_rest_ms": "C1: a combat ends this long after the last hit or keyword",
+    "mitraille_ms": "C2: hits closer than this count once",
+    "effect_ms": "K3: how long a 5-minute effect lasts",
+    "desarme_ms": "K8: how long desarme lasts",
+    "vol_notice_ms": "K13: how long until the wearer notices a theft",
+}
+_ABOUT_FORMATS = ("Durations: \"5min\", \"3:00\", \"300s\", \"500ms\" or a number of ms. "
+                  "Yes/no: true or false. A key left out keeps its default.")
+
+# Column -> the names a roster's header may give it (compared without accents or case).
+COLUMNS = (
+    ("name", ("name", "nom", "character", "personnage")),
+    ("armor", ("armor", "armour", "armure")),
+    ("helmet", ("helmet", "casque")),
+    ("creature", ("creature",)),
+    ("resist", ("resist", "resists", "resistances", "resistance", "resiste")),
+    ("agonisant", ("agonisant", "dying")),
+    ("coma", ("coma",)),
+    ("board", ("board", "carte")),
+    ("port", ("port",)),
+    ("badge", ("badge", "badge-id", "id")),
+    ("lang", ("lang", "langue", "language")),
+    ("volume", ("volume", "volume-percent")),
+    ("light_sleep", ("light-sleep", "veille")),
+    ("notes", ("notes", "note", "player", "joueur", "joueuse", "comment")),  # not used
+)
+_ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
+
+
+class RosterError(ValueError):
+    """Every fault found, one message each."""
+
+    def __init__(self, messages):
+        ValueError.__init__(self, "\n".join(messages))
+        self.messages = list(messages)
+
+
+# ---- cell values, as organisers write them -------------------------------------------
+
+def duration_ms(text):
+    """'5min', '5 mn', '3:00', '1:30:00', '300s', '500ms', '90' (s) -> ms.
+    Raises ParseError."""
+    t = text.strip().lower().replace(" ", "")
+    if ":" in t:
+        parts = t.split(":")
+        if len(parts) > 3 or [p for p in parts if not p.isdigit()] or [
+                p for p in parts[1:] if len(p) != 2 or int(p) > 59]:
+            raise ParseError("bad duration '%s' (M:SS or H:MM:SS)" % text.strip())
+        total = 0
+        for p in parts:
+            total = total * 60 + int(p)
+        return total * 1000
+    if t.endswith("mn"):
+        t = t[:-2] + "min"          # the French abbreviation
+    try:
+        return parse_duration(t)
+    except ParseError:
+        raise ParseError("bad duration '%s' (e.g. 5min, 3:00, 300s)" % text.strip()) from None
+
+
+def _armor(text):
+    low = plain(text).strip()
+    if low in ARMOR_NAMES:
+        return ARMOR_NAMES[low]
+    if low.isdigit():
+        return int(low)
+    raise ParseError("expected none, cuir, metal or a number of answers, got '%s'" % text)
+
+
+def _resist(text):
+    out = []
+    for word in plain(text.replace(";", " ").replace("/", " ")).split():
+        kw = keyword(word)
+        if kw is None:
+            raise ParseError("'%s' is not a keyword (known: %s)" % (word, ", ".join(KEYWORDS)))
+        if kw in ("dissipe", "resiste"):
+            raise ParseError("nobody resists %s (K9, K12)" % kw)
+        if kw not in out:
+            out.append(kw)
+    return out
+
+
+def _competence(text):
+    ms = duration_ms(text)
+    if not 0 < ms < _MAX_MS:
+        raise ParseError("must be a duration above 0 and under 149 hours, got '%s'" % text)
+    return ms
+
+
+def _volume(text):
+    t = text.strip().rstrip("%").strip()
+    if not t.isdigit() or int(t) > 100:
+        raise ParseError("expected a percentage from 0 to 100, got '%s'" % text)
+    return int(t)
+
+
+def _lang(text):
+    t = plain(text).strip()
+    if t not in ("fr", "en"):
+        raise ParseError("expected fr or en, got '%s'" % text)
+    return t
+
+
+def board_ids(boards_dir=BOARDS_DIR):
+    return sorted(n[:-5] for n in os.listdir(boards_dir) if n.endswith(".json"))
+
+
+def _board(text, boards_dir):
+    t = plain(text).strip().replace(" ", "-").replace("_", "-")
+    known = board_ids(boards_dir)
+    if t not in known:
+        raise ParseError("unknown board '%s' (known: %s)" % (text, ", ".join(known)))
+    return t
+
+
+def _badge_id(text):
+    if [ch for ch in text if ch not in _ID_CHARS] or text.startswith("."):
+        raise ParseError("'%s': a badge id is letters, digits, '-', '_' and '.'" % text)
+    return text
+
+
+def file_name(key):
+    """The config file's name for a badge key: a port becomes its last part."""
+    base = key.replace("\\", "/").rstrip("/").split("/")[-1] or "badge"
+    return "".join(ch if ch in _ID_CHARS else "-" for ch in base).lstrip(".") + ".json"
+
+
+# ---- the roster -------------------------------------------------------------------------
+
+def _read_text(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise RosterError(["%s: no such file" % path]) from None
+    except OSError as e:
+        raise RosterError(["%s: cannot read: %s" % (path, e)]) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # A spreadsheet on a French Windows saves CSV in this code page.
+        return data.decode("cp1252", "replace")
+
+
+def _delimiter(text):
+    # French spreadsheets write ';' (',' is their decimal point): take the header's.
+    header = next((line for line in text.splitlines()
+                   if line.strip() and not line.lstrip().startswith("#")), "")
+    return max((",", ";", "\t"), key=header.count)
+
+
+def _header(path, number, cells):
+    """Header cells -> (column for each cell, problems)."""
+    names = {}
+    for column, aliases in COLUMNS:
+        for alias in aliases:
+            names[alias] = column
+    columns = []
+    problems = []
+    for cell in cells:
+        key = plain(cell).strip().replace(" ", "-").replace("_", "-")
+        column = names.get(key)
+        if not key:
+            columns.append(None)     # spreadsheets add these; a value under one is named
+            continue
+        if column is None:
+            problems.append("%s:%d: %s: unknown column (known: %s)" % (
+                path, number, cell or "(empty)", ", ".join(c for c, _ in COLUMNS)))
+        elif column in columns:
+            problems.append("%s:%d: %s: column given twice" % (path, number, cell))
+        columns.append(column)
+    for needed in ("name", "board"):
+        if needed not in columns:
+            problems.append("%s:%d: %s: column missing" % (path, number, needed))
+    if "port" not in columns and "badge" not in columns:
+        problems.append("%s:%d: port or badge: column missing (which badge each row is for)"
+                        % (path, number))
+    return columns, problems
+
+
+def _rows(path, text):
+    """-> (header columns, [(line number, {column: (header text, cell)})], problems)."""
+    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text))
+    header = None
+    rows = []
+    problems = []
+    try:
+        for cells in reader:
+            number = reader.line_num
+            if not [c for c in cells if c.strip()] or cells[0].lstrip().startswith("#"):
+                continue
+            if header is None:
+                columns, problems = _header(path, number, cells)
+                if problems:
+                    return None, [], problems
+                header = (columns, [c.strip() for c in cells])
+                continue
+            columns, titles = header
+            row = {}
+            if len(cells) > len(columns) and [c for c in cells[len(columns):] if c.strip()]:
+                row["_width"] = "%s:%d: %d cells, the header has %d columns" % (
+                    path, number, len(cells), len(columns))
+            for i, column in enumerate(columns):
+                text = cells[i].strip() if i < len(cells) else ""
+                if column is None and text:
+                    row["_width"] = "%s:%d: column %d: '%s' under a column with no name" % (
+                        path, number, i + 1, text)
+                elif column is not None:
+                    row[column] = (titles[i], text)
+            rows.append((number, row))
+    except csv.Error as e:
+        problems.append("%s:%d: not readable as CSV: %s" % (path, reader.line_num, e))
+    if header is None and not problems:
+        problems.append("%s: no header row (name, armor, ..., board, port or badge)" % path)
+    return header, rows, problems
+
+
+def _row_config(path, number, row, settings, boards_dir, problems):
+    """One roster row -> (row_info, config dict); row_info is None when the row has no
+    port or badge, config None when a cell is wrong (its problems added)."""
+    before = len(problems)
+    if "_width" in row:
+        problems.append(row["_width"])
+
+    def cell(column, parse, default, required=False):
+        title, text = row.get(column, (column, ""))
+        if not text:
+            if required:
+                problems.append("%s:%d: %s: empty" % (path, number, title))
+            return default
+        try:
+            return parse(text)
+        except ParseError as e:
+            problems.append("%s:%d: %s: %s" % (path, number, title, e))
+            return default
+
+    character = {
+        "name": cell("name", str, "", required=True),
+        "armor": cell("armor", _armor, 0),
+        "helmet": cell("helmet", yes_no, False),
+        "creature": cell("creature", lambda t: count(t, "creature"), 0),
+        "resist": cell("resist", _resist, []),
+    }
+    for column in ("agonisant", "coma"):
+        ms = cell(column, _competence, None)
+        if ms is not None:
+            character[column + "_ms"] = ms
+    board = cell("board", lambda t: _board(t, boards_dir), None, required=True)
+    port = cell("port", str, None)
+    badge = cell("badge", _badge_id, None)
+    if port is None and badge is None:
+        problems.append("%s:%d: port or badge: both empty (which badge is this row for?)"
+                        % (path, number))
+    config = {"board": board, "character": character, "settings": settings.as_dict(),
+              "lang": cell("lang", _lang, "fr"),
+              "light_sleep": cell("light_sleep", yes_no, False),
+              "volume_percent": cell("volume", _volume, 100)}
+    key = badge if badge is not None else port
+    info = None if key is None else {
+        "row": number, "key": key, "file": file_name(key), "name": character["name"],
+        "board": board, "port": port, "badge": badge}
+    return info, (None if len(problems) > before else config)
+
+
+def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
+    """The roster (and game settings file) -> {key: (row_info, config)}, every config
+    checked by the firmware's own cran.config. Raises RosterError with every fault."""
+    problems = []
+    settings = Settings()
+    if settings_path is not None:
+        try:
+            settings = read_settings(settings_path)
+        except RosterError as e:
+            problems.extend(e.messages)
+    try:
+        text = _read_text(roster_path)
+    except RosterError as e:
+        raise RosterError(problems + e.messages) from None
+    header, rows, more = _rows(roster_path, text)
+    problems.extend(more)
+    if header is None:
+        raise RosterError(problems)
+    out = {}
+    seen = {}       # key, and file name (case-blind file systems), -> the row it is from
+    with tempfile.TemporaryDirectory(prefix="cran-config-") as scratch:
+        for number, row in rows:
+            info, config = _row_config(roster_path, number, row, settings, boards_dir,
+                                       problems)
+            if info is not None:
+                # Rows with other faults count too: each is named once, at its second use.
+                title = row["badge" if info["badge"] is not None else "port"][0]
+                clash = seen.get(info["key"]) or seen.get(info["file"].lower())
+                if clash is not None:
+                    problems.append("%s:%d: %s: '%s' is also row %d's (one row a badge)" % (
+                        roster_path, number, title, info["key"], clash))
+                    continue
+                seen[info["key"]] = seen[info["file"].lower()] = number
+            if config is None:
+                continue
+            try:
+                _firmware_check(config, scratch, "%s:%d" % (roster_path, number), boards_dir)
+            except RosterError as e:
+                problems.extend(e.messages)
+                continue
+            out[info["key"]] = (info, config)
+    if not rows and not problems:
+        problems.append("%s: no character rows under the header" % roster_path)
+    if problems:
+        raise RosterError(problems)
+    return out
+
+
+def _firmware_check(config, scratch, label, boards_dir):
+    """The badge's own loader on this config, as it will read it from its flash."""
+    os.makedirs(os.path.join(scratch, "boards"), exist_ok=True)
+    board = config.get("board")
+    if isinstance(board, str) and board in board_ids(boards_dir):
+        shutil.copyfile(os.path.join(boards_dir, board + ".json"),
+                        os.path.join(scratch, "boards", board + ".json"))
+    with open(os.path.join(scratch, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f)
+    try:
+        return badge_config.load(scratch)
+    except (badge_config.ConfigError, BoardError) as e:
+        message = str(e).replace(badge_config.join(scratch, "config.json"), label)
+        message = message.replace(badge_config.join(scratch, "boards"), boards_dir)
+        raise RosterError([message]) from None
+    finally:
+        for name in os.listdir(os.path.join(scratch, "boards")):
+            os.remove(os.path.join(scratch, "boards", name))
+
+
+# ---- game settings --------------------------------------------------------------------
+
+def read_settings(path):
+    """A game settings file -> Settings. Every key is a Settings field (or "_about");
+    a key left out keeps its default. Raises RosterError naming every bad key."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            raw = json.load(f)
+    except FileNotFoundError:
+        raise RosterError(["%s: no such file" % path]) from None
+    except (OSError, ValueError) as e:
+        raise RosterError(["%s: not readable as JSON: %s" % (path, e)]) from None
+    if not isinstance(raw, dict):
+        raise RosterError(["%s: expected a JSON object {\"setting\": value, ...}" % path])
+    settings = Settings()
+    problems = []
+    for key in raw:
+        if key == "_about":
+            continue
+        value = raw[key]
+        if key not in Settings.FIELDS:
+            problems.append("%s: %s: unknown setting (known: %s)" % (
+                path, key, ", ".join(Settings.FIELDS)))
+            continue
+        try:
+            if Settings.FIELDS[key][1] == "duration" and isinstance(value, str):
+                value = duration_ms(value)
+            settings.set(key, value)
+        except ParseError as e:
+            problems.append("%s: %s: %s" % (path, key, e))
+    if problems:
+        raise RosterError(problems)
+    return settings
+
+
+def _friendly_ms(ms):
+    if ms and ms % 60000 == 0:
+        return "%dmin" % (ms // 60000)
+    if ms and ms % 1000 == 0:
+        return "%ds" % (ms // 1000)
+    return "%dms" % ms
+
+
+def settings_template():
+    """Every setting at its default, durations written for people, and "_about"."""
+    about = {"values": _ABOUT_FORMATS}
+    out = {"_about": about}
+    for name, (default, kind) in Settings.FIELDS.items():
+        out[name] = _friendly_ms(default) if kind == "duration" else default
+        about[name] = ABOUT.get(name, "")
+    return out
+
+
+# ---- one badge's config -----------------------------------------------------------------
+
+def check_config(path, boards_dir=BOARDS_DIR):
+    """A badge's config.json -> cran.config.Config, as the badge would load it.
+    Raises RosterError naming the file and field."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = json.load(f)
+    except FileNotFoundError:
+        raise RosterError(["%s: no such file" % path]) from None
+    except (OSError, ValueError) as e:
+        raise RosterError(["%s: not readable as JSON: %s" % (path, e)]) from None
+    if isinstance(raw, dict) and isinstance(raw.get("board"), str) and (
+            raw["board"] not in board_ids(boards_dir)):
+        raise RosterError(["%s: board: unknown board '%s' (known: %s)" % (
+            path, raw["board"], ", ".join(board_ids(boards_dir)))])
+    with tempfile.TemporaryDirectory(prefix="cran-config-") as scratch:
+        return _firmware_check(raw, scratch, path, boards_dir)
+
+
+def describe(c):
+    """A character (Character.as_dict()) in a few words, for the summary line."""
+    words = ["armor %d" % c["armor"]]
+    if c["helmet"]:
+        words.append("helmet")
+    if c["creature"]:
+        words.append("creature %d" % c["creature"])
+    if c["resist"]:
+        words.append("resists " + "/".join(c["resist"]))
+    for name in ("agonisant", "coma"):
+        if c.get(name + "_ms"):
+            seconds = c[name + "_ms"] // 1000
+            words.append("%s %d:%02d" % (name, seconds // 60, seconds % 60))
+    return ", ".join(words)
+
+
+# ---- the command ----------------------------------------------------------------------
+
+HELP = "roster (CSV) and game settings -> one checked config.json per badge"
+
+
+def setup(p):
+    p.add_argument("roster", nargs="?", metavar="ROSTER.csv",
+                   help="one character a row: name, armor, helmet, creature, resist, "
+                        "agonisant, coma, board, port or badge (examples/roster.csv)")
+    p.add_argument("--settings", metavar="GAME.json",
+                   help="the game's settings, every [choice] of RULES.md "
+                        "(examples/game-settings.json; default: the defaults)")
+    p.add_argument("--out", metavar="DIR", default="badges",
+                   help="where the <badge>.json files go (default: ./badges)")
+    p.add_argument("--check", metavar="CONFIG.json",
+                   help="check one badge's config.json as the badge would read it")
+    p.add_argument("--settings-template", action="store_true",
+                   help="print a game settings file with every setting at its default")
+
+
+def _write(directory, name, data):
+    path = os.path.join(directory, name)
+    temp = path + ".tmp"
+    with open(temp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    os.replace(temp, path)
+    return path
+
+
+def run(args):
+    modes = [m for m in (args.roster, args.check, args.settings_template) if m]
+    if len(modes) != 1:
+        raise CommandError("give one of: ROSTER.csv, --check CONFIG.json, "
+                           "--settings-template", EXIT_BAD_INPUT)
+    if args.settings_template:
+        print(json.dumps(settings_template(), indent=2, ensure_ascii=False))
+        return 0
+    try:
+        if args.check:
+            config = check_config(args.check)
+            print("%s: ok: %s on %s, %s" % (args.check, config.character.name or "(no name)",
+                                            config.board.id,
+                                            describe(config.character.as_dict())))
+            return 0
+        configs = badge_configs(args.roster, args.settings)
+    except RosterError as e:
+        for message in e.messages:
+            print(message, file=sys.stderr)
+        print("cran: nothing written" if args.roster else "cran: not a valid badge config",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        for info, config in configs.values():
+            path = _write(args.out, info["file"], config)
+            print("%-24s row %-3d %-26s %-16s %s" % (
+                path, info["row"], info["name"], info["board"],
+                describe(config["character"])))
+    except OSError as e:
+        raise CommandError("%s: cannot write: %s" % (args.out, e), EXIT_BAD_INPUT) from None
+    print("%d badge config%s in %s (settings: %s)" % (
+        len(configs), "" if len(configs) == 1 else "s", args.out,
+        args.settings or "the defaults"))
+    return 0

@@ -1,0 +1,781 @@
+# A badge's journal as a timeline for the debrief: state, armor and effect spans,
+# actions and answers marked, boots marked; as text, as JSON, as an SVG picture.
+# The journal is what cran.storage.Journal holds: one JSON object a line, written by
+# cran/badge.py and cran/app.py: {"boot"}, {"a", "c", "etat"}, {"timer", "etat"},
+# {"undo", "etat"}, {"error"}, {"safe_mode"}, each with "up" (ms since that boot) and
+# "t" (wall-clock seconds) once the badge knows the time.
+import json
+import math
+import time
+from xml.sax.saxutils import escape
+
+from cran.core.rules import ARMOR_NAMES
+from cran.core.words import STATES
+
+
+class Entry:
+    def __init__(self, line, raw):
+        self.line = line            # line number in the journal as read
+        self.raw = raw
+        self.up = raw["up"]
+        self.kind = _kind(raw)
+        self.at = 0                 # ms on the timeline, from its first entry
+        self.wall = None            # wall-clock seconds, when they can be known
+        self.changes = []           # what it changed: "etat=blesse", "+peur"
+        self.note = ""              # boots: how far from the entry before
+        self.fresh = None           # the badge started fresh here: why
+
+
+class Span:
+    def __init__(self, lane, value, start, end=None):
+        self.lane = lane
+        self.value = value
+        self.start = start
+        self.end = end              # None: still so at the journal's last entry
+
+
+class Marker:
+    def __init__(self, at, kind, label, line):
+        self.at = at
+        self.kind = kind            # action answer ignored undo boot error safe_mode note
+        self.label = label
+        self.line = line
+
+
+class Timeline:
+    def __init__(self):
+        self.entries = []
+        self.spans = []
+        self.markers = []
+        self.lanes = []             # lane names, top to bottom
+        self.problems = []          # journal faults found while placing entries
+        self.name = None            # the character, from the badge's config if given
+        self.board = None
+        self.end = 0                # ms of the last entry
+        self.start_wall = None      # wall-clock seconds at 0, if known
+        self.chained = False        # a boot without wall clock was placed by chaining
+
+
+# ---- reading ------------------------------------------------------------------------
+
+def _kind(raw):
+    for key, kind in (("boot", "boot"), ("a", "act"), ("timer", "timer"),
+                      ("undo", "undo"), ("safe_mode", "safe_mode"), ("error", "error")):
+        if key in raw:
+            return kind
+    return "other"
+
+
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _fault(raw):
+    """Why a decoded line can't be used, or None."""
+    if not isinstance(raw, dict):
+        return "not a JSON object"
+    if not _whole(raw.get("up")):
+        return "no uptime \"up\" in whole ms"
+    if "t" in raw and not _whole(raw["t"]):
+        return "bad wall clock \"t\""
+    if "etat" in raw and raw["etat"] not in STATES:
+        return "unknown etat %r" % (raw["etat"],)
+    if "a" in raw and not isinstance(raw["a"], str):
+        return "action \"a\" is not text"
+    cues = _cues(raw)
+    if not isinstance(cues, list) or [c for c in cues if not (
+            isinstance(c, list) and len(c) == 2 and isinstance(c[0], str))]:
+        return "cues are not [kind, value] pairs"
+    return None
+
+
+def _cues(raw):
+    for key in ("c", "timer", "undo"):
+        if key in raw:
+            return raw[key]
+    return []
+
+
+def parse_lines(lines, source="journal"):
+    """Journal lines -> (entries, problems). A line that can't be read (a power cut
+    tears the last one) is skipped and named: 'SOURCE:LINE: unreadable, skipped (why)'."""
+    entries = []
+    problems = []
+    for number, text in enumerate(lines, 1):
+        text = text.strip()
+        if not text:
+            continue
+        try:
+            raw = json.loads(text)
+        except ValueError:
+            why = "not JSON"
+        else:
+            why = _fault(raw)
+        if why:
+            problems.append("%s:%d: unreadable, skipped (%s)" % (source, number, why))
+        else:
+            entries.append(Entry(number, raw))
+    return entries, problems
+
+
+# ---- placing entries on one time axis ---------------------------------------------------
+# "up" starts again at 0 at every boot, so entries are cut into sessions at each boot
+# (or wherever "up" goes back: a boot entry lost to rotation or a torn line). A session
+# whose entries carry the wall clock is put where the clock says: the time the badge
+# was off shows as it was. A session without one is chained right after the session
+# before (or right before the next placed one): a badge counts the time it was off as
+# paused (the default `time_off_counts` setting), so that axis is the one its timers
+# ran on. A clock that would put a session before the one it follows is overruled the
+# same way, and said.
+
+def _sessions(entries):
+    sessions = []
+    for e in entries:
+        if e.kind == "boot" or not sessions or e.up < sessions[-1][-1].up:
+            sessions.append([])
+        sessions[-1].append(e)
+    return sessions
+
+
+def _anchor(session):
+    """ms since 1970 at this session's up=0, from its first entry with a wall clock."""
+    for e in session:
+        if "t" in e.raw:
+            return e.raw["t"] * 1000 - e.up
+    return None
+
+
+def place(entries, source="journal"):
+    """Set each entry's .at (ms from the first) and .wall. -> (problems, chained)."""
+    problems = []
+    sessions = _sessions(entries)
+    anchors = [_anchor(s) for s in sessions]
+    starts = [None] * len(sessions)
+    chained = False
+    first = next((i for i, a in enumerate(anchors) if a is not None), None)
+    if first is None:
+        starts[0] = 0
+        first = 0
+    else:
+        starts[first] = anchors[first]
+    for i in range(first - 1, -1, -1):        # before the first clock: chained backwards
+        starts[i] = starts[i + 1] + sessions[i + 1][0].up - sessions[i][-1].up
+        chained = True
+    for i in range(first + 1, len(sessions)):
+        after = starts[i - 1] + sessions[i - 1][-1].up - sessions[i][0].up
+        a = anchors[i]
+        if a is not None and a >= after:
+            starts[i] = a
+            continue
+        if a is not None:
+            problems.append("%s:%d: the wall clock goes back here: placed right after "
+                            "the entry before" % (source, sessions[i][0].line))
+        starts[i] = after
+        chained = True
+    origin = starts[0] + sessions[0][0].up
+    for i, session in enumerate(sessions):
+        for e in session:
+            e.at = starts[i] + e.up - origin
+            if anchors[i] is not None and starts[i] == anchors[i]:
+                e.wall = (starts[i] + e.up) // 1000
+    return problems, chained
+
+
+# ---- the model: what the journal says the badge showed -------------------------------
+
+class _Model:
+    def __init__(self, armor):
+        self.armor = armor          # answers per combat, None if unknown
+        self.etat = None
+        self.effects = []
+        self.used = 0               # «Armure» answers given this combat
+        self.damaged = False
+        self.combat = False
+        self.jeu = "en-jeu"
+        self.broken = []
+
+    def copy(self):
+        m = _Model(self.armor)
+        m.__dict__.update(self.__dict__)
+        m.effects = list(self.effects)
+        m.broken = list(self.broken)
+        return m
+
+    def fresh(self):
+        """A new character's state (P3 reset, or a boot with no state record)."""
+        jeu = self.jeu
+        self.__init__(self.armor)
+        self.etat = "pleine-forme"
+        self.jeu = jeu
+
+    def apply(self, kind, value):
+        if kind == "etat":
+            self.etat = value
+            if value == "mort":
+                self.effects = []       # the engine drops every effect timer at mort
+        elif kind == "effet" and value not in self.effects:
+            self.effects.append(value)
+        elif kind in ("fin", "remarque") and value in self.effects:
+            self.effects.remove(value)
+        elif kind == "combat":
+            self.combat = value == "debut"
+            if not self.combat:
+                self.used = 0           # A3: answers come back, damaged or not
+        elif kind == "armure":
+            if value == "abimee":
+                self.damaged = True
+            elif value == "reparee":
+                self.damaged = False
+                if "armure" in self.broken:
+                    self.broken.remove("armure")
+            elif value == "rechargee":
+                self.used = 0
+        elif kind == "dit" and value == "armure":
+            self.used += 1
+        elif kind == "brise":
+            if value not in self.broken:
+                self.broken.append(value)
+            if value == "armure":
+                self.damaged = True
+        elif kind == "repare" and value in self.broken:
+            self.broken.remove(value)
+        elif kind == "jeu":
+            self.jeu = value
+        elif kind == "reset":
+            self.fresh()
+
+    def armor_value(self):
+        if self.damaged:
+            return "abimee"
+        if self.armor is None:
+            return "%d used" % self.used if self.used else "full"
+        return "%d/%d" % (max(0, self.armor - self.used), self.armor)
+
+    def lanes(self, with_armor):
+        out = {"etat": self.etat or "?", "combat": "combat" if self.combat else None,
+               "jeu": None if self.jeu == "en-jeu" else self.jeu}
+        if with_armor:
+            out["armure"] = self.armor_value()
+        for name in self.effects:
+            out["effet " + name] = name
+        for target in self.broken:
+            out["brise " + target] = "brise"
+        return out
+
+
+_LANE_RANK = {"etat": 0, "armure": 1, "combat": 2, "jeu": 3}
+_ANSWERS = {"armure": "«Armure»", "resiste": "«Résiste»", "cri": "cri (creature)"}
+
+
+def _armor_count(character):
+    armor = (character or {}).get("armor")
+    if isinstance(armor, str):
+        armor = ARMOR_NAMES.get(armor)
+    return armor if _whole(armor) else None
+
+
+def _first_etat(entries):
+    """The state before the journal's first state change, when an entry tells it: one
+    that names its etat without changing it says it was already so (a boot between
+    restores the same state; a fresh start sets its own)."""
+    for e in entries:
+        if "etat" in e.raw:
+            changed = [c for c in _cues(e.raw) if c[0] in ("etat", "reset")]
+            return None if changed else e.raw["etat"]
+    return None
+
+
+def build(entries, config=None, source="journal"):
+    """Entries from parse_lines (in journal order) -> Timeline. config: the badge's
+    config.json as a dict (the console's `config` answer), for the name, the board and
+    the armor's count; without it the armor lane counts the answers used."""
+    tl = Timeline()
+    tl.entries = entries
+    config = config if isinstance(config, dict) else {}
+    character = config.get("character") if isinstance(config.get("character"), dict) else {}
+    tl.name = character.get("name") or None
+    tl.board = config.get("board") if isinstance(config.get("board"), str) else None
+    boot_armor = None
+    for e in entries:
+        # A boot entry says who and what the badge is: the config wins where given.
+        if e.kind == "boot":
+            if tl.board is None and isinstance(e.raw.get("board"), str):
+                tl.board = e.raw["board"]
+            if tl.name is None and isinstance(e.raw.get("name"), str):
+                tl.name = e.raw["name"] or None
+            if boot_armor is None and _whole(e.raw.get("armor")):
+                boot_armor = e.raw["armor"]
+    if not entries:
+        return tl
+    tl.problems, tl.chained = place(entries, source)
+    tl.end = entries[-1].at
+    tl.start_wall = None if entries[0].wall is None else entries[0].wall
+    armor = _armor_count(character)
+    if armor is None:
+        armor = boot_armor
+    all_cues = [c for e in entries for c in _cues(e.raw)]
+    with_armor = bool(armor) or (armor is None and [
+        c for c in all_cues if c[0] == "armure" or c == ["dit", "armure"]
+        or c == ["brise", "armure"]])
+    model = _Model(armor)
+    model.etat = _first_etat(entries)
+    before_act = before_hit = None      # for undo, and for K9's dissipe
+    restored = {}                       # after a boot: state copy -> why it was skipped
+    open_spans = {}
+    previous = None
+    for e in entries:
+        raw = e.raw
+        if e.kind == "boot":
+            restored = {}
+            before_act = None
+            if previous is not None:
+                e.note = _boot_note(e, previous)
+        elif e.kind == "error" and isinstance(raw["error"], str):
+            text = raw["error"]
+            if text[:8] in ("state.a:", "state.b:"):
+                restored[text[:7]] = text[9:]
+            # Both copies unreadable, or the record refused: the badge starts fresh.
+            if len(restored) == 2 or text.startswith("state record refused"):
+                model.fresh()
+                e.fresh = ("no state saved yet" if list(restored.values()) == ["missing"] * 2
+                           else "state lost")
+                restored = {}
+        elif e.kind == "act":
+            words = raw["a"].split()
+            hit = words[:1] in (["coup"], ["effet"]) and words[1:2] != ["dissipe"]
+            dissipated = "dissipe" in [c[0] for c in _cues(raw)]
+            before = model.copy()
+            if dissipated and before_hit is not None:
+                model = before_hit.copy()   # K9: the Coup/Effet just received never was
+            before_act = before
+            before_hit = before.copy() if hit else None
+            if words[1:2] == ["vol"] and not [c for c in _cues(raw) if c[0] in ("dit", "ignore")]:
+                model.apply("effet", "vol")     # K13: a silent timer, until it is noticed
+        elif e.kind == "undo" and before_act is not None:
+            model = before_act.copy()       # the state from before the action taken back
+            before_act = before_hit = None
+        for kind, value in _cues(raw):
+            model.apply(kind, value)
+        if "etat" in raw:
+            model.etat = raw["etat"]
+        e.changes = _update_spans(tl, open_spans, model.lanes(with_armor), e.at)
+        _mark(tl, e)
+        previous = e
+    tl.lanes = sorted(set(s.lane for s in tl.spans),
+                      key=lambda lane: (_LANE_RANK.get(lane, 4 if lane[:5] == "effet" else 5),
+                                        _first_start(tl, lane)))
+    return tl
+
+
+def _first_start(tl, lane):
+    return min(s.start for s in tl.spans if s.lane == lane)
+
+
+def _update_spans(tl, open_spans, values, at):
+    changes = []
+    for lane in sorted(set(open_spans) | set(values), key=lambda n: (_LANE_RANK.get(n, 9), n)):
+        value = values.get(lane)
+        span = open_spans.get(lane)
+        if (span.value if span is not None else None) == value:
+            continue
+        if span is not None:
+            span.end = at
+            del open_spans[lane]
+            if span.end == span.start:
+                tl.spans.remove(span)       # replaced at the instant it began
+        if value is not None:
+            span = open_spans[lane] = Span(lane, value, at)
+            tl.spans.append(span)
+        changes.append(_change(lane, value))
+    return changes
+
+
+def _change(lane, value):
+    sign = "+" if value else "-"
+    if lane.startswith("effet "):
+        return sign + lane[6:]          # "+peur"
+    if lane.startswith("brise "):
+        return sign + lane              # "+brise bras"
+    if lane == "combat":
+        return "combat=%s" % ("oui" if value else "non")
+    if lane == "jeu":
+        return "jeu=%s" % (value or "en-jeu")
+    return "%s=%s" % (lane, value)
+
+
+def _boot_note(e, previous):
+    cause = e.raw.get("cause")
+    if e.wall is None or previous.wall is None:
+        return "%s; no wall clock: time off unknown, drawn as none" % (cause or "reboot")
+    return "%s, %s after the entry before" % (cause or "reboot", fmt_ms(e.at - previous.at))
+
+
+def _mark(tl, e):
+    raw = e.raw
+    if e.kind == "act":
+        cues = _cues(raw)
+        said = [_ANSWERS.get(v, v) for k, v in cues if k == "dit"]
+        ignored = [v for k, v in cues if k == "ignore"]
+        if said:
+            tl.markers.append(Marker(e.at, "answer", "%s %s" % (raw["a"], said[-1]), e.line))
+        elif ignored and not e.changes:
+            tl.markers.append(Marker(e.at, "ignored", "%s (ignored: %s)" % (
+                raw["a"], ignored[0]), e.line))
+        else:
+            tl.markers.append(Marker(e.at, "action", raw["a"], e.line))
+    elif e.kind == "boot":
+        label = "boot %s (%s)" % (raw["boot"], raw.get("cause") or "?")
+        tl.markers.append(Marker(e.at, "boot", label, e.line))
+    elif e.kind == "undo":
+        tl.markers.append(Marker(e.at, "undo", "undo", e.line))
+    elif e.kind == "error":
+        # A new badge has no state copies yet: that is one note, not two errors.
+        if e.fresh == "no state saved yet":
+            tl.markers.append(Marker(e.at, "note", "fresh start: no state saved yet", e.line))
+        elif not (str(raw["error"]).startswith("state.") and str(raw["error"])[9:] == "missing"):
+            tl.markers.append(Marker(e.at, "error", "error: %s" % (raw["error"],), e.line))
+    elif e.kind == "safe_mode":
+        tl.markers.append(Marker(e.at, "safe_mode", "safe mode", e.line))
+    elif e.kind == "timer":
+        for kind, value in _cues(raw):
+            if kind == "remarque":
+                tl.markers.append(Marker(e.at, "note", "%s noticed" % value, e.line))
+    elif e.kind == "other":
+        tl.markers.append(Marker(e.at, "note", json.dumps(raw, sort_keys=True), e.line))
+
+
+# ---- text ---------------------------------------------------------------------------
+
+def fmt_ms(ms):
+    """ms -> 'M:SS' or 'H:MM:SS' (whole seconds: the wall clock has no finer grain)."""
+    minutes, s = divmod(ms // 1000, 60)
+    h, m = divmod(minutes, 60)
+    return "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
+
+
+def fmt_wall(seconds, with_date=False):
+    """Wall-clock seconds -> local 'HH:MM:SS' (the time people at the game lived)."""
+    return time.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S",
+                         time.localtime(seconds))
+
+
+def _what(e):
+    raw = e.raw
+    if e.kind == "act":
+        said = [_ANSWERS.get(v, v) for k, v in _cues(raw) if k == "dit"]
+        ignored = [v for k, v in _cues(raw) if k == "ignore"]
+        return raw["a"] + ("  " + said[-1] if said else "") + (
+            "  (ignored: %s)" % ignored[0] if ignored else "")
+    if e.kind == "boot":
+        return "boot %s (%s)" % (raw["boot"], e.note or raw.get("cause") or "?")
+    if e.kind == "timer":
+        notes = ["%s noticed" % v for k, v in _cues(raw) if k == "remarque"]
+        return "(timer)" + (" " + ", ".join(notes) if notes else "")
+    if e.kind == "error":
+        return "error: %s" % (raw["error"],)
+    if e.kind == "safe_mode":
+        return "safe mode: %s" % (raw["safe_mode"],)
+    if e.kind == "undo":
+        return "undo (double press)"
+    return json.dumps(raw, sort_keys=True)
+
+
+def headline(tl, source):
+    who = tl.name or "character unknown"
+    if tl.board:
+        who += ", " + tl.board
+    line = "%s: %s; %d entries over %s" % (source, who, len(tl.entries), fmt_ms(tl.end))
+    if tl.start_wall is not None:
+        line += ", from %s" % fmt_wall(tl.start_wall, True)
+    return line
+
+
+def text_lines(tl, source="journal"):
+    """The timeline as lines for a terminal: one per entry, then the spans by lane."""
+    out = [headline(tl, source)]
+    for e in tl.entries:
+        wall = fmt_wall(e.wall) if e.wall is not None else ""
+        out.append("%8s  %8s  %-34s %s" % (fmt_ms(e.at), wall, _what(e), " ".join(e.changes)))
+    out.append("")
+    out.append("spans (start - end, how long):")
+    for lane in tl.lanes:
+        for s in tl.spans:
+            if s.lane == lane:
+                end = "end" if s.end is None else fmt_ms(s.end)
+                length = ("%s+" % fmt_ms(tl.end - s.start) if s.end is None
+                          else fmt_ms(s.end - s.start))
+                out.append("  %-14s %8s - %-8s %8s  %s" % (
+                    lane, fmt_ms(s.start), end, length, s.value))
+    return out
+
+
+def as_json(tl, source="journal"):
+    """The timeline as plain data (--json): what the picture is drawn from."""
+    return {
+        "source": source, "name": tl.name, "board": tl.board, "end_ms": tl.end,
+        "start_wall": tl.start_wall, "time_chained": tl.chained, "lanes": tl.lanes,
+        "entries": [{"line": e.line, "at_ms": e.at, "t": fmt_ms(e.at), "wall": e.wall,
+                     "kind": e.kind, "what": _what(e), "changes": e.changes}
+                    for e in tl.entries],
+        "spans": [{"lane": s.lane, "value": s.value, "start_ms": s.start, "end_ms": s.end}
+                  for s in tl.spans],
+        "markers": [{"at_ms": m.at, "kind": m.kind, "label": m.label, "line": m.line}
+                    for m in tl.markers],
+        "problems": tl.problems,
+    }
+
+
+# ---- the picture -------------------------------------------------------------------
+
+WIDTH = 1000
+LEFT = 130          # lane names
+RIGHT = 30
+TAIL = 60           # after the last entry: the state the badge was left in
+LANE_H = 26
+LANE_GAP = 6
+LABEL_ROW = 15
+CHAR_W = 6.4        # an estimate of one character at 11 px: labels never overlap by it
+FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+
+# Colours follow the badge's LEDs (cues.py): green, orange, red; coma and mort look
+# alike on a badge (S7) but not in a debrief. Every span also carries its name.
+COLOURS = {
+    "pleine-forme": "#66bb6a", "blesse": "#ffa726", "agonisant": "#e53935",
+    "coma": "#8e24aa", "mort": "#212121", "?": "#e0e0e0",
+    "armure": "#90a4ae", "abimee": "#ef9a9a", "combat": "#ffccbc", "hors-jeu": "#4dd0e1",
+    "stop": "#cfd8dc", "effet": "#64b5f6", "brise": "#bcaaa4",
+}
+_DARK = ("agonisant", "coma", "mort")
+SHORT = {"pleine-forme": "pf", "blesse": "bl", "agonisant": "ag", "coma": "co", "mort": "mo"}
+MARKER_COLOURS = {"action": "#c62828", "answer": "#1565c0", "ignored": "#9e9e9e",
+                  "undo": "#6a1b9a", "boot": "#37474f", "error": "#d84315",
+                  "safe_mode": "#d84315", "note": "#2e7d32"}
+
+
+class _Scale:
+    """Time -> x. Fights are seconds long and countdowns minutes: on a straight scale
+    three blows would share one pixel. Each stretch between two moments with something
+    in it gets a width growing with the logarithm of its length, so bursts open up,
+    quiet stretches shrink, and order is kept. The axis writes its times out, and the
+    spans their lengths."""
+
+    def __init__(self, moments, left, width):
+        self.times = sorted(set(moments))
+        weights = [math.log1p((b - a) / 1000) for a, b in zip(self.times, self.times[1:])]
+        total = sum(weights) or 1.0
+        self.xs = [float(left)]
+        for w in weights:
+            self.xs.append(self.xs[-1] + width * w / total)
+
+    def x(self, ms):
+        times, xs = self.times, self.xs
+        if ms <= times[0]:
+            return xs[0]
+        for i in range(1, len(times)):
+            if ms <= times[i]:
+                a, b = times[i - 1], times[i]
+                return xs[i - 1] + (xs[i] - xs[i - 1]) * (ms - a) / (b - a)
+        return xs[-1]
+
+
+def _text(x, y, text, size=11, anchor="start", fill="#000", extra=""):
+    return ('<text x="%.1f" y="%.1f" font-size="%d" text-anchor="%s" fill="%s"%s>%s</text>'
+            % (x, y, size, anchor, fill, extra, escape(text)))
+
+
+def _lane_title(lane):
+    return {"etat": "état", "jeu": "jeu"}.get(lane, lane)
+
+
+def _span_colour(span):
+    if span.lane == "etat":
+        return COLOURS.get(span.value, "#e0e0e0")
+    if span.lane == "armure":
+        return COLOURS["abimee"] if span.value == "abimee" else COLOURS["armure"]
+    if span.lane == "jeu":
+        return COLOURS.get(span.value, COLOURS["stop"])
+    return COLOURS[span.lane.split()[0]]
+
+
+def _span_label(span, width, end):
+    """The longest label that fits: name and length, name, short code, nothing."""
+    length = fmt_ms((end if span.end is None else span.end) - span.start)
+    value = span.value
+    candidates = ["%s %s%s" % (value, length, "+" if span.end is None else ""), value]
+    if span.lane == "etat" and value in SHORT:
+        candidates.append(SHORT[value])
+    for text in candidates:
+        if len(text) * CHAR_W + 6 <= width:
+            return text
+    return ""
+
+
+def _marker_shape(kind, x, y, colour):
+    if kind == "answer":      # a diamond: something answered it
+        return ('<path d="M%.1f %.1f l5 6 l-5 6 l-5 -6 z" fill="%s"/>' % (x, y, colour))
+    if kind in ("ignored", "note"):
+        return '<circle cx="%.1f" cy="%.1f" r="4.5" fill="none" stroke="%s" stroke-width="2"/>' \
+            % (x, y + 6, colour)
+    if kind in ("error", "safe_mode"):
+        return ('<path d="M%.1f %.1f l9 9 m0 -9 l-9 9" stroke="%s" stroke-width="2.5"/>'
+                % (x - 4.5, y + 1.5, colour))
+    if kind == "boot":
+        return '<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/>' % (
+            x - 5, y + 1, colour)
+    if kind == "undo":
+        return ('<path d="M%.1f %.1f a5 5 0 1 1 -4 8" fill="none" stroke="%s" '
+                'stroke-width="2"/>' % (x + 4, y + 3, colour))
+    # an action that took hold: a triangle pointing down at the lanes
+    return '<path d="M%.1f %.1f l6 0 l-6 11 l-6 -11 z" fill="%s"/>' % (x, y, colour)
+
+
+def _label_rows(items):
+    """(x, text) -> row per item, the first row where it clears the label before it."""
+    ends = []
+    rows = []
+    for x, text in items:
+        free = [row for row, end in enumerate(ends) if x >= end + 6]
+        row = free[0] if free else len(ends)
+        if not free:
+            ends.append(0)
+        ends[row] = x + len(text) * CHAR_W
+        rows.append(row)
+    return rows
+
+
+def svg(tl, source="journal"):
+    """The timeline drawn: a lane per state, armor, combat, game and effect; markers for
+    every action, answer, undo, boot and error; a legend. Same timeline, same bytes."""
+    plot_w = WIDTH - LEFT - RIGHT - TAIL
+    moments = [e.at for e in tl.entries] + [0]
+    scale = _Scale(moments, LEFT, plot_w)
+    end_x = scale.x(tl.end) + TAIL
+    markers = tl.markers
+    labels = [(scale.x(m.at) - 4, _short(m.label)) for m in markers]
+    rows = _label_rows(labels)
+    n_rows = max(rows) + 1 if rows else 0
+    top = 58
+    mark_y = top + n_rows * LABEL_ROW + 4
+    lanes_y = mark_y + 18
+    lane_y = dict((lane, lanes_y + i * (LANE_H + LANE_GAP)) for i, lane in enumerate(tl.lanes))
+    axis_y = lanes_y + len(tl.lanes) * (LANE_H + LANE_GAP) + 4
+    legend_y = axis_y + 40
+    errors = [m for m in tl.markers if m.kind in ("error", "safe_mode")]
+    height = legend_y + 70 + LABEL_ROW * (len(errors) + (1 if errors else 0)) + 10
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'viewBox="0 0 %d %d" font-family="%s">' % (WIDTH, height, WIDTH, height, FONT),
+           '<rect width="100%" height="100%" fill="#fff"/>']
+    title = "Journal: %s" % (tl.name or "character unknown")
+    if tl.board:
+        title += " (%s)" % tl.board
+    out.append(_text(12, 24, title, 17, extra=' font-weight="bold"'))
+    sub = "%s, %d entries over %s" % (source, len(tl.entries), fmt_ms(tl.end))
+    if tl.start_wall is not None:
+        sub += ", from %s" % fmt_wall(tl.start_wall, True)
+    out.append(_text(12, 44, sub, 12, fill="#555"))
+
+    # Markers and their labels, in rows above the lanes.
+    out.append('<g class="markers">')
+    for m, (x, label), row in zip(markers, labels, rows):
+        mx = scale.x(m.at)
+        colour = MARKER_COLOURS.get(m.kind, "#000")
+        ly = top + (n_rows - 1 - row) * LABEL_ROW + 11
+        out.append('<g class="marker %s" data-at-ms="%d" data-line="%d">' % (
+            m.kind, m.at, m.line))
+        out.append('<title>%s (journal line %d)</title>' % (escape(m.label), m.line))
+        out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" '
+                   'stroke-width="0.6" stroke-dasharray="2 2"/>' % (
+                       mx, ly + 2, mx, axis_y, colour))
+        out.append(_text(x, ly, label, 11, fill=colour))
+        out.append(_marker_shape(m.kind, mx, mark_y, colour))
+        out.append('</g>')
+    out.append('</g>')
+
+    # Lanes.
+    for lane in tl.lanes:
+        y = lane_y[lane]
+        out.append('<g class="lane" data-lane="%s">' % escape(lane))
+        out.append(_text(LEFT - 8, y + LANE_H / 2 + 4, _lane_title(lane), 12, "end"))
+        out.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="#f5f5f5"/>' % (
+            LEFT, y, end_x - LEFT, LANE_H))
+        for s in tl.spans:
+            if s.lane != lane:
+                continue
+            x0 = scale.x(s.start)
+            x1 = end_x if s.end is None else scale.x(s.end)
+            colour = _span_colour(s)
+            label = _span_label(s, x1 - x0, tl.end)
+            out.append('<g class="span" data-value="%s" data-start-ms="%d" data-end-ms="%s">'
+                       % (escape(s.value), s.start, "" if s.end is None else s.end))
+            out.append('<title>%s %s: %s - %s</title>' % (
+                escape(_lane_title(lane)), escape(s.value), fmt_ms(s.start),
+                "end" if s.end is None else fmt_ms(s.end)))
+            out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" '
+                       'stroke="#fff" stroke-width="1"/>' % (x0, y, x1 - x0, LANE_H, colour))
+            if label:
+                fill = "#fff" if s.lane == "etat" and s.value in _DARK else "#000"
+                out.append(_text(x0 + 4, y + LANE_H / 2 + 4, label, 11, fill=fill))
+            out.append('</g>')
+        out.append('</g>')
+
+    # Boots: a line across every lane.
+    for m in tl.markers:
+        if m.kind == "boot":
+            x = scale.x(m.at)
+            out.append('<line class="boot-line" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" '
+                       'stroke="%s" stroke-width="2.5"/>' % (x, mark_y + 12, x, axis_y,
+                                                            MARKER_COLOURS["boot"]))
+
+    # The axis: the times written out, since the scale is not straight.
+    out.append('<g class="axis">')
+    out.append('<line x1="%d" y1="%d" x2="%.1f" y2="%d" stroke="#000"/>' % (
+        LEFT, axis_y, end_x, axis_y))
+    last = None
+    for t in scale.times:
+        x = scale.x(t)
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#000"/>' % (
+            x, axis_y, x, axis_y + 5))
+        if last is None or x - last >= 40:
+            out.append(_text(x, axis_y + 17, fmt_ms(t), 10, "middle"))
+            last = x
+    out.append(_text(LEFT - 20, axis_y + 17, "m:ss", 10, "end", "#555"))
+    out.append('</g>')
+
+    # Legend.
+    out.append('<g class="legend">')
+    x = LEFT
+    for name in STATES:
+        out.append('<rect x="%d" y="%d" width="14" height="14" fill="%s"/>' % (
+            x, legend_y - 11, COLOURS[name]))
+        out.append(_text(x + 18, legend_y, "%s (%s)" % (name, SHORT[name]), 11))
+        x += 30 + len(name) * 7 + 28
+    y = legend_y + 22
+    x = LEFT
+    for kind, text in (("action", "took hold"), ("answer", "answered (armure, résiste, cri)"),
+                       ("ignored", "ignored"), ("undo", "undone"), ("error", "error")):
+        out.append(_marker_shape(kind, x + 6, y - 11, MARKER_COLOURS[kind]))
+        out.append(_text(x + 16, y, text, 11))
+        x += 30 + len(text) * 6.5
+    out.append(_marker_shape("boot", x + 6, y - 11, MARKER_COLOURS["boot"]))
+    out.append(_text(x + 16, y, "boot (a line across the lanes)", 11))
+    note = ("Time axis stretched around events and squeezed in quiet stretches: "
+            "read the times written on it.")
+    if tl.chained:
+        note += " A boot without wall clock follows the entry before it (time off unknown)."
+    out.append(_text(LEFT, y + 20, note, 10, fill="#555"))
+    out.append('</g>')
+    if errors:
+        y += 20 + LABEL_ROW
+        out.append('<g class="errors">')
+        for m in errors:
+            y += LABEL_ROW
+            out.append(_text(LEFT, y, "%s  %s" % (fmt_ms(m.at), m.label), 11,
+                             fill=MARKER_COLOURS["error"]))
+        out.append('</g>')
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
+
+
+def _short(label):
+    # "coup normal" is what a plain hit is called in the journal; above a lane, "coup".
+    return label.replace("coup normal", "coup")

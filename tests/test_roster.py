@@ -1,0 +1,261 @@
+# `cran config`: roster CSV -> one checked config.json per badge, the game settings file,
+# a badge config checked alone. Faults name the row (or key) and the column.
+import json
+import os
+
+import pytest
+
+from conftest import REPO, run_cran
+from cran import config as badge_config
+from cran.core.rules import Settings
+from host_tools import cli, roster
+
+EXAMPLE = os.path.join(REPO, "examples", "roster.csv")
+GAME = os.path.join(REPO, "examples", "game-settings.json")
+HEADER = "name,armor,helmet,creature,resist,agonisant,coma,board,badge\n"
+
+
+def write(tmp_path, text, name="roster.csv", encoding="utf-8"):
+    path = tmp_path / name
+    path.write_bytes(text.encode(encoding))
+    return str(path)
+
+
+def faults(path, settings=None):
+    with pytest.raises(roster.RosterError) as caught:
+        roster.badge_configs(path, settings)
+    return caught.value.messages
+
+
+def test_the_example_roster_gives_one_checked_config_per_badge(tmp_path):
+    configs = roster.badge_configs(EXAMPLE, GAME)
+    assert list(configs) == ["b01", "b02", "b03", "b04"]
+    info, godefroy = configs["b01"]
+    assert info["name"] == "Godefroy de Herseblanche" and info["file"] == "b01.json"
+    assert godefroy["character"]["armor"] == 2 and godefroy["board"] == "atom-lite"
+    assert configs["b02"][1]["character"]["armor"] == 0       # Ali: no armor stated
+    assert configs["b03"][1]["character"]["armor"] == 1       # Nico: leather
+    troll = configs["b04"][1]["character"]
+    assert troll["creature"] == 2 and troll["helmet"] is True
+    assert troll["resist"] == ["peur", "charme"] and troll["agonisant_ms"] == 600000
+    assert "coma_ms" not in troll           # empty: the game's setting
+    assert godefroy["settings"] == Settings().as_dict()
+    assert set(godefroy) == {"board", "character", "settings", "lang", "light_sleep",
+                             "volume_percent"}
+
+
+def test_cran_config_writes_the_files_the_badge_loads(tmp_path, capsys):
+    out = tmp_path / "badges"
+    assert cli.main(["config", EXAMPLE, "--settings", GAME, "--out", str(out)]) == 0
+    assert sorted(os.listdir(out)) == ["b01.json", "b02.json", "b03.json", "b04.json"]
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 5 and "Godefroy de Herseblanche" in lines[0]
+    assert "armor 2" in lines[0] and lines[-1].startswith("4 badge configs in ")
+    # What a badge does with it at boot: its own loader, its board file beside.
+    root = tmp_path / "flash"
+    (root / "boards").mkdir(parents=True)
+    (root / "config.json").write_text((out / "b04.json").read_text(encoding="utf-8"),
+                                      encoding="utf-8")
+    (root / "boards" / "m5stickc-plus.json").write_text(
+        open(os.path.join(REPO, "boards", "m5stickc-plus.json")).read())
+    loaded = badge_config.load(str(root))
+    assert loaded.character.name == "Le Troll du Gué" and loaded.character.creature == 2
+
+
+@pytest.mark.parametrize("cells, field, value", [
+    ("Ana,métal,,,,,,atom-lite,b1", "armor", 2),
+    ("Ana,Cuir,,,,,,atom-lite,b1", "armor", 1),
+    ("Ana,3,,,,,,atom-lite,b1", "armor", 3),
+    ("Ana,aucune,,,,,,atom-lite,b1", "armor", 0),
+    ("Ana,,oui,,,,,atom-lite,b1", "helmet", True),
+    ("Ana,,YES,,,,,atom-lite,b1", "helmet", True),
+    ("Ana,,non,,,,,atom-lite,b1", "helmet", False),
+    ("Ana,,,,peur;Charme,,,atom-lite,b1", "resist", ["peur", "charme"]),
+    ("Ana,,,,\"Peur, paralysé\",,,atom-lite,b1", "resist", ["peur", "paralyse"]),
+    ("Ana,,,,fear stun,,,atom-lite,b1", "resist", ["peur", "assomme"]),
+    ("Ana,,,,,5min,,atom-lite,b1", "agonisant_ms", 300000),
+    ("Ana,,,,,5 mn,,atom-lite,b1", "agonisant_ms", 300000),
+    ("Ana,,,,,3:00,,atom-lite,b1", "agonisant_ms", 180000),
+    ("Ana,,,,,300s,,atom-lite,b1", "agonisant_ms", 300000),
+    ("Ana,,,,,90,,atom-lite,b1", "agonisant_ms", 90000),
+    ("Ana,,,,,,1:30:00,atom-lite,b1", "coma_ms", 5400000),
+])
+def test_cells_as_organisers_write_them(tmp_path, cells, field, value):
+    path = write(tmp_path, HEADER + cells + "\n")
+    assert roster.badge_configs(path)["b1"][1]["character"][field] == value
+
+
+def test_every_fault_of_every_row_is_named_and_nothing_is_written(tmp_path, capsys):
+    path = write(tmp_path, HEADER
+                 + "Ana,bronze,peut-être,x,poison,0,,atom-heavy,b1\n"
+                 + "Bob,cuir,non,,dissipe,,soon,atom-lite,b2\n"
+                 + ",,,,,,,atom-lite,b3\n"
+                 + "Cid,,,,,,,atom-lite,\n")
+    messages = faults(path)
+    name = path
+    assert messages == [
+        "%s:2: armor: expected none, cuir, metal or a number of answers, got 'bronze'" % name,
+        "%s:2: helmet: expected yes/no (oui/non), got 'peut-être'" % name,
+        "%s:2: creature: creature must be a whole number, got 'x'" % name,
+        "%s:2: resist: 'poison' is not a keyword (known: %s)" % (
+            name, ", ".join(roster.KEYWORDS)),
+        "%s:2: agonisant: must be a duration above 0 and under 149 hours, got '0'" % name,
+        "%s:2: board: unknown board 'atom-heavy' (known: atom-lite, atom-matrix, "
+        "esp32-devkitc, esp32c3-supermini, m5stickc-plus)" % name,
+        "%s:3: resist: nobody resists dissipe (K9, K12)" % name,
+        "%s:3: coma: bad duration 'soon' (e.g. 5min, 3:00, 300s)" % name,
+        "%s:4: name: empty" % name,
+        "%s:5: port or badge: both empty (which badge is this row for?)" % name,
+    ]
+    out = tmp_path / "out"
+    assert cli.main(["config", path, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "%s:4: name: empty" % name in err and "nothing written" in err
+    assert not out.exists()
+
+
+def test_a_badge_used_twice_names_both_rows(tmp_path):
+    path = write(tmp_path, "name,board,badge,port\n"
+                 "Ana,atom-lite,b1,\n"
+                 "Bob,atom-lite,b1,\n"
+                 "Cid,atom-lite,,/dev/ttyUSB0\n"
+                 "Dan,atom-lite,,/tmp/ttyUSB0\n")     # another port, the same file name
+    assert faults(path) == [
+        "%s:3: badge: 'b1' is also row 2's (one row a badge)" % path,
+        "%s:5: port: '/tmp/ttyUSB0' is also row 4's (one row a badge)" % path,
+    ]
+
+
+def test_a_port_row_keeps_its_port_for_flashing(tmp_path):
+    path = write(tmp_path, "name,board,port\nAna,Atom Lite,/dev/ttyUSB0\nBob,atom-lite,COM3\n")
+    configs = roster.badge_configs(path)
+    assert list(configs) == ["/dev/ttyUSB0", "COM3"]
+    info = configs["/dev/ttyUSB0"][0]
+    assert info["port"] == "/dev/ttyUSB0" and info["badge"] is None
+    assert info["file"] == "ttyUSB0.json" and info["board"] == "atom-lite"
+
+
+def test_a_french_spreadsheet_export_reads_too(tmp_path):
+    # ';' between cells, Windows code page, French column names, a comment line.
+    text = ("# personnages\r\nnom;armure;casque;résistances;carte;badge;joueur\r\n"
+            "Élise;métal;oui;peur, charme;atom-matrix;b7;Camille\r\n")
+    path = write(tmp_path, text, encoding="cp1252")
+    info, config = roster.badge_configs(path)["b7"]
+    assert config["character"]["name"] == "Élise" and config["character"]["armor"] == 2
+    assert config["character"]["resist"] == ["peur", "charme"] and info["row"] == 3
+
+
+@pytest.mark.parametrize("text, message", [
+    ("name,armor,hat,board,badge\n", ":1: hat: unknown column"),
+    ("armor,board,badge\nAna\n", ":1: name: column missing"),
+    ("name,board\nAna,atom-lite\n", ":1: port or badge: column missing"),
+    ("name,name,board,badge\n", ":1: name: column given twice"),
+    ("", ": no header row"),
+    (HEADER, ": no character rows under the header"),
+    (HEADER + "Ana,,,,,,,atom-lite,b1,extra\n", ":2: 10 cells, the header has 9 columns"),
+    ("name,,board,badge\nAna,x,atom-lite,b1\n", ":2: column 2: 'x' under a column with no"),
+])
+def test_a_bad_roster_shape_is_named(tmp_path, text, message):
+    path = write(tmp_path, text)
+    found = faults(path)
+    assert [m for m in found if m.startswith(path + message)], found
+
+
+def test_empty_columns_a_spreadsheet_adds_are_fine(tmp_path):
+    path = write(tmp_path, "name,board,badge,,\nAna,atom-lite,b1,,\n")
+    assert list(roster.badge_configs(path)) == ["b1"]
+
+
+def test_a_missing_roster_is_named(tmp_path):
+    assert faults(str(tmp_path / "nope.csv")) == ["%s: no such file" % (tmp_path / "nope.csv")]
+
+
+# ---- game settings ------------------------------------------------------------------
+
+def test_the_template_lists_every_choice_with_its_default_and_its_meaning():
+    template = roster.settings_template()
+    fields = list(Settings.FIELDS)
+    assert [k for k in template if k != "_about"] == fields
+    assert all(template["_about"][name] for name in fields)
+    path_settings = roster.read_settings(GAME)   # the example is the template
+    assert path_settings.as_dict() == Settings().as_dict()
+    with open(GAME, encoding="utf-8") as f:
+        assert json.load(f) == template
+
+
+def test_cran_config_prints_the_template(capsys):
+    assert cli.main(["config", "--settings-template"]) == 0
+    assert json.loads(capsys.readouterr().out) == roster.settings_template()
+
+
+def test_every_choice_switched_reaches_every_badge(tmp_path):
+    # The other value of every setting, in the spellings a person would write.
+    other = {"agonisant_ms": "3:00", "coma_ms": "10min", "soin_from_down": "pleine-forme",
+             "creature_per_combat": False, "effect_ends_on_absorbed": "oui",
+             "single_effect": "non", "blesse_from_agonisant": "agonisant",
+             "keyword_state_raises": True, "stop_freezes_timers": False,
+             "timers_run_out_of_game": False, "time_off_counts": True,
+             "combat_rest_ms": "2 mn", "mitraille_ms": "500ms", "effect_ms": "240s",
+             "desarme_ms": 5000, "vol_notice_ms": "1:00"}
+    assert sorted(other) == sorted(Settings.FIELDS)
+    game = write(tmp_path, json.dumps(other), "game.json")
+    settings = roster.badge_configs(EXAMPLE, game)["b03"][1]["settings"]
+    default = Settings().as_dict()
+    assert [name for name in default if settings[name] == default[name]] == []
+    assert settings["agonisant_ms"] == 180000 and settings["combat_rest_ms"] == 120000
+
+
+def test_bad_settings_name_every_key(tmp_path, capsys):
+    game = write(tmp_path, json.dumps({"coma": "5min", "single_effect": "maybe",
+                                       "soin_from_down": "mort", "effect_ms": "3:75",
+                                       "_about": {"anything": "goes"}}), "game.json")
+    messages = faults(EXAMPLE, game)
+    assert messages[0].startswith("%s: coma: unknown setting (known: agonisant_ms" % game)
+    assert messages[1:] == [
+        "%s: single_effect: expected yes/no (oui/non), got 'maybe'" % game,
+        "%s: soin_from_down: soin_from_down must be one of blesse/pleine-forme, got 'mort'"
+        % game,
+        "%s: effect_ms: bad duration '3:75' (M:SS or H:MM:SS)" % game,
+    ]
+    out = tmp_path / "out"
+    assert cli.main(["config", EXAMPLE, "--settings", game, "--out", str(out)]) == 2
+    assert not out.exists()
+
+
+def test_a_settings_file_that_is_not_an_object(tmp_path):
+    game = write(tmp_path, "[1, 2]", "game.json")
+    assert faults(EXAMPLE, game) == [
+        "%s: expected a JSON object {\"setting\": value, ...}" % game]
+
+
+# ---- one badge's config ---------------------------------------------------------------
+
+def test_check_passes_a_good_config(tmp_path, capsys):
+    out = tmp_path / "badges"
+    assert cli.main(["config", EXAMPLE, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert cli.main(["config", "--check", str(out / "b01.json")]) == 0
+    assert "ok: Godefroy de Herseblanche on atom-lite, armor 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"board": "atom-lite", "character": {"armor": "bronze"}},
+     "character.armor: expected a whole number from 0, got 'bronze'"),
+    ({"board": "atom-heavy"}, "board: unknown board 'atom-heavy'"),
+    ({"board": "atom-lite", "colour": "red"}, "colour: unknown field"),
+    ({"board": "atom-lite", "settings": {"coma_ms": -1}}, "settings.coma_ms: "),
+    ({"board": "atom-lite", "lang": "de"}, "lang: expected \"fr\" or \"en\""),
+])
+def test_check_names_the_file_and_field(tmp_path, config, message):
+    path = write(tmp_path, json.dumps(config), "config.json")
+    with pytest.raises(roster.RosterError) as caught:
+        roster.check_config(path)
+    assert str(caught.value).startswith("%s: %s" % (path, message)), str(caught.value)
+
+
+def test_check_exit_codes(tmp_path):
+    path = write(tmp_path, "{not json", "config.json")
+    r = run_cran("config", "--check", path)
+    assert r.returncode == 2 and r.stderr.startswith("%s: not readable as JSON" % path)
+    r = run_cran("config")
+    assert r.returncode == 2 and "give one of" in r.stderr

@@ -1,0 +1,395 @@
+# `cran logs`: a badge's journal as a timeline (host_tools/timeline.py) and the command
+# (host_tools/logs_cmd.py). Journals come from the real firmware: tests/data/ samples
+# made by the badge app on virtual hardware, and small ones from cran.badge.Badge here.
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import host_tools
+from conftest import REPO, SCENARIO_DIR, run_cran
+from cran import scenario
+from cran.badge import Badge
+from cran.core.engine import FIELDS
+from cran.core.rules import Character, Settings
+from cran.core.words import parse_action
+from cran.storage import Journal
+from host_tools import cli, logs_cmd, timeline
+
+DATA = os.path.join(REPO, "tests", "data")
+GODEFROY = os.path.join(DATA, "journal-godefroy.jsonl")
+LONG = os.path.join(DATA, "journal-long.jsonl")
+GODEFROY_CONFIG = {"board": "atom-lite", "character": {"name": "Godefroy", "armor": "metal"}}
+EPOCH_S = 1751104800
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def lines_of(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
+def build(lines, config=None, source="journal"):
+    entries, problems = timeline.parse_lines(lines, source)
+    assert problems == []
+    return timeline.build(entries, config, source)
+
+
+def spans(tl, lane):
+    return [(s.value, s.start, s.end) for s in tl.spans if s.lane == lane]
+
+
+def badge_journal(tmp_path, steps, character=None, wall_s=EPOCH_S):
+    """A journal written by the firmware's own Badge: steps are (ms, action words),
+    (ms, "tick") or (ms, "undo") taking back the action before. -> (lines, badge)."""
+    journal = Journal(str(tmp_path))
+    badge = Badge(character or Character(), Settings(), None, journal, "atom-lite")
+    badge.boot(0, "power-on", wall_s)
+    before = None
+    for ms, words in steps:
+        if words == "tick":
+            badge.tick(ms)
+        elif words == "undo":
+            badge.undo(before, ms)
+        else:
+            before = badge.state
+            badge.apply(parse_action(words), ms)
+    return [json.dumps(e) for e in journal.entries()], badge
+
+
+# ---- the samples ------------------------------------------------------------------------
+
+def test_the_samples_are_what_the_firmware_journals_today(tmp_path):
+    subprocess.run([sys.executable, os.path.join(DATA, "make_journals.py"), str(tmp_path)],
+                   check=True, capture_output=True, timeout=60)
+    for name in ("journal-godefroy.jsonl", "journal-long.jsonl"):
+        assert (tmp_path / name).read_text() == open(os.path.join(DATA, name)).read(), (
+            "%s is stale: run tests/data/make_journals.py" % name)
+
+
+def test_godefroy_states_are_the_scenarios():
+    tl = build(lines_of(GODEFROY), GODEFROY_CONFIG)
+    # The badge was switched on 1 s before the fight's 0:00 (make_journals.py).
+    assert spans(tl, "etat") == [("pleine-forme", 0, 3000), ("blesse", 3000, 5000),
+                                 ("agonisant", 5000, 305000), ("coma", 305000, 605000),
+                                 ("mort", 605000, None)]
+    # The same changes, at the same moments, as the bare engine playing the scenario.
+    with open(os.path.join(SCENARIO_DIR, "exemple-godefroy.txt"), encoding="utf-8") as f:
+        events = scenario.run(scenario.parse(f.read()))
+    changes = []
+    etat = "pleine-forme"
+    for event in events:
+        if event[0] == "expect":
+            continue
+        at, seen = (event[1], event[3]) if event[0] == "timer" else (event[2], event[5])
+        now = dict(zip(FIELDS, seen))["etat"]
+        if now != etat:
+            changes.append((now, at + 1000))
+            etat = now
+    assert changes == [(value, start) for value, start, _ in spans(tl, "etat")[1:]]
+    assert spans(tl, "armure") == [("2/2", 0, 1000), ("1/2", 1000, 3000),
+                                   ("abimee", 3000, None)]
+    assert tl.name == "Godefroy" and tl.board == "atom-lite" and tl.start_wall == EPOCH_S
+
+
+def test_godefroy_markers():
+    tl = build(lines_of(GODEFROY))
+    marks = [(m.kind, m.label, m.at) for m in tl.markers]
+    assert marks == [("boot", "boot 0.1.0 (power-on)", 0),
+                     ("note", "fresh start: no state saved yet", 0),
+                     ("answer", "coup normal «Armure»", 1000),
+                     ("action", "coup blesse", 3000),
+                     ("action", "coup normal", 5000)]
+    # Without the config, the boot entry tells the armor's count.
+    assert spans(tl, "armure") == [("2/2", 0, 1000), ("1/2", 1000, 3000),
+                                   ("abimee", 3000, None)]
+
+
+def test_a_long_day_with_an_undo_a_dissipe_and_a_power_cut():
+    tl = build(lines_of(LONG))
+    boots = [m.at for m in tl.markers if m.kind == "boot"]
+    # The power cut: the second boot is where the wall clock puts it, 3:03 after the
+    # undo (the badge ran on quietly for 64 s, then was off for 2 minutes).
+    assert boots == [0, 245000] and not tl.chained
+    assert [e.note for e in tl.entries if e.kind == "boot"][1] == (
+        "power-on, 3:03 after the entry before")
+    assert spans(tl, "effet douleur") == [("douleur", 45000, 60450),
+                                          ("douleur", 61150, 265000)]   # undone hit
+    assert spans(tl, "effet aveugle") == [("aveugle", 676000, 680000)]  # dissipated
+    assert spans(tl, "effet paralyse") == [("paralyse", 20000, 30000)]  # K1 by a wound
+    assert spans(tl, "jeu") == [("hors-jeu", 365000, 445000)]
+    assert [value for value, _, _ in spans(tl, "etat")] == [
+        "pleine-forme", "blesse", "agonisant", "blesse", "agonisant", "blesse"]
+    assert [m.label for m in tl.markers if m.kind == "answer"] == [
+        "coup normal «Armure»", "effet peur «Résiste»", "coup assomme «Résiste»",
+        "coup normal «Armure»"]
+    assert [m.kind for m in tl.markers].count("undo") == 1
+    assert tl.lanes[:4] == ["etat", "armure", "combat", "jeu"]
+
+
+def test_without_wall_clock_a_boot_follows_the_entry_before():
+    lines = [json.dumps(dict((k, v) for k, v in json.loads(line).items() if k != "t"))
+             for line in lines_of(LONG)]
+    tl = build(lines)
+    assert tl.chained and tl.start_wall is None
+    boot = [e for e in tl.entries if e.kind == "boot"][1]
+    assert boot.at == 61150 and "time off unknown" in boot.note
+    # The boot right after the undo, the next hit 20 s of uptime later: what the badge
+    # did quietly before its power went (64 s here) no entry tells, so it is not drawn.
+    assert spans(tl, "effet douleur")[1] == ("douleur", 61150, 81150)
+
+
+def test_a_wall_clock_going_back_is_overruled_and_said():
+    lines = ['{"boot": "0.1.0", "up": 0, "t": 2000000000}',
+             '{"a": "coup normal", "c": [["etat", "blesse"]], "etat": "blesse", "up": 5000, '
+             '"t": 2000000005}',
+             '{"boot": "0.1.0", "up": 0, "t": 1000000000}',
+             '{"a": "soin", "c": [["etat", "pleine-forme"]], "etat": "pleine-forme", '
+             '"up": 1000, "t": 1000000001}']
+    tl = build(lines, source="j")
+    assert tl.problems == ["j:3: the wall clock goes back here: placed right after the "
+                           "entry before"]
+    assert [e.at for e in tl.entries] == [0, 5000, 5000, 6000]
+
+
+def test_a_journal_that_starts_mid_game():
+    # Rotation dropped the oldest half: no boot, uptime already large, the state told
+    # by the first entry that names it without changing it.
+    lines = ['{"a": "effet peur", "c": [["effet", "peur"]], "etat": "blesse", "up": 90000}',
+             '{"timer": [["fin", "peur"]], "etat": "blesse", "up": 390000}']
+    tl = build(lines)
+    assert spans(tl, "etat") == [("blesse", 0, None)]
+    assert spans(tl, "effet peur") == [("peur", 0, 300000)]
+
+
+def _last(tl, lane):
+    found = [s.value for s in tl.spans if s.lane == lane and s.end is None]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("steps, character", [
+    ([(0, "effet paralyse"), (10000, "effet peur"), (12000, "effet dissipe")], None),
+    ([(0, "coup"), (1000, "coup"), (2000, "undo"), (400000, "tick")], Character(armor=1)),
+    ([(0, "coup peur"), (1000, "stop"), (200000, "reprise"), (500000, "tick")], None),
+    ([(0, "coup agonisant"), (1000, "effet aveugle"), (300000, "coup mort")], None),
+    ([(0, "coup desarme epee"), (5000, "coup vol bourse"), (200000, "coup brise bras"),
+      (400000, "tick")], None),
+    ([(0, "coup brise armure"), (5000, "coup"), (6000, "repare armure"), (7000, "coup"),
+      (320000, "tick")], Character(armor=2)),
+    ([(0, "coup blesse"), (2000, "effet peur"), (3000, "reset"), (4000, "hors-jeu")],
+     Character(armor=2)),
+    ([(0, "effet peur"), (1000, "coup assomme"), (2000, "effet charme divin")],
+     Character(helmet=True, resist=["peur", "charme"], armor=1)),
+])
+def test_the_timeline_ends_where_the_badge_is(tmp_path, steps, character):
+    """What the journal is read to say at its end is what the badge's status says."""
+    lines, badge = badge_journal(tmp_path, steps, character)
+    config = {"character": (character or Character()).as_dict()}
+    tl = build(lines, config)
+    status = badge.status(steps[-1][0])
+    assert _last(tl, "etat") == status["etat"]
+    effects = sorted(s.value for s in tl.spans if s.lane.startswith("effet ") and s.end is None)
+    assert effects == sorted(status["effets"])
+    assert (_last(tl, "jeu") or "en-jeu") == status["jeu"]
+    assert (_last(tl, "combat") is not None) == status["combat"]
+    armor = _last(tl, "armure")
+    if badge.character.armor:
+        assert armor == ("abimee" if status["armure_abimee"] else
+                         "%d/%d" % (status["armure"], badge.character.armor))
+    assert sorted(lane[6:] for lane in tl.lanes if lane.startswith("brise ")
+                  and _last(tl, lane)) == status["brises"]
+
+
+# ---- bad lines -----------------------------------------------------------------------
+
+def test_bad_lines_are_named_and_skipped():
+    lines = ['{"boot": "0.1.0", "up": 0}',
+             '{"a": "coup normal", "c": [["etat", "bl',           # torn by a power cut
+             '',
+             '[1, 2]',
+             '{"a": "coup normal", "c": [["etat", "blesse"]], "etat": "blesse"}',
+             '{"a": "coup", "c": "etat", "etat": "blesse", "up": 5}',
+             '{"a": "coup", "c": [], "etat": "fine", "up": 5}',
+             '{"a": "coup", "c": [], "etat": "blesse", "up": 5, "t": "noon"}',
+             '\ufffd\ufffd',
+             '{"a": "coup normal", "c": [["etat", "blesse"]], "etat": "blesse", "up": 9}']
+    entries, problems = timeline.parse_lines(lines, "j")
+    assert problems == ["j:2: unreadable, skipped (not JSON)",
+                        "j:4: unreadable, skipped (not a JSON object)",
+                        "j:5: unreadable, skipped (no uptime \"up\" in whole ms)",
+                        "j:6: unreadable, skipped (cues are not [kind, value] pairs)",
+                        "j:7: unreadable, skipped (unknown etat 'fine')",
+                        "j:8: unreadable, skipped (bad wall clock \"t\")",
+                        "j:9: unreadable, skipped (not JSON)"]
+    assert [e.line for e in entries] == [1, 10]
+    tl = timeline.build(entries)
+    assert spans(tl, "etat") == [("?", 0, 9), ("blesse", 9, None)]
+
+
+def test_an_unknown_entry_is_kept_and_shown():
+    tl = build(['{"boot": "0.1.0", "up": 0}', '{"radio": "hello", "up": 10}'])
+    assert [(m.kind, m.label) for m in tl.markers][-1] == (
+        "note", '{"radio": "hello", "up": 10}')
+
+
+# ---- the picture --------------------------------------------------------------------------
+
+def test_the_svg_is_well_formed_with_every_lane_span_and_marker():
+    tl = build(lines_of(LONG))
+    text = timeline.svg(tl, "long")
+    assert text == timeline.svg(build(lines_of(LONG)), "long")    # the same bytes
+    root = ET.fromstring(text)
+    lanes = [g.get("data-lane") for g in root.iter(SVG + "g") if g.get("class") == "lane"]
+    assert lanes == tl.lanes
+    assert "effet douleur" in lanes and "jeu" in lanes
+    drawn = [(g.get("data-value"), int(g.get("data-start-ms")))
+             for g in root.iter(SVG + "g") if g.get("class") == "span"]
+    assert sorted(drawn) == sorted((s.value, s.start) for s in tl.spans)
+    # Not colour alone: every span says what it is, in its text or at least its title.
+    for g in root.iter(SVG + "g"):
+        if g.get("class") == "span":
+            assert g.find(SVG + "title").text.split(": ")[0].endswith(g.get("data-value"))
+    etat_texts = [t.text for t in root.iter(SVG + "text")]
+    assert "pleine-forme 0:30" in etat_texts and "blesse 10:55+" in etat_texts
+    kinds = [g.get("class") for g in root.iter(SVG + "g")
+             if (g.get("class") or "").startswith("marker ")]
+    assert kinds.count("marker answer") == 4 and kinds.count("marker boot") == 2
+    assert kinds.count("marker undo") == 1 and "marker action" in kinds
+    assert [g for g in root.iter(SVG + "g") if g.get("class") == "legend"]
+    assert len([t for t in etat_texts if t and t.startswith("boot 0.1.0")]) == 2
+
+
+def test_the_svg_names_the_character_and_lists_errors():
+    lines = lines_of(GODEFROY) + ['{"error": "show loop: boom", "up": 606000}']
+    root = ET.fromstring(timeline.svg(build(lines, GODEFROY_CONFIG), "g"))
+    texts = [t.text for t in root.iter(SVG + "text")]
+    assert "Journal: Godefroy (atom-lite)" in texts
+    assert "10:06  error: show loop: boom" in texts
+
+
+def test_the_scale_keeps_order_and_opens_up_bursts():
+    scale = timeline._Scale([0, 1000, 3000, 5000, 305000, 605000], 100, 800)
+    xs = [scale.x(t) for t in (0, 1000, 3000, 5000, 305000, 605000)]
+    assert xs == sorted(xs) and xs[0] == 100 and abs(xs[-1] - 900) < 1e-6
+    assert xs[3] - xs[0] > 100          # the three blows of the fight get room
+
+
+# ---- the command ------------------------------------------------------------------------
+
+def test_cran_logs_prints_the_timeline_and_draws_it(tmp_path):
+    out = tmp_path / "debrief.svg"
+    r = run_cran("logs", "--file", LONG, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "coup normal  «Armure»" in r.stdout and "etat=agonisant" in r.stdout
+    assert r.stdout.splitlines()[0].startswith(LONG + ": Nico le Besogneux, atom-lite; 24 entries")
+    ET.parse(str(out))
+    assert "drew %s" % out in r.stderr
+
+
+def test_cran_logs_json(tmp_path, capsys):
+    out = tmp_path / "g.svg"
+    config = tmp_path / "b01.json"
+    config.write_text(json.dumps(GODEFROY_CONFIG))
+    assert cli.main(["logs", "--file", GODEFROY, "--out", str(out), "--json",
+                     "--config", str(config)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["name"] == "Godefroy" and data["end_ms"] == 605000
+    assert [s["value"] for s in data["spans"] if s["lane"] == "etat"] == [
+        "pleine-forme", "blesse", "agonisant", "coma", "mort"]
+    assert out.exists()
+
+
+def test_cran_logs_names_bad_lines_and_goes_on(tmp_path, capsys):
+    journal = tmp_path / "j.jsonl"
+    journal.write_bytes(open(GODEFROY, "rb").read() + b'{"a": "coup\xff\n')
+    assert cli.main(["logs", "--file", str(journal), "--out", str(tmp_path / "j.svg")]) == 0
+    err = capsys.readouterr().err
+    assert "%s:9: unreadable, skipped (not JSON)" % journal in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--file", "nope.jsonl"], "cran: nope.jsonl: no such file"),
+    (["--file", GODEFROY, "--out", "x.pdf"], "cran: --out x.pdf: the picture is a .svg"),
+    (["--file", GODEFROY, "--save", "x.jsonl"], "cran: --save is for --port"),
+    (["--file", GODEFROY, "--config", "nope.json"], "cran: nope.json: no such file"),
+])
+def test_cran_logs_bad_input_exits_2(tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["logs"] + args) == 2
+    assert capsys.readouterr().err.startswith(message)
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_journal_with_nothing_readable_exits_2(tmp_path, capsys):
+    journal = tmp_path / "j.jsonl"
+    journal.write_text("garbage\n")
+    assert cli.main(["logs", "--file", str(journal), "--out", str(tmp_path / "j.svg")]) == 2
+    err = capsys.readouterr().err
+    assert "j.jsonl:1: unreadable" in err and "no readable journal entry" in err
+
+
+def test_without_a_png_converter_the_svg_is_drawn_and_said(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(logs_cmd, "png_converter", lambda: None)
+    out = tmp_path / "g.png"
+    assert cli.main(["logs", "--file", GODEFROY, "--out", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert "PNG needs rsvg-convert" in err and "drew %s instead" % (tmp_path / "g.svg") in err
+    assert not out.exists() and (tmp_path / "g.svg").exists()
+
+
+def test_png_when_a_converter_is_here(tmp_path):
+    if logs_cmd.png_converter() is None:
+        pytest.skip(logs_cmd.HOW_TO_GET_PNG)
+    out = tmp_path / "g.png"
+    assert cli.main(["logs", "--file", GODEFROY, "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_default_picture_goes_in_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["logs", "--file", GODEFROY]) == 0
+    assert os.listdir(str(tmp_path)) == ["journal-godefroy.svg"]
+
+
+class FakeLink:
+    """host_tools.badgelink as `cran logs --port` uses it: ask(port, line) -> lines."""
+
+    def __init__(self):
+        self.asked = []
+
+    def ask(self, port, line):
+        self.asked.append((port, line))
+        if line == "journal":
+            return lines_of(GODEFROY)
+        return [json.dumps(GODEFROY_CONFIG)]
+
+
+def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
+    link = FakeLink()
+    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
+    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["logs", "--port", "/dev/ttyUSB0", "--save", "saved.jsonl"]) == 0
+    assert link.asked == [("/dev/ttyUSB0", "journal"), ("/dev/ttyUSB0", "config")]
+    assert capsys.readouterr().out.startswith("journal: Godefroy, atom-lite; 8 entries")
+    assert sorted(os.listdir(str(tmp_path))) == ["journal-ttyUSB0.svg", "saved.jsonl"]
+    assert lines_of(str(tmp_path / "saved.jsonl")) == lines_of(GODEFROY)
+
+
+def test_port_draws_even_when_the_config_is_not_read(tmp_path, capsys, monkeypatch):
+    link = FakeLink()
+
+    def ask(port, line):
+        if line == "config":
+            raise host_tools.CommandError("%s: the badge's firmware does not answer" % port)
+        return FakeLink.ask(link, port, line)
+    link.ask = ask
+    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
+    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    assert cli.main(["logs", "--port", "COM3", "--out", str(tmp_path / "c.svg")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("journal: Godefroy, atom-lite; 8 entries")
+    assert "config not read (COM3: " in captured.err and (tmp_path / "c.svg").exists()
