@@ -90,6 +90,9 @@ def test_buttons_debounce(result):
     assert r["bounce"] == [["short", 550]]
     # Released 30 ms in, inside the debounce window: seen when the window ends (50).
     assert r["tap_inside_debounce"] == [["short", 400]]
+    assert r["glitches"] == []
+    assert r["glitch_after_click"] == [["short", 450]]     # the click, alone
+    assert r["double_still_double"] == [["double", 250]]   # a bouncing second press
 
 
 def test_button_held_across_the_wrap(result):

@@ -147,6 +147,11 @@ def buttons():
     out["bounce"] = Rig(36).run([(0, 1), (5, 0), (10, 1), (15, 0), (20, 1), (200, 0),
                                  (205, 1), (210, 0)])
     out["tap_inside_debounce"] = Rig(37).run([(0, 1), (30, 0)])
+    # Pulses shorter than min_press_ms: noise, not fingers, even between two clicks.
+    out["glitches"] = Rig(25).run([(0, 1), (1, 0), (500, 1), (510, 0)])
+    out["glitch_after_click"] = Rig(26).run([(0, 1), (100, 0), (200, 1), (205, 0)])
+    out["double_still_double"] = Rig(27).run([(0, 1), (100, 0), (250, 1), (253, 0),
+                                               (256, 1), (350, 0)])
     out["active_high"] = Rig(38, False, machine.Pin.PULL_DOWN).run([(0, 1), (100, 0)], 1)
 
     # Held across the wrap: pressed 300 ms before it, long 500 ms after.

@@ -10,6 +10,7 @@ _EDGES = const(8)   # edges kept between two runs; more is a bounce storm: re-re
 
 
 class Button:
+    min_press_ms = 20     # shorter, and ended within the debounce window: a glitch
     debounce_ms = 50
     long_press_ms = 800
     double_click_ms = 350
@@ -42,6 +43,9 @@ class Button:
         self.pressed = pin.value() == self._active
         self._settle = None     # tick the debounce window ends, or None
         self._bounce = -1       # level of the last edge ignored in the window; -1 none
+        self._bounce_at = 0     # its tick
+        self._press_at = None   # tick of a press its window has not confirmed yet
+        self._held_short = None  # a click's short_due, held while a second press settles
         self._long_due = None   # tick a held press becomes "long"; None: not pending
         self._short_due = None  # tick a click becomes "short" unless a second press comes
         pin.irq(handler=self._irq, trigger=pin.IRQ_FALLING | pin.IRQ_RISING)
@@ -87,6 +91,7 @@ class Button:
                     self._lost = False
                     self._due(now)
                     self._bounce = self.pin.value()
+                    self._bounce_at = now
                     if self._settle is None:
                         self._settle = now
                 self._due(now)
@@ -110,6 +115,7 @@ class Button:
         self._due(tick)
         if self._settle is not None:
             self._bounce = level   # in the window: settled when the window ends
+            self._bounce_at = tick
         elif (level == self._active) != self.pressed:
             self._change(tick)
         # else: the pin reads what we already know (noise): nothing happened
@@ -128,6 +134,8 @@ class Button:
                 self._settle = None
                 level = self._bounce
                 self._bounce = -1
+                if self._press_at is not None and self._confirm(level):
+                    continue
                 if level != -1 and (level == self._active) != self.pressed:
                     self._change(due)
             elif due == self._long_due:
@@ -137,14 +145,33 @@ class Button:
                 self._short_due = None
                 self._on_event(self.name, "short", due)
 
+    def _confirm(self, level):
+        """The window after a press has ended. -> True when it was a glitch: a pulse
+        that ended within min_press_ms (noise on a long wire, a floating pin waking the
+        chip) is undone as if it never came. Else a second press makes a double click."""
+        press_at = self._press_at
+        self._press_at = None
+        held_short = self._held_short
+        self._held_short = None
+        if level != -1 and level != self._active and ticks_diff(
+                self._bounce_at, press_at) < self.min_press_ms:
+            self.pressed = False
+            self._long_due = None
+            self._short_due = held_short   # the first click stands alone again
+            return True
+        if held_short is not None:
+            self._on_event(self.name, "double", press_at)
+        return False
+
     def _change(self, tick):
         self.pressed = not self.pressed
         self._settle = ticks_add(tick, self.debounce_ms)
         if self.pressed:
-            if self._short_due is not None:   # second press in time: a double click
-                self._short_due = None
-                self._on_event(self.name, "double", tick)
-            else:
+            # Nothing is said until the window confirms the press (_confirm).
+            self._press_at = tick
+            self._held_short = self._short_due   # second press in time: a double
+            self._short_due = None
+            if self._held_short is None:
                 self._long_due = ticks_add(tick, self.long_press_ms)
         elif self._long_due is not None:     # released before long: a click
             self._long_due = None
