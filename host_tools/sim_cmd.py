@@ -1,27 +1,92 @@
-# `cran sim`: for now the whole badge app on virtual hardware plays a fight, and its
-# timeline is shown, cue by cue.
+# `cran sim`: the badge on your desktop. In a terminal, the real firmware app runs on
+# virtual hardware and is drawn live (host_tools/sim/tui.py): LEDs, screen, buzzer,
+# buttons, a clock you control. Without a terminal (CI, a pipe) or with --headless, it
+# plays a scenario through the whole badge app and prints its timeline.
 import os
+import sys
 
-from host_tools import scenario_cmd
+from host_tools import CommandError, scenario_cmd
 from host_tools.runtimes import find_micropython
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefroy.txt")
-HELP = "play a fight on a simulated badge"
+DEFAULT_BOARD = "atom-lite"
+HELP = "the badge on your desktop: the real firmware app, live in the terminal"
 
 
 def setup(p):
-    p.add_argument("--script", default=DEMO_SCENARIO,
-                   help="scenario to play (default: the rulebook's example fight)")
-    p.add_argument("--board", default="atom-lite",
-                   help="board to simulate (default: atom-lite; 'none': the bare engine)")
+    p.add_argument("--board", default=None,
+                   help="board to simulate (boards/BOARD.json; default: the --character "
+                        "config's board, else atom-lite; headless, 'none': the bare engine)")
+    p.add_argument("--character", metavar="FILE",
+                   help="who wears it: a badge config (`cran config`), a character object "
+                        "(JSON) or a scenario file (its character line)")
+    p.add_argument("--script", metavar="FILE",
+                   help="a scenario to replay on the badge as the clock runs, its expect "
+                        "lines checked as they pass (headless default: the rulebook's "
+                        "example fight)")
     p.add_argument("--runtime", choices=("cpython", "micropython"), default=None,
-                   help="default: micropython where it is installed, else cpython")
+                   help="where the firmware runs (default: micropython where it is "
+                        "installed, else cpython)")
+    p.add_argument("--paused", action="store_true", help="start with the clock stopped")
+    p.add_argument("--bell", action="store_true",
+                   help="ring the terminal bell when the buzzer plays (key t)")
+    p.add_argument("--headless", action="store_true",
+                   help="no terminal UI: play the script and print its timeline (the "
+                        "default when stdout or stdin is not a terminal)")
 
 
 def run(args):
     runtime = args.runtime or ("micropython" if find_micropython() else "cpython")
-    board = None if args.board == "none" else args.board
-    print("cran: the rulebook's example fight, as a %s badge lives it (%s)\n"
-          % (board or "bare-engine", runtime))
-    return scenario_cmd.run_file(args.script, runtime, False, 0, verbose=True, badge=board)
+    if args.headless or not (sys.stdout.isatty() and sys.stdin.isatty()):
+        return _headless(args, runtime)
+    return live(args, runtime)
+
+
+def _headless(args, runtime):
+    if args.character:
+        raise CommandError("--character needs the terminal UI; headless, the script's own "
+                           "character line is played")
+    board = args.board or DEFAULT_BOARD
+    board = None if board == "none" else board
+    script = args.script or DEMO_SCENARIO
+    title = ("the rulebook's example fight" if script == DEMO_SCENARIO
+             else os.path.basename(script))
+    print("cran: %s, as a %s badge lives it (%s)\n" % (title, board or "bare-engine", runtime))
+    return scenario_cmd.run_file(script, runtime, False, 0, verbose=True, badge=board)
+
+
+def prepare(args, runtime):
+    """The badge the arguments ask for, booted -> (BadgeLink, script or None). A bad
+    file, board or config -> CommandError naming it, before any window opens."""
+    from host_tools.sim.link import BadgeLink, LinkError, check_wearer, read_wearer
+    script = None
+    config, file_board = {}, None
+    if args.script:
+        _, parsed = scenario_cmd.load(args.script)
+        script = (args.script, parsed)
+        config = {"character": parsed.character.as_dict()}
+    if args.character:
+        config, file_board = read_wearer(args.character)
+    board = args.board or file_board or DEFAULT_BOARD
+    if board == "none":
+        raise CommandError("the terminal UI needs a board (--board none is for --headless)")
+    check_wearer(board, config, args.character or args.script or "the default character")
+    try:
+        return BadgeLink(board, config, runtime), script
+    except LinkError as e:
+        raise CommandError(str(e), 3) from None
+
+
+def live(args, runtime):
+    from host_tools.sim.tui import SimApp
+    link, script = prepare(args, runtime)
+    try:
+        app = SimApp(link, script, paused=args.paused, bell=args.bell)
+        app.run()
+    finally:
+        link.close()
+    if app.dead:
+        print("cran: %s" % app.dead, file=sys.stderr)
+        return 3
+    return 1 if app.script is not None and app.script.failed else 0

@@ -28,20 +28,20 @@ class Screen:
         self.height = height
         self.columns = width // 8
         self.rows = max(1, (height + 2) // self.line_height_px)
-        self._lines = None   # what is on screen; None: unknown
+        self.shown = None    # the lines on screen (None: unknown), as a mirror reads them
 
     def show_lines(self, lines):
         """Draw up to `rows` lines, each cut at `columns` characters. -> True when the
         screen was sent, False when it already showed these lines."""
         lines = [plain(line)[:self.columns] for line in lines[:self.rows]]
-        if lines == self._lines:
+        if lines == self.shown:
             return False
         dev = self.dev
         dev.fill(0)
         for i, line in enumerate(lines):
             dev.text(line, 0, i * self.line_height_px, 1)
         dev.show()
-        self._lines = lines
+        self.shown = lines
         return True
 
     def clear(self):

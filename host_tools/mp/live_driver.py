@@ -1,0 +1,271 @@
+# The badge live, for `cran sim`: the whole app (cran.app) on the virtual hardware, inside
+# the MicroPython unix port or CPython, driven by one JSON command a line on stdin:
+#   <python> live_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR BOARD CONFIG_JSON VHW...
+#   {"advance": MS}               virtual time passes; the app wakes whenever it asks to
+#   {"button": NAME, "down": B}   a finger presses (true) or lets go (false) of a button
+#   {"line": TEXT}                a serial-console line (actions, status, journal, ...)
+#   {"reboot": true}              a clean restart: state saved, chip reset, app from flash
+#   {"frame": true}               only look
+# Each command gets one line back: a frame (see frame()) or {"error": TEXT}; the first
+# line, before any command, is the boot frame with a "hello" describing the board.
+import json
+import sys
+
+if __name__ == "__main__":
+    sys.path[:0] = sys.argv[6:] + [sys.argv[1]]
+
+import machine  # noqa: E402
+import vclock  # noqa: E402
+import world  # noqa: E402
+
+MICROPYTHON = sys.implementation.name == "micropython"
+if not MICROPYTHON:
+    vclock.patch_cpython_time()
+
+import time  # noqa: E402
+
+from cran import storage  # noqa: E402
+from cran.app import FAULT_RETRY_MS, App  # noqa: E402
+from cran.config import load  # noqa: E402
+from cran.core.engine import view  # noqa: E402
+from cran.hal.buttons import Button  # noqa: E402
+
+# show() asking to run again at once this many times in a row, at one instant, is a
+# firmware bug: stop there rather than spin for ever.
+_MAX_ZERO_WAITS = 1000
+
+_journal = []   # [elapsed ms, entry] of every journal line written since the last frame
+_append = storage.Journal.append
+
+
+def _journal_append(self, entry):
+    # Every entry the badge writes to its flash journal, boot entries included, as it
+    # lands: reading the files back every frame would cost a flash read per frame.
+    _append(self, entry)
+    _journal.append([vclock.elapsed_ms(), entry])
+
+
+storage.Journal.append = _journal_append
+
+
+class Refused(Exception):
+    """A command this driver can't do: answered with an error line, the badge goes on."""
+
+
+class Live:
+    def __init__(self, root, board):
+        self.root = root
+        self.board = board
+        self.buzzer_pin = board["buzzer"]["pin"] if board["buzzer"] else None
+        self.app = None
+        self.sounding = 0   # the buzzer's frequency as last reported (0: silent)
+        self.fault = None   # the traceback of a show() that raised, until a frame takes it
+        self.boot()
+
+    def boot(self):
+        self.app = App(self.root, load(self.root))
+        self.app.start_watchdog()
+        self.step_to(vclock.elapsed_ms())
+
+    def show(self):
+        # One wake-up of the app's show loop, with its fault rule: a step that raises is
+        # journaled once and retried a second later, the watchdog left unfed.
+        app = self.app
+        try:
+            return app.show(time.ticks_ms())
+        except Exception as e:
+            app.in_show = False
+            if not app.faulted:
+                app.faulted = True
+                app.badge.log({"error": "show loop: %r" % (e,)})
+                self.fault = _traceback(e)
+            return FAULT_RETRY_MS
+
+    def step_to(self, target):
+        """Run the app up to elapsed ms `target`, waking at every instant it asks for, so
+        blink steps, press timeouts and deadlines land exactly on time. A watchdog reset
+        on the way boots the app again, as the chip would."""
+        zero_waits = 0
+        while True:
+            try:
+                wait = self.show()
+                left = target - vclock.elapsed_ms()
+                if left <= 0:
+                    return
+                if wait <= 0:
+                    zero_waits += 1
+                    if zero_waits > _MAX_ZERO_WAITS:
+                        raise RuntimeError("the app asks to wake at once, %d times at %d ms"
+                                           % (zero_waits, vclock.elapsed_ms()))
+                    continue
+                zero_waits = 0
+                vclock.advance(min(wait, left))
+            except machine.VirtualReset:
+                machine.reboot()
+                self.app = App(self.root, load(self.root))
+                self.app.start_watchdog()
+
+    def do(self, cmd):
+        if "advance" in cmd:
+            ms = cmd["advance"]
+            if type(ms) is not int or ms < 0:
+                raise Refused("advance: expected whole ms from 0, got %r" % (ms,))
+            self.step_to(vclock.elapsed_ms() + ms)
+        elif "button" in cmd:
+            self.press(cmd["button"], cmd.get("down"))
+        elif "line" in cmd:
+            text = cmd["line"]
+            if not isinstance(text, str):
+                raise Refused("line: expected text, got %r" % (text,))
+            answer = self.app.line(text, time.ticks_ms())
+            self.step_to(vclock.elapsed_ms())   # the cues play at once, as on a badge
+            return self.frame(answer)
+        elif "reboot" in cmd:
+            self.app.badge.checkpoint(time.ticks_ms())
+            machine.reboot()
+            self.boot()
+        elif "frame" not in cmd:
+            raise Refused("unknown command %s (known: advance, button, line, reboot, frame)"
+                          % json.dumps(cmd))
+        return self.frame()
+
+    def press(self, name, down):
+        if down is not True and down is not False:
+            raise Refused("button: 'down' must be true or false, got %r" % (down,))
+        for spec in self.board["buttons"]:
+            if spec["name"] == name:
+                level = (0 if spec["active_low"] else 1) if down else None
+                machine.drive(spec["pin"], level)   # fires the pin's IRQ, as a finger does
+                self.step_to(vclock.elapsed_ms())
+                return
+        raise Refused("no button %r on %s (it has: %s)" % (
+            name, self.board["id"], ", ".join(b["name"] for b in self.board["buttons"])))
+
+    def frame(self, answer=None):
+        """What a person would see and hear now, and what the badge knows."""
+        app = self.app
+        now = time.ticks_ms()
+        leds = None
+        if app.leds is not None:
+            last = app.leds.np.last
+            leds = [list(c) for c in last] if last else [[0, 0, 0]] * app.leds.count
+        screen = None
+        if app.screen is not None:
+            # The lines last drawn (cut and made ASCII as the panel shows them).
+            screen = list(app.screen.shown or [])
+            _forget_bus_traffic(app.screen.dev)
+        where = app.menu.where() if app.menu is not None else None
+        out = {"now": vclock.elapsed_ms(), "leds": leds, "screen": screen,
+               "notes": self.notes(now), "journal": _journal[:],
+               "status": app.badge.status(now), "view": view(app.badge.state, now),
+               "menu": list(where) if where else None, "peek": app.peek_until is not None,
+               "safe": app.safe}
+        del _journal[:]
+        if answer is not None:
+            out["answer"] = answer
+        if self.fault is not None:
+            out["fault"] = self.fault
+            self.fault = None
+        return out
+
+    def notes(self, now):
+        """[[elapsed ms, freq Hz (0: silent)]] the buzzer changed to since the last frame.
+        The PWM's record is emptied: a live session would keep it for ever."""
+        pwm = None if self.buzzer_pin is None else machine.pwm_on(self.buzzer_pin)
+        if pwm is None:
+            return []
+        elapsed = vclock.elapsed_ms()
+        out = []
+        for tick, freq_hz, duty in pwm.timeline:
+            sound = freq_hz if duty else 0
+            if sound != self.sounding:   # a new frequency set while silent is no note
+                self.sounding = sound
+                out.append([elapsed - vclock.ticks_diff(now, tick), sound])
+        del pwm.timeline[:]
+        return out
+
+    def hello(self):
+        app = self.app
+        leds = None
+        if app.leds is not None:
+            leds = {"count": app.leds.count, "layout": app.layout,
+                    "max_brightness": app.leds.max_brightness}
+        screen = None
+        if app.screen is not None:
+            screen = {"columns": app.screen.columns, "rows": app.screen.rows,
+                      "kind": self.board["display"]["kind"]}
+        return {"board": self.board["id"], "name": self.board["name"], "leds": leds,
+                "screen": screen, "buzzer": self.board["buzzer"] is not None,
+                "buttons": [b["name"] for b in self.board["buttons"]],
+                "runtime": sys.implementation.name,
+                "press_ms": {"debounce": Button.debounce_ms, "long": Button.long_press_ms,
+                             "double": Button.double_click_ms}}
+
+
+def _forget_bus_traffic(dev):
+    # The virtual I2C and SPI record every byte written; a screen redrawn for hours
+    # would fill the memory with them.
+    for name in ("spi", "i2c"):
+        bus = getattr(dev, name, None)
+        if bus is not None and hasattr(bus, "writes"):
+            del bus.writes[:]
+
+
+def _traceback(e):
+    if MICROPYTHON:
+        import io
+        buf = io.StringIO()
+        sys.print_exception(e, buf)
+        return buf.getvalue()
+    import traceback
+    return "".join(traceback.format_exception(type(e), e, e.__traceback__))
+
+
+def _say(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    flush = getattr(sys.stdout, "flush", None)
+    if flush is not None:
+        flush()
+
+
+def main():
+    boards_dir, flash_dir, board_id = sys.argv[2], sys.argv[3], sys.argv[4]
+    vclock.start(0)
+    machine.reset_all()
+    try:
+        board = world.make_root(flash_dir + "/badge", boards_dir, board_id,
+                                json.loads(sys.argv[5]))
+        world.wire(board)
+        live = Live(flash_dir + "/badge", board)
+    except Exception as e:   # a config the firmware refuses: say it and stop
+        _say({"error": "cannot start: %s" % (e,)})
+        sys.exit(1)
+    first = live.frame()
+    first["hello"] = live.hello()
+    _say(first)
+    n = 0
+    while True:
+        raw = sys.stdin.readline()
+        if not raw:
+            return   # the sim closed the pipe
+        n += 1
+        if not raw.strip():
+            continue
+        try:
+            cmd = json.loads(raw)
+        except ValueError as e:
+            _say({"error": "command %d: not JSON (%s): %s" % (n, e, raw.strip()[:80])})
+            continue
+        try:
+            if not isinstance(cmd, dict):
+                raise Refused("expected a JSON object such as {\"advance\": 1000}, got %s"
+                              % raw.strip()[:80])
+            out = live.do(cmd)
+        except Refused as e:
+            out = {"error": "command %d: %s" % (n, e)}
+        except Exception as e:   # a firmware bug: report it whole, keep serving
+            out = {"error": "command %d: %r\n%s" % (n, e, _traceback(e))}
+        _say(out)
+
+
+main()

@@ -1,0 +1,154 @@
+# The live badge in its own process (the MicroPython unix port or CPython), one JSON
+# line each way (host_tools/mp/live_driver.py); and the wearer's config from the files
+# `cran sim` is given, checked by the firmware's own config loader before it starts.
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from cran import scenario
+from cran.config import load
+from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
+from host_tools.runtimes import BOARDS_DIR, HOW_TO_GET_MICROPYTHON, board_ids, find_micropython
+from host_tools.vhw import sys_path
+
+DRIVER = os.path.join(MP_DIR, "live_driver.py")
+# Fields that mark a JSON file as a badge config (`cran config`), not a bare character.
+_WEARER_KEYS = ("character", "settings", "lang", "volume_percent", "light_sleep")
+
+
+class LinkError(Exception):
+    """The badge process is gone, or said something that is not a frame."""
+
+
+class BadgeLink:
+    """One badge booted in a driver process. .hello describes the board, .first is the
+    boot frame; send(command) -> the frame (or {"error": ...}) it answers."""
+
+    def __init__(self, board, config, runtime):
+        exe = sys.executable if runtime == "cpython" else find_micropython()
+        if exe is None:
+            raise LinkError(HOW_TO_GET_MICROPYTHON)
+        self.runtime = runtime
+        self.flash = tempfile.mkdtemp(prefix="cran-sim-")
+        # A file, not a pipe: a chatty stderr must never block the driver mid-frame.
+        self._stderr = tempfile.TemporaryFile(mode="w+")
+        try:
+            self.proc = subprocess.Popen(
+                [exe, DRIVER, FIRMWARE_DIR, BOARDS_DIR, self.flash, board, json.dumps(config)]
+                + sys_path(runtime), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self._stderr, text=True, bufsize=1)
+        except OSError as e:
+            self._stderr.close()
+            shutil.rmtree(self.flash, ignore_errors=True)
+            raise LinkError("cannot run %s (%s): %s" % (exe, runtime, e.strerror or e)) from None
+        try:
+            first = self._read()
+            if "error" in first:
+                raise LinkError("the badge could not start (%s): %s" % (runtime, first["error"]))
+        except LinkError:
+            self.close()
+            raise
+        self.hello = first.pop("hello")
+        self.first = first
+
+    def send(self, command):
+        try:
+            self.proc.stdin.write(json.dumps(command) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise LinkError(self._gone()) from None
+        return self._read()
+
+    def _read(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            raise LinkError(self._gone())
+        try:
+            out = json.loads(line)
+        except ValueError:
+            out = None
+        if not isinstance(out, dict):
+            raise LinkError("the badge process (%s) said %r: not a frame" % (
+                self.runtime, line[:200]))
+        return out
+
+    def _gone(self):
+        code = self.proc.poll()
+        self._stderr.seek(0)
+        tail = self._stderr.read()[-2000:].strip()
+        return "the badge process (%s) %s%s" % (
+            self.runtime, "ended" if code is None else "ended with exit %d" % code,
+            (":\n" + tail) if tail else "")
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=3)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stdin):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self._stderr.close()
+        shutil.rmtree(self.flash, ignore_errors=True)
+
+
+# ---- who wears it ---------------------------------------------------------------------
+
+def read_wearer(path):
+    """--character FILE -> (config fields, board id or None). FILE is a badge config as
+    `cran config` writes it (its character, settings, lang... are used), a bare
+    character object (JSON), or a scenario file (its character line)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise CommandError("%s: cannot read: %s" % (path, e.strerror or e)) from None
+    if text.lstrip("\ufeff \t\r\n").startswith("{"):
+        try:
+            raw = json.loads(text.lstrip("\ufeff"))
+        except ValueError as e:
+            raise CommandError("%s: not valid JSON: %s" % (path, e)) from None
+        if any(key in raw for key in _WEARER_KEYS + ("board",)):
+            # Everything but the board goes to the badge: the firmware's loader names
+            # any field it doesn't know.
+            return dict((k, v) for k, v in raw.items() if k != "board"), raw.get("board")
+        return {"character": raw}, None
+    try:
+        parsed = scenario.parse(text)
+    except scenario.ScenarioError as e:
+        raise CommandError("%s:%d: %s (expected a JSON config or character, or a scenario "
+                           "file with a character line)" % (path, e.line, e.message)) from None
+    firsts = [line.split("#", 1)[0].split()[:1] for line in text.splitlines()]
+    if not any(w and w[0].lower() in ("character", "personnage") for w in firsts):
+        raise CommandError("%s: not JSON, and no character line to take" % path)
+    return {"character": parsed.character.as_dict()}, None
+
+
+def check_wearer(board, config, named):
+    """The firmware's own checks (cran.config.load) on the config the badge will boot
+    with; a fault -> CommandError naming `named` (the file it came from) and the field."""
+    if board not in board_ids():
+        raise CommandError("unknown board %r (known: %s)" % (board, ", ".join(board_ids())))
+    root = tempfile.mkdtemp(prefix="cran-sim-check-")
+    try:
+        os.mkdir(os.path.join(root, "boards"))
+        shutil.copy(os.path.join(BOARDS_DIR, board + ".json"), os.path.join(root, "boards"))
+        cfg = {"board": board}
+        cfg.update(config)
+        with open(os.path.join(root, "config.json"), "w", encoding="utf-8") as f:
+            json.dump(cfg, f)
+        try:
+            load(root)
+        except ValueError as e:   # ConfigError, BoardError
+            where = os.path.join(root, "config.json") + ": "
+            raise CommandError("%s: %s" % (named, str(e).replace(where, ""))) from None
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,578 @@
+# The badge on a desktop terminal (Textual): the real firmware app runs in a driver
+# process (link.BadgeLink); this draws what it shows (LEDs, screen, buzzer), runs its
+# clock (pause, x1, x10, x60, jumps), presses its buttons, speaks to its console and
+# replays a scenario on it, checking the expect lines as they pass.
+import math
+import os
+import time
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.widgets import Footer, Input, RichLog, Static
+
+from cran import scenario
+from cran.core.words import KEYWORDS, TIMED_EFFECTS
+from host_tools.scenario_cmd import fmt_time
+from host_tools.sim.link import LinkError
+
+TICK_S = 0.05            # the clock moves the badge on 20 times a second
+_OFF_RGB = (40, 40, 40)  # an unlit LED: dark, but still a cell you can see
+MELODY_GAP_MS = 200      # silence longer than the rests inside a melody: the next is new
+
+# The action pickers (c, e, o): every action of ../shared/SCENARIOS.md a key away. A
+# badge without keyboard says `membre` for a limb; any other target: the console (:).
+_KEYWORD_ENTRIES = (["blesse", "agonisant", "coma", "mort"] + list(TIMED_EFFECTS)
+                    + ["brise membre", "desarme", "dissipe", "vol", "resiste", "invisible",
+                       "message", "regard"])
+_COUP_WORDS = (["normal"] + _KEYWORD_ENTRIES[:4] + ["mort si coma"] + _KEYWORD_ENTRIES[4:])
+_OTHER_WORDS = ["soin", "soin complet", "repare armure", "repare membre", "nuit", "hors-jeu",
+                "en-jeu", "stop", "reprise", "reset", "renommee +1", "renommee -1"]
+
+
+def pick_keys(words):
+    """One key per entry: its first letter still free, else another of its letters,
+    else the first free letter or digit. Stable, and shown beside each entry."""
+    used = set("*+")   # the divin / de masse switches
+    keys = []
+    for word in words:
+        letters = [ch for ch in word if ch.isalpha()]
+        spare = [ch for ch in "abcdefghijklmnopqrstuvwxyz0123456789" if ch not in used]
+        key = next((ch for ch in letters if ch not in used), spare[0])
+        used.add(key)
+        keys.append(key)
+    return keys
+
+
+# page -> (verb, [(key, entry)]); coup and effet share their keys (u: peur on both).
+_COUP = list(zip(pick_keys(_COUP_WORDS), _COUP_WORDS))
+PICKERS = {
+    "coup": ("coup", _COUP),
+    "effet": ("effet", [(k, w) for k, w in _COUP if w in _KEYWORD_ENTRIES]),
+    "autre": (None, list(zip(pick_keys(_OTHER_WORDS), _OTHER_WORDS))),
+}
+_CONSOLE_WORDS = (["coup", "coup mort si coma"] + ["coup " + k for k in KEYWORDS]
+                  + ["effet " + k for k in KEYWORDS] + _OTHER_WORDS
+                  + ["status", "journal", "config", "help"])
+
+KEYS_HELP = """\
+buttons: space or a = press a · A = hold a (long) · d = double press a
+         b B D = the same for button b, on boards that have one
+actions: c = coup…  e = effet…  o = other actions…  : = a console line
+clock:   p = pause · 1 2 3 = x1 x10 x60 · . = +1 s · m = +1 min · M = +5 min
+also:    r = reboot the badge · t = terminal bell · ? = these keys · q = quit"""
+
+
+def note_name(freq_hz):
+    n = int(round(12 * math.log2(freq_hz / 440.0))) + 69   # MIDI number
+    return "%s%d" % (("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")[n % 12],
+                     n // 12 - 1)
+
+
+def shown_rgb(rgb, max_brightness):
+    """What the eye sees of an LED: the board caps it (max_brightness) and it still
+    glows; drawn at full terminal brightness with the same hue."""
+    if not any(rgb):
+        return _OFF_RGB
+    scale = 255.0 / max(max_brightness, max(rgb))
+    return tuple(min(255, int(round(c * scale))) for c in rgb)
+
+
+def journal_text(entry):
+    """One journal entry (cran.badge.Badge.log) in a line."""
+    if "a" in entry:
+        return "%s -> %s  %s" % (entry["a"], entry.get("etat"), _cues(entry.get("c")))
+    if "timer" in entry:
+        return "timer -> %s  %s" % (entry.get("etat"), _cues(entry["timer"]))
+    if "undo" in entry:
+        return "undo -> %s" % entry.get("etat")
+    if "boot" in entry:
+        return "boot, firmware %s (%s)" % (entry["boot"], entry.get("cause"))
+    if "error" in entry:
+        return "error: %s" % entry["error"]
+    return " ".join("%s=%s" % kv for kv in sorted(entry.items()) if kv[0] not in ("up", "t"))
+
+
+def _cues(cues):
+    return "[%s]" % ", ".join("%s %s" % (k, v) for k, v in cues or ())
+
+
+class Script:
+    """A scenario file replayed on the badge: its steps at their times from `start`."""
+
+    def __init__(self, path, parsed, start_ms):
+        self.name = os.path.basename(path)
+        self.steps = parsed.steps
+        self.start_ms = start_ms
+        self.next = 0
+        self.held = 0
+        self.failed = 0
+        self.expects = sum(1 for s in self.steps if s[2] == "expect")
+
+    def due(self):
+        """The elapsed ms of the next step, or None when all have played."""
+        if self.next >= len(self.steps):
+            return None
+        return self.start_ms + self.steps[self.next][1]
+
+    def title(self):
+        done = "" if self.due() is None else ", next at %s" % fmt_time(self.steps[self.next][1])
+        return "script %s: %d/%d expects held, %d failed%s" % (
+            self.name, self.held, self.expects, self.failed, done)
+
+
+class Picker(ModalScreen):
+    """A page of actions, one key each; * and + switch divin / de masse."""
+
+    DEFAULT_CSS = """
+    Picker { align: center middle; }
+    #picker { width: auto; max-width: 100; height: auto; border: round $accent;
+              background: $panel; padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "close")]
+
+    def __init__(self, verb, entries):
+        super().__init__()
+        self.verb = verb
+        self.keys = [k for k, _ in entries]
+        self.words = [w for _, w in entries]
+        self.divin = False
+        self.masse = False
+
+    def compose(self):
+        yield Static(self._text(), id="picker")
+
+    def _text(self):
+        out = Text()
+        for i, (key, word) in enumerate(zip(self.keys, self.words)):
+            out.append(" %s " % key, "bold reverse")
+            out.append(" %-14s" % word)
+            if i % 4 == 3:
+                out.append("\n")
+        if self.verb:
+            out.append("\n\n * divin: %s   + de masse: %s   esc: close" % (
+                "oui" if self.divin else "non", "oui" if self.masse else "non"))
+        else:
+            out.append("\n\n esc: close")
+        return out
+
+    def on_key(self, event):
+        event.stop()
+        event.prevent_default()
+        char = event.character
+        if self.verb and char in ("*", "+"):
+            if char == "*":
+                self.divin = not self.divin
+            else:
+                self.masse = not self.masse
+            self.query_one("#picker", Static).update(self._text())
+        elif char in self.keys:
+            word = self.words[self.keys.index(char)]
+            text = ("%s %s" % (self.verb, word)) if self.verb else word
+            self.dismiss(text + (" de masse" if self.masse else "")
+                         + (" divin" if self.divin else ""))
+
+    def action_cancel(self):
+        self.dismiss(None)
+
+
+class SimApp(App):
+    """The badge behind `link`, drawn and driven. script: (path, parsed Scenario)."""
+
+    TITLE = "cran sim"
+    ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    #top { height: auto; }
+    #badge { width: 46; height: auto; border: round $accent; padding: 0 1; }
+    #state { width: 1fr; height: auto; border: round $accent; padding: 0 1; }
+    #journal { height: 1fr; border: round $accent; }
+    #script { height: 9; border: round $accent; }
+    #console { dock: bottom; display: none; }
+    """
+    BINDINGS = [
+        Binding("space", "press('a', 'short')", "hit (a)"),
+        Binding("a", "press('a', 'short')", "a", show=False),
+        Binding("A", "press('a', 'long')", "hold a"),
+        Binding("d", "press('a', 'double')", "double a"),
+        Binding("b", "press('b', 'short')", "b", show=False),
+        Binding("B", "press('b', 'long')", "hold b", show=False),
+        Binding("D", "press('b', 'double')", "double b", show=False),
+        Binding("c", "pick('coup')", "coup…"),
+        Binding("e", "pick('effet')", "effet…"),
+        Binding("o", "pick('autre')", "other…"),
+        Binding("colon", "console", "console"),
+        Binding("p", "pause", "pause"),
+        Binding("1", "speed(1)", "x1", show=False),
+        Binding("2", "speed(10)", "x10", show=False),
+        Binding("3", "speed(60)", "x60", show=False),
+        Binding("period", "jump(1000)", "+1s", show=False),
+        Binding("m", "jump(60000)", "+1min"),
+        Binding("M", "jump(300000)", "+5min"),
+        Binding("r", "reboot", "reboot", show=False),
+        Binding("t", "bell", "bell", show=False),
+        Binding("question_mark", "keys", "keys"),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, link, script=None, paused=False, bell=False):
+        super().__init__()
+        self.link = link
+        self.hello = link.hello
+        self.frame = link.first
+        self.now = self.frame["now"]
+        self.target = self.now     # where the clock wants the badge (elapsed ms, float)
+        self.speed = 1
+        self.paused = paused
+        self.bell_on = bell
+        self.dead = None           # why the badge process is gone, once it is
+        self.script = Script(script[0], script[1], self.now) if script else None
+        self.notes = []            # the last melody's notes: [[elapsed ms, freq Hz]]
+        self.sounding = 0          # the buzzer's frequency now (0: silent)
+        self.led_colours = []      # the colours drawn for the LEDs, as shown
+        self._last_tick = None
+        self._drawn = {}           # id(widget) -> what it shows, to redraw only changes
+        self._quiet_at = -MELODY_GAP_MS   # elapsed ms the buzzer last fell silent
+
+    # ---- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        # Kept by reference: while a picker is up, queries would look in the picker.
+        self.w_leds, self.w_screen, self.w_buzzer = Static(), Static(), Static()
+        self.w_buttons, self.w_menu, self.w_clock = Static(), Static(), Static()
+        self.w_state = Static(id="state")
+        self.w_journal = RichLog(id="journal", wrap=True, max_lines=5000)
+        self.w_script = RichLog(id="script", wrap=True) if self.script else None
+        self.w_console = Input(
+            placeholder="a console line: coup blesse, effet peur divin, soin, status…",
+            suggester=SuggestFromList(_CONSOLE_WORDS, case_sensitive=False), id="console")
+        with Horizontal(id="top"):
+            with Vertical(id="badge"):
+                yield self.w_leds
+                yield self.w_screen
+                yield self.w_buzzer
+                yield self.w_buttons
+                yield self.w_menu
+                yield self.w_clock
+            yield self.w_state
+        yield self.w_journal
+        if self.w_script is not None:
+            yield self.w_script
+        yield self.w_console
+        yield Footer()
+
+    def on_mount(self):
+        h = self.hello
+        self.query_one("#badge").border_title = "%s (%s)" % (h["name"], h["runtime"])
+        self.w_state.border_title = "the wearer"
+        self.w_journal.border_title = "journal"
+        self.w_buttons.update(Text("  ".join(
+            "button %s: %s" % (name, ("space/a A d", "b B D")[i] if i < 2 else "-")
+            for i, name in enumerate(h["buttons"])), "dim"))
+        self.action_keys()
+        self.absorb(self.frame)
+        if self.w_script is not None:
+            self.w_script.border_title = self.script.title()
+        self.set_interval(TICK_S, self.tick)
+
+    # ---- talking to the badge ---------------------------------------------------------
+
+    def call(self, command):
+        """Send one command -> the frame, applied; None when refused or gone."""
+        if self.dead:
+            return None
+        try:
+            frame = self.link.send(command)
+        except LinkError as e:
+            self.dead = str(e)
+            self.log_line(self.dead, "bold red")
+            self.notify("the badge process has stopped", severity="error")
+            return None
+        if "error" in frame:
+            self.log_line(frame["error"], "red")
+            return None
+        self.absorb(frame)
+        return frame
+
+    def absorb(self, frame):
+        self.frame = frame
+        self.now = frame["now"]
+        self.target = max(self.target, self.now)   # a press took its own time
+        for at, entry in frame["journal"]:
+            self.log_line("%8s  %s" % (fmt_time(at), journal_text(entry)),
+                          "red" if "error" in entry else "")
+        if frame.get("fault"):
+            self.log_line(frame["fault"], "red")
+        for at, freq_hz in frame["notes"]:
+            if freq_hz and not self.sounding and at - self._quiet_at > MELODY_GAP_MS:
+                self.notes = []   # a new melody; one bell for it, not one per note
+                if self.bell_on:
+                    self.bell()
+            if freq_hz:
+                self.notes = (self.notes + [[at, freq_hz]])[-12:]
+            elif self.sounding:
+                self._quiet_at = at
+            self.sounding = freq_hz
+        self.draw()
+
+    def run_to(self, target):
+        """Move the badge on to elapsed ms `target`, playing the script's steps due on
+        the way at their own times."""
+        script = self.script
+        while script is not None and script.due() is not None and script.due() <= target:
+            self.advance_to(script.due())
+            self.play_step(script.steps[script.next])
+            script.next += 1
+            if self.dead:
+                return
+        self.advance_to(target)
+
+    def advance_to(self, target):
+        if target > self.now:
+            self.call({"advance": target - self.now})
+
+    def play_step(self, step):
+        line, t, kind, payload = step
+        script = self.script
+        log = self.w_script
+        when = fmt_time(t).rjust(7)
+        if kind == "act":
+            frame = self.call({"line": payload.text()})
+            answer = (frame or {}).get("answer") or ["(no answer)"]
+            ok = answer[0].startswith("ok ")
+            log.write(Text("%s %s  %s  %s" % ("·" if ok else "✗", when, payload.text(),
+                                               "" if ok else answer[0]), "" if ok else "red"))
+        else:
+            failed = scenario.check(payload, self.frame["view"])
+            text = "%s  expect %s" % (when, " ".join(w for _, _, w in payload))
+            if failed:
+                script.failed += 1
+                log.write(Text("✗ %s: %s" % (text, "; ".join(
+                    "expected %s, got %s" % f for f in failed)), "bold red"))
+            else:
+                script.held += 1
+                log.write(Text("✓ %s" % text, "green"))
+        log.border_title = script.title()
+
+    def press(self, name, kind):
+        """One whole gesture on a button, taking its own virtual time, and waited out so
+        the badge has decided what it was before the next key (a tap then another is
+        two taps, whatever the clock's speed)."""
+        p = self.hello["press_ms"]
+        presses, hold = {"short": (1, p["debounce"] + 30), "long": (1, p["long"] + 200),
+                         "double": (2, p["debounce"] + 30)}[kind]
+        for i in range(presses):
+            if i:
+                self.run_to(self.now + p["debounce"] + 50)   # between the two presses
+            if self.call({"button": name, "down": True}) is None:
+                return
+            self.run_to(self.now + hold)
+            self.call({"button": name, "down": False})
+        self.run_to(self.now + p["double"] + p["debounce"])
+
+    def tick(self):
+        t = time.monotonic()
+        dt = 0 if self._last_tick is None else t - self._last_tick
+        self._last_tick = t
+        if not self.paused and not self.dead:
+            self.target += dt * 1000 * self.speed   # float: no ms lost per tick
+            self.run_to(int(self.target))
+        self.draw_clock()
+
+    # ---- drawing ----------------------------------------------------------------------
+
+    def draw(self):
+        self.draw_leds()
+        self.draw_screen()
+        self.draw_buzzer()
+        self.draw_menu()
+        self.draw_state()
+        self.draw_clock()
+
+    def draw_leds(self):
+        spec = self.hello["leds"]
+        widget = self.w_leds
+        if spec is None:
+            self.put(widget, Text("(no LEDs on this board)", "dim"))
+            return
+        colours = [shown_rgb(c, spec["max_brightness"]) for c in self.frame["leds"]]
+        self.led_colours = colours
+        layout = spec["layout"]
+        # Cells about square (a terminal cell is twice as tall as wide); the index order
+        # is the wire's: the matrix's LED 0 is its top left.
+        if layout == "single":
+            rows, width, height = [colours], 10, 3
+        elif layout == "matrix-5x5":
+            rows, width, height = [colours[i:i + 5] for i in range(0, 25, 5)], 4, 2
+        else:
+            rows, width, height = [colours], 3, 1
+        lines = []
+        for r, row in enumerate(rows):
+            if r:
+                lines.append(Text())   # a dark line between rows, as between the LEDs
+            for _ in range(height):
+                line = Text()
+                for rgb in row:
+                    line.append(" " * width, "on rgb(%d,%d,%d)" % rgb)
+                    line.append(" ")
+                lines.append(line)
+        self.put(widget, Text("\n").join(lines))
+
+    def draw_screen(self):
+        spec = self.hello["screen"]
+        widget = self.w_screen
+        lines = self.frame["screen"]
+        if spec is None or lines is None:
+            widget.display = False
+            return
+        width = spec["columns"]
+        shown = (lines + [""] * 3)[:max(3, len(lines))]
+        out = Text("┌%s┐\n" % ("─" * width), "dim")
+        for line in shown:
+            out.append("│", "dim")
+            out.append(line.ljust(width), "bold #ffffff on #000028")
+            out.append("│\n", "dim")
+        out.append("└%s┘" % ("─" * width), "dim")
+        self.put(widget, out)
+
+    def draw_buzzer(self):
+        widget = self.w_buzzer
+        if not self.hello["buzzer"]:
+            self.put(widget, Text("buzzer: none on this board", "dim"))
+            return
+        out = Text("buzzer: ")
+        out.append("♪ " if self.sounding else "  ", "bold yellow")
+        out.append(" ".join(note_name(f) for _, f in self.notes) or "silent",
+                   "bold" if self.sounding else "dim")
+        out.append("  (bell %s)" % ("on" if self.bell_on else "off"), "dim")
+        self.put(widget, out)
+
+    def draw_menu(self):
+        where = self.frame["menu"]
+        if where:
+            group, depth, index, label = where
+            text = "menu open: %s, level %d%s" % (
+                ("Menu/Voir", "Coup", "Effet", "Autre")[group % 4], depth,
+                (", entry %d: %s" % (index, label)) if index else ": " + label)
+        elif self.frame["peek"]:
+            text = "peek: the wearer's private view"
+        else:
+            text = "menu closed" + ("  SAFE MODE" if self.frame["safe"] else "")
+        self.put(self.w_menu, Text(text, "cyan" if where else "dim"))
+
+    def draw_state(self):
+        s = self.frame["status"]
+        out = Text()
+        out.append("etat       ")
+        out.append(s["etat"], "bold")
+        out.append("\n")
+        armor = "%d answer%s left" % (s["armure"], "" if s["armure"] == 1 else "s")
+        out.append("armure     %s%s\n" % (armor, ", damaged" if s["armure_abimee"] else ""))
+        effects = ", ".join("%s %s" % (name, fmt_left(ms))
+                            for name, ms in sorted(s["effets"].items())) or "-"
+        out.append("effets     %s\n" % effects)
+        out.append("brises     %s\n" % (", ".join(s["brises"]) or "-"))
+        left = s["reste_ms"]
+        if left is None:
+            countdown = "-"
+        else:
+            after = {"agonisant": "coma", "coma": "mort"}.get(s["etat"], "?")
+            countdown = "%s in %s%s" % (after, fmt_left(left),
+                                        " (stopped)" if s["jeu"] == "stop" else "")
+        out.append("countdown  ")
+        out.append(countdown, "bold red" if left is not None else "")
+        out.append("\ndit        %s\n" % s["dit"])
+        out.append("jeu        %s   combat %s   renommee %s\n" % (
+            s["jeu"], "oui" if s["combat"] else "non", s["renommee"]))
+        out.append("who        %s on %s" % (s["personnage"] or "(no name)", s["board"]), "dim")
+        self.put(self.w_state, out)
+
+    def draw_clock(self):
+        if self.dead:
+            state = Text("stopped: the badge process is gone", "bold red")
+        else:
+            state = Text("paused" if self.paused else "x%d" % self.speed,
+                         "bold yellow" if self.paused else "bold green")
+        out = Text("clock %s  " % fmt_time(self.now - self.now % 100).ljust(9))
+        out.append_text(state)
+        if self.script is not None:
+            out.append("   script %s" % fmt_time(max(0, self.now - self.script.start_ms)))
+        self.put(self.w_clock, out)
+
+    def put(self, widget, content):
+        # 20 frames a second, most the same as the last: only a change costs a redraw.
+        if self._drawn.get(id(widget)) != content:
+            self._drawn[id(widget)] = content
+            widget.update(content)
+
+    def log_line(self, text, style=""):
+        self.w_journal.write(Text(text, style))
+
+    # ---- keys -------------------------------------------------------------------------
+
+    def action_press(self, name, kind):
+        self.press(name, kind)
+
+    def action_pick(self, page):
+        verb, entries = PICKERS[page]
+        self.push_screen(Picker(verb, entries), self.do_line)
+
+    def do_line(self, text):
+        if not text:
+            return
+        self.log_line("> " + text, "bold")
+        frame = self.call({"line": text})
+        for line in (frame or {}).get("answer", []):
+            self.log_line("  " + line, "red" if line.startswith("error") else "")
+
+    def action_console(self):
+        box = self.w_console
+        box.display = True
+        box.focus()
+
+    def on_input_submitted(self, event):
+        event.input.value = ""
+        event.input.display = False
+        self.set_focus(None)
+        self.do_line(event.value.strip())
+
+    def on_key(self, event):
+        box = self.w_console
+        if event.key == "escape" and box.display:
+            box.value = ""
+            box.display = False
+            self.set_focus(None)
+
+    def action_pause(self):
+        self.paused = not self.paused
+        self.draw_clock()
+
+    def action_speed(self, speed):
+        self.speed = speed
+        self.paused = False
+        self.draw_clock()
+
+    def action_jump(self, ms):
+        self.target = max(self.target, self.now) + ms
+        self.run_to(int(self.target))
+
+    def action_reboot(self):
+        self.log_line("(the badge is switched off and on)", "bold")
+        self.call({"reboot": True})
+
+    def action_bell(self):
+        self.bell_on = not self.bell_on
+        self.draw_buzzer()
+
+    def action_keys(self):
+        for line in KEYS_HELP.splitlines():
+            self.log_line(line, "dim")
+
+
+def fmt_left(ms):
+    if ms is None:
+        return "?"
+    seconds = (ms + 999) // 1000
+    return "%d:%02d" % (seconds // 60, seconds % 60)

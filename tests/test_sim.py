@@ -1,0 +1,295 @@
+# `cran sim`: the live driver's protocol (host_tools/mp/live_driver.py), and the terminal
+# UI driven headless by Textual's pilot, on both runtimes: keys in, the real firmware
+# app's LEDs, screen, buzzer and state out.
+import asyncio
+import json
+import os
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from conftest import SCENARIO_DIR, run_cran
+from cran.core.engine import act, new_state
+from cran.core.rules import Character, Settings
+from cran.core.words import parse_action
+from cran.cues import led_frame, melody_for
+from cran.hal.leds import cap
+from host_tools import CommandError
+from host_tools.sim.link import BadgeLink, read_wearer
+from host_tools.sim.tui import PICKERS, SimApp, shown_rgb
+from host_tools.sim_cmd import prepare
+
+
+@pytest.fixture(params=["micropython", "cpython"])
+def runtime(request):
+    if request.param == "micropython":
+        request.getfixturevalue("micropython")
+    return request.param
+
+
+def ui(runtime, steps, board=None, script=None, character=None):
+    """Boot the badge as `cran sim` does, open the UI headless with its clock stopped,
+    run `await steps(app, pilot)` -> what it returns."""
+    link, parsed = prepare(SimpleNamespace(board=board, script=script, character=character),
+                           runtime)
+
+    async def go():
+        app = SimApp(link, parsed, paused=True)
+        async with app.run_test(size=(120, 45)) as pilot:
+            return await steps(app, pilot)
+    try:
+        return asyncio.run(go())
+    finally:
+        link.close()
+
+
+async def keys(pilot, *names):
+    for name in names:
+        await pilot.press(name)
+    await pilot.pause()
+
+
+def panel(app):
+    """The state panel as drawn: {'etat': 'blesse', 'countdown': 'coma in 5:00', ...}."""
+    lines = str(app.w_state.content).splitlines()
+    return dict(line.split(None, 1) for line in lines if len(line.split(None, 1)) == 2)
+
+
+def picker_key(page, entry):
+    return dict((w, k) for k, w in PICKERS[page][1])[entry]
+
+
+def wanted_leds(app, state):
+    """What the firmware's cues say the LEDs show now, capped as the board caps them."""
+    spec = app.hello["leds"]
+    return [list(cap(c, spec["max_brightness"]))
+            for c in led_frame(state, app.now, spec["count"], spec["layout"])]
+
+
+# ---- the terminal UI ------------------------------------------------------------------
+
+def test_the_hit_key_makes_a_fresh_badge_blesse(runtime):
+    async def steps(app, pilot):
+        before = panel(app)["etat"]
+        out = []
+        for key in ("space", "period", "period"):   # the hit, then 1 s twice: the blink
+            await keys(pilot, key)
+            out.append((app.now, panel(app)["etat"], app.frame["leds"], app.led_colours))
+        return before, out, app.hello["leds"]["max_brightness"]
+
+    before, seen, top = ui(runtime, steps)
+    assert before == "pleine-forme"
+    blesse, _ = act(new_state(Character(), Settings()), parse_action("coup"), 0)
+    for now, etat, leds, colours in seen:
+        assert etat == "blesse"
+        want = [list(cap(c, top)) for c in led_frame(blesse, now, 1, "single")]
+        assert leds == want, "at %d ms" % now
+        assert colours == [shown_rgb(c, top) for c in want]
+    # 1 s on, 1 s off: two seconds apart, one lit and one dark, ...
+    assert {bool(any(leds[0])) for _, _, leds, _ in seen[1:]} == {True, False}
+    # ... in the blesse amber, not pleine-forme's green.
+    lit = [leds[0] for _, _, leds, _ in seen if any(leds[0])][0]
+    assert lit[0] > lit[1] > lit[2] == 0
+
+
+def test_agonisant_then_five_minutes_is_coma(runtime):
+    async def steps(app, pilot):
+        await keys(pilot, "c", picker_key("coup", "agonisant"))
+        first = panel(app)
+        await keys(pilot, "M")
+        return first, panel(app)
+
+    first, later = ui(runtime, steps)
+    assert first["etat"] == "agonisant" and first["countdown"] == "coma in 5:00"
+    assert later["etat"] == "coma" and later["countdown"] == "mort in 5:00"
+
+
+def test_the_clock_keys():
+    def one_second(app):
+        # As if a real second went by since the clock's last tick.
+        before = app.now
+        app._last_tick = time.monotonic() - 1.0
+        app.tick()
+        return app.now - before
+
+    async def steps(app, pilot):
+        out = {"paused": one_second(app)}
+        for key, name in (("2", "x10"), ("3", "x60"), ("1", "x1"), ("p", "pause")):
+            await keys(pilot, key)
+            out[name] = one_second(app)
+        for key in ("period", "m", "M"):
+            before = app.now
+            await keys(pilot, key)
+            out[key] = app.now - before
+        return out, str(app.w_clock.content)
+
+    out, clock = ui("cpython", steps)
+    assert out["paused"] == out["pause"] == 0
+    for name, ms in (("x1", 1000), ("x10", 10000), ("x60", 60000)):
+        assert ms <= out[name] < ms + 60 * 100, out   # a tenth of a real second of slack
+    assert (out["period"], out["m"], out["M"]) == (1000, 60000, 300000)
+    assert clock.startswith("clock ") and "paused" in clock
+
+
+def test_a_one_button_press_sequence_reaches_its_action(runtime):
+    # docs/controls.md, one button: coup peur = L S L S S L S S S L.
+    async def steps(app, pilot):
+        await keys(pilot, "A", "a", "A")
+        where = app.frame["menu"]
+        await keys(pilot, "a", "a", "A", "a", "a", "a", "A")
+        return where, app.frame["menu"], app.frame["status"]["effets"], panel(app)
+
+    where, after, effects, shown = ui(runtime, steps)
+    assert where == [1, 1, 1, "Etats"]          # Coup > Etats, its 1st entry
+    assert after is None and list(effects) == ["peur"]   # the menu closed on the action
+    assert shown["effets"] == "peur 5:00" and shown["etat"] == "pleine-forme"
+
+
+def test_two_buttons_and_the_screen_mirrored(micropython):
+    # docs/controls.md, two buttons and a screen: effet peur = B A B.
+    async def steps(app, pilot):
+        await keys(pilot, "B")
+        menu = list(app.frame["screen"])
+        await keys(pilot, "A", "B")
+        return menu, app.frame["screen"], str(app.w_screen.content), app.notes
+
+    menu, screen, drawn, notes = ui("micropython", steps, board="m5stickc-plus")
+    assert menu[0] == "Effet" and menu[-1] == "bb Retour"
+    assert screen == ["Debout", "Peur"]
+    assert "Peur" in drawn and "Debout" in drawn
+    assert [f for _, f in notes][-2:] == [880, 1175]   # the effect's rising pair
+
+
+def _script(tmp_path):
+    path = tmp_path / "fight.txt"
+    path.write_text('character name="Test" armor=cuir\n'
+                    "0:00 coup\n"
+                    "0:00 expect dit=armure\n"
+                    "0:02 coup agonisant\n"
+                    "5:02 expect etat=coma\n"
+                    "5:03 expect etat=mort   # wrong on purpose\n", encoding="utf-8")
+    return str(path)
+
+
+def test_a_script_replays_and_its_expects_show(runtime, tmp_path):
+    async def steps(app, pilot):
+        await keys(pilot, "M", "M")
+        lines = [str(line.text) for line in app.w_script.lines]
+        return app.script, lines, panel(app), app.w_script.border_title
+
+    script, lines, shown, title = ui(runtime, steps, script=_script(tmp_path))
+    assert (script.held, script.failed, script.due()) == (2, 1, None)
+    assert any(line.startswith("✓") and "expect dit=armure" in line for line in lines)
+    assert any(line.startswith("✗") and "expected etat=mort, got coma" in line
+               for line in lines)
+    assert shown["who"].startswith("Test ")     # the script's character wears it
+    assert title.startswith("script fight.txt: 2/3 expects held, 1 failed")
+
+
+def test_the_rulebook_fight_replays_on_the_live_badge(micropython):
+    async def steps(app, pilot):
+        await keys(pilot, "M", "M", "M")
+        return app.script
+
+    script = ui("micropython", steps,
+                script=os.path.join(SCENARIO_DIR, "exemple-godefroy.txt"))
+    assert (script.held, script.failed, script.due()) == (5, 0, None)
+
+
+def test_reboot_keeps_the_state_and_a_dead_badge_is_said(tmp_path):
+    async def steps(app, pilot):
+        await keys(pilot, "space", "r")
+        kept = panel(app)["etat"]
+        app.link.proc.kill()
+        app.link.proc.wait()
+        await keys(pilot, "space")
+        return kept, app.dead, str(app.w_clock.content)
+
+    kept, dead, clock = ui("cpython", steps)
+    assert kept == "blesse"
+    assert dead.startswith("the badge process (cpython) ended with exit")
+    assert "the badge process is gone" in clock
+
+
+# ---- who wears it ---------------------------------------------------------------------
+
+def test_character_files(tmp_path):
+    config = tmp_path / "badge.json"
+    config.write_text(json.dumps({"board": "atom-matrix", "lang": "en",
+                                  "character": {"name": "Ali", "armor": 2}}))
+    assert read_wearer(str(config)) == ({"character": {"name": "Ali", "armor": 2},
+                                         "lang": "en"}, "atom-matrix")
+    bare = tmp_path / "ali.json"
+    bare.write_text('{"name": "Ali", "armor": "cuir"}')
+    assert read_wearer(str(bare)) == ({"character": {"name": "Ali", "armor": "cuir"}}, None)
+    from_scenario = read_wearer(os.path.join(SCENARIO_DIR, "exemple-godefroy.txt"))
+    assert from_scenario[0]["character"]["name"] == "Godefroy"
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "Ali", "armor": -1}')
+    with pytest.raises(CommandError) as e:
+        prepare(SimpleNamespace(board=None, script=None, character=str(bad)), "cpython")
+    assert str(e.value) == "%s: character.armor: expected a whole number from 0, got -1" % bad
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"character": {}, "colour": "red"}')
+    with pytest.raises(CommandError, match="odd.json: colour: unknown field"):
+        prepare(SimpleNamespace(board=None, script=None, character=str(odd)), "cpython")
+    none = tmp_path / "plain.txt"
+    none.write_text("# a character, in words only\n0:00 coup\n")
+    with pytest.raises(CommandError, match="plain.txt: not JSON, and no character line"):
+        read_wearer(str(none))
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"name": ')
+    with pytest.raises(CommandError, match="broken.json: not valid JSON"):
+        read_wearer(str(broken))
+    with pytest.raises(CommandError, match="unknown board 'nope'"):
+        prepare(SimpleNamespace(board="nope", script=None, character=None), "cpython")
+
+
+def test_without_a_terminal_it_prints_the_timeline(micropython):
+    path = os.path.join(SCENARIO_DIR, "k5-agonisant-coma-mort.txt")
+    r = run_cran("sim", "--script", path)   # stdout is a pipe here
+    assert r.returncode == 0, r.stderr
+    assert "k5-agonisant-coma-mort.txt" in r.stdout and " 0 failed" in r.stdout
+    r = run_cran("sim", "--character", path)
+    assert r.returncode == 2 and "--character needs the terminal UI" in r.stderr
+
+
+# ---- the driver's protocol ------------------------------------------------------------
+
+def test_the_driver_protocol(runtime):
+    link = BadgeLink("esp32-devkitc", {}, runtime)
+    try:
+        hello, first = link.hello, link.first
+        assert hello["buttons"] == ["a", "b"] and hello["buzzer"]
+        assert hello["leds"]["count"] == 8 and hello["screen"]["columns"] == 16
+        assert first["status"]["etat"] == "pleine-forme" and first["screen"] == ["Debout"]
+        assert [e for _, e in first["journal"]][0]["boot"]
+
+        hit = link.send({"line": "coup"})
+        assert hit["answer"][0].startswith("ok coup normal: etat=blesse")
+        assert hit["view"]["etat"] == "blesse" and hit["screen"] == ["Blesse"]
+        later = link.send({"advance": 2000})
+        assert later["now"] == hit["now"] + 2000
+        # The buzzer played the firmware's own melody for the hit, note for note.
+        _, cues = act(new_state(Character(), Settings()), parse_action("coup"), 0)
+        melody = melody_for(cues)
+        notes = hit["notes"] + later["notes"]
+        assert [f for _, f in notes] == [f for f, _ in melody] + [0]
+        assert [b[0] - a[0] for a, b in zip(notes, notes[1:])] == [ms for _, ms in melody]
+
+        for command, error in (
+                ({"zz": 1}, "unknown command {\"zz\": 1}"),
+                ({"button": "c", "down": True}, "no button 'c' on esp32-devkitc (it has: a, b)"),
+                ({"advance": -5}, "advance: expected whole ms from 0, got -5"),
+                ([1, 2], "expected a JSON object")):
+            answer = link.send(command)
+            assert list(answer) == ["error"] and error in answer["error"], answer
+        link.proc.stdin.write("coup\n")
+        link.proc.stdin.flush()
+        assert "not JSON" in link._read()["error"]
+        # ... and the badge goes on.
+        assert link.send({"line": "soin"})["view"]["etat"] == "pleine-forme"
+    finally:
+        link.close()
