@@ -117,7 +117,7 @@ def test_a_long_day_with_an_undo_a_dissipe_and_a_power_cut():
     assert [e.note for e in tl.entries if e.kind == "boot"][1] == (
         "power-on, 3:03 after the entry before")
     assert spans(tl, "effet douleur") == [("douleur", 45000, 60450),
-                                          ("douleur", 61150, 265000)]   # undone hit
+                                          ("douleur", 61200, 265000)]   # undone hit
     assert spans(tl, "effet aveugle") == [("aveugle", 676000, 680000)]  # dissipated
     assert spans(tl, "effet paralyse") == [("paralyse", 20000, 30000)]  # K1 by a wound
     assert spans(tl, "jeu") == [("hors-jeu", 365000, 445000)]
@@ -136,10 +136,10 @@ def test_without_wall_clock_a_boot_follows_the_entry_before():
     tl = build(lines)
     assert tl.chained and tl.start_wall is None
     boot = [e for e in tl.entries if e.kind == "boot"][1]
-    assert boot.at == 61150 and "time off unknown" in boot.note
+    assert boot.at == 61200 and "time off unknown" in boot.note
     # The boot right after the undo, the next hit 20 s of uptime later: what the badge
     # did quietly before its power went (64 s here) no entry tells, so it is not drawn.
-    assert spans(tl, "effet douleur")[1] == ("douleur", 61150, 81150)
+    assert spans(tl, "effet douleur")[1] == ("douleur", 61200, 81200)
 
 
 def test_a_wall_clock_going_back_is_overruled_and_said():
