@@ -39,6 +39,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/mpy_size.py
+	$(BIN)/python bench/deploy.py
 
 clean:
 	rm -rf $(VENV) $(STUBS) .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -44,11 +44,17 @@ def connect(port):
 
 
 def close(link):
+    # A badge unplugged (or a vbadge killed) mid-way leaves a port that fails even to
+    # close: nothing more to say than the error already raised.
     try:
         if link.in_raw_repl:
             link.exit_raw_repl()
-    finally:
+    except OSError:
+        pass
+    try:
         link.close()
+    except OSError:
+        pass
 
 
 def run(link, code):
@@ -59,8 +65,14 @@ def run(link, code):
     except TransportExecError as e:
         raise CommandError("%s: the badge said: %s" % (link.device_name,
                                                        e.error_output.strip())) from None
-    except TransportError as e:
+    except (TransportError, OSError) as e:   # OSError: pyserial's, the port is gone
         raise CommandError("%s: lost the badge: %s" % (link.device_name, e)) from None
+
+
+def run_counted(link, code):
+    """run() -> bytes of code sent (for the deploy figures)."""
+    run(link, code)
+    return len(code.encode())
 
 
 def reset(link):
@@ -116,8 +128,8 @@ def _ask(conn, port, line, timeout):
                        "`cran flash --port %s` installs it)" % (port, line, port))
 
 
-def status(port):
-    answer = ask(port, "status")
+def status(port, timeout=CONSOLE_TIMEOUT_S):
+    answer = ask(port, "status", timeout)
     for text in answer:
         try:
             return json.loads(text)

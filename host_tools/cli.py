@@ -10,6 +10,11 @@ from host_tools import CommandError
 COMMANDS = (
     ("scenario", "host_tools.scenario_cmd"),
     ("sim", "host_tools.sim_cmd"),
+    ("vbadge", "host_tools.vbadge"),
+    ("config", "host_tools.roster"),
+    ("logs", "host_tools.logs_cmd"),
+    ("flash", "host_tools.flash"),
+    ("status", "host_tools.status_cmd"),
 )
 
 

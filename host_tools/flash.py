@@ -4,6 +4,7 @@
 # a flash cut short leaves a badge that boots to its REPL (no main.py), never a half
 # firmware, and the next run finds and copies what is missing. Game state (state.a/b,
 # journal, boots.json) is never touched.
+import base64
 import json
 import os
 import subprocess
@@ -20,6 +21,9 @@ MAIN = "/main.py"
 CONFIG = "/config.json"
 PARKED_MAIN = "/main.py.off"    # main.py set aside while a flash is under way
 CHUNK = 2048
+# machine.reset() runs ~100 ms after the raw REPL has let go: what is sent before then
+# reaches the firmware that is going away.
+RESET_DELAY_S = 0.3
 
 # Runs on the badge: SHA-256 of each wanted file (None when missing) and every file
 # under /cran (to remove modules a new firmware no longer has).
@@ -88,7 +92,8 @@ class Report:
     def __init__(self, port):
         self.port = port
         self.copied = []
-        self.bytes = 0
+        self.bytes = 0          # file bytes copied
+        self.wire_bytes = 0     # bytes of code sent to write them
         self.removed = []
         self.repaired = False
         self.seconds = 0.0
@@ -126,27 +131,22 @@ def flash_one(port, board_id, config_text, compiled, progress=lambda done, total
             total = sum(os.path.getsize(files[p]) for p in todo) or 1
             done = 0
             for path in [p for p in todo if p != MAIN] + [p for p in todo if p == MAIN]:
+                if path == MAIN:
+                    _finish_firmware(link, port, wanted, stale, report)
                 with open(files[path], "rb") as f:
                     data = f.read()
-                _write(link, path, data)
+                report.wire_bytes += _write(link, path, data)
                 done += len(data)
                 report.copied.append(path)
                 report.bytes += len(data)
                 progress(done, total)
-            for path in stale:
-                badgelink.run(link, "import os\nos.remove(%r)" % path)
-                report.removed.append(path)
-            check = json.loads(badgelink.run(link, _HASHES % (json.dumps(sorted(wanted)),
-                                                            PARKED_MAIN)))["hashes"]
-            wrong = [p for p in sorted(wanted) if check.get(p) != wanted[p]]
-            if wrong:
-                raise CommandError("%s: %d file(s) differ after copying (%s): flash again"
-                                   % (port, len(wrong), ", ".join(wrong[:3])))
-            if MAIN not in todo:   # main.py was right: put it back
-                badgelink.run(link, "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN))
-            else:
+            if MAIN in todo:
                 badgelink.run(link, "import os\ntry:\n os.remove(%r)\nexcept OSError:\n pass"
                               % PARKED_MAIN)
+            else:
+                _finish_firmware(link, port, wanted, stale, report)
+                badgelink.run(link, "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN))
+            _verify(link, port, [MAIN], wanted)
         progress(1, 1)
         badgelink.reset(link)
         link = None
@@ -158,21 +158,46 @@ def flash_one(port, board_id, config_text, compiled, progress=lambda done, total
     return report
 
 
+def _finish_firmware(link, port, wanted, stale, report):
+    # Before main.py comes back: old modules gone, every other file checked. A firmware
+    # found whole is the only one that gets its main.py.
+    for path in stale:
+        badgelink.run(link, "import os\nos.remove(%r)" % path)
+        report.removed.append(path)
+    _verify(link, port, [p for p in wanted if p != MAIN], wanted)
+
+
+def _verify(link, port, paths, wanted):
+    seen = json.loads(badgelink.run(link, _HASHES % (json.dumps(sorted(paths)),
+                                                   PARKED_MAIN)))["hashes"]
+    wrong = [p for p in sorted(paths) if seen.get(p) != wanted[p]]
+    if wrong:
+        raise CommandError("%s: %d file(s) differ after copying (%s): flash again"
+                           % (port, len(wrong), ", ".join(wrong[:3])))
+
+
 def _write(link, path, data):
-    # To a temporary name, then a rename: a cut leaves the old file or the new one.
+    """To a temporary name, then a rename: a cut leaves the old file or the new one.
+    Base64, not repr(): a .mpy's bytes as \\xNN escapes would be ~3x longer on a UART.
+    -> bytes sent."""
     temp = path + ".new"
-    badgelink.run(link, "f=open(%r,'wb')\nw=f.write" % temp)
+    sent = badgelink.run_counted(link, "from binascii import a2b_base64 as a\n"
+                                       "f=open(%r,'wb')\nw=f.write" % temp)
     for i in range(0, len(data), CHUNK):
-        badgelink.run(link, "w(%r)" % data[i:i + CHUNK])
-    badgelink.run(link, "f.close()\nimport os\nos.rename(%r, %r)" % (temp, path))
+        sent += badgelink.run_counted(link, "w(a(%r))"
+                                      % base64.b64encode(data[i:i + CHUNK]).decode())
+    return sent + badgelink.run_counted(link, "f.close()\nimport os\nos.rename(%r, %r)"
+                                        % (temp, path))
 
 
 def _status_after_boot(port):
+    # What is sent while the badge reboots is lost (as on a UART): ask again and again.
     deadline = time.monotonic() + badgelink.BOOT_TIMEOUT_S
     last = None
+    time.sleep(RESET_DELAY_S)
     while time.monotonic() < deadline:
         try:
-            return badgelink.status(port)
+            return badgelink.status(port, timeout=1.0)
         except CommandError as e:
             last = e
             time.sleep(0.3)

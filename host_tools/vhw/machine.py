@@ -16,6 +16,12 @@ _cause = PWRON_RESET
 wakeups = 0              # lightsleep() returns (the sim's count of wake-ups)
 lightsleep_ms = 0        # virtual ms spent in lightsleep
 _freq_hz = 160000000
+# `cran vbadge`, where a reset ends the MicroPython process: a callable(cause, why) run
+# before VirtualReset is raised (it raises SystemExit instead).
+on_reset = None
+# Entries each part keeps in .timeline / .writes: 0 keeps all (tests read them); a vbadge
+# running for hours keeps the last few, or a display's frames would fill the heap.
+history = 0
 _unique_id = b"\x24\x0a\xc4\xc0\xa7\x01"
 
 
@@ -36,7 +42,15 @@ class FloatingPin(ValueError):
 def _reset(cause, why):
     global _cause
     _cause = cause
+    if on_reset is not None:
+        on_reset(cause, why)
     raise VirtualReset(cause, why)
+
+
+def _log(entries, entry):
+    entries.append(entry)
+    if history and len(entries) > history:
+        del entries[0]
 
 
 def reset_cause():
@@ -299,7 +313,7 @@ class PWM:
         self._record()
 
     def _record(self):
-        self.timeline.append((vclock.ticks_ms(), self._freq, self._duty if self.active else 0))
+        _log(self.timeline, (vclock.ticks_ms(), self._freq, self._duty if self.active else 0))
 
     def _set_freq(self, hz):
         if not 1 <= hz <= 40000000:
@@ -344,6 +358,7 @@ class WDT:
         vclock.add_alarm(self)
 
     def feed(self):
+        vclock.catch_up()   # real time: starved already, it resets now (late, not never)
         if self.due_ms is not None:
             self.due_ms = vclock.elapsed_ms() + self.timeout_ms
 
@@ -417,18 +432,18 @@ class I2C:
 
     def writeto(self, addr, buf, stop=True):
         self._check(addr)
-        self.writes.append((addr, bytes(buf)))
+        _log(self.writes, (addr, bytes(buf)))
         return len(buf)
 
     def writevto(self, addr, vector, stop=True):
         self._check(addr)
         data = b"".join(bytes(b) for b in vector)
-        self.writes.append((addr, data))
+        _log(self.writes, (addr, data))
         return len(data)
 
     def writeto_mem(self, addr, memaddr, buf, addrsize=8):
         self._check(addr)
-        self.writes.append((addr, bytes([memaddr]) + bytes(buf)))
+        _log(self.writes, (addr, bytes([memaddr]) + bytes(buf)))
 
     def readfrom(self, addr, nbytes, stop=True):
         self._check(addr)
@@ -457,7 +472,7 @@ class SPI:
 
     def write(self, buf):
         dc = None if self.dc_pin_id is None else _safe_level(self.dc_pin_id)
-        self.writes.append((dc, bytes(buf)))
+        _log(self.writes, (dc, bytes(buf)))
 
     def read(self, nbytes, write=0):
         return bytes(nbytes)

@@ -10,6 +10,8 @@ _start_ms = 0      # ticks_ms() at elapsed 0
 _elapsed_ms = 0    # virtual ms since start, never wraps: alarms are kept in it
 _epoch_s = 1735689600   # time() at elapsed 0 (2025-01-01 UTC): a fixed, plausible date
 _alarms = []       # objects with .due_ms (elapsed ms or None) and .fire()
+_real = None       # (clock_ms, sleep_ms) once time is real (use_real_clock), else None
+_real_base = 0     # clock_ms() at elapsed 0, in real time
 
 
 def start(ticks=0, epoch_s=None):
@@ -40,6 +42,8 @@ def ticks_diff(end, start):
 
 
 def elapsed_ms():
+    if _real is not None:
+        return _real[0]() - _real_base
     return _elapsed_ms
 
 
@@ -78,6 +82,9 @@ def advance(ms):
     global _elapsed_ms
     if ms < 0:
         raise ValueError("time runs forward: %d ms" % ms)
+    if _real is not None:
+        _advance_real(ms)
+        return
     target = _elapsed_ms + ms
     while True:
         alarm = _next_alarm(target)
@@ -93,6 +100,8 @@ def advance_until(ms, stop):
     """advance(ms), but ending just after the alarm after which stop() is true (a pin
     that wakes a sleep, a flag an IRQ set). -> ms advanced."""
     global _elapsed_ms
+    if _real is not None:
+        return _advance_real(ms, stop)
     start = _elapsed_ms
     target = start + ms
     # Each pass of this loop is a backward jump, where MicroPython runs what an alarm's
@@ -142,3 +151,44 @@ def patch_cpython_time():
                      ("ticks_diff", ticks_diff), ("sleep_ms", sleep_ms),
                      ("sleep_us", sleep_us)):
         setattr(_time, name, fn)
+
+
+# ---- real time (`cran vbadge`) -------------------------------------------------------
+
+def use_real_clock(clock_ms, sleep_ms_fn):
+    """From now on elapsed time is real: `cran vbadge` runs the firmware while mpremote
+    and people talk to it live. clock_ms: a real millisecond clock that doesn't wrap in
+    a run (the unix port's time.ticks_ms); sleep_ms_fn really waits. The firmware keeps
+    its own real `time`; this clock serves the virtual parts (watchdog, lightsleep)."""
+    global _real, _real_base
+    _real_base = clock_ms() - _elapsed_ms
+    _real = (clock_ms, sleep_ms_fn)
+
+
+def catch_up():
+    """Real time: fire the alarms already due. Nothing interrupts a program here, so a
+    starved watchdog is noticed when the firmware next touches the clock (feed(),
+    lightsleep()), and resets then. Virtual time is never late: nothing to do."""
+    if _real is None:
+        return
+    while True:
+        alarm = _next_alarm(elapsed_ms())
+        if alarm is None:
+            return
+        alarm.fire()
+
+
+def _advance_real(ms, stop=None):
+    # Really wait, waking for an alarm due on the way so that it fires on time.
+    # -> ms waited.
+    start = elapsed_ms()
+    target = start + ms
+    while True:
+        catch_up()
+        now = elapsed_ms()
+        if now >= target or (stop is not None and stop()):
+            break
+        alarm = _next_alarm(target)
+        _real[1]((target if alarm is None else alarm.due_ms) - now)
+    _run_scheduled()
+    return elapsed_ms() - start

@@ -1,0 +1,151 @@
+# The chip of `cran vbadge` (host_tools/vbadge.py starts it on a pty), inside the
+# MicroPython unix port:
+#   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR
+# The flash image is mounted at "/" (LittleFS, as an ESP32's vfs partition), so paths
+# are a badge's. The parts are virtual (VHW_DIR: machine, neopixel, esp32, wired as
+# BOARD_FILE says); time and asyncio are the port's own: the vbadge runs in real time.
+# ACTION  check: mount (NEW: format first) and exit;  boot: boot.py then main.py, then
+# exit (the supervisor starts the REPL);  repl (with -i): the REPL;  repl-boot (with
+# -i): boot.py, then the REPL (a soft reset in the raw REPL skips main.py, as a board's).
+# Exit codes: EXIT_BAD_IMAGE (message on stdout), EXIT_RESET + machine reset cause.
+import os
+import sys
+import time  # the port's real clock, cached before VHW_DIR (whose time.py is virtual)
+
+import vfs
+
+EXIT_BAD_IMAGE = 3
+EXIT_RESET = 80
+BLOCK_SIZE = 4096
+MIN_BLOCKS = 8      # fewer, and LittleFS has no room for its own metadata
+_ERASED = b"\xff" * BLOCK_SIZE
+
+
+class FlashImage:
+    """The vfs partition as a block device (MicroPython's extended interface) over the
+    image file. Every write goes straight to the file, unbuffered, so a killed process
+    leaves what LittleFS had committed, as a power cut leaves a chip's flash."""
+
+    def __init__(self, f, blocks):
+        self.f = f
+        self.blocks = blocks
+
+    def readblocks(self, block, buf, offset=0):
+        self.f.seek(block * BLOCK_SIZE + offset)
+        if self.f.readinto(buf) != len(buf):
+            raise OSError(5)   # EIO: the image is shorter than it says
+
+    def writeblocks(self, block, buf, offset=0):
+        self.f.seek(block * BLOCK_SIZE + (offset or 0))
+        self.f.write(buf)
+
+    def ioctl(self, op, arg):
+        if op == 4:     # block count
+            return self.blocks
+        if op == 5:     # block size
+            return BLOCK_SIZE
+        if op == 6:     # erase: flash reads all ones after it
+            self.writeblocks(arg, _ERASED)
+        return 0        # init, deinit, sync: writes are already through
+
+
+def fail(message):
+    print(message)
+    sys.exit(EXIT_BAD_IMAGE)
+
+
+def mount(path, new):
+    """The image at "/", the host's files out of reach (a badge has only its flash)."""
+    try:
+        f = open(path, "r+b")
+    except OSError as e:
+        fail("%s: cannot open the flash image: %s" % (path, e))
+    size = f.seek(0, 2)
+    if size % BLOCK_SIZE or size < MIN_BLOCKS * BLOCK_SIZE:
+        fail("%s: not a flash image: %d bytes is not a whole number of %d-byte blocks, "
+             "at least %d" % (path, size, BLOCK_SIZE, MIN_BLOCKS))
+    flash = FlashImage(f, size // BLOCK_SIZE)
+    vfs.umount("/")
+    if new:
+        vfs.VfsLfs2.mkfs(flash)
+    try:
+        vfs.mount(vfs.VfsLfs2(flash), "/")
+    except OSError as e:
+        fail("%s: not a LittleFS flash image, or damaged beyond mounting (OSError %s)"
+             % (path, e.errno))
+    os.chdir("/")
+
+
+def load_virtual_parts(vhw_dir):
+    """Import the virtual parts now, while the host's files are reachable: the firmware's
+    `import machine` then finds them in sys.modules. Its `time` stays the real one."""
+    sys.path[:] = [vhw_dir]
+    for name in sorted(os.listdir(vhw_dir)):
+        if name.endswith(".py") and name not in ("time.py", "__init__.py"):
+            __import__(name[:-3])
+    sys.path[:] = ["", ".frozen", "/lib"]   # an ESP32's
+
+
+def wire(board_file, cause):
+    import json
+
+    import machine
+    import vclock
+    import world
+    with open(board_file) as f:
+        board = json.loads(f.read())
+    vclock.use_real_clock(time.ticks_ms, time.sleep_ms)
+    machine.reset_all(cause)
+    world.wire(board)
+    machine.history = 16
+    machine.on_reset = _exit_for_reset
+
+
+def _exit_for_reset(cause, why):
+    # The process ends; the supervisor boots the next one with this reset cause. A chip
+    # goes silent at once: closed, stdout and stderr keep the REPL's end-of-output marks
+    # and tracebacks off the port.
+    sys.stdout.close()
+    sys.stderr.close()
+    sys.exit(EXIT_RESET + cause)
+
+
+def run_file(name, namespace):
+    """A file of the flash run as a board runs boot.py and main.py: an error is printed
+    and the boot goes on. -> False when Ctrl-C stopped it (the REPL comes next)."""
+    try:
+        os.stat(name)
+    except OSError:
+        return True
+    try:
+        with open(name) as f:
+            code = compile(f.read(), name, "exec")
+        exec(code, namespace)
+    except KeyboardInterrupt as e:
+        sys.print_exception(e)
+        return False
+    except Exception as e:
+        sys.print_exception(e)
+    return True
+
+
+def main():
+    action, image, board_file, cause, vhw_dir = sys.argv[1:6]
+    if action.startswith("check"):
+        mount(image, action == "check-new")
+        return
+    load_virtual_parts(vhw_dir)
+    wire(board_file, int(cause))
+    mount(image, False)
+    if action == "repl":
+        return
+    namespace = {"__name__": "__main__"}
+    if run_file("boot.py", namespace) and action == "boot":
+        run_file("main.py", namespace)
+
+
+try:
+    main()
+except KeyboardInterrupt:
+    # Ctrl-C before main.py ran: the boot stops here, as a board's goes to its REPL.
+    pass

@@ -1,0 +1,469 @@
+# `cran vbadge`: a virtual badge behind a pseudo-terminal. The firmware runs inside the
+# MicroPython unix port on a LittleFS flash image (host_tools/mp/vbadge_boot.py); this
+# supervisor stands where a badge's USB-serial chip stands: it owns the port (a pty whose
+# path it prints), relays bytes, and boots the chip again when it resets. Real mpremote
+# and `cran flash` copy files to it, run code, reset it and use its console as a badge's.
+#
+# The unix port answers the REPL, the raw REPL and raw-paste, but ends its process where
+# a board soft-resets, and `-i` turns a SystemExit from a script into a REPL. So each
+# boot is a new process ("chip") on a pty of its own, behind the one port:
+#   boot chip: boot.py, main.py, no REPL. Ctrl-C (SIGINT, from its pty's ISIG) or the end
+#     of main.py ends it: a REPL chip follows, as a board drops to its REPL.
+#   REPL chip (`micropython -i`): Ctrl-D at an empty line (or sys.exit()) ends it: a soft
+#     reset. "MPY: soft reboot", then main.py again; from the raw REPL, boot.py and the
+#     raw REPL again (the supervisor types the Ctrl-A), which mpremote waits for.
+#   machine.reset(), the watchdog, deepsleep: the chip exits EXIT_RESET + cause, and a
+#     boot chip starts with that reset cause.
+import contextlib
+import errno
+import fcntl
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+import tty
+
+from host_tools import MP_DIR, CommandError
+from host_tools.runtimes import BOARDS_DIR, HOW_TO_GET_MICROPYTHON, board_ids, find_micropython
+from host_tools.vhw import VHW_DIR
+
+BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_boot.py")
+IMAGE_BYTES = 2 * 1024 * 1024   # a new image: the size of an ESP32's usual vfs partition
+EXIT_BAD_IMAGE = 3              # vbadge_boot.py's exit codes
+EXIT_RESET = 80
+PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
+SOFT_REBOOT = b"MPY: soft reboot\r\n"
+RAW_BANNER = b"raw REPL; CTRL-B to exit"
+FRIENDLY_BANNER = b'Type "help()" for more information.'
+PROMPT = b">>> "
+INTERRUPT_S = 1.0       # after a Ctrl-C to main.py, input waits this long for the REPL
+QUEUE_BYTES = 65536     # bytes kept for a side that isn't reading; more are lost
+QUICK_FAIL_S = 2.0      # a chip ending this soon after its start, three times: give up
+IDLE_POLL_MS = 50       # while nobody has the port open: how often to look again
+
+
+class Chip:
+    """One MicroPython process, from a reset to the next, on its own pty."""
+
+    def __init__(self, exe, action, image, board_file, cause):
+        repl = action.startswith("repl")
+        argv = [exe] + (["-i"] if repl else []) + [BOOT_SCRIPT, action, image, board_file,
+                                                   str(cause), VHW_DIR]
+        self.kind = "repl" if repl else "boot"
+        self.started = time.monotonic()
+        self.fd, line = os.openpty()
+        _uart_mode(line)   # before any byte arrives: none must meet a default tty
+        try:
+            # Its own session with the pty as controlling terminal: Ctrl-C reaches it.
+            self.process = subprocess.Popen(
+                argv, stdin=line, stdout=line, stderr=line, start_new_session=True,
+                preexec_fn=_take_terminal)
+        finally:
+            os.close(line)
+        os.set_blocking(self.fd, False)
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait()
+        os.close(self.fd)
+
+
+def _uart_mode(fd):
+    # The chip's pty, when MicroPython isn't in its REPL (which sets raw mode itself),
+    # looks like a badge's UART: no echo, no line editing, Enter (\r) ends a line for
+    # sys.stdin, bytes go out as written (the relay adds \r before \n), and Ctrl-C alone
+    # is a signal: SIGINT, which the port turns into KeyboardInterrupt.
+    attrs = termios.tcgetattr(fd)
+    attrs[0] = termios.ICRNL
+    attrs[1] = 0
+    attrs[3] = termios.ISIG | termios.NOFLSH
+    cc = attrs[6]
+    cc[termios.VQUIT] = cc[termios.VSUSP] = b"\0"
+    cc[termios.VMIN], cc[termios.VTIME] = 1, 0
+    termios.tcsetattr(fd, termios.TCSANOW, attrs)
+
+
+def _take_terminal():
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class VBadge:
+    def __init__(self, exe, image, board_file):
+        self.exe = exe
+        self.image = image
+        self.board_file = board_file
+        self.port_fd, slave = os.openpty()
+        tty.setraw(slave)   # a UART: bytes as they are, both ways
+        self.port = os.ttyname(slave)
+        os.close(slave)     # the port hangs up until someone opens it
+        os.set_blocking(self.port_fd, False)
+        self.chip = None
+        self.cause = PWRON_RESET
+        self.to_host = bytearray()   # for the port, not yet taken
+        self.to_chip = bytearray()   # from the port, not yet given to the chip
+        self.after_cr = False        # the last byte sent to the port was \r
+        self.raw = False             # the REPL chip's last banner was the raw REPL's
+        self.tail = b""              # the REPL chip's last bytes, to find banners in
+        self.last_out = b""          # the chip's last output, for an error message
+        self.starting = False        # a REPL chip not yet at its first prompt
+        self.enter_raw = False       # ... which then goes into the raw REPL
+        self.start_out = bytearray()
+        self.hold_until = None       # input waits: a Ctrl-C went to main.py
+        self.quick_fails = 0
+
+    # ---- chips --------------------------------------------------------------------
+
+    def _start(self, action, cause):
+        self.cause = cause
+        self.chip = Chip(self.exe, action, self.image, self.board_file, cause)
+        self.starting = self.chip.kind == "repl"
+        self.start_out = bytearray()
+        self.tail = b""
+
+    def boot(self, cause):
+        self.raw = False
+        self.enter_raw = False
+        self._start("boot", cause)
+
+    def repl(self, enter_raw, boot_py):
+        self.enter_raw = enter_raw
+        self._start("repl-boot" if boot_py else "repl", self.cause)
+
+    def _chip_ended(self):
+        chip, self.chip = self.chip, None
+        os.close(chip.fd)
+        code = chip.process.wait()
+        interrupted, self.hold_until = self.hold_until is not None, None
+        if code == EXIT_BAD_IMAGE:
+            raise CommandError("%s: the flash image can no longer be mounted: %s"
+                               % (self.image, self._last_words()))
+        if EXIT_RESET < code <= EXIT_RESET + SOFT_RESET:
+            cause = code - EXIT_RESET      # the virtual machine module's own reset
+        elif chip.kind == "boot" and (code == 0 or interrupted and code in (1, -2)):
+            # main.py is over, or Ctrl-C stopped it (1, SIGINT: before the port set its
+            # handler, or a second Ctrl-C): the REPL, without a reset.
+            self.repl(enter_raw=False, boot_py=False)
+            return
+        elif chip.kind == "repl" and code == 0:
+            # Ctrl-D or sys.exit(): MicroPython restarts, the chip doesn't, and
+            # machine.reset_cause() says what it said.
+            cause = self.cause
+        else:
+            self._failed(chip, code)
+            cause = HARD_RESET
+        if code == 0 or cause == SOFT_RESET:
+            self._to_host(SOFT_REBOOT)
+            if chip.kind == "repl" and self.raw:
+                self.cause = cause
+                self.repl(enter_raw=True, boot_py=True)
+            else:
+                self.boot(cause)
+            return
+        self.to_chip.clear()   # a reset: what the UART held is gone
+        self.boot(cause)
+
+    def _failed(self, chip, code):
+        # A crash: a board would panic and reboot. Booting again and again is a bug.
+        how = "signal %d" % -code if code < 0 else "exit %d" % code
+        if time.monotonic() - chip.started < QUICK_FAIL_S:
+            self.quick_fails += 1
+            if self.quick_fails >= 3:
+                raise CommandError("micropython keeps failing as the badge boots (%s): %s"
+                                   % (how, self._last_words()))
+        else:
+            self.quick_fails = 0
+        print("cran vbadge: micropython ended (%s): the badge reboots" % how,
+              file=sys.stderr)
+
+    def _last_words(self):
+        text = self.last_out.decode("utf-8", "replace").strip().splitlines()
+        return text[-1] if text else "no output"
+
+    # ---- bytes --------------------------------------------------------------------
+
+    def _from_chip(self, data):
+        self.last_out = (self.last_out + data)[-500:]
+        if self.chip.kind == "repl":
+            seen = self.tail + data
+            raw_at, friendly_at = seen.rfind(RAW_BANNER), seen.rfind(FRIENDLY_BANNER)
+            if raw_at >= 0 or friendly_at >= 0:
+                self.raw = raw_at > friendly_at
+            self.tail = seen[-64:]
+        if self.starting:
+            self.start_out += data
+            if not self.start_out.endswith(PROMPT):
+                return
+            data, self.start_out, self.starting = bytes(self.start_out), bytearray(), False
+            if self.enter_raw:
+                # Back into the raw REPL, as a board is after a soft reset there: its
+                # friendly banner would not be shown; boot.py's output before it is.
+                data = data[:max(data.rfind(b"MicroPython "), 0)]
+                os.write(self.chip.fd, b"\x01")
+        self._to_host(data)
+
+    def _to_host(self, data):
+        # MicroPython's unix port leaves \n -> \r\n to the terminal; a badge does it.
+        out = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        if self.after_cr and data.startswith(b"\n"):
+            out = out[1:]   # its \r came at the end of the last piece
+        self.after_cr = data.endswith(b"\r")
+        self.to_host += out   # bounded: serve() stops reading the chip past QUEUE_BYTES
+
+    def _to_chip_now(self):
+        """Give the chip what the port sent, unless it must wait: a REPL starting, or
+        a Ctrl-C just sent to main.py (what follows is for the REPL that comes next)."""
+        if not self.to_chip or self.starting or self.hold_until is not None:
+            return
+        data = bytes(self.to_chip)
+        if self.chip.kind == "boot" and b"\x03" in data:
+            data = data[:data.index(b"\x03") + 1]
+        try:
+            n = os.write(self.chip.fd, data)
+        except OSError:   # full, or the chip is ending: its end is read from its fd
+            return
+        del self.to_chip[:n]
+        if self.chip.kind == "boot" and b"\x03" in data[:n]:
+            self.hold_until = time.monotonic() + INTERRUPT_S
+
+    # ---- the loop -----------------------------------------------------------------
+
+    def serve(self):
+        self.boot(PWRON_RESET)
+        while True:
+            connected = not _hung_up(self.port_fd)
+            if not connected:
+                self.to_host.clear()   # nobody on the other end of the UART
+            poller = select.poll()
+            if connected:
+                poller.register(self.port_fd, select.POLLIN | (
+                    select.POLLOUT if self.to_host else 0))
+            # No reading from the chip while the port is full and open: it waits, as
+            # behind a USB-serial link; nobody listening, its output is lost instead.
+            mask = select.POLLIN if len(self.to_host) < QUEUE_BYTES else 0
+            if self.to_chip and not self.starting and self.hold_until is None:
+                mask |= select.POLLOUT
+            poller.register(self.chip.fd, mask)
+            timeout = None if connected else IDLE_POLL_MS
+            if self.hold_until is not None:
+                left = max(0, int((self.hold_until - time.monotonic()) * 1000) + 1)
+                timeout = left if timeout is None else min(timeout, left)
+            for fd, events in poller.poll(timeout):
+                if fd == self.port_fd:
+                    self._port_events(events)
+                elif self.chip is not None and fd == self.chip.fd:
+                    self._chip_events(events)
+            if self.hold_until is not None and time.monotonic() >= self.hold_until:
+                self.hold_until = None   # main.py caught the Ctrl-C and goes on
+            if self.chip is not None:
+                self._to_chip_now()
+
+    def _port_events(self, events):
+        if events & select.POLLIN:
+            with contextlib.suppress(OSError):
+                data = os.read(self.port_fd, 4096)
+                self.to_chip += data[:max(0, QUEUE_BYTES - len(self.to_chip))]
+        if events & select.POLLOUT and self.to_host:
+            with contextlib.suppress(OSError):
+                del self.to_host[:os.write(self.port_fd, self.to_host)]
+
+    def _chip_events(self, events):
+        if events & select.POLLOUT:
+            self._to_chip_now()
+        if events & (select.POLLIN | select.POLLHUP | select.POLLERR):
+            try:
+                data = os.read(self.chip.fd, 4096)
+            except BlockingIOError:
+                return
+            except OSError as e:   # EIO: its side of the pty is closed, the chip has ended
+                if e.errno != errno.EIO:
+                    raise
+                data = b""
+            if data:
+                self._from_chip(data)
+            else:
+                self._chip_ended()
+
+    def close(self):
+        if self.chip is not None:
+            self.chip.kill()
+            self.chip = None
+        os.close(self.port_fd)
+
+
+def _hung_up(fd):
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return any(events & select.POLLHUP for _, events in poller.poll(0))
+
+
+# ---- the flash image ---------------------------------------------------------------------
+
+def open_image(path):
+    """Lock the image (two badges on one flash would wreck it); a new or empty file
+    becomes an erased 2 MB flash. -> (locked fd, True when it is new)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise CommandError("%s: cannot open the flash image: %s" % (path, e.strerror)) from e
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise CommandError("%s: in use by another cran vbadge" % path) from None
+    new = os.fstat(fd).st_size == 0
+    if new:
+        os.write(fd, b"\xff" * IMAGE_BYTES)
+    return fd, new
+
+
+def check_image(exe, path, new, board_file):
+    """Mount it once (formatting a new one) before the port opens: a bad image is one
+    clear line, not a badge failing on the port."""
+    action = "check-new" if new else "check"
+    proc = subprocess.run([exe, BOOT_SCRIPT, action, path, board_file, "1", VHW_DIR],
+                          capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        lines = (proc.stdout + proc.stderr).strip().splitlines() or ["exit %d"
+                                                                    % proc.returncode]
+        raise CommandError(lines[-1] if proc.returncode == EXIT_BAD_IMAGE else
+                           "%s: micropython failed to mount it: %s" % (path, lines[-1]))
+
+
+# ---- the command -------------------------------------------------------------------------
+
+HELP = "a virtual badge on a pseudo-terminal, for mpremote and `cran flash`"
+
+
+def setup(p):
+    p.add_argument("--image", metavar="FILE",
+                   help="the badge's flash (LittleFS image), kept between runs; made "
+                        "when missing (default: a temporary one, dropped at exit)")
+    p.add_argument("--board", default="atom-lite",
+                   help="the virtual hardware's wiring (boards/BOARD.json; default "
+                        "atom-lite); what the firmware thinks comes from the flashed config")
+    p.add_argument("--link", metavar="PATH",
+                   help="also make PATH a symlink to the port (removed at exit)")
+
+
+class _Stop(BaseException):
+    pass
+
+
+def _stop(signum, frame):
+    raise _Stop()
+
+
+def run(args):
+    exe = find_micropython()
+    if exe is None:
+        raise CommandError(HOW_TO_GET_MICROPYTHON)
+    board_file = os.path.join(BOARDS_DIR, args.board + ".json")
+    if not os.path.exists(board_file):
+        raise CommandError("unknown board %r: %s has %s" % (
+            args.board, BOARDS_DIR, ", ".join(board_ids())))
+    # SIGTERM stops it as Ctrl-C does: the chip, the link, a temporary image go with it.
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        return _run(exe, board_file, args)
+    except _Stop:
+        return 0
+
+
+def _run(exe, board_file, args):
+    temporary = args.image is None
+    if temporary:
+        fd, image = tempfile.mkstemp(prefix="cran-vbadge-", suffix=".img")
+        os.close(fd)
+    else:
+        image = os.path.abspath(args.image)
+    lock = None
+    try:
+        lock, new = open_image(image)
+        check_image(exe, image, new, board_file)
+        badge = VBadge(exe, image, board_file)
+        try:
+            if args.link:
+                _link(badge.port, args.link)
+            print(badge.port, flush=True)
+            print("cran vbadge: %s badge on %s, flash %s (mpremote connect %s); Ctrl-C "
+                  "stops it" % (args.board, badge.port, "temporary" if temporary else image,
+                                args.link or badge.port), file=sys.stderr, flush=True)
+            badge.serve()
+        finally:
+            badge.close()
+            if args.link:
+                with contextlib.suppress(OSError):
+                    os.remove(args.link)
+    finally:
+        if lock is not None:
+            os.close(lock)
+        if temporary:
+            with contextlib.suppress(OSError):
+                os.remove(image)
+    return 0
+
+
+def _link(port, path):
+    if os.path.lexists(path) and not os.path.islink(path):
+        raise CommandError("--link %s: exists and is not a symlink" % path)
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(path)
+    os.symlink(port, path)
+
+
+# ---- for tests and other tools -----------------------------------------------------------
+
+class Running:
+    """A `cran vbadge` process: .port is its port's path."""
+
+    def __init__(self, process, port, errors):
+        self.process = process
+        self.port = port
+        self._errors = errors
+
+    def stderr(self):
+        """What it has said on stderr so far (reboots after a crash, its last error)."""
+        self._errors.seek(0)
+        return self._errors.read().decode("utf-8", "replace")
+
+    def kill(self):
+        """SIGKILL, mid-whatever: the badge loses power (its chip goes with its pty)."""
+        self.process.kill()
+        self.process.wait(10)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@contextlib.contextmanager
+def running(image=None, board="atom-lite", link=None):
+    """Start `cran vbadge` -> Running (.port, .kill()); stopped at exit. A vbadge that
+    fails to start raises RuntimeError with its message."""
+    cmd = [sys.executable, "-m", "host_tools", "vbadge", "--board", board]
+    where = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # finds host_tools
+    if image is not None:
+        cmd += ["--image", os.fspath(image)]
+    if link is not None:
+        cmd += ["--link", os.fspath(link)]
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, cwd=where)
+        vbadge = Running(process, None, errors)
+        try:
+            vbadge.port = process.stdout.readline().decode().strip()
+            if not vbadge.port:
+                process.wait(10)
+                raise RuntimeError("cran vbadge failed (exit %s): %s" % (
+                    process.returncode, vbadge.stderr().strip()))
+            yield vbadge
+        finally:
+            vbadge.stop()   # SIGTERM: its temporary image and link go with it
+            process.stdout.close()

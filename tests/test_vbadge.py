@@ -1,0 +1,236 @@
+# `cran vbadge`: the firmware in the MicroPython unix port behind a pty, driven by the real
+# mpremote (a subprocess, nothing faked) and read over the port as a serial console.
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+import serial
+
+from conftest import REPO, run_cran
+from host_tools import vbadge
+
+MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
+CONFIG = {"board": "atom-lite", "character": {"name": "Godefroy", "armor": "metal"}}
+
+
+@pytest.fixture(autouse=True)
+def _needs_micropython(micropython):
+    pass
+
+
+def mpremote(port, *args, timeout=60):
+    """The real mpremote on the port -> its stdout. It waits forever on a pty that never
+    answers: the timeout turns that into a failure."""
+    proc = subprocess.run([MPREMOTE, "connect", port, *args], capture_output=True,
+                          text=True, timeout=timeout)
+    assert proc.returncode == 0, "mpremote %s: %s%s" % (args, proc.stdout, proc.stderr)
+    return proc.stdout
+
+
+def reset(port):
+    """`mpremote reset`: machine.reset() 100 ms after mpremote has gone. Bytes sent in
+    those 100 ms reach the old chip (a Ctrl-C would even cancel the reset), on a badge
+    as here: wait them out."""
+    mpremote(port, "reset")
+    time.sleep(0.3)
+
+
+def ask(port, line, timeout_s=20):
+    """Send a console line until the badge answers (it may still be booting) -> the
+    answer line. Only for lines that may be sent twice."""
+    with serial.Serial(port, 115200, timeout=0.5) as s:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            s.write(line.encode() + b"\r")   # Enter, as a terminal sends it
+            answer = s.readline()
+            if answer.strip():
+                assert answer.endswith(b"\r\n"), answer   # a badge's UART line ending
+                return answer.decode().strip()
+    raise AssertionError("no answer to %r on %s in %d s" % (line, port, timeout_s))
+
+
+def flash_firmware(port, tmp_path):
+    root = tmp_path / "flash"
+    (root / "boards").mkdir(parents=True)
+    (root / "config.json").write_text(json.dumps(CONFIG))
+    with open(os.path.join(REPO, "boards", "atom-lite.json")) as f:
+        (root / "boards" / "atom-lite.json").write_text(f.read())
+    firmware = os.path.join(REPO, "firmware")
+    mpremote(port, "fs", "cp", "-r", os.path.join(firmware, "cran"), ":",
+             "+", "fs", "cp", os.path.join(firmware, "main.py"), ":main.py",
+             "+", "fs", "cp", str(root / "config.json"), ":config.json",
+             "+", "fs", "cp", "-r", str(root / "boards"), ":")
+
+
+def test_mpremote_runs_code_copies_files_and_resets(tmp_path):
+    hello = tmp_path / "hello.txt"
+    hello.write_text("bonjour\nle badge\n")
+    with vbadge.running() as badge:
+        assert mpremote(badge.port, "exec", "print(1+1)").strip() == "2"
+        mpremote(badge.port, "fs", "cp", str(hello), ":hello.txt")
+        assert mpremote(badge.port, "fs", "cat", ":hello.txt").replace("\r\n", "\n") \
+            == "bonjour\nle badge\n"
+        listing = mpremote(badge.port, "fs", "ls", ":")
+        assert "%12d hello.txt" % len("bonjour\nle badge\n") in listing
+        # mpremote hashes the badge's copy (hashlib.sha256 there) and skips an equal file.
+        assert "Up to date: hello.txt" in mpremote(badge.port, "fs", "cp", str(hello),
+                                                   ":hello.txt")
+        # The flash is the badge's: "/" is the image, the host's files are out of reach.
+        assert mpremote(badge.port, "exec", "import os; print(sorted(os.listdir('/')))"
+                        ).strip() == "['hello.txt']"
+        # `resume` keeps the interpreter; a soft reset starts a fresh one.
+        mpremote(badge.port, "exec", "x = 42")
+        assert mpremote(badge.port, "resume", "exec", "print(x)").strip() == "42"
+        out = mpremote(badge.port, "resume", "soft-reset", "exec", "print('x' in globals())")
+        assert out.strip() == "False"
+        # A hard reset boots a new chip, which says why it started.
+        reset(badge.port)
+        assert mpremote(badge.port, "exec", "import machine; print(machine.reset_cause())"
+                        ).strip() == "2"   # machine.HARD_RESET
+
+
+def test_flashed_firmware_boots_and_answers_on_the_console(tmp_path):
+    with vbadge.running() as badge:
+        flash_firmware(badge.port, tmp_path)
+        reset(badge.port)
+        status = json.loads(ask(badge.port, "status"))
+        assert status["personnage"] == "Godefroy"
+        assert (status["etat"], status["armure"]) == ("pleine-forme", 2)
+        assert ask(badge.port, "coup").startswith("ok coup normal: etat=pleine-forme armure=1")
+        # mpremote's Ctrl-C stops the app's console loop, as on a badge.
+        assert mpremote(badge.port, "exec", "print(6*7)").strip() == "42"
+        assert mpremote(badge.port, "fs", "cat", ":state.a")   # the app saved its state
+        # A soft reset from the friendly REPL runs main.py again: the app comes back
+        # with the state it saved.
+        with serial.Serial(badge.port, 115200, timeout=5) as s:
+            s.write(b"\r\x02\x04")   # Ctrl-B: friendly REPL; Ctrl-D: soft reset
+            assert s.read_until(b"MPY: soft reboot\r\n").endswith(b"MPY: soft reboot\r\n")
+        assert json.loads(ask(badge.port, "status"))["armure"] == 1
+
+
+def test_board_option_wires_the_virtual_hardware():
+    probe = ("import machine; print(machine.I2C(0, scl=22, sda=21).scan(), "
+             "machine.Pin(37, machine.Pin.IN).value())")
+    with vbadge.running(board="m5stickc-plus") as badge:
+        # Its AXP192 and MPU6886 answer; its button's board resistor holds G37 high.
+        assert mpremote(badge.port, "exec", probe).strip() == "[52, 104] 1"
+    with vbadge.running(board="atom-lite") as badge:
+        proc = subprocess.run([MPREMOTE, "connect", badge.port, "exec", probe],
+                              capture_output=True, text=True, timeout=60)
+        assert "GPIO37 floats" in proc.stdout   # nothing on an Atom Lite's G37
+
+
+def test_a_crashed_chip_reboots(tmp_path):
+    with vbadge.running() as badge:
+        # The interpreter dies under the firmware, as a board panics.
+        mpremote(badge.port, "exec", "--no-follow", "import os; os.system('kill -9 $PPID')")
+        time.sleep(0.3)
+        assert mpremote(badge.port, "exec", "import machine; print(machine.reset_cause())"
+                        ).strip() == "2"
+        assert "micropython ended (signal 9): the badge reboots" in badge.stderr()
+
+
+def test_flash_image_persists_between_runs(tmp_path):
+    image = tmp_path / "badge.img"
+    note = tmp_path / "note.txt"
+    note.write_text("gardé")
+    with vbadge.running(image=image) as badge:
+        mpremote(badge.port, "fs", "cp", str(note), ":note.txt")
+    assert image.stat().st_size == vbadge.IMAGE_BYTES
+    with vbadge.running(image=image, link=tmp_path / "port") as badge:
+        assert os.readlink(tmp_path / "port") == badge.port
+        assert mpremote(str(tmp_path / "port"), "fs", "cat", ":note.txt") == "gardé"
+    assert not os.path.lexists(tmp_path / "port")
+
+
+def test_killed_mid_copy_the_image_still_mounts(tmp_path):
+    image = tmp_path / "badge.img"
+    small, big = tmp_path / "small.txt", tmp_path / "big.txt"
+    small.write_text("intact\n")
+    data = hashlib.sha256(b"seed").hexdigest().encode() * (512 * 1024 // 64)   # 512 KB
+    big.write_bytes(data)
+    with vbadge.running(image=image) as badge:
+        mpremote(badge.port, "fs", "cp", str(small), ":small.txt")
+        written = image.stat().st_mtime_ns
+        copy = subprocess.Popen([MPREMOTE, "connect", badge.port, "fs", "cp", str(big),
+                                 ":big.txt"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 20
+            while image.stat().st_mtime_ns == written and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.3)   # well into the copy: 512 KB take mpremote about 2 s
+            assert copy.poll() is None, "the copy ended before the power cut"
+            badge.kill()
+        finally:
+            copy.kill()
+            copy.wait()
+    # Its chip went down with it: nothing writes the image any more.
+    deadline = time.monotonic() + 5
+    while _chips_on(image) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _chips_on(image)
+    with vbadge.running(image=image) as badge:
+        assert mpremote(badge.port, "fs", "cat", ":small.txt") == "intact\n"
+        listing = mpremote(badge.port, "fs", "ls", ":")
+        assert "%12d big.txt" % len(data) not in listing   # cut short, not complete
+        # The next flash repairs it.
+        mpremote(badge.port, "fs", "cp", str(big), ":big.txt", timeout=120)
+        assert mpremote(badge.port, "fs", "sha256sum", ":big.txt").split()[-1] \
+            == hashlib.sha256(data).hexdigest()
+
+
+def _chips_on(image):
+    """Live processes whose command line names the image (a vbadge's chips)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if str(image).encode() in f.read():
+                    found.append(pid)
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"\x00" * 40960, "not a LittleFS flash image"),
+    (b"x" * 5000, "not a flash image: 5000 bytes"),
+])
+def test_bad_image_is_one_line_naming_the_file(tmp_path, content, message):
+    image = tmp_path / "bad.img"
+    image.write_bytes(content)
+    proc = run_cran("vbadge", "--image", str(image))
+    assert proc.returncode == 2
+    assert proc.stdout == ""   # no port was offered
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("cran: %s: %s" % (image, message)), proc.stderr
+    assert image.read_bytes() == content   # left as it was, not formatted
+
+
+def test_one_image_one_badge(tmp_path):
+    image = tmp_path / "badge.img"
+    with vbadge.running(image=image):
+        proc = run_cran("vbadge", "--image", str(image))
+    assert proc.returncode == 2
+    assert proc.stderr == "cran: %s: in use by another cran vbadge\n" % image
+
+
+def test_sigterm_stops_it_and_drops_its_temporary_image():
+    with vbadge.running() as badge:
+        cmdline = open("/proc/%d/cmdline" % badge.process.pid, "rb").read()
+        assert b"--image" not in cmdline
+        images = [p for p in _open_files(badge.process.pid) if "cran-vbadge-" in p]
+        assert len(images) == 1
+        badge.stop()
+        assert badge.process.returncode == 0
+    assert not os.path.exists(images[0])
+
+
+def _open_files(pid):
+    fd_dir = "/proc/%d/fd" % pid
+    return [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
