@@ -4,7 +4,6 @@
 # its journal pulled by `cran logs`, its state by `cran status`; flashed again after a
 # change, and after a power cut in the middle of a flash.
 import json
-import os
 
 import pytest
 
