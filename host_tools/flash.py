@@ -294,8 +294,12 @@ def install_micropython(port, image, board_id):
            "-z", offset, image]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        last = (r.stderr.strip() or r.stdout.strip()).splitlines()[-1:] or ["?"]
-        raise CommandError("%s: esptool could not write MicroPython: %s" % (port, last[0]))
+        lines = (r.stderr + r.stdout).strip().splitlines()
+        # esptool ends with a troubleshooting link; its own reason is the error line.
+        said = [x for x in lines if "error" in x.lower()] or lines[-1:] or ["?"]
+        raise CommandError("%s: esptool could not write MicroPython: %s (is it an ESP32 in "
+                           "its bootloader? hold BOOT while plugging it in)"
+                           % (port, said[-1].strip()))
 
 
 def _jobs(args):

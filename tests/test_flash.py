@@ -89,3 +89,20 @@ def test_mpy_version_must_match_the_badge():
     assert build.compat_args(older) == ["-c", "1.20.0"]
     with pytest.raises(build.CommandError, match="loads .mpy v5.0"):
         build.compat_args({"name": "micropython", "version": [1, 18, 0], "mpy": 5})
+
+
+def test_installing_micropython_names_what_esptool_said(tmp_path):
+    image = tmp_path / "micropython.bin"
+    r = run_cran("flash", "--micropython", str(image), "--port", "/dev/null",
+                 "--board", "atom-lite")
+    assert r.returncode == 2 and "micropython.bin: no such image file" in r.stderr
+    image.write_bytes(b"\xe9" + bytes(4095))
+    controller, device = pty.openpty()   # a port where no ESP32 bootloader answers
+    try:
+        r = run_cran("flash", "--micropython", str(image), "--port", os.ttyname(device),
+                     "--board", "esp32c3-supermini")
+    finally:
+        os.close(controller)
+        os.close(device)
+    assert r.returncode == 2 and "esptool could not write MicroPython: " in r.stderr
+    assert "Failed to connect" in r.stderr or "error" in r.stderr.lower(), r.stderr
