@@ -254,32 +254,15 @@ def _config(args):
             raise CommandError("%s: board is %r but --board says %r"
                                % (args.config, raw.get("board"), board))
         board = board or (raw.get("board") if isinstance(raw, dict) else None)
-        check_config(args.config, text)
+        from host_tools.roster import RosterError, check_config
+        try:
+            check_config(args.config)   # the badge's own checks, before anything is copied
+        except RosterError as e:
+            raise CommandError("\n".join(e.messages), prefixed=False) from None
     if not board:
         raise CommandError("which board? give --board ID or a --config with a board")
     build.board_file_text(board)   # an unknown board: said now, before any port is opened
     return board, text
-
-
-def check_config(name, text):
-    """The badge's own check of its config.json (cran.config.load), on the host, before
-    anything is copied: errors name `name` and the field."""
-    from cran.config import load
-    with tempfile.TemporaryDirectory() as root:
-        with open(os.path.join(root, "config.json"), "w") as f:
-            f.write(text)
-        raw = json.loads(text)
-        board = raw.get("board") if isinstance(raw, dict) else None
-        if isinstance(board, str) and os.path.exists(os.path.join(build.BOARDS_DIR,
-                                                                  board + ".json")):
-            os.mkdir(os.path.join(root, "boards"))
-            with open(os.path.join(root, "boards", board + ".json"), "w") as f:
-                f.write(build.board_file_text(board))
-        try:
-            load(root)
-        except ValueError as e:
-            message = str(e).replace(os.path.join(root, "config.json"), name)
-            raise CommandError(message.replace(root + "/", "")) from None
 
 
 def install_micropython(port, image, board_id):

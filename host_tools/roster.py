@@ -387,16 +387,20 @@ def _firmware_check(config, scratch, label, boards_dir):
 
 # ---- game settings --------------------------------------------------------------------
 
-def read_settings(path):
-    """A game settings file -> Settings. Every key is a Settings field (or "_about");
-    a key left out keeps its default. Raises RosterError naming every bad key."""
+def _read_json(path):
     try:
         with open(path, encoding="utf-8-sig") as f:
-            raw = json.load(f)
+            return json.load(f)
     except FileNotFoundError:
         raise RosterError(["%s: no such file" % path]) from None
     except (OSError, ValueError) as e:
         raise RosterError(["%s: not readable as JSON: %s" % (path, e)]) from None
+
+
+def read_settings(path):
+    """A game settings file -> Settings. Every key is a Settings field (or "_about");
+    a key left out keeps its default. Raises RosterError naming every bad key."""
+    raw = _read_json(path)
     if not isinstance(raw, dict):
         raise RosterError(["%s: expected a JSON object {\"setting\": value, ...}" % path])
     settings = Settings()
@@ -443,13 +447,7 @@ def settings_template():
 def check_config(path, boards_dir=BOARDS_DIR):
     """A badge's config.json -> cran.config.Config, as the badge would load it.
     Raises RosterError naming the file and field."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            raw = json.load(f)
-    except FileNotFoundError:
-        raise RosterError(["%s: no such file" % path]) from None
-    except (OSError, ValueError) as e:
-        raise RosterError(["%s: not readable as JSON: %s" % (path, e)]) from None
+    raw = _read_json(path)
     if isinstance(raw, dict) and isinstance(raw.get("board"), str) and (
             raw["board"] not in board_ids(boards_dir)):
         raise RosterError(["%s: board: unknown board '%s' (known: %s)" % (
