@@ -17,7 +17,7 @@ def main():
         t = time.monotonic()
         files = build.compile_firmware(tmp)
         compile_s = time.monotonic() - t
-        compiled = {"dir": tmp, "files": files}
+        compiled = flash.Builds(tmp)
         with vbadge.running(os.path.join(tmp, "badge.img")) as badge:
             rows = [("fresh badge", flash.flash_one(badge.port, "atom-lite", None, compiled)),
                     ("nothing changed", flash.flash_one(badge.port, "atom-lite", None,
@@ -25,7 +25,8 @@ def main():
                     ("one file (config)", flash.flash_one(badge.port, "atom-lite",
                                                           '{"board": "atom-lite", "lang": '
                                                           '"en"}', compiled))]
-    print("deploy to a vbadge (cran flash; reset and `status` after boot included):")
+    print("deploy to a vbadge (cran flash; compiling, resets and `status` after boot "
+          "included):")
     print("  mpy-cross, %d files           %6.2f s" % (len(files), compile_s))
     for name, r in rows:
         print("  %-22s %3d files %7d B (%7d B sent) %6.2f s"

@@ -1,6 +1,8 @@
 # Talking to a badge on a serial port: its REPL through mpremote's own transport (files,
 # code, reset), and its running firmware's console (status, journal) as a person would.
 # Every failure becomes one CommandError naming the port and what to do.
+import contextlib
+import io
 import json
 import os
 import time
@@ -34,7 +36,9 @@ def connect(port):
     except Exception as e:   # pyserial's SerialException, mpremote's TransportError
         raise _serial_error(port, e) from None
     try:
-        link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
+        # mpremote prints what it got before raising: our one line says it instead.
+        with contextlib.redirect_stdout(io.StringIO()):
+            link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
     except (TransportError, OSError) as e:
         link.close()
         raise CommandError("%s: no MicroPython answers there (%s). A new badge needs "
@@ -77,40 +81,48 @@ def run_counted(link, code):
 
 def reset(link):
     """machine.reset(): the badge reboots into main.py; the link is closed."""
+    from mpremote.transport import TransportError
     try:
         link.exec_raw_no_follow("import machine\nmachine.reset()")
+    except (TransportError, OSError) as e:
+        raise CommandError("%s: lost the badge: %s" % (link.device_name, e)) from None
     finally:
-        link.close()
+        close(link)
 
 
 # ---- the running firmware's console ----------------------------------------------
 
-def ask(port, line, timeout=CONSOLE_TIMEOUT_S):
+def ask(port, line, timeout=CONSOLE_TIMEOUT_S, again=False):
     """Send one console line to the running badge -> its answer lines. A badge sitting
-    at its REPL (left there by mpremote) is soft-reset into its firmware first."""
+    at its REPL (left there by mpremote) is soft-reset into its firmware first. again:
+    the line only reads (status, journal): sent again each second until the badge says
+    anything, in case it was asleep and lost it."""
     import serial
     try:
         conn = serial.Serial(port, 115200, timeout=0.05, exclusive=True)
     except (serial.SerialException, OSError) as e:
         raise _serial_error(port, e) from None
     try:
-        return _ask(conn, port, line, timeout)
+        return _ask(conn, port, line, timeout, again)
+    except OSError as e:   # pyserial's errors: the port went away mid-answer
+        raise CommandError("%s: lost the badge: %s" % (port, e)) from None
     finally:
         conn.close()
 
 
-def _ask(conn, port, line, timeout):
+def _ask(conn, port, line, timeout, again):
     # An `echo` after the command marks the end of its answer: the console answers lines
-    # in order, and no answer line can be this nonce.
+    # in order, and no answer line can be this nonce. Sent again, the answer before the
+    # first nonce is still one whole answer.
     nonce = "cran-%d" % (time.monotonic_ns() % 10**9)
     woke = False
     deadline = time.monotonic() + timeout
-    sent = False
+    sent = None
     got = b""
     while time.monotonic() < deadline:
-        if not sent:
+        if sent is None or (again and not got and time.monotonic() - sent > 1.0):
             conn.write(("%s\r\necho %s\r\n" % (line, nonce)).encode())
-            sent = True
+            sent = time.monotonic()
         got += conn.read(4096)
         text = got.decode("utf-8", "replace")
         lines = [x.strip("\r") for x in text.split("\n")]
@@ -121,7 +133,7 @@ def _ask(conn, port, line, timeout):
         if not woke and (text.endswith(">>> ") or "raw REPL; CTRL-B to exit" in text):
             # At the REPL, not in the firmware: leave raw REPL, soft reset, ask again.
             conn.write(b"\r\x02\x04")
-            woke, sent, got = True, False, b""
+            woke, sent, got = True, None, b""
             deadline = time.monotonic() + BOOT_TIMEOUT_S
             time.sleep(0.5)
     raise CommandError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "
@@ -129,7 +141,7 @@ def _ask(conn, port, line, timeout):
 
 
 def status(port, timeout=CONSOLE_TIMEOUT_S):
-    answer = ask(port, "status", timeout)
+    answer = ask(port, "status", timeout, again=True)
     for text in answer:
         try:
             return json.loads(text)

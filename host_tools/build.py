@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 from host_tools import FIRMWARE_DIR, CommandError
+from host_tools.runtimes import BOARDS_DIR, board_ids
 
-BOARDS_DIR = os.path.join(os.path.dirname(FIRMWARE_DIR), "boards")
 # Only what the firmware reads of a board file: the rest (sources, notes) is for people.
 _BOARD_DOC_KEYS = ("sources", "notes")
 
@@ -88,8 +88,8 @@ def board_file_text(board_id):
         with open(path) as f:
             data = json.load(f)
     except OSError:
-        known = ", ".join(sorted(n[:-5] for n in os.listdir(BOARDS_DIR) if n.endswith(".json")))
-        raise CommandError("unknown board %r (boards/: %s)" % (board_id, known)) from None
+        raise CommandError("unknown board %r (boards/: %s)"
+                           % (board_id, ", ".join(board_ids()))) from None
     for key in _BOARD_DOC_KEYS:
         data.pop(key, None)
     return json.dumps(data, sort_keys=True)

@@ -5,6 +5,7 @@
 # firmware, and the next run finds and copies what is missing. Game state (state.a/b,
 # journal, boots.json) is never touched.
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import threading
 import time
 
 from host_tools import CommandError, badgelink, build
+from host_tools.runtimes import BOARDS_DIR
 
 HELP = "flash the firmware, board and character config onto badges (mpremote, mpy-cross)"
 
@@ -25,9 +27,9 @@ CHUNK = 2048
 # reaches the firmware that is going away.
 RESET_DELAY_S = 0.3
 
-# Runs on the badge: SHA-256 of each wanted file (None when missing) and every file
-# under /cran (to remove modules a new firmware no longer has).
-_HASHES = """
+# Runs on the badge: SHA-256 of each file asked (None when missing), every file under
+# /cran (modules a new firmware no longer has), and what a cut flash left behind.
+_LOOK = """
 import os, json, hashlib, binascii
 def _h(p):
     try:
@@ -49,34 +51,50 @@ def _walk(d, out):
     except OSError:
         return
     for e in items:
-        p = d + '/' + e[0]
+        p = d.rstrip('/') + '/' + e[0]
         if e[1] & 0x4000:
             _walk(p, out)
         else:
             out.append(p)
 _all = []
-_walk('/cran', _all)
-print(json.dumps({'hashes': dict((p, _h(p)) for p in %s), 'cran': _all,
-                  'parked': _h('%s') is not None}))
+_walk('/', _all)
+print(json.dumps({'hashes': dict((p, _h(p)) for p in %s),
+                  'cran': [p for p in _all if p.startswith('/cran/')],
+                  'leftovers': [p for p in _all if p.endswith('.new') or p == %r]}))
 """
+_IMPL = ("import sys, json\nprint(json.dumps({'name': sys.implementation.name, 'version': "
+         "list(sys.implementation.version), 'mpy': getattr(sys.implementation, '_mpy', "
+         "None)}))")
 
 
-def plan_files(board_id, config_text, compiled):
-    """-> {badge path: local file} for this badge: firmware, board file, config."""
-    files = dict(compiled["files"])
-    # Files of their own for each badge's thread: two may be flashed at once.
-    board_path = os.path.join(compiled["dir"], "boards-%d" % threading.get_ident(),
-                              board_id + ".json")
-    os.makedirs(os.path.dirname(board_path), exist_ok=True)
-    with open(board_path, "w") as f:
-        f.write(build.board_file_text(board_id))
-    files["/boards/%s.json" % board_id] = board_path
-    if config_text is not None:
-        path = os.path.join(compiled["dir"], "config-%d.json" % threading.get_ident())
-        with open(path, "w") as f:
-            f.write(config_text)
-        files[CONFIG] = path
-    return files
+class Builds:
+    """The firmware compiled once for each .mpy flavour the badges ask for; the threads
+    flashing several badges share it."""
+
+    def __init__(self, root):
+        self.root = root
+        self.lock = threading.Lock()
+        self.made = {}
+
+    def files(self, impl):
+        """-> {badge path: bytes} of the firmware for a badge's sys.implementation."""
+        extra = tuple(build.compat_args(impl))
+        with self.lock:
+            if extra not in self.made:
+                out = os.path.join(self.root, "build-%d" % len(self.made))
+                os.mkdir(out)
+                self.made[extra] = {path: _read(local) for path, local in
+                                    build.compile_firmware(out, list(extra)).items()}
+            return dict(self.made[extra])
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _sha256(data):
+    return hashlib.sha256(data).hexdigest()
 
 
 def _dirs_of(paths):
@@ -100,53 +118,34 @@ class Report:
         self.status = None
 
 
-def flash_one(port, board_id, config_text, compiled, progress=lambda done, total: None):
-    """Bring one badge up to date. -> Report."""
+def _look(link, paths):
+    return json.loads(badgelink.run(link, _LOOK % (json.dumps(sorted(paths)), PARKED_MAIN)))
+
+
+def flash_one(port, board_id, config_text, builds, progress=lambda done, total: None):
+    """Bring one badge up to date. config_text None: keep the badge's own config (the
+    board alone where it has none). -> Report."""
     report = Report(port)
     started = time.monotonic()
     link = badgelink.connect(port)
     try:
-        files = plan_files(board_id, config_text, compiled)
-        wanted = {path: build.sha256_file(local) for path, local in files.items()}
-        seen = json.loads(badgelink.run(link, _HASHES % (json.dumps(sorted(wanted) + [
-            CONFIG]), PARKED_MAIN)))
+        files = builds.files(json.loads(badgelink.run(link, _IMPL)))
+        files["/boards/%s.json" % board_id] = build.board_file_text(board_id).encode()
+        seen = _look(link, list(files) + [CONFIG])
         on_badge = seen["hashes"]
         if config_text is None and on_badge.get(CONFIG) is None:
-            # No config given and none on the badge: the board alone (a nameless
-            # character with the rulebook's settings). A badge's own config is kept.
-            files = plan_files(board_id, json.dumps({"board": board_id}), compiled)
-            wanted[CONFIG] = build.sha256_file(files[CONFIG])
-        stale = [p for p in seen["cran"] if p not in wanted]
+            config_text = json.dumps({"board": board_id})
+        if config_text is not None:
+            files[CONFIG] = config_text.encode()
+        wanted = {path: _sha256(data) for path, data in files.items()}
+        stale = [p for p in seen["cran"] if p not in wanted and not p.endswith(".new")]
         todo = [p for p in sorted(wanted) if on_badge.get(p) != wanted[p]]
-        report.repaired = seen["parked"] or (on_badge.get(MAIN) is None and len(todo) < len(
-            wanted))
+        report.repaired = bool(seen["leftovers"])
         if todo or stale:
-            # main.py off first: until the end, a reset lands in the REPL, not in a
-            # firmware half old, half new.
-            if on_badge.get(MAIN) is not None:
-                badgelink.run(link, "import os\nos.rename(%r, %r)" % (MAIN, PARKED_MAIN))
-            for d in _dirs_of(wanted):
-                badgelink.run(link, "import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass"
-                              % d)
-            total = sum(os.path.getsize(files[p]) for p in todo) or 1
-            done = 0
-            for path in [p for p in todo if p != MAIN] + [p for p in todo if p == MAIN]:
-                if path == MAIN:
-                    _finish_firmware(link, port, wanted, stale, report)
-                with open(files[path], "rb") as f:
-                    data = f.read()
-                report.wire_bytes += _write(link, path, data)
-                done += len(data)
-                report.copied.append(path)
-                report.bytes += len(data)
-                progress(done, total)
-            if MAIN in todo:
-                badgelink.run(link, "import os\ntry:\n os.remove(%r)\nexcept OSError:\n pass"
-                              % PARKED_MAIN)
-            else:
-                _finish_firmware(link, port, wanted, stale, report)
-                badgelink.run(link, "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN))
-            _verify(link, port, [MAIN], wanted)
+            link = _restart_without_main(link, port, on_badge.get(MAIN) is not None)
+            _copy(link, port, files, wanted, todo, stale, report, progress)
+        _clean(link, seen["leftovers"])
+        _verify(link, port, [MAIN], wanted)
         progress(1, 1)
         badgelink.reset(link)
         link = None
@@ -154,22 +153,66 @@ def flash_one(port, board_id, config_text, compiled, progress=lambda done, total
         if link is not None:
             badgelink.close(link)
     report.status = _status_after_boot(port)
+    if "error" in report.status:
+        raise CommandError("%s: flashed, but the badge cannot start: %s"
+                           % (port, report.status["error"]))
     report.seconds = time.monotonic() - started
     return report
 
 
-def _finish_firmware(link, port, wanted, stale, report):
-    # Before main.py comes back: old modules gone, every other file checked. A firmware
-    # found whole is the only one that gets its main.py.
+def _restart_without_main(link, port, main_there):
+    """main.py set aside, then a reset: a badge stopped at its REPL still has the app's
+    watchdog running (it can't be stopped), which would reset it mid-flash; booted
+    without main.py, nothing starts one. Until main.py is back, a reset lands in the
+    REPL, not in a firmware half old, half new. -> the new link."""
+    if main_there:
+        badgelink.run(link, "import os\nos.rename(%r, %r)" % (MAIN, PARKED_MAIN))
+    badgelink.reset(link)
+    time.sleep(RESET_DELAY_S)
+    deadline = time.monotonic() + badgelink.BOOT_TIMEOUT_S
+    while True:
+        try:
+            return badgelink.connect(port)
+        except CommandError:   # still booting (a native-USB port comes back later)
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
+
+
+def _copy(link, port, files, wanted, todo, stale, report, progress):
+    for d in _dirs_of(wanted):
+        badgelink.run(link, "import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass" % d)
+    total = sum(len(files[p]) for p in todo) or 1
+    done = 0
+    for path in [p for p in todo if p != MAIN]:
+        report.wire_bytes += _write(link, path, files[path])
+        done += len(files[path])
+        report.copied.append(path)
+        report.bytes += len(files[path])
+        progress(done, total)
     for path in stale:
         badgelink.run(link, "import os\nos.remove(%r)" % path)
         report.removed.append(path)
+    # Only a firmware found whole gets its main.py back.
     _verify(link, port, [p for p in wanted if p != MAIN], wanted)
+    if MAIN in todo:
+        report.wire_bytes += _write(link, MAIN, files[MAIN])
+        report.copied.append(MAIN)
+        report.bytes += len(files[MAIN])
+    else:
+        badgelink.run(link, "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN))
+
+
+def _clean(link, leftovers):
+    # What a cut flash left: temporary files, a main.py set aside (copied again or put
+    # back by now).
+    if leftovers:
+        badgelink.run(link, "import os\nfor p in %r:\n try:\n  os.remove(p)\n except OSError:"
+                            "\n  pass" % (leftovers,))
 
 
 def _verify(link, port, paths, wanted):
-    seen = json.loads(badgelink.run(link, _HASHES % (json.dumps(sorted(paths)),
-                                                   PARKED_MAIN)))["hashes"]
+    seen = _look(link, paths)["hashes"]
     wrong = [p for p in sorted(paths) if seen.get(p) != wanted[p]]
     if wrong:
         raise CommandError("%s: %d file(s) differ after copying (%s): flash again"
@@ -216,17 +259,17 @@ def setup(p):
     p.add_argument("--config", metavar="FILE",
                    help="the badge's config.json (as `cran config` writes them)")
     p.add_argument("--roster", metavar="CSV",
-                   help="the game's roster (`cran config`): each badge gets its row's "
-                        "config, found by port; without --port, every port it names")
+                   help="the game's roster (`cran config`): each badge gets the config of "
+                        "the row with its port; without --port, every port it names")
     p.add_argument("--settings", metavar="GAME.json", help="with --roster: game settings")
     p.add_argument("--micropython", metavar="IMAGE.bin",
                    help="first install MicroPython itself from this image, with esptool")
 
 
-def _ports(args, roster=None):
+def _ports(args, roster_ports=()):
     ports = list(args.port)
-    if roster and not ports and not args.all:
-        ports = [info["port"] for info, _ in roster.values() if info["port"]]
+    if roster_ports and not ports and not args.all:
+        ports = list(roster_ports)
     if args.all:
         from serial.tools import list_ports
         ports += [p.device for p in list_ports.comports() if p.vid is not None]
@@ -239,39 +282,29 @@ def _ports(args, roster=None):
 
 def _config(args):
     """-> (board id, config text or None)."""
-    text = None
-    board = args.board
-    if args.config:
-        try:
-            with open(args.config) as f:
-                text = f.read()
-            raw = json.loads(text)
-        except OSError as e:
-            raise CommandError("%s: cannot read: %s" % (args.config, e.strerror)) from None
-        except ValueError as e:
-            raise CommandError("%s: not valid JSON: %s" % (args.config, e)) from None
-        if board and isinstance(raw, dict) and raw.get("board") not in (None, board):
-            raise CommandError("%s: board is %r but --board says %r"
-                               % (args.config, raw.get("board"), board))
-        board = board or (raw.get("board") if isinstance(raw, dict) else None)
-        from host_tools.roster import RosterError, check_config
-        try:
-            check_config(args.config)   # the badge's own checks, before anything is copied
-        except RosterError as e:
-            raise CommandError("\n".join(e.messages), prefixed=False) from None
-    if not board:
-        raise CommandError("which board? give --board ID or a --config with a board")
-    build.board_file_text(board)   # an unknown board: said now, before any port is opened
-    return board, text
+    if not args.config:
+        if not args.board:
+            raise CommandError("which board? give --board ID or a --config")
+        build.board_file_text(args.board)   # an unknown board: said before any port opens
+        return args.board, None
+    from host_tools.roster import RosterError, check_config
+    try:
+        board = check_config(args.config).board.id   # the badge's own checks
+    except RosterError as e:
+        raise CommandError("\n".join(e.messages), prefixed=False) from None
+    if args.board and args.board != board:
+        raise CommandError("%s: board is %r but --board says %r"
+                           % (args.config, board, args.board))
+    with open(args.config, encoding="utf-8-sig") as f:
+        return board, f.read()
 
 
 def install_micropython(port, image, board_id):
-    chip = "esp32"
-    if board_id:
-        with open(os.path.join(build.BOARDS_DIR, board_id + ".json")) as f:
-            chip = "esp32c3" if json.load(f)["chip"].startswith("esp32c3") else "esp32"
+    from cran.board import read_board_file
+    chip = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json")).chip
     if not os.path.isfile(image):
         raise CommandError("%s: no such image file" % image)
+    chip = "esp32c3" if chip.startswith("esp32c3") else "esp32"
     offset = "0x0" if chip == "esp32c3" else "0x1000"   # where MicroPython's images go
     cmd = [sys.executable, "-m", "esptool", "--chip", chip, "--port", port, "write-flash",
            "-z", offset, image]
@@ -298,53 +331,48 @@ def _jobs(args):
         roster = badge_configs(args.roster, args.settings)
     except RosterError as e:
         raise CommandError("\n".join(e.messages), prefixed=False) from None
-    by_port = {info["port"]: (info["board"], json.dumps(config, sort_keys=True))
-               for info, config in roster.values() if info["port"]}
+    by_port = {}
+    for info, config in roster.values():
+        port = info["port"]
+        if port in by_port:
+            raise CommandError("%s:%d: port %s is row %d's too: one badge, one row"
+                               % (args.roster, info["row"], port, by_port[port][0]))
+        if port:
+            by_port[port] = (info["row"], info["board"], json.dumps(config, sort_keys=True))
     jobs = {}
-    for port in _ports(args, roster):
+    for port in _ports(args, list(by_port)):
         if port not in by_port:
-            raise CommandError("%s: no row of %s has this port (ports there: %s)"
+            raise CommandError("%s: no row of %s has this port (ports there: %s; rows "
+                               "need a port column to be flashed)"
                                % (port, args.roster, ", ".join(sorted(by_port)) or "none"))
-        jobs[port] = by_port[port]
+        jobs[port] = by_port[port][1:]
     return jobs
 
 
 def run(args):
     jobs = _jobs(args)
-    ports = list(jobs)
     if args.micropython:
-        for port in ports:
-            install_micropython(port, args.micropython, jobs[port][0])
+        for port, (board, _) in jobs.items():
+            install_micropython(port, args.micropython, board)
             print("%s: MicroPython installed from %s" % (port, args.micropython))
         time.sleep(2)   # the badge boots MicroPython, then formats its flash
-    # The .mpy must suit the badge's MicroPython: ask the first badge.
-    link = badgelink.connect(ports[0])
-    try:
-        impl = json.loads(badgelink.run(link, "import sys, json\nprint(json.dumps({"
-                                              "'name': sys.implementation.name, 'version': "
-                                              "list(sys.implementation.version), 'mpy': "
-                                              "getattr(sys.implementation, '_mpy', None)}))"))
-    finally:
-        badgelink.close(link)
-    extra = build.compat_args(impl)
     failures = []
     with tempfile.TemporaryDirectory(prefix="cran-build-") as out:
-        compiled = {"dir": out, "files": build.compile_firmware(out, extra)}
-        reports = _flash_all(jobs, compiled, failures)
+        reports = _flash_all(jobs, Builds(out), failures)
     for r in reports:
-        s = r.status or {}
+        s = r.status
         print("%s: %s, %d file(s) copied (%d B), %d removed%s in %.1f s; status: %s %s, "
               "firmware %s" % (r.port, "repaired" if r.repaired else "ok", len(r.copied),
                                r.bytes, len(r.removed),
                                "" if r.copied or r.removed else " (already up to date)",
                                r.seconds, s.get("personnage") or "-", s.get("etat"),
                                s.get("firmware")))
-    for _port, message in failures:
+    for message in failures:
         print("cran: %s" % message, file=sys.stderr)
     return 1 if failures else 0
 
 
-def _flash_all(jobs, compiled, failures):
+def _flash_all(jobs, builds, failures):
     from rich.progress import BarColumn, Progress, TextColumn
     reports = []
     lock = threading.Lock()
@@ -353,16 +381,19 @@ def _flash_all(jobs, compiled, failures):
                   disable=not sys.stdout.isatty()) as bars:
         def one(port):
             task = bars.add_task(port, total=1)
+            board, config_text = jobs[port]
             try:
-                board, config_text = jobs[port]
-                r = flash_one(port, board, config_text, compiled,
+                r = flash_one(port, board, config_text, builds,
                               lambda done, total: bars.update(task, completed=done,
                                                               total=total))
                 with lock:
                     reports.append(r)
             except CommandError as e:
                 with lock:
-                    failures.append((port, str(e)))
+                    failures.append(str(e))
+            except Exception as e:   # a badge's own failure must not hide the others'
+                with lock:
+                    failures.append("%s: flash failed: %r" % (port, e))
         ports = list(jobs)
         threads = [threading.Thread(target=one, args=(p,)) for p in ports]
         for t in threads:

@@ -67,9 +67,9 @@ def read_config(path):
 def pull(port):
     """-> (journal lines, config dict or None) from the badge on `port`."""
     from host_tools import badgelink  # only here: --file needs no serial link
-    lines = badgelink.ask(port, "journal")
+    lines = badgelink.ask(port, "journal", again=True)
     try:
-        answer = badgelink.ask(port, "config")
+        answer = badgelink.ask(port, "config", again=True)
     except CommandError as e:
         answer = []
         print("cran: config not read (%s): the picture names no character" % e,

@@ -4,6 +4,7 @@
 # its journal pulled by `cran logs`, its state by `cran status`; flashed again after a
 # change, and after a power cut in the middle of a flash.
 import json
+import os
 
 import pytest
 
@@ -107,7 +108,7 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
                 with_cut[0] = done
                 badge.kill()
 
-        with_cut_files = _new_firmware_files(tmp_path)
+        with_cut_files = _OtherBuild(str(tmp_path))
         with pytest.raises(build.CommandError):
             flash.flash_one(port, "atom-lite", None, with_cut_files, cut)
         assert with_cut[0]
@@ -120,14 +121,15 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
             "main.py.off") == 1
         badgelink.close(link)
         report = flash.flash_one(port, "atom-lite", None, with_cut_files)
-        assert report.repaired and 0 < len(report.copied) < len(with_cut_files["files"])
+        assert report.repaired and 0 < len(report.copied) < len(with_cut_files.files(None))
         assert report.status["etat"] == "pleine-forme"
 
 
-def _new_firmware_files(tmp_path):
+class _OtherBuild(flash.Builds):
     # The firmware with every module changed (built without line numbers), so the flash
     # has work to cut.
-    out = tmp_path / "build"
-    out.mkdir()
-    files = build.compile_firmware(str(out), ["-X", "no-source-lines"])
-    return {"dir": str(out), "files": files}
+    def files(self, impl):
+        out = os.path.join(self.root, "other")
+        os.makedirs(out, exist_ok=True)
+        return {path: flash._read(local) for path, local in build.compile_firmware(
+            out, ["-X", "no-source-lines"]).items()}

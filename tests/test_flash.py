@@ -17,9 +17,10 @@ def test_no_port_is_a_clear_error():
 
 
 def test_a_missing_port_is_named():
-    for args in (("flash", "--board", "atom-lite"), ("status",)):
+    # flash: that badge failed (exit 1; the others would go on); status: exit 2.
+    for args, code in ((("flash", "--board", "atom-lite"), 1), (("status",), 2)):
         r = run_cran(*args, "--port", "/dev/ttyNOPE0")
-        assert r.returncode == 2
+        assert r.returncode == code
         assert r.stderr.strip() == ("cran: /dev/ttyNOPE0: no such port (is the badge plugged "
                                     "in? `ls /dev/tty*`)")
 
@@ -34,7 +35,7 @@ def test_an_unknown_board_is_refused_before_any_port_is_opened():
     ('{"board": "atom-lite", "character": {"armor": -1}}',
      "badge.json: character.armor: expected a whole number from 0, got -1"),
     ('{"board": "atom-lite", "lang": "de"}', 'badge.json: lang: expected "fr" or "en"'),
-    ('{"board": "atom-lite", ', "badge.json: not valid JSON"),
+    ('{"board": "atom-lite", ', "badge.json: not readable as JSON"),
     ('{"board": "atom-matrix"}', "board is 'atom-matrix' but --board says 'atom-lite'"),
 ])
 def test_a_bad_config_is_refused_naming_file_and_field(tmp_path, config, message):
@@ -66,8 +67,9 @@ def test_a_port_where_no_micropython_answers():
     finally:
         os.close(controller)
         os.close(device)
-    assert r.returncode == 2 and "no MicroPython answers there" in r.stderr
+    assert r.returncode == 1 and "no MicroPython answers there" in r.stderr
     assert "cran flash --micropython IMAGE.bin" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1   # one line, nothing of mpremote's
 
 
 def test_what_a_badge_gets(tmp_path):

@@ -360,7 +360,7 @@ class FakeLink:
     def __init__(self):
         self.asked = []
 
-    def ask(self, port, line):
+    def ask(self, port, line, again=False):
         self.asked.append((port, line))
         if line == "journal":
             return lines_of(GODEFROY)
@@ -382,7 +382,7 @@ def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
 def test_port_draws_even_when_the_config_is_not_read(tmp_path, capsys, monkeypatch):
     link = FakeLink()
 
-    def ask(port, line):
+    def ask(port, line, again=False):
         if line == "config":
             raise host_tools.CommandError("%s: the badge's firmware does not answer" % port)
         return FakeLink.ask(link, port, line)

@@ -275,8 +275,9 @@ class App:
                     self.badge.log({"error": "show loop: %r" % (e,)})
                 wait = FAULT_RETRY_MS
             if self.may_light_sleep(now, wait):
+                slept_at = time.ticks_ms()
                 machine.lightsleep(wait)
-                self._woke(now, wait)
+                self._woke(slept_at, wait)
                 await asyncio.sleep_ms(0)   # let the other tasks see the time it took
             else:
                 await _wait(self.flag, wait)
@@ -388,7 +389,7 @@ async def error_console(message):
         if words and words[0].lower() == "status":
             print(json.dumps({"error": message, "firmware": cran.VERSION}))
         elif words and words[0].lower() == "echo":
-            print(_text(raw).strip()[5:])
+            print(" ".join(words[1:]))
         elif words:
             print("error: the badge could not start: %s" % message)
 

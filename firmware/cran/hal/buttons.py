@@ -39,6 +39,7 @@ class Button:
         self._scheduled = False
         self._busy = False
         self._run_cb = self._run   # a bound method made now, not in the IRQ
+        self._irq_cb = self._irq
         # A button held at boot is no press: its release is ignored.
         self.pressed = pin.value() == self._active
         self._settle = None     # tick the debounce window ends, or None
@@ -68,8 +69,12 @@ class Button:
 
     def catch_up(self):
         """After a light sleep: edges then raised no IRQ, so note what the pin reads
-        now; the same level as known is ignored as noise."""
-        self._irq(self.pin)
+        now (the same level as known is noise). Through the scheduler, as the IRQ's own
+        work goes: a pin IRQ scheduled meanwhile can't run in the middle of it."""
+        try:
+            micropython.schedule(self._irq_cb, self.pin)
+        except RuntimeError:   # queue full: note it now, as the IRQ would
+            self._irq(self.pin)
 
     def _run(self, _):
         self._scheduled = False
