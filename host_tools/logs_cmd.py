@@ -50,14 +50,11 @@ def read_lines(path):
 
 
 def read_config(path):
+    from host_tools.roster import RosterError, read_json
     try:
-        with open(path, encoding="utf-8") as f:
-            config = json.load(f)
-    except FileNotFoundError:
-        raise CommandError("%s: no such file" % path, EXIT_BAD_INPUT) from None
-    except (OSError, ValueError) as e:
-        raise CommandError("%s: not a readable JSON file: %s" % (path, e),
-                           EXIT_BAD_INPUT) from None
+        config = read_json(path)
+    except RosterError as e:
+        raise CommandError("\n".join(e.messages), EXIT_BAD_INPUT) from None
     if not isinstance(config, dict):
         raise CommandError("%s: expected a JSON object (a badge's config.json)" % path,
                            EXIT_BAD_INPUT)

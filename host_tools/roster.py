@@ -385,9 +385,16 @@ def _firmware_check(config, scratch, label, boards_dir):
             os.remove(os.path.join(scratch, "boards", name))
 
 
+def firmware_check(config, label, boards_dir=BOARDS_DIR):
+    """A whole config (dict) through the badge's own loader -> cran.config.Config.
+    Raises RosterError naming `label` (where the config came from) and the field."""
+    with tempfile.TemporaryDirectory(prefix="cran-config-") as scratch:
+        return _firmware_check(config, scratch, label, boards_dir)
+
+
 # ---- game settings --------------------------------------------------------------------
 
-def _read_json(path):
+def read_json(path):
     try:
         with open(path, encoding="utf-8-sig") as f:
             return json.load(f)
@@ -400,7 +407,7 @@ def _read_json(path):
 def read_settings(path):
     """A game settings file -> Settings. Every key is a Settings field (or "_about");
     a key left out keeps its default. Raises RosterError naming every bad key."""
-    raw = _read_json(path)
+    raw = read_json(path)
     if not isinstance(raw, dict):
         raise RosterError(["%s: expected a JSON object {\"setting\": value, ...}" % path])
     settings = Settings()
@@ -447,13 +454,12 @@ def settings_template():
 def check_config(path, boards_dir=BOARDS_DIR):
     """A badge's config.json -> cran.config.Config, as the badge would load it.
     Raises RosterError naming the file and field."""
-    raw = _read_json(path)
+    raw = read_json(path)
     if isinstance(raw, dict) and isinstance(raw.get("board"), str) and (
             raw["board"] not in board_ids(boards_dir)):
         raise RosterError(["%s: board: unknown board '%s' (known: %s)" % (
             path, raw["board"], ", ".join(board_ids(boards_dir)))])
-    with tempfile.TemporaryDirectory(prefix="cran-config-") as scratch:
-        return _firmware_check(raw, scratch, path, boards_dir)
+    return firmware_check(raw, path, boards_dir)
 
 
 def describe(c):

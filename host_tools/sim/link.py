@@ -9,7 +9,6 @@ import sys
 import tempfile
 
 from cran import scenario
-from cran.config import load
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
 from host_tools.runtimes import BOARDS_DIR, HOW_TO_GET_MICROPYTHON, board_ids, find_micropython
 from host_tools.vhw import sys_path
@@ -135,20 +134,12 @@ def read_wearer(path):
 def check_wearer(board, config, named):
     """The firmware's own checks (cran.config.load) on the config the badge will boot
     with; a fault -> CommandError naming `named` (the file it came from) and the field."""
+    from host_tools.roster import RosterError, firmware_check
     if board not in board_ids():
         raise CommandError("unknown board %r (known: %s)" % (board, ", ".join(board_ids())))
-    root = tempfile.mkdtemp(prefix="cran-sim-check-")
+    cfg = {"board": board}
+    cfg.update(config)
     try:
-        os.mkdir(os.path.join(root, "boards"))
-        shutil.copy(os.path.join(BOARDS_DIR, board + ".json"), os.path.join(root, "boards"))
-        cfg = {"board": board}
-        cfg.update(config)
-        with open(os.path.join(root, "config.json"), "w", encoding="utf-8") as f:
-            json.dump(cfg, f)
-        try:
-            load(root)
-        except ValueError as e:   # ConfigError, BoardError
-            where = os.path.join(root, "config.json") + ": "
-            raise CommandError("%s: %s" % (named, str(e).replace(where, ""))) from None
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+        firmware_check(cfg, named)
+    except RosterError as e:
+        raise CommandError("\n".join(e.messages)) from None
