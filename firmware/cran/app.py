@@ -88,6 +88,7 @@ class App:
         self.warned = None      # the countdown already warned about
         self.wakeups = 0
         self.faulted = False
+        self.on_fault = None
         self.flag = None        # wakes the show loop; made inside the running loop
         self.in_show = False
         self.wdt = None
@@ -261,19 +262,28 @@ class App:
 
     # ---- the asyncio app --------------------------------------------------------
 
+    def step(self, now):
+        """show(now) as the loop runs it: a step that raises (a bug) is journaled once
+        and tried again a second later, the watchdog left unfed to decide. -> ms to
+        wait. on_fault(exception), when set, hears of it when the journal does (the
+        desktop sim shows its traceback)."""
+        try:
+            return self.show(now)
+        except Exception as e:
+            self.in_show = False
+            if not self.faulted:
+                self.faulted = True
+                self.badge.log({"error": "show loop: %r" % (e,)})
+                if self.on_fault is not None:
+                    self.on_fault(e)
+            return FAULT_RETRY_MS
+
     async def show_loop(self):
         if self.flag is None:
             self.flag = _flag()
         while True:
             now = time.ticks_ms()
-            try:
-                wait = self.show(now)
-            except Exception as e:   # a bug: say it once; the unfed watchdog decides
-                self.in_show = False
-                if not self.faulted:
-                    self.faulted = True
-                    self.badge.log({"error": "show loop: %r" % (e,)})
-                wait = FAULT_RETRY_MS
+            wait = self.step(now)
             if self.may_light_sleep(now, wait):
                 slept_at = time.ticks_ms()
                 machine.lightsleep(wait)

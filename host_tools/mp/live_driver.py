@@ -25,7 +25,7 @@ if not MICROPYTHON:
 import time  # noqa: E402
 
 from cran import storage  # noqa: E402
-from cran.app import FAULT_RETRY_MS, App  # noqa: E402
+from cran.app import App  # noqa: E402
 from cran.config import load  # noqa: E402
 from cran.core.engine import view  # noqa: E402
 from cran.hal.buttons import Button  # noqa: E402
@@ -64,22 +64,16 @@ class Live:
 
     def boot(self):
         self.app = App(self.root, load(self.root))
+        self.app.on_fault = self._on_fault
         self.app.start_watchdog()
         self.step_to(vclock.elapsed_ms())
 
     def show(self):
-        # One wake-up of the app's show loop, with its fault rule: a step that raises is
-        # journaled once and retried a second later, the watchdog left unfed.
-        app = self.app
-        try:
-            return app.show(time.ticks_ms())
-        except Exception as e:
-            app.in_show = False
-            if not app.faulted:
-                app.faulted = True
-                app.badge.log({"error": "show loop: %r" % (e,)})
-                self.fault = _traceback(e)
-            return FAULT_RETRY_MS
+        # One wake-up of the app's show loop, its fault rule included (App.step).
+        return self.app.step(time.ticks_ms())
+
+    def _on_fault(self, e):
+        self.fault = _traceback(e)
 
     def step_to(self, target):
         """Run the app up to elapsed ms `target`, waking at every instant it asks for, so
