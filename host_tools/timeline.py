@@ -60,7 +60,8 @@ class Timeline:
 
 def _kind(raw):
     for key, kind in (("boot", "boot"), ("a", "act"), ("timer", "timer"),
-                      ("undo", "undo"), ("safe_mode", "safe_mode"), ("error", "error")):
+                      ("undo", "undo"), ("safe_mode", "safe_mode"), ("fresh", "fresh"),
+                      ("error", "error")):
         if key in raw:
             return kind
     return "other"
@@ -330,6 +331,9 @@ def build(entries, config=None, source="journal"):
             before_act = None
             if previous is not None:
                 e.note = _boot_note(e, previous)
+        elif e.kind == "fresh":
+            model.fresh()
+            e.fresh = "no state saved yet"
         elif e.kind == "error" and isinstance(raw["error"], str):
             text = raw["error"]
             if text[:8] in ("state.a:", "state.b:"):
@@ -428,8 +432,11 @@ def _mark(tl, e):
         tl.markers.append(Marker(e.at, "boot", label, e.line))
     elif e.kind == "undo":
         tl.markers.append(Marker(e.at, "undo", "undo", e.line))
+    elif e.kind == "fresh":
+        tl.markers.append(Marker(e.at, "note", "fresh start: no state saved yet", e.line))
     elif e.kind == "error":
-        # A new badge has no state copies yet: that is one note, not two errors.
+        # A new badge has no state copies yet (as journals before the "fresh" entry
+        # said it): that is one note, not two errors.
         if e.fresh == "no state saved yet":
             tl.markers.append(Marker(e.at, "note", "fresh start: no state saved yet", e.line))
         elif not (str(raw["error"]).startswith("state.") and str(raw["error"])[9:] == "missing"):
@@ -475,6 +482,8 @@ def _what(e):
         return "error: %s" % (raw["error"],)
     if e.kind == "safe_mode":
         return "safe mode: %s" % (raw["safe_mode"],)
+    if e.kind == "fresh":
+        return "fresh start: %s" % (raw["fresh"],)
     if e.kind == "undo":
         return "undo (double press)"
     return json.dumps(raw, sort_keys=True)

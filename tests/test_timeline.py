@@ -284,7 +284,7 @@ def test_cran_logs_prints_the_timeline_and_draws_it(tmp_path):
     r = run_cran("logs", "--file", LONG, "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "coup normal  «Armure»" in r.stdout and "etat=agonisant" in r.stdout
-    assert r.stdout.splitlines()[0].startswith(LONG + ": Nico le Besogneux, atom-lite; 24 entries")
+    assert r.stdout.splitlines()[0].startswith(LONG + ": Nico le Besogneux, atom-lite; 23 entries")
     ET.parse(str(out))
     assert "drew %s" % out in r.stderr
 
@@ -307,7 +307,7 @@ def test_cran_logs_names_bad_lines_and_goes_on(tmp_path, capsys):
     journal.write_bytes(open(GODEFROY, "rb").read() + b'{"a": "coup\xff\n')
     assert cli.main(["logs", "--file", str(journal), "--out", str(tmp_path / "j.svg")]) == 0
     err = capsys.readouterr().err
-    assert "%s:9: unreadable, skipped (not JSON)" % journal in err
+    assert "%s:8: unreadable, skipped (not JSON)" % journal in err   # the line after 7
 
 
 @pytest.mark.parametrize("args, message", [
@@ -374,7 +374,7 @@ def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert cli.main(["logs", "--port", "/dev/ttyUSB0", "--save", "saved.jsonl"]) == 0
     assert link.asked == [("/dev/ttyUSB0", "journal"), ("/dev/ttyUSB0", "config")]
-    assert capsys.readouterr().out.startswith("journal: Godefroy, atom-lite; 8 entries")
+    assert capsys.readouterr().out.startswith("journal: Godefroy, atom-lite; 7 entries")
     assert sorted(os.listdir(str(tmp_path))) == ["journal-ttyUSB0.svg", "saved.jsonl"]
     assert lines_of(str(tmp_path / "saved.jsonl")) == lines_of(GODEFROY)
 
@@ -391,5 +391,18 @@ def test_port_draws_even_when_the_config_is_not_read(tmp_path, capsys, monkeypat
     monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
     assert cli.main(["logs", "--port", "COM3", "--out", str(tmp_path / "c.svg")]) == 0
     captured = capsys.readouterr()
-    assert captured.out.startswith("journal: Godefroy, atom-lite; 8 entries")
+    assert captured.out.startswith("journal: Godefroy, atom-lite; 7 entries")
     assert "config not read (COM3: " in captured.err and (tmp_path / "c.svg").exists()
+
+
+def test_older_journals_with_two_missing_copies_start_fresh_too():
+    # Before the "fresh" entry, a new badge journaled its two missing state copies.
+    lines = ['{"boot": "0.1.0", "cause": "power-on", "up": 0}',
+             '{"error": "state.a: missing", "up": 0}', '{"error": "state.b: missing", "up": 0}',
+             '{"a": "coup normal", "c": [["etat", "blesse"]], "etat": "blesse", "up": 1000}']
+    entries, problems = timeline.parse_lines(lines)
+    tl = timeline.build(entries)
+    assert not problems
+    assert [(m.kind, m.label) for m in tl.markers][:2] == [
+        ("boot", "boot 0.1.0 (power-on)"), ("note", "fresh start: no state saved yet")]
+    assert "error" not in [m.kind for m in tl.markers]

@@ -75,8 +75,12 @@ class Badge:
         if self.store is None:
             return
         record, problems = self.store.load()
-        for problem in problems:
-            self.log({"error": problem})
+        if record is None and len(problems) == 2 and all(
+                p.endswith(": missing") for p in problems):
+            self.log({"fresh": "no state saved yet"})   # a new badge, not a fault
+        else:
+            for problem in problems:
+                self.log({"error": problem})
         if record is None:
             return
         off_ms = self._time_off_ms(record)

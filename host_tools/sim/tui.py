@@ -91,6 +91,8 @@ def journal_text(entry):
         return "undo -> %s" % entry.get("etat")
     if "boot" in entry:
         return "boot, firmware %s (%s)" % (entry["boot"], entry.get("cause"))
+    if "fresh" in entry:
+        return "a new badge: %s" % entry["fresh"]
     if "error" in entry:
         return "error: %s" % entry["error"]
     return " ".join("%s=%s" % kv for kv in sorted(entry.items()) if kv[0] not in ("up", "t"))
