@@ -14,6 +14,9 @@
 #     raw REPL again (the supervisor types the Ctrl-A), which mpremote waits for.
 #   machine.reset(), the watchdog, deepsleep: the chip exits EXIT_RESET + cause, and a
 #     boot chip starts with that reset cause.
+#   A watchdog the firmware started runs on at the REPL after Ctrl-C (nothing can stop
+#     it on an ESP32): the boot chip says how long it had left, and the supervisor
+#     resets the REPL chip with WDT_RESET when it bites.
 import contextlib
 import errno
 import fcntl
@@ -49,10 +52,10 @@ IDLE_POLL_MS = 50       # while nobody has the port open: how often to look agai
 class Chip:
     """One MicroPython process, from a reset to the next, on its own pty."""
 
-    def __init__(self, exe, action, image, board_file, cause):
+    def __init__(self, exe, action, image, board_file, cause, watchdog_file):
         repl = action.startswith("repl")
         argv = [exe] + (["-i"] if repl else []) + [BOOT_SCRIPT, action, image, board_file,
-                                                   str(cause), VHW_DIR]
+                                                   str(cause), VHW_DIR, watchdog_file]
         self.kind = "repl" if repl else "boot"
         self.started = time.monotonic()
         self.fd, line = os.openpty()
@@ -114,12 +117,21 @@ class VBadge:
         self.start_out = bytearray()
         self.hold_until = None       # input waits: a Ctrl-C went to main.py
         self.quick_fails = 0
+        # The firmware's watchdog, still running at the REPL after Ctrl-C (it can't be
+        # stopped): when it bites (monotonic s), or None. The boot chip says how long
+        # it had left in this file.
+        self.watchdog_at = None
+        fd, self.watchdog_file = tempfile.mkstemp(prefix="cran-vbadge-wdt-")
+        os.close(fd)
 
     # ---- chips --------------------------------------------------------------------
 
     def _start(self, action, cause):
         self.cause = cause
-        self.chip = Chip(self.exe, action, self.image, self.board_file, cause)
+        if action == "boot":
+            self.watchdog_at = None   # a new firmware, a new watchdog of its own
+        self.chip = Chip(self.exe, action, self.image, self.board_file, cause,
+                         self.watchdog_file)
         self.starting = self.chip.kind == "repl"
         self.start_out = bytearray()
         self.tail = b""
@@ -146,6 +158,7 @@ class VBadge:
         elif chip.kind == "boot" and (code == 0 or interrupted and code in (1, -2)):
             # main.py is over, or Ctrl-C stopped it (1, SIGINT: before the port set its
             # handler, or a second Ctrl-C): the REPL, without a reset.
+            self._watchdog_runs_on()
             self.repl(enter_raw=False, boot_py=False)
             return
         elif chip.kind == "repl" and code == 0:
@@ -165,6 +178,21 @@ class VBadge:
             return
         self.to_chip.clear()   # a reset: what the UART held is gone
         self.boot(cause)
+
+    def _watchdog_runs_on(self):
+        with open(self.watchdog_file) as f:
+            left = f.read().strip()
+        if left:
+            self.watchdog_at = time.monotonic() + int(left) / 1000
+
+    def _watchdog_bites(self):
+        # At the REPL nothing feeds it: the chip resets, as an ESP32's would.
+        self.watchdog_at = None
+        if self.chip is not None:
+            self.chip.kill()
+            self.chip = None
+        self.to_chip.clear()
+        self.boot(WDT_RESET)
 
     def _failed(self, chip, code):
         # A crash: a board would panic and reboot. Booting again and again is a bug.
@@ -248,9 +276,10 @@ class VBadge:
                 mask |= select.POLLOUT
             poller.register(self.chip.fd, mask)
             timeout = None if connected else IDLE_POLL_MS
-            if self.hold_until is not None:
-                left = max(0, int((self.hold_until - time.monotonic()) * 1000) + 1)
-                timeout = left if timeout is None else min(timeout, left)
+            for due in (self.hold_until, self.watchdog_at):
+                if due is not None:
+                    left = max(0, int((due - time.monotonic()) * 1000) + 1)
+                    timeout = left if timeout is None else min(timeout, left)
             for fd, events in poller.poll(timeout):
                 if fd == self.port_fd:
                     self._port_events(events)
@@ -258,6 +287,8 @@ class VBadge:
                     self._chip_events(events)
             if self.hold_until is not None and time.monotonic() >= self.hold_until:
                 self.hold_until = None   # main.py caught the Ctrl-C and goes on
+            if self.watchdog_at is not None and time.monotonic() >= self.watchdog_at:
+                self._watchdog_bites()
             if self.chip is not None:
                 self._to_chip_now()
 
@@ -292,6 +323,8 @@ class VBadge:
             self.chip.kill()
             self.chip = None
         os.close(self.port_fd)
+        with contextlib.suppress(OSError):
+            os.remove(self.watchdog_file)
 
 
 def _hung_up(fd):
@@ -324,8 +357,11 @@ def check_image(exe, path, new, board_file):
     """Mount it once (formatting a new one) before the port opens: a bad image is one
     clear line, not a badge failing on the port."""
     action = "check-new" if new else "check"
-    proc = subprocess.run([exe, BOOT_SCRIPT, action, path, board_file, "1", VHW_DIR],
-                          capture_output=True, text=True, timeout=60)
+    try:
+        proc = subprocess.run([exe, BOOT_SCRIPT, action, path, board_file, "1", VHW_DIR],
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise CommandError("%s: micropython took over a minute to mount it" % path) from None
     if proc.returncode != 0:
         lines = (proc.stdout + proc.stderr).strip().splitlines() or ["exit %d"
                                                                     % proc.returncode]

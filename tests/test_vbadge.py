@@ -112,6 +112,23 @@ def test_flashed_firmware_boots_and_answers_on_the_console(tmp_path):
         assert json.loads(ask(badge.port, "status"))["armure"] == 1
 
 
+def test_the_watchdog_runs_on_at_the_repl(tmp_path):
+    # A firmware's watchdog can't be stopped: stopped by mpremote's Ctrl-C, the badge
+    # resets when it bites, as an ESP32 does, unless something resets it first.
+    main = tmp_path / "main.py"
+    main.write_text("import machine, time\nw = machine.WDT(timeout=1500)\n"
+                    "while True:\n    w.feed()\n    time.sleep_ms(100)\n")
+    cause = "import machine; print(machine.reset_cause())"
+    with vbadge.running() as badge:
+        mpremote(badge.port, "fs", "cp", str(main), ":main.py")
+        reset(badge.port)
+        time.sleep(0.5)
+        assert mpremote(badge.port, "exec", cause).strip() == "2"   # stopped in time
+        time.sleep(2.0)
+        # Bitten at the REPL: the new chip booted main.py again, Ctrl-C'd here.
+        assert mpremote(badge.port, "exec", cause).strip() == "3"   # machine.WDT_RESET
+
+
 def test_board_option_wires_the_virtual_hardware():
     probe = ("import machine; print(machine.I2C(0, scl=22, sda=21).scan(), "
              "machine.Pin(37, machine.Pin.IN).value())")

@@ -1,6 +1,6 @@
 # The chip of `cran vbadge` (host_tools/vbadge.py starts it on a pty), inside the
 # MicroPython unix port:
-#   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR
+#   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR [WATCHDOG_FILE]
 # The flash image is mounted at "/" (LittleFS, as an ESP32's vfs partition), so paths
 # are a badge's. The parts are virtual (VHW_DIR: machine, neopixel, esp32, wired as
 # BOARD_FILE says); time and asyncio are the port's own: the vbadge runs in real time.
@@ -129,6 +129,18 @@ def run_file(name, namespace):
     return True
 
 
+def tell_watchdog(out):
+    """The boot ends without a reset (Ctrl-C, or main.py over) and the REPL is a new
+    process: a watchdog the firmware started runs on in a chip, so say how long it has
+    left; the supervisor resets the REPL when it bites, as the chip would."""
+    import machine
+    import vclock
+    left = [a.due_ms - vclock.elapsed_ms() for a in vclock._alarms
+            if isinstance(a, machine.WDT) and a.due_ms is not None]
+    out.write("%d" % max(0, min(left)) if left else "")
+    out.close()
+
+
 def main():
     action, image, board_file, cause, vhw_dir = sys.argv[1:6]
     if action.startswith("check"):
@@ -136,12 +148,16 @@ def main():
         return
     load_virtual_parts(vhw_dir)
     wire(board_file, int(cause))
+    # Opened while the host's files are in reach: once the image is at "/", they aren't.
+    watchdog_out = open(sys.argv[6], "w") if action == "boot" else None
     mount(image, False)
     if action == "repl":
         return
     namespace = {"__name__": "__main__"}
     if run_file("boot.py", namespace) and action == "boot":
         run_file("main.py", namespace)
+    if watchdog_out is not None:
+        tell_watchdog(watchdog_out)
 
 
 try:
