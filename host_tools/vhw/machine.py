@@ -500,8 +500,12 @@ def reboot():
     _irqs.clear()
     _pwms.clear()
     wake_sources.clear()
+    _drop_alarms(WDT)
+
+
+def _drop_alarms(kind):
     for alarm in list(vclock._alarms):
-        if isinstance(alarm, WDT):
+        if isinstance(alarm, kind):
             vclock.remove_alarm(alarm)
 
 
@@ -512,9 +516,7 @@ def reset_all(cause=PWRON_RESET):
     _driven.clear()
     _board_pull.clear()
     _i2c_devices.clear()
-    for alarm in list(vclock._alarms):
-        if isinstance(alarm, _Event):
-            vclock.remove_alarm(alarm)
+    _drop_alarms(_Event)   # what was scheduled to happen outside
     _cause = cause
     wakeups = 0
     lightsleep_ms = 0

@@ -8,7 +8,8 @@ _HALF = TICKS_PERIOD // 2
 
 _start_ms = 0      # ticks_ms() at elapsed 0
 _elapsed_ms = 0    # virtual ms since start, never wraps: alarms are kept in it
-_epoch_s = 1735689600   # time() at elapsed 0 (2025-01-01 UTC): a fixed, plausible date
+DEFAULT_EPOCH_S = 1735689600   # 2025-01-01 UTC: a fixed, plausible date
+_epoch_s = DEFAULT_EPOCH_S     # time() at elapsed 0
 _alarms = []       # objects with .due_ms (elapsed ms or None) and .fire()
 _real = None       # (clock_ms, sleep_ms) once time is real (use_real_clock), else None
 _real_base = 0     # clock_ms() at elapsed 0, in real time

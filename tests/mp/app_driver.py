@@ -30,9 +30,10 @@ def check(fn):
     return fn
 
 
-def badge(board, config=None, start=0):
-    """A fresh world, a flash folder with config and board file, an app booted on it."""
-    vclock.start(start)
+def badge(board, config=None, start=0, epoch_s=vclock.DEFAULT_EPOCH_S):
+    """A fresh world, a flash folder with config and board file, an app booted on it.
+    epoch_s: what the RTC says at the start."""
+    vclock.start(start, epoch_s)
     machine.reset_all()
     _roots[0] += 1
     root = "%s/badge%d" % (FLASH, _roots[0])
@@ -240,12 +241,7 @@ def light_sleep_and_buttons():
 @check
 def clock_sets_the_rtc():
     # After a power cut the RTC says 2000: the badge knows no date until `clock`.
-    vclock.start(0, epoch_s=946684800)
-    machine.reset_all()
-    _roots[0] += 1
-    root = "%s/badge%d" % (FLASH, _roots[0])
-    world.wire(world.make_root(root, BOARDS, "atom-lite", {}), i2c=False)
-    app = App(root, load(root))
+    root, app = badge("atom-lite", epoch_s=946684800)
     out = {"before": app.badge.wall_clock()}
     run_for(app, 1000)
     out["answer"] = app.line("clock 1767225600", time.ticks_ms())
