@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import SCENARIO_DIR, run_cran
+from conftest import REPO, SCENARIO_DIR, run_cran
 from cran.core.engine import act, new_state
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
@@ -291,5 +291,23 @@ def test_the_driver_protocol(runtime):
         assert "not JSON" in link._read()["error"]
         # ... and the badge goes on.
         assert link.send({"line": "soin"})["view"]["etat"] == "pleine-forme"
+    finally:
+        link.close()
+
+
+@pytest.mark.parametrize("runtime", ["micropython", "cpython"])
+def test_a_whole_cran_config_boots(runtime, micropython, tmp_path):
+    # A badge config as `cran config` writes it is ~700 bytes: more than the unix port
+    # takes in one argv item (256), so the driver reads it from stdin.
+    out = tmp_path / "badges"
+    r = run_cran("config", os.path.join(REPO, "examples", "roster.csv"), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    path = sorted(out.glob("*.json"))[-1]
+    config, board = read_wearer(str(path))
+    assert len(json.dumps(config)) > 256
+    link = BadgeLink(board, config, runtime)
+    try:
+        assert link.first["status"]["personnage"] == json.loads(path.read_text())[
+            "character"]["name"]
     finally:
         link.close()

@@ -1,6 +1,8 @@
 # The badge live, for `cran sim`: the whole app (cran.app) on the virtual hardware, inside
 # the MicroPython unix port or CPython, driven by one JSON command a line on stdin:
-#   <python> live_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR BOARD CONFIG_JSON VHW...
+#   <python> live_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR BOARD VHW...
+# The first stdin line is the badge's config (JSON, without its board): on stdin, not in
+# argv, where the unix port fails on an argument of a few hundred bytes.
 #   {"advance": MS}               virtual time passes; the app wakes whenever it asks to
 #   {"button": NAME, "down": B}   a finger presses (true) or lets go (false) of a button
 #   {"line": TEXT}                a serial-console line (actions, status, journal, ...)
@@ -12,7 +14,7 @@ import json
 import sys
 
 if __name__ == "__main__":
-    sys.path[:0] = sys.argv[6:] + [sys.argv[1]]
+    sys.path[:0] = sys.argv[5:] + [sys.argv[1]]
 
 import machine  # noqa: E402
 import vclock  # noqa: E402
@@ -228,7 +230,7 @@ def main():
     machine.reset_all()
     try:
         board = world.make_root(flash_dir + "/badge", boards_dir, board_id,
-                                json.loads(sys.argv[5]))
+                                json.loads(sys.stdin.readline()))
         world.wire(board)
         live = Live(flash_dir + "/badge", board)
     except Exception as e:   # a config the firmware refuses: say it and stop

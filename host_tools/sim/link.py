@@ -36,14 +36,19 @@ class BadgeLink:
         self._stderr = tempfile.TemporaryFile(mode="w+")
         try:
             self.proc = subprocess.Popen(
-                [exe, DRIVER, FIRMWARE_DIR, BOARDS_DIR, self.flash, board, json.dumps(config)]
-                + sys_path(runtime), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self._stderr, text=True, bufsize=1)
+                [exe, DRIVER, FIRMWARE_DIR, BOARDS_DIR, self.flash, board] + sys_path(runtime),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
+                bufsize=1)
         except OSError as e:
             self._stderr.close()
             shutil.rmtree(self.flash, ignore_errors=True)
             raise LinkError("cannot run %s (%s): %s" % (exe, runtime, e.strerror or e)) from None
         try:
+            try:   # the driver's first line (not argv: the unix port takes < 256 bytes)
+                self.proc.stdin.write(json.dumps(config) + "\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                raise LinkError(self._gone()) from None
             first = self._read()
             if "error" in first:
                 raise LinkError("the badge could not start (%s): %s" % (runtime, first["error"]))
