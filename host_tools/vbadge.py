@@ -14,9 +14,10 @@
 #     raw REPL again (the supervisor types the Ctrl-A), which mpremote waits for.
 #   machine.reset(), the watchdog, deepsleep: the chip exits EXIT_RESET + cause, and a
 #     boot chip starts with that reset cause.
-#   A watchdog the firmware started runs on at the REPL after Ctrl-C (nothing can stop
-#     it on an ESP32): the boot chip says how long it had left, and the supervisor
-#     resets the REPL chip with WDT_RESET when it bites.
+#   The firmware's watchdog: the boot chip writes the time it has left whenever it is
+#     started or fed, and the supervisor resets the chip with WDT_RESET when that runs
+#     out: a hung firmware (which moves no clock) or, after Ctrl-C, the REPL (nothing
+#     can stop the watchdog on an ESP32).
 import contextlib
 import errno
 import fcntl
@@ -47,6 +48,7 @@ INTERRUPT_S = 1.0       # after a Ctrl-C to main.py, input waits this long for t
 QUEUE_BYTES = 65536     # bytes kept for a side that isn't reading; more are lost
 QUICK_FAIL_S = 2.0      # a chip ending this soon after its start, three times: give up
 IDLE_POLL_MS = 50       # while nobody has the port open: how often to look again
+WATCHDOG_LOOK_MS = 250  # while the firmware runs: how often to see whether it fed its dog
 
 
 class Chip:
@@ -130,6 +132,7 @@ class VBadge:
         self.cause = cause
         if action == "boot":
             self.watchdog_at = None   # a new firmware, a new watchdog of its own
+            open(self.watchdog_file, "w").close()
         self.chip = Chip(self.exe, action, self.image, self.board_file, cause,
                          self.watchdog_file)
         self.starting = self.chip.kind == "repl"
@@ -180,10 +183,19 @@ class VBadge:
         self.boot(cause)
 
     def _watchdog_runs_on(self):
-        with open(self.watchdog_file) as f:
-            left = f.read().strip()
-        if left:
-            self.watchdog_at = time.monotonic() + int(left) / 1000
+        """When the watchdog bites, from what the chip last wrote (ms left, at the
+        file's time). -> monotonic s, or None when none was started."""
+        try:
+            with open(self.watchdog_file) as f:
+                left = f.read().strip()
+            written = os.stat(self.watchdog_file).st_mtime
+        except OSError:
+            return None
+        if not left:
+            self.watchdog_at = None
+        else:
+            self.watchdog_at = time.monotonic() - (time.time() - written) + int(left) / 1000
+        return self.watchdog_at
 
     def _watchdog_bites(self):
         # At the REPL nothing feeds it: the chip resets, as an ESP32's would.
@@ -276,6 +288,8 @@ class VBadge:
                 mask |= select.POLLOUT
             poller.register(self.chip.fd, mask)
             timeout = None if connected else IDLE_POLL_MS
+            if self.chip.kind == "boot":
+                timeout = min(timeout or WATCHDOG_LOOK_MS, WATCHDOG_LOOK_MS)
             for due in (self.hold_until, self.watchdog_at):
                 if due is not None:
                     left = max(0, int((due - time.monotonic()) * 1000) + 1)
@@ -287,6 +301,8 @@ class VBadge:
                     self._chip_events(events)
             if self.hold_until is not None and time.monotonic() >= self.hold_until:
                 self.hold_until = None   # main.py caught the Ctrl-C and goes on
+            if self.chip is not None and self.chip.kind == "boot":
+                self._watchdog_runs_on()   # fed meanwhile? (a running firmware)
             if self.watchdog_at is not None and time.monotonic() >= self.watchdog_at:
                 self._watchdog_bites()
             if self.chip is not None:

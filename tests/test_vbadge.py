@@ -251,3 +251,21 @@ def test_sigterm_stops_it_and_drops_its_temporary_image():
 def _open_files(pid):
     fd_dir = "/proc/%d/fd" % pid
     return [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
+
+
+def test_a_hung_firmware_is_reset_by_its_watchdog(tmp_path):
+    # The first boot starts a 1 s watchdog and hangs without touching any clock; the
+    # badge resets (WDT_RESET) and the second boot, finding its mark, stays calm.
+    main = tmp_path / "main.py"
+    main.write_text("import machine, os\n"
+                    "if 'hung' not in os.listdir('/'):\n"
+                    "    open('/hung', 'w').close()\n"
+                    "    w = machine.WDT(timeout=1000)\n"
+                    "    while True:\n"
+                    "        pass\n")
+    with vbadge.running() as badge:
+        mpremote(badge.port, "fs", "cp", str(main), ":main.py")
+        reset(badge.port)
+        time.sleep(2.5)
+        assert mpremote(badge.port, "exec", "import machine; print(machine.reset_cause())"
+                        ).strip() == "3"   # machine.WDT_RESET

@@ -129,16 +129,29 @@ def run_file(name, namespace):
     return True
 
 
-def tell_watchdog(out):
-    """The boot ends without a reset (Ctrl-C, or main.py over) and the REPL is a new
-    process: a watchdog the firmware started runs on in a chip, so say how long it has
-    left; the supervisor resets the REPL when it bites, as the chip would."""
-    import machine
-    import vclock
-    left = [a.due_ms - vclock.elapsed_ms() for a in vclock._alarms
-            if isinstance(a, machine.WDT) and a.due_ms is not None]
-    out.write("%d" % max(0, min(left)) if left else "")
-    out.close()
+class WatchdogFile:
+    """What the supervisor knows of the firmware's watchdog: the ms it has left, written
+    (fixed width, at the start of the file) whenever it starts or is fed; the file's
+    time says when. The supervisor resets the chip when that runs out: a hung firmware
+    moves no clock, and at the REPL after Ctrl-C nothing feeds it."""
+
+    def __init__(self, out):
+        self.out = out   # opened while the host's files were in reach
+
+    def tell(self, left_ms):
+        self.out.seek(0)
+        self.out.write("%12d\n" % max(0, left_ms))
+        self.out.flush()
+
+    def at_end(self):
+        # The boot ends without a reset (Ctrl-C, or main.py over): the time left now.
+        import machine
+        import vclock
+        left = [a.due_ms - vclock.elapsed_ms() for a in vclock._alarms
+                if isinstance(a, machine.WDT) and a.due_ms is not None]
+        if left:
+            self.tell(min(left))
+        self.out.close()
 
 
 def main():
@@ -149,15 +162,18 @@ def main():
     load_virtual_parts(vhw_dir)
     wire(board_file, int(cause))
     # Opened while the host's files are in reach: once the image is at "/", they aren't.
-    watchdog_out = open(sys.argv[6], "w") if action == "boot" else None
+    watchdog = WatchdogFile(open(sys.argv[6], "w")) if action == "boot" else None
+    if watchdog is not None:
+        import machine
+        machine.on_watchdog = watchdog.tell
     mount(image, False)
     if action == "repl":
         return
     namespace = {"__name__": "__main__"}
     if run_file("boot.py", namespace) and action == "boot":
         run_file("main.py", namespace)
-    if watchdog_out is not None:
-        tell_watchdog(watchdog_out)
+    if watchdog is not None:
+        watchdog.at_end()
 
 
 try:

@@ -19,6 +19,9 @@ _freq_hz = 160000000
 # `cran vbadge`, where a reset ends the MicroPython process: a callable(cause, why) run
 # before VirtualReset is raised (it raises SystemExit instead).
 on_reset = None
+# `cran vbadge`: a callable(ms left) told when a watchdog starts or is fed, so that one
+# starved by a hung firmware (which moves no clock here) still resets the chip.
+on_watchdog = None
 # Entries each part keeps in .timeline / .writes: 0 keeps all (tests read them); a vbadge
 # running for hours keeps the last few, or a display's frames would fill the heap.
 history = 0
@@ -356,11 +359,15 @@ class WDT:
         self.timeout_ms = timeout
         self.due_ms = vclock.elapsed_ms() + timeout
         vclock.add_alarm(self)
+        if on_watchdog is not None:
+            on_watchdog(timeout)
 
     def feed(self):
         vclock.catch_up()   # real time: starved already, it resets now (late, not never)
         if self.due_ms is not None:
             self.due_ms = vclock.elapsed_ms() + self.timeout_ms
+            if on_watchdog is not None:
+                on_watchdog(self.timeout_ms)
 
     def fire(self):
         self.due_ms = None
