@@ -82,7 +82,7 @@ def live(args, runtime):
     from host_tools.sim.tui import SimApp
     link, script = prepare(args, runtime)
     try:
-        app = SimApp(link, script, paused=args.paused, bell=args.bell)
+        app = SimApp(link, script, paused=args.paused, bell=args.bell, watch_terminal=True)
         app.run()
     finally:
         link.close()

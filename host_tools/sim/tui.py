@@ -4,6 +4,7 @@
 # replays a scenario on it, checking the expect lines as they pass.
 import math
 import os
+import sys
 import time
 
 from rich.text import Text
@@ -219,9 +220,10 @@ class SimApp(App):
         Binding("q", "quit", "quit"),
     ]
 
-    def __init__(self, link, script=None, paused=False, bell=False):
+    def __init__(self, link, script=None, paused=False, bell=False, watch_terminal=False):
         super().__init__()
         self.link = link
+        self.watch_terminal = watch_terminal
         self.hello = link.hello
         self.frame = link.first
         self.now = self.frame["now"]
@@ -278,6 +280,17 @@ class SimApp(App):
         if self.w_script is not None:
             self.w_script.border_title = self.script.title()
         self.set_interval(TICK_S, self.tick)
+        if self.watch_terminal:
+            self.set_interval(1.0, self._terminal_gone)
+
+    def _terminal_gone(self):
+        # A terminal closed under a `make sim` may send no SIGHUP to this process: its
+        # input then fails for ever, and the UI would spin. Gone, we go.
+        import termios   # POSIX: only a terminal UI started for real watches it
+        try:
+            termios.tcgetattr(sys.__stdin__.fileno())
+        except (OSError, termios.error, ValueError):
+            self.exit()
 
     # ---- talking to the badge ---------------------------------------------------------
 
