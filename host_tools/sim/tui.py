@@ -286,7 +286,7 @@ class SimApp(App):
     def _terminal_gone(self):
         # A terminal closed under a `make sim` may send no SIGHUP to this process: its
         # input then fails for ever, and the UI would spin. Gone, we go.
-        import termios   # POSIX: only a terminal UI started for real watches it
+        import termios  # POSIX: only a terminal UI started for real watches it
         try:
             termios.tcgetattr(sys.__stdin__.fileno())
         except (OSError, termios.error, ValueError):
