@@ -1,8 +1,6 @@
 # Talking to a badge on a serial port: its REPL through mpremote's own transport (files,
 # code, reset), and its running firmware's console (status, journal) as a person would.
 # Every failure becomes one CommandError naming the port and what to do.
-import contextlib
-import io
 import json
 import os
 import time
@@ -28,23 +26,29 @@ def _serial_error(port, e):
 def connect(port):
     """mpremote's SerialTransport on port, raw REPL entered (the running app is stopped
     with Ctrl-C, as mpremote does). -> transport; call close() when done."""
+    from mpremote import transport_serial
     from mpremote.transport import TransportError
     from mpremote.transport_serial import SerialTransport
+    # mpremote prints what it got before raising; our one line says it instead. Its
+    # module's own `print`, not sys.stdout swapped: badges are flashed from threads.
+    transport_serial.print = _quiet
     try:
         # A timeout: on a pty mpremote reads byte by byte, and a silent one would block.
         link = SerialTransport(port, baudrate=115200, timeout=1)
     except Exception as e:   # pyserial's SerialException, mpremote's TransportError
         raise _serial_error(port, e) from None
     try:
-        # mpremote prints what it got before raising: our one line says it instead.
-        with contextlib.redirect_stdout(io.StringIO()):
-            link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
+        link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
     except (TransportError, OSError) as e:
         link.close()
         raise CommandError("%s: no MicroPython answers there (%s). A new badge needs "
                            "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
                            % (port, e, port)) from None
     return link
+
+
+def _quiet(*args, **kwargs):
+    pass
 
 
 def close(link):

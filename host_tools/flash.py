@@ -62,6 +62,10 @@ print(json.dumps({'hashes': dict((p, _h(p)) for p in %s),
                   'cran': [p for p in _all if p.startswith('/cran/')],
                   'leftovers': [p for p in _all if p.endswith('.new') or p == %r]}))
 """
+# The names a badge goes by: its chip's unique id, and the "badge" its config gives it.
+_NAMES = ("import json, machine\ntry:\n b = json.load(open('/config.json')).get('badge')\n"
+          "except Exception:\n b = None\nprint(json.dumps([''.join('%02x' % x for x in "
+          "machine.unique_id()), b]))")
 _IMPL = ("import sys, json\nprint(json.dumps({'name': sys.implementation.name, 'version': "
          "list(sys.implementation.version), 'mpy': getattr(sys.implementation, '_mpy', "
          "None)}))")
@@ -122,13 +126,17 @@ def _look(link, paths):
     return json.loads(badgelink.run(link, _LOOK % (json.dumps(sorted(paths)), PARKED_MAIN)))
 
 
-def flash_one(port, board_id, config_text, builds, progress=lambda done, total: None):
+def flash_one(port, board_id, config_text, builds, progress=lambda done, total: None,
+              find=None):
     """Bring one badge up to date. config_text None: keep the badge's own config (the
-    board alone where it has none). -> Report."""
+    board alone where it has none). board_id None: find(chip id, config's badge name)
+    -> (board id, config text) says what this badge gets. -> Report."""
     report = Report(port)
     started = time.monotonic()
     link = badgelink.connect(port)
     try:
+        if board_id is None:
+            board_id, config_text = find(*json.loads(badgelink.run(link, _NAMES)))
         files = builds.files(json.loads(badgelink.run(link, _IMPL)))
         files["/boards/%s.json" % board_id] = build.board_file_text(board_id).encode()
         seen = _look(link, list(files) + [CONFIG])
@@ -259,8 +267,9 @@ def setup(p):
     p.add_argument("--config", metavar="FILE",
                    help="the badge's config.json (as `cran config` writes them)")
     p.add_argument("--roster", metavar="CSV",
-                   help="the game's roster (`cran config`): each badge gets the config of "
-                        "the row with its port; without --port, every port it names")
+                   help="the game's roster (`cran config`): each badge gets the row with "
+                        "its port, or else the row whose badge column names it (its config's "
+                        "badge name, or its chip id); without --port/--all, the ports it names")
     p.add_argument("--settings", metavar="GAME.json", help="with --roster: game settings")
     p.add_argument("--micropython", metavar="IMAGE.bin",
                    help="first install MicroPython itself from this image, with esptool")
@@ -319,10 +328,10 @@ def install_micropython(port, image, board_id):
 
 
 def _jobs(args):
-    """-> {port: (board id, config text or None)}."""
+    """-> ({port: (board id, config text or None) or None: found at connect}, find)."""
     if not args.roster:
         board, text = _config(args)
-        return {port: (board, text) for port in _ports(args)}
+        return {port: (board, text) for port in _ports(args)}, None
     if args.config or args.board:
         raise CommandError("--roster gives each badge its board and config: no --config "
                            "or --board with it")
@@ -331,48 +340,69 @@ def _jobs(args):
         roster = badge_configs(args.roster, args.settings)
     except RosterError as e:
         raise CommandError("\n".join(e.messages), prefixed=False) from None
-    by_port = {}
+    by_port, by_badge = {}, {}
     for info, config in roster.values():
+        job = (info["row"], info["board"], json.dumps(config, sort_keys=True))
         port = info["port"]
         if port in by_port:
             raise CommandError("%s:%d: port %s is row %d's too: one badge, one row"
                                % (args.roster, info["row"], port, by_port[port][0]))
         if port:
-            by_port[port] = (info["row"], info["board"], json.dumps(config, sort_keys=True))
-    jobs = {}
-    for port in _ports(args, list(by_port)):
-        if port not in by_port:
-            raise CommandError("%s: no row of %s has this port (ports there: %s; rows "
-                               "need a port column to be flashed)"
-                               % (port, args.roster, ", ".join(sorted(by_port)) or "none"))
-        jobs[port] = by_port[port][1:]
-    return jobs
+            by_port[port] = job
+        if info["badge"]:
+            by_badge[info["badge"].lower()] = job
+    # A port no row names: its badge is found at connect, by its chip id or the badge
+    # name its config already has (None here).
+    jobs = {port: by_port[port][1:] if port in by_port else None
+            for port in _ports(args, list(by_port))}
+    lost = [port for port, job in jobs.items() if job is None]
+    if lost and not by_badge:
+        raise CommandError("%s: no row of %s has this port (ports there: %s)"
+                           % (lost[0], args.roster, ", ".join(sorted(by_port)) or "none"))
+
+    def find(chip_id, name):
+        for key in (chip_id, name):
+            if key and key.lower() in by_badge:
+                return by_badge[key.lower()][1:]
+        raise CommandError("badge %s is in no row of %s: give its row a port, or this id "
+                           "in its badge column" % (badge_names(chip_id, name), args.roster))
+    return jobs, find
+
+
+def badge_names(chip_id, name):
+    # "b07 (8fd5bcd63deb)": the organisers' name, then the chip's id.
+    if not name or name.lower() == (chip_id or "").lower():
+        return chip_id or "?"
+    return "%s (%s)" % (name, chip_id)
 
 
 def run(args):
-    jobs = _jobs(args)
+    jobs, find = _jobs(args)
     if args.micropython:
-        for port, (board, _) in jobs.items():
-            install_micropython(port, args.micropython, board)
+        for port, job in jobs.items():
+            if job is None:
+                raise CommandError("%s: --micropython needs to know its board: give its "
+                                   "roster row a port" % port)
+            install_micropython(port, args.micropython, job[0])
             print("%s: MicroPython installed from %s" % (port, args.micropython))
         time.sleep(2)   # the badge boots MicroPython, then formats its flash
     failures = []
     with tempfile.TemporaryDirectory(prefix="cran-build-") as out:
-        reports = _flash_all(jobs, Builds(out), failures)
+        reports = _flash_all(jobs, find, Builds(out), failures)
     for r in reports:
         s = r.status
         print("%s: %s, %d file(s) copied (%d B), %d removed%s in %.1f s; status: %s %s, "
-              "firmware %s" % (r.port, "repaired" if r.repaired else "ok", len(r.copied),
-                               r.bytes, len(r.removed),
-                               "" if r.copied or r.removed else " (already up to date)",
-                               r.seconds, s.get("personnage") or "-", s.get("etat"),
-                               s.get("firmware")))
+              "firmware %s, badge %s" % (
+                  r.port, "repaired" if r.repaired else "ok", len(r.copied), r.bytes,
+                  len(r.removed), "" if r.copied or r.removed else " (already up to date)",
+                  r.seconds, s.get("personnage") or "-", s.get("etat"), s.get("firmware"),
+                  badge_names(s.get("id"), s.get("badge"))))
     for message in failures:
         print("cran: %s" % message, file=sys.stderr)
     return 1 if failures else 0
 
 
-def _flash_all(jobs, builds, failures):
+def _flash_all(jobs, find, builds, failures):
     from rich.progress import BarColumn, Progress, TextColumn
     reports = []
     lock = threading.Lock()
@@ -381,16 +411,18 @@ def _flash_all(jobs, builds, failures):
                   disable=not sys.stdout.isatty()) as bars:
         def one(port):
             task = bars.add_task(port, total=1)
-            board, config_text = jobs[port]
+            board, config_text = jobs[port] or (None, None)
             try:
                 r = flash_one(port, board, config_text, builds,
                               lambda done, total: bars.update(task, completed=done,
-                                                              total=total))
+                                                              total=total), find)
                 with lock:
                     reports.append(r)
             except CommandError as e:
                 with lock:
-                    failures.append(str(e))
+                    text = str(e)
+                    failures.append(text if text.startswith(port) else "%s: %s"
+                                    % (port, text))
             except Exception as e:   # a badge's own failure must not hide the others'
                 with lock:
                     failures.append("%s: flash failed: %r" % (port, e))

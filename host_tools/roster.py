@@ -310,6 +310,8 @@ def _row_config(path, number, row, settings, boards_dir, problems):
               "lang": cell("lang", _lang, "fr"),
               "light_sleep": cell("light_sleep", yes_no, False),
               "volume_percent": cell("volume", _volume, 100)}
+    if badge is not None:
+        config["badge"] = badge   # the badge keeps its name: a later flash finds it by it
     key = badge if badge is not None else port
     info = None if key is None else {
         "row": number, "key": key, "file": file_name(key), "name": character["name"],

@@ -20,9 +20,10 @@ def run(args):
         print("%s: the badge could not start: %s" % (args.port, s["error"]))
         return 1
     effects = ", ".join("%s %s" % (name, _left(ms)) for name, ms in sorted(s["effets"].items()))
-    print("%s: %s on %s, firmware %s, up %s" % (args.port, s.get("personnage") or "(no name)",
-                                                s.get("board"), s.get("firmware"),
-                                                _left(s.get("uptime_ms"))))
+    from host_tools.flash import badge_names
+    print("%s: %s on %s (badge %s), firmware %s, up %s" % (
+        args.port, s.get("personnage") or "(no name)", s.get("board"),
+        badge_names(s.get("id"), s.get("badge")), s.get("firmware"), _left(s.get("uptime_ms"))))
     print("  etat      %s%s" % (s["etat"], "" if s.get("reste_ms") is None
                                  else " (%s left)" % _left(s["reste_ms"])))
     print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))

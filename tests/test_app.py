@@ -193,6 +193,7 @@ def test_a_broken_board_file_gives_a_message_and_the_error_cue(micropython, tmp_
     ('{"board": "atom-lite", ', "config.json: not valid JSON"),
     ('{"board": "atom-lite", "character": {"armor": -1}}', "character.armor"),
     ('{"board": "../x"}', "board: expected a board id"),
+    ('{"board": "atom-lite", "badge": "b 01"}', "badge: expected a badge id"),
 ])
 def test_a_bad_config_gives_a_message(micropython, tmp_path, config, message):
     lines, hw = _start(micropython, tmp_path, config, _atom_lite())

@@ -133,3 +133,32 @@ class _OtherBuild(flash.Builds):
         os.makedirs(out, exist_ok=True)
         return {path: flash._read(local) for path, local in build.compile_firmware(
             out, ["-X", "no-source-lines"]).items()}
+
+
+def test_a_roster_finds_badges_by_their_names(tmp_path):
+    def roster(name, rows):
+        path = tmp_path / name
+        path.write_text("name,armor,board,port,badge\n" + "".join(
+            "%s,metal,atom-lite,%s,%s\n" % row for row in rows))
+        return str(path)
+
+    with vbadge.running(tmp_path / "one.img") as one, \
+            vbadge.running(tmp_path / "two.img") as two:
+        # First by port; the badge keeps its name (b07) in its config.
+        out = _flash("--roster", roster("first.csv", [("Godefroy", one.port, "b07")]))
+        assert "status: Godefroy pleine-forme" in out and "badge b07 (" in out
+        # Then by that name alone, or by the chip's own id (`cran status` shows it, and
+        # so does a flash: here, a badge flashed for its board alone).
+        _flash("--port", two.port, "--board", "atom-lite")
+        chip = json.loads(run_cran("status", "--port", two.port, "--json").stdout)["id"]
+        assert chip and chip != json.loads(run_cran("status", "--port", one.port,
+                                                    "--json").stdout)["id"]
+        names = roster("names.csv", [("Ali", "", "b07"), ("Nico", "", chip)])
+        out = _flash("--roster", names, "--port", one.port, "--port", two.port)
+        assert "%s: ok" % one.port in out and "status: Ali pleine-forme" in out
+        assert "%s: ok" % two.port in out and "status: Nico pleine-forme" in out
+        # A badge in no row: that one fails, named by its id; the others go on.
+        r = run_cran("flash", "--roster", roster("other.csv", [("Ali", "", "b07")]),
+                     "--port", one.port, "--port", two.port)
+        assert r.returncode == 1 and "status: Ali" in r.stdout
+        assert "%s: badge %s is in no row of" % (two.port, chip) in r.stderr

@@ -40,8 +40,9 @@ def test_the_example_roster_gives_one_checked_config_per_badge(tmp_path):
     assert troll["resist"] == ["peur", "charme"] and troll["agonisant_ms"] == 600000
     assert "coma_ms" not in troll           # empty: the game's setting
     assert godefroy["settings"] == Settings().as_dict()
-    assert set(godefroy) == {"board", "character", "settings", "lang", "light_sleep",
-                             "volume_percent"}
+    assert set(godefroy) == {"board", "badge", "character", "settings", "lang",
+                             "light_sleep", "volume_percent"}
+    assert godefroy["badge"] == "b01"   # kept on the badge: a later flash finds it by it
 
 
 def test_cran_config_writes_the_files_the_badge_loads(tmp_path, capsys):

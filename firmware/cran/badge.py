@@ -19,6 +19,7 @@ class Badge:
         self.store = store          # StateStore or None (a desktop run without flash)
         self.journal = journal      # Journal or None
         self.board_id = board_id
+        self.names = {}   # {"id": the chip's unique id, "badge": the config's name}
         self.state = new_state(character, settings)
         self._saved_at = None       # tick of the last save, for checkpoints
         self.uptime_ms = 0
@@ -166,6 +167,7 @@ class Badge:
                 "combat": self.state.in_combat(), "jeu": seen["jeu"],
                 "renommee": self.state.renown, "personnage": self.character.name,
                 "board": self.board_id, "firmware": cran.VERSION,
+                "id": self.names.get("id"), "badge": self.names.get("badge"),
                 "uptime_ms": self.uptime_ms, "clock": self.wall_clock()}
 
     def log(self, entry):

@@ -6,7 +6,7 @@ from cran.board import read_board_file
 from cran.core.rules import ARMOR_NAMES, Character, Settings
 from cran.core.words import ParseError, keyword
 
-_KEYS = ("board", "character", "settings", "lang", "light_sleep", "volume_percent")
+_KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volume_percent")
 _CHARACTER = ("name", "armor", "helmet", "creature", "resist", "agonisant_ms", "coma_ms")
 _ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 
@@ -30,6 +30,7 @@ class Config:
         self.lang = raw.get("lang", "fr")
         self.light_sleep = raw.get("light_sleep", False)
         self.volume_percent = raw.get("volume_percent", 100)
+        self.badge = raw.get("badge")   # the organisers' name for this badge, if any
 
 
 def _fail(path, field, problem):
@@ -96,6 +97,11 @@ def load(root):
     if not isinstance(board_id, str) or not board_id or [
             ch for ch in board_id if ch not in _ID_CHARS]:
         _fail(path, "board", "expected a board id such as \"atom-lite\", got %r" % (board_id,))
+    badge = raw.get("badge")
+    if badge is not None and (not isinstance(badge, str) or not badge or [
+            ch for ch in badge.lower() if ch not in _ID_CHARS + "_."]):
+        _fail(path, "badge", "expected a badge id (letters, digits, '-', '_', '.'), got %r"
+              % (badge,))
     if raw.get("lang", "fr") not in ("fr", "en"):
         _fail(path, "lang", "expected \"fr\" or \"en\"")
     if not isinstance(raw.get("light_sleep", False), bool):
