@@ -184,7 +184,7 @@ def test_a_script_replays_and_its_expects_show(runtime, tmp_path):
     assert any(line.startswith("✗") and "expected etat=mort, got coma" in line
                for line in lines)
     assert shown["who"].startswith("Test ")     # the script's character wears it
-    assert title.startswith("script fight.txt: 2/3 expects held, 1 failed")
+    assert title == "script fight.txt: 2/3 expects held, 1 failed"   # nothing left next
 
 
 def test_the_rulebook_fight_replays_on_the_live_badge(micropython):

@@ -338,8 +338,9 @@ class SimApp(App):
         script = self.script
         while script is not None and script.due() is not None and script.due() <= target:
             self.advance_to(script.due())
-            self.play_step(script.steps[script.next])
-            script.next += 1
+            step = script.steps[script.next]
+            script.next += 1   # before it plays: the title then names the step after
+            self.play_step(step)
             if self.dead:
                 return
         self.advance_to(target)
