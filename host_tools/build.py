@@ -1,8 +1,6 @@
 # What goes on a badge's flash: the firmware compiled to .mpy for the badge's MicroPython,
-# main.py as source, its board file without the notes, its config. Each file with the
-# SHA-256 the badge's own hashlib will compute, so a flash copies only what changed and
-# checks what it copied.
-import hashlib
+# main.py as source, its board file without the notes (cran flash adds the config and
+# compares hashes).
 import json
 import os
 import shutil
@@ -93,11 +91,3 @@ def board_file_text(board_id):
     for key in _BOARD_DOC_KEYS:
         data.pop(key, None)
     return json.dumps(data, sort_keys=True)
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(65536), b""):
-            h.update(block)
-    return h.hexdigest()
