@@ -217,10 +217,11 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
 
     def run(stdin):
         out = subprocess.run([micropython, os.path.join(MP, "app_console.py"), FIRMWARE_DIR,
-                              *sys_path("micropython"), str(tmp_path), board], input=stdin,
-                             capture_output=True, text=True, timeout=30)
+                              *sys_path("micropython"), str(tmp_path), board],
+                             input=stdin.encode() if isinstance(stdin, str) else stdin,
+                             capture_output=True, timeout=30)
         assert out.returncode == 0, out.stdout + out.stderr
-        return out.stdout.splitlines()
+        return out.stdout.decode().splitlines()
 
     lines = run("status\ncoup\ncoup tartempion\n")
     assert len(lines) == 3
@@ -229,3 +230,10 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     assert lines[2] == "error: unknown keyword 'tartempion'"
     [again] = run("status\n")
     assert json.loads(again)["etat"] == "blesse"
+    # Line noise and control bytes (the Ctrl-B a host tool sends as a badge reboots under
+    # it) neither stop the console nor spoil a word; backspace rubs out.
+    lines = run(b"\x02staz\x7ftus\r\n\xff\xfe coup\n\x1b[Acoup\tblesse\n")
+    assert json.loads(lines[0])["etat"] == "blesse"
+    assert lines[1] == "error: the line is not UTF-8 text"
+    assert lines[2] == "error: unknown action '[acoup'"
+    assert json.loads(run("status\n")[0])["etat"] == "blesse"   # nothing changed

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from cran.badge import Badge
-from cran.console import Console
+from cran.console import Console, text_of
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 
@@ -133,3 +133,11 @@ def test_time_switched_off_is_paused_unless_the_game_counts_it(tmp_path, counts,
     assert status["etat"] == etat
     if wall_at_boot == 1795000120:
         assert 300000 - 120000 - 10000 <= status["reste_ms"] <= 300000 - 120000
+
+
+def test_serial_bytes_become_the_line_as_typed():
+    assert text_of(b"\x02status\r\n") == "status"          # a stray Ctrl-B is no letter
+    assert text_of(b"coup\tblexx\x08\x08sse") == "coup\tblesse"   # backspace rubs out
+    assert text_of(b"\x7f\x7fsoin") == "soin"              # nothing to rub out: no harm
+    assert text_of("Coup : Bless\u00e9".encode()) == "Coup : Bless\u00e9"
+    assert text_of(b"\xff\xfecoup") is None                 # line noise, not UTF-8

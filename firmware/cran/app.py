@@ -11,7 +11,7 @@ import cran
 from cran import boots, parts
 from cran.badge import Badge
 from cran.config import join, load
-from cran.console import Console
+from cran.console import NOT_TEXT, Console, text_of
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
     SLOT_MS,
@@ -295,12 +295,13 @@ class App:
                 await _wait(self.flag, wait)
 
     async def console_loop(self):
-        reader = asyncio.StreamReader(sys.stdin)
+        reader = asyncio.StreamReader(_STDIN)
         while True:
             raw = await reader.readline()
             if not raw:
                 return   # stdin closed: only on a desktop
-            for out in self.line(_text(raw), time.ticks_ms()):
+            text = text_of(raw)
+            for out in [NOT_TEXT] if text is None else self.line(text, time.ticks_ms()):
                 print(out)
 
     def start_watchdog(self):
@@ -318,6 +319,10 @@ class App:
             show.cancel()
         else:
             await show
+
+
+# Bytes, not text: a text stdin raises on line noise that isn't UTF-8, inside readline.
+_STDIN = getattr(sys.stdin, "buffer", sys.stdin)
 
 
 def _hex(data):
@@ -353,10 +358,6 @@ async def _wait(flag, ms):
         pass
     if hasattr(flag, "clear"):
         flag.clear()
-
-
-def _text(raw):
-    return raw.decode() if isinstance(raw, bytes) else raw
 
 
 # ---- a badge that can't start ---------------------------------------------------------
@@ -396,13 +397,16 @@ def error_cue(root):
 
 
 async def error_console(message):
-    reader = asyncio.StreamReader(sys.stdin)
+    reader = asyncio.StreamReader(_STDIN)
     while True:
         raw = await reader.readline()
         if not raw:
             return
-        words = _text(raw).split()
-        if words and words[0].lower() == "status":
+        text = text_of(raw)
+        words = text.split() if text is not None else None
+        if words is None:
+            print(NOT_TEXT)
+        elif words and words[0].lower() == "status":
             print(json.dumps({"error": message, "firmware": cran.VERSION}))
         elif words and words[0].lower() == "echo":
             print(" ".join(words[1:]))

@@ -9,6 +9,26 @@ HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...)
         "status; journal; config; clock SECONDS; echo TEXT; help")
 
 
+NOT_TEXT = "error: the line is not UTF-8 text"
+
+
+def text_of(raw):
+    """Bytes from the serial port -> the line's text as typed: control characters (a
+    terminal's stray Ctrl-B, or one that reaches a badge rebooted under a host tool) are
+    not part of a word, and backspace rubs out. None when the bytes are not UTF-8."""
+    try:
+        text = raw.decode() if isinstance(raw, bytes) else raw
+    except UnicodeError:
+        return None
+    typed = ""
+    for c in text:
+        if c in "\x08\x7f":    # backspace, as a terminal sends it, rubs out one character
+            typed = typed[:-1]
+        elif c >= " " or c == "\t":
+            typed += c
+    return typed
+
+
 class Console:
     def __init__(self, badge, config=None, on_clock=None):
         self.badge = badge
