@@ -215,9 +215,9 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     (tmp_path / "boards" / "atom-lite.json").write_text(open(board).read())
     (tmp_path / "config.json").write_text('{"board": "atom-lite"}')
 
-    def run(stdin):
+    def run(stdin, *options):
         out = subprocess.run([micropython, os.path.join(MP, "app_console.py"), FIRMWARE_DIR,
-                              *sys_path("micropython"), str(tmp_path), board],
+                              *sys_path("micropython"), str(tmp_path), board, *options],
                              input=stdin.encode() if isinstance(stdin, str) else stdin,
                              capture_output=True, timeout=30)
         assert out.returncode == 0, out.stdout + out.stderr
@@ -237,3 +237,8 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     assert lines[1] == "error: the line is not UTF-8 text"
     assert lines[2] == "error: unknown action '[acoup'"
     assert json.loads(run("status\n")[0])["etat"] == "blesse"   # nothing changed
+    # A line the console fails on (a bug) is answered and journaled; the next one works.
+    lines = run("boom\nstatus\njournal\n", "faulty")
+    assert lines[0] == "error: the badge failed on this line: ZeroDivisionError('a bug',)"
+    assert json.loads(lines[1])["etat"] == "blesse"
+    assert json.loads(lines[-1])["error"] == "console 'boom': ZeroDivisionError('a bug',)"

@@ -301,7 +301,12 @@ class App:
             if not raw:
                 return   # stdin closed: only on a desktop
             text = text_of(raw)
-            for out in [NOT_TEXT] if text is None else self.line(text, time.ticks_ms()):
+            try:
+                answers = [NOT_TEXT] if text is None else self.line(text, time.ticks_ms())
+            except Exception as e:   # a bug: said and journaled; the badge plays on
+                answers = ["error: the badge failed on this line: %r" % (e,)]
+                self.badge.log({"error": "console %r: %r" % (text[:40], e)})
+            for out in answers:
                 print(out)
 
     def start_watchdog(self):
