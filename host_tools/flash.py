@@ -286,7 +286,11 @@ def _ports(args, roster_ports=()):
             raise CommandError("--all: no USB serial port found (is a badge plugged in?)")
     if not ports:
         raise CommandError("which badge? give --port PORT (repeat it) or --all")
-    return ports
+    # One badge, one job: /dev/serial/by-id/... and --all's /dev/ttyUSB0 may be the same.
+    devices = {}
+    for port in ports:
+        devices.setdefault(os.path.realpath(port), port)
+    return list(devices.values())
 
 
 def _config(args):

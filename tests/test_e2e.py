@@ -95,6 +95,40 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
         out = _flash("--roster", _roster(tmp_path, port, armor="cuir"))
         assert "1 file(s) copied" in out
 
+        # On a terminal each badge gets a progress bar, which ends full.
+        screen = _on_a_terminal("flash", "--roster", _roster(tmp_path, port, armor="cuir"))
+        bar = [x for x in screen.splitlines() if x.startswith(port) and "%" in x]
+        assert bar and bar[-1].rstrip().endswith("100%"), screen
+
+
+def _on_a_terminal(*args):
+    """`cran ARGS` with its stdout on a pseudo-terminal -> what it drew, escapes removed."""
+    import pty
+    import re
+    import subprocess
+    import sys
+
+    from conftest import REPO
+    main, side = pty.openpty()
+    env = dict(os.environ, TERM="xterm-256color", COLUMNS="120", LINES="40")
+    proc = subprocess.Popen([sys.executable, "-m", "host_tools", *args], cwd=REPO, env=env,
+                            stdin=subprocess.DEVNULL, stdout=side, stderr=subprocess.PIPE)
+    os.close(side)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:   # EIO: the command has closed the terminal
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(main)
+    assert proc.wait(120) == 0, proc.stderr.read().decode()
+    proc.stderr.close()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn.decode("utf-8", "replace"))
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
 
 def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
     image = tmp_path / "badge.img"

@@ -108,3 +108,35 @@ def test_installing_micropython_names_what_esptool_said(tmp_path):
         os.close(device)
     assert r.returncode == 2 and "esptool could not write MicroPython: " in r.stderr
     assert "Failed to connect" in r.stderr or "error" in r.stderr.lower(), r.stderr
+
+
+def test_all_takes_every_usb_serial_port(monkeypatch, tmp_path):
+    # --all: the ports with a USB vendor id (a badge's USB-serial chip), not a built-in
+    # UART such as /dev/ttyS0; none at all is said plainly.
+    import argparse
+
+    from serial.tools import list_ports
+
+    from host_tools import flash
+    from host_tools import CommandError
+
+    class Port:
+        def __init__(self, device, vid):
+            self.device, self.vid = device, vid
+
+    found = [Port("/dev/ttyS0", None), Port("/dev/ttyUSB0", 0x10C4),
+             Port("/dev/ttyACM0", 0x303A)]
+    monkeypatch.setattr(list_ports, "comports", lambda: found)
+    args = argparse.Namespace(port=[], all=True)
+    assert flash._ports(args) == ["/dev/ttyUSB0", "/dev/ttyACM0"]
+    args.port = ["/dev/ttyS1"]   # given ports come first, and are kept
+    assert flash._ports(args) == ["/dev/ttyS1", "/dev/ttyUSB0", "/dev/ttyACM0"]
+    # A port named twice, under its by-id link: one badge, one job.
+    link = tmp_path / "usb-Silicon_Labs_CP2102-if00-port0"
+    link.symlink_to("/dev/ttyUSB0")
+    args.port = [str(link), "/dev/ttyUSB0"]
+    assert flash._ports(args) == [str(link), "/dev/ttyACM0"]
+    found[1:] = []
+    args.port = []
+    with pytest.raises(CommandError, match="no USB serial port found"):
+        flash._ports(args)
