@@ -117,8 +117,7 @@ def test_all_takes_every_usb_serial_port(monkeypatch, tmp_path):
 
     from serial.tools import list_ports
 
-    from host_tools import flash
-    from host_tools import CommandError
+    from host_tools import CommandError, flash
 
     class Port:
         def __init__(self, device, vid):
