@@ -1,6 +1,7 @@
 # What goes on a badge's flash: the firmware compiled to .mpy for the badge's MicroPython,
 # main.py as source, its board file without the notes (cran flash adds the config and
 # compares hashes).
+import hashlib
 import json
 import os
 import shutil
@@ -22,12 +23,20 @@ def mpy_cross_path():
     return found
 
 
+_version = None
+
+
 def mpy_cross_version():
     """-> (MicroPython version text, .mpy version) of the installed mpy-cross."""
-    out = subprocess.run([mpy_cross_path(), "--version"], capture_output=True, text=True)
-    # "MicroPython v1.29.0 on 2026-08-29; mpy-cross emitting mpy v6.3"
-    text = out.stdout.strip()
-    return text.split()[1] if text.startswith("MicroPython v") else text, text.split()[-1]
+    global _version
+    if _version is None:
+        out = subprocess.run([mpy_cross_path(), "--version"], capture_output=True,
+                             text=True)
+        # "MicroPython v1.29.0 on 2026-08-29; mpy-cross emitting mpy v6.3"
+        text = out.stdout.strip()
+        _version = (text.split()[1] if text.startswith("MicroPython v") else text,
+                    text.split()[-1], text)
+    return _version[:2]
 
 
 def compat_args(badge_impl):
@@ -58,25 +67,61 @@ def _sources():
                 yield os.path.join(folder, name)
 
 
-def compile_firmware(out_dir, extra_args=()):
+def cache_dir():
+    """Where compiled modules are kept between runs ($CRAN_CACHE, else the user's cache)."""
+    return os.environ.get("CRAN_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cran", "mpy")
+
+
+def compile_firmware(out_dir, extra_args=(), cache=None):
     """The firmware as a badge gets it, in out_dir: cran/**.mpy and main.py.
-    -> {badge path: local file}."""
+    -> {badge path: local file}. A module compiled before by the same mpy-cross with the
+    same options comes from the cache (cache_dir(); "" for none) instead of a new run."""
     files = {}
     cross = mpy_cross_path()
+    cache = cache_dir() if cache is None else cache
+    mpy_cross_version()
     for path in _sources():
         rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
         target = os.path.join(out_dir, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        # -s: tracebacks on the badge name the module as it is on the host.
-        r = subprocess.run([cross, *extra_args, "-s", rel, "-o", target, path],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise CommandError("mpy-cross failed on %s: %s" % (rel, r.stderr.strip()))
+        with open(path, "rb") as f:
+            source = f.read()
+        key = hashlib.sha256(repr((_version[2], list(extra_args), rel)).encode() + source)
+        kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
+        if not (kept and _copied(kept, target)):
+            # -s: tracebacks on the badge name the module as it is on the host.
+            r = subprocess.run([cross, *extra_args, "-s", rel, "-o", target, path],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise CommandError("mpy-cross failed on %s: %s" % (rel, r.stderr.strip()))
+            if kept:
+                _keep(target, kept)
         files["/" + rel[:-3] + ".mpy"] = target
     main = os.path.join(out_dir, "main.py")
     shutil.copyfile(os.path.join(FIRMWARE_DIR, "main.py"), main)
     files["/main.py"] = main
     return files
+
+
+def _copied(kept, target):
+    try:
+        shutil.copyfile(kept, target)
+        return True
+    except OSError:
+        return False
+
+
+def _keep(target, kept):
+    # Whole or not at all (two flashes may fill the cache at once); a cache that can't
+    # be written only costs time.
+    try:
+        os.makedirs(os.path.dirname(kept), exist_ok=True)
+        part = "%s.%d.part" % (kept, os.getpid())
+        shutil.copyfile(target, part)
+        os.replace(part, kept)
+    except OSError:
+        pass
 
 
 def board_file_text(board_id):

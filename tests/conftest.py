@@ -13,6 +13,12 @@ SCENARIO_DIR = os.path.join(REPO, "examples", "scenarios")
 WRAP_START = (1 << 30) - 60000
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_build_cache(tmp_path_factory):
+    # Modules `cran flash` compiles are cached in a folder of this run, not the user's.
+    os.environ["CRAN_CACHE"] = str(tmp_path_factory.mktemp("mpy-cache"))
+
+
 def scenario_files():
     return sorted(os.path.join(SCENARIO_DIR, name) for name in os.listdir(SCENARIO_DIR)
                   if name.endswith(".txt"))

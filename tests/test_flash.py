@@ -3,6 +3,7 @@
 import json
 import os
 import pty
+import shutil
 
 import pytest
 import serial
@@ -139,3 +140,40 @@ def test_all_takes_every_usb_serial_port(monkeypatch, tmp_path):
     args.port = []
     with pytest.raises(CommandError, match="no USB serial port found"):
         flash._ports(args)
+
+
+def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch):
+    firmware = tmp_path / "firmware"
+    shutil.copytree(os.path.join(build.FIRMWARE_DIR, "cran"), firmware / "cran")
+    shutil.copy(os.path.join(build.FIRMWARE_DIR, "main.py"), firmware)
+    monkeypatch.setattr(build, "FIRMWARE_DIR", str(firmware))
+    cache = str(tmp_path / "cache")
+    runs = []
+    real = build.mpy_cross_path()
+    build.mpy_cross_version()   # asked once per run: not counted below
+    counting = tmp_path / "mpy-cross"
+    counting.write_text('#!/bin/sh\necho x >> "%s"\nexec "%s" "$@"\n'
+                        % (tmp_path / "runs", real))
+    counting.chmod(0o755)
+    monkeypatch.setattr(build, "mpy_cross_path", lambda: str(counting))
+
+    def compile_(out, *args):
+        (tmp_path / "runs").write_text("")
+        files = build.compile_firmware(str(tmp_path / out), list(args), cache)
+        runs.append(len((tmp_path / "runs").read_text().split()))
+        return {path: open(local, "rb").read() for path, local in files.items()}
+
+    first = compile_("a")
+    again = compile_("b")
+    assert again == first and runs == [len(first) - 1, 0]   # all but main.py, then none
+    # Another module text or other options: compiled anew, only what differs.
+    with open(firmware / "cran" / "menu.py", "a") as f:
+        f.write("\nCHANGED = 1\n")
+    changed = compile_("c")
+    assert runs[-1] == 1 and changed["/cran/menu.mpy"] != first["/cran/menu.mpy"]
+    compile_("d", "-O1")
+    assert runs[-1] == len(first) - 1
+    # A cache that can't be written only costs time.
+    nowhere = tmp_path / "file"
+    nowhere.write_text("")
+    assert build.compile_firmware(str(tmp_path / "e"), [], str(nowhere / "x"))
