@@ -101,6 +101,16 @@ def test_coma_five_minutes_after_agonisant(app_checks):
     assert r["frame_matches"]
 
 
+def test_private_news_shows_on_the_peek(app_checks):
+    # S8: healed from agonisant, the wearer is reminded; K13: the theft noticed.
+    r = app_checks("news_on_the_peek")
+    assert r["healed"] == ["blesse", ["Blesse", "Oubli agonie"]]
+    assert r["heal_undone"][0] == "agonisant" and "Oubli agonie" not in r["heal_undone"][1]
+    assert r["at_4_59"] == ["Blesse", "Oubli agonie"]
+    assert r["at_5_01"] == ["Blesse"]
+    assert r["theft"] == ["Blesse", "Vol remarque"]
+
+
 def test_the_show_loop_sleeps(app_checks):
     r = app_checks("wakeups_per_idle_minute")
     for board in ("atom-lite", "atom-matrix", "esp32-devkitc", "m5stickc-plus"):

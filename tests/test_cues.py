@@ -258,3 +258,20 @@ def test_micropython_shows_and_plays_like_cpython(micropython):
             for exe in (micropython, sys.executable)]
     assert runs[0].splitlines() == runs[1].splitlines()
     assert len(runs[0].splitlines()) > 40
+
+
+@pytest.mark.parametrize("width", [16, 21])
+def test_the_wearers_news_go_on_the_peek_under_the_state(width):
+    # S8: healed from agonisant, a reminder; K13: the theft noticed 5 minutes on.
+    healed, heard = play([(0, "coup agonisant"), (60000, "soin")])
+    news = cues.news_of(heard[1])
+    assert news == (("Oubli agonie", "Forget: dying"), 60000)
+    assert cues.screen_lines(healed, 61000, private=True, width=width, news=news[0]) == [
+        "Blesse", "Oubli agonie"]
+    assert cues.screen_lines(healed, 61000, "en", True, width, news[0]) == [
+        "Wounded", "Forget: dying"]
+    assert cues.screen_lines(healed, 61000, news=news[0]) == ["Blesse"]   # public: never
+    stolen = play([(0, "coup vol")])[0]
+    stolen, noticed = tick(stolen, 300000)
+    assert cues.news_of(noticed) == (("Vol remarque", "Theft noticed"), 300000)
+    assert cues.news_of(heard[0]) is None   # a blow is no news

@@ -14,10 +14,12 @@ from cran.config import join, load
 from cran.console import NOT_TEXT, Console, text_of
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
+    NEWS_MS,
     SLOT_MS,
     led_frame,
     melody_for,
     menu_frame,
+    news_of,
     next_change_ms,
     peek_frame,
     screen_lines,
@@ -86,7 +88,8 @@ class App:
         self.spurious_wakes = 0
         self.pending = []       # cues not yet played
         self.peek_until = None
-        self.undo = None        # (tick, state before the last menu action)
+        self.news = None        # the wearer's latest private news (cues.news_of)
+        self.undo = None        # (tick, (state, news) before the last menu action)
         self.warned = None      # the countdown already warned about
         self.wakeups = 0
         self.faulted = False
@@ -106,6 +109,7 @@ class App:
 
     def _on_cues(self, kind, now, cues):
         self.pending.extend(cues)
+        self.news = news_of(cues) or self.news
         if kind == "act":
             self.undo = None    # only the latest action can be taken back
         self._poke()
@@ -154,12 +158,13 @@ class App:
 
     def _result(self, result, now):
         if result[0] == "action":
-            before = self.badge.state
+            before = (self.badge.state, self.news)
             self.badge.apply(result[1], now)
             self.undo = (now, before)
         elif result[0] == "undo":
             if self.undo is not None and ticks_diff(now, self.undo[0]) <= UNDO_MS:
-                self.badge.undo(self.undo[1], now)
+                self.badge.undo(self.undo[1][0], now)
+                self.news = self.undo[1][1]   # a heal taken back reminds of nothing
             self.undo = None
         else:   # ("peek",)
             self.peek_until = ticks_add(now, PEEK_MS)
@@ -203,10 +208,16 @@ class App:
             if menu is not None and where is not None:
                 lines = menu.lines(self.config.lang, width)
             else:
-                lines = screen_lines(state, now, self.config.lang, peeking, width)
+                lines = screen_lines(state, now, self.config.lang, peeking, width,
+                                     self._fresh_news(now))
             if self.safe:
                 lines = lines + ["SAFE MODE" if self.config.lang == "en" else "MODE SECOURS"]
             self.screen.show_lines(lines)
+
+    def _fresh_news(self, now):
+        if self.news is not None and ticks_diff(now, self.news[1]) >= NEWS_MS:
+            self.news = None
+        return self.news[0] if self.news is not None else None
 
     def _next_wake(self, now):
         state = self.badge.state

@@ -268,6 +268,24 @@ _EN = {
 }
 
 
+# Private news the wearer must be told, on the peek for NEWS_MS after it came: the
+# reminder of S8 and the theft noticed (K13). No sound: private cues make none.
+NEWS_MS = 300000
+_NEWS = {("oubli", "-"): ("Oubli agonie", "Forget: dying"),
+         ("remarque", "vol"): ("Vol remarque", "Theft noticed")}
+
+
+def news_of(cues):
+    """-> (French, English) line of the last wearer's news among the cues, and its tick,
+    or None."""
+    found = None
+    for at, kind, value, _ in cues:
+        line = _NEWS.get((kind, value))
+        if line is not None:
+            found = (line, at)
+    return found
+
+
 def label(word, lang="fr"):
     """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
     if lang == "en" and word in _EN:
@@ -281,8 +299,9 @@ def mmss(ms):
     return "%d:%02d" % (s // 60, s % 60)
 
 
-def screen_lines(state, now, lang="fr", private=False, width=16):
-    """Short ASCII lines for a screen: the public look, or the wearer's private peek."""
+def screen_lines(state, now, lang="fr", private=False, width=16, news=None):
+    """Short ASCII lines for a screen: the public look, or the wearer's private peek.
+    news: a (French, English) line of news_of() the peek shows under the state."""
     en = lang == "en"
     lines = []
     if state.stopped:
@@ -290,7 +309,10 @@ def screen_lines(state, now, lang="fr", private=False, width=16):
     elif state.out_of_game:
         lines.append("OUT OF GAME" if en else "HORS-JEU")
     if private:
-        lines += _private(state, now, lang)
+        mine = _private(state, now, lang)
+        if news is not None:
+            mine.insert(1, news[1 if en else 0])
+        lines += mine
     elif not lines:
         seen = PUBLIC_LOOK[state.etat]
         lines.append(label(seen, lang))

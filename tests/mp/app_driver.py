@@ -30,14 +30,15 @@ def check(fn):
     return fn
 
 
-def badge(board, config=None, start=0, epoch_s=vclock.DEFAULT_EPOCH_S):
+def badge(board, config=None, start=0, epoch_s=vclock.DEFAULT_EPOCH_S, i2c=False):
     """A fresh world, a flash folder with config and board file, an app booted on it.
-    epoch_s: what the RTC says at the start."""
+    epoch_s: what the RTC says at the start; i2c: the board's I2C chips answer (the
+    StickC's screen needs its power chip)."""
     vclock.start(start, epoch_s)
     machine.reset_all()
     _roots[0] += 1
     root = "%s/badge%d" % (FLASH, _roots[0])
-    world.wire(world.make_root(root, BOARDS, board, config or {}), i2c=False)
+    world.wire(world.make_root(root, BOARDS, board, config or {}), i2c=i2c)
     return root, App(root, load(root))
 
 
@@ -119,6 +120,51 @@ def coma_five_minutes_after_agonisant():
     got, want = shown(app)
     return {"at_4_59": at_4_59, "at_5_01": etat(app),
             "look": look(app.badge.state, time.ticks_ms()), "frame_matches": got == want}
+
+
+@check
+def news_on_the_peek():
+    # S8 and K13 on the StickC's screen: private news, read on the peek (b).
+    _, app = badge("m5stickc-plus", i2c=True)
+    a, b = press(37), press(39)
+
+    def peek():
+        run_for(app, 1000, b)
+        return app.screen.shown
+
+    async def soin():   # bb a: the Autre page's first entry
+        await b()
+        await asyncio.sleep_ms(100)
+        await b()
+        await asyncio.sleep_ms(1000)
+        await a()
+
+    async def undo():   # aa
+        await a()
+        await asyncio.sleep_ms(100)
+        await a()
+
+    out = {}
+    run_for(app, 1000)
+    app.line("coup agonisant", time.ticks_ms())
+    run_for(app, 6000)
+    run_for(app, 2000, soin)
+    out["healed"] = [etat(app), peek()]
+    healed_at = app.news[1]
+    run_for(app, 300000 - 2500 - time.ticks_diff(time.ticks_ms(), healed_at))
+    out["at_4_59"] = peek()   # a peek of 1 s, its press read after the double window
+    run_for(app, 2000)
+    out["at_5_01"] = peek()
+    run_for(app, 6000)   # the peek closed
+    app.line("coup agonisant", time.ticks_ms())
+    run_for(app, 1000, soin)
+    run_for(app, 1000, undo)
+    out["heal_undone"] = [etat(app), peek()]
+    app.line("soin", time.ticks_ms())
+    app.line("effet vol bourse", time.ticks_ms())
+    run_for(app, 301000)
+    out["theft"] = peek()
+    return out
 
 
 def _wakeups_per_minute(app, minutes=3):
