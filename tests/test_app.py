@@ -101,6 +101,14 @@ def test_coma_five_minutes_after_agonisant(app_checks):
     assert r["frame_matches"]
 
 
+def test_a_power_cut_at_any_instant_of_a_countdown_finds_no_more_time_left(app_checks):
+    # S3, S4: whatever wakes the show loop (here, on a board without LEDs, little does),
+    # the flash is kept a checkpoint ahead of the countdown; a frozen one is not rewritten.
+    r = app_checks("saves_keep_up_with_a_countdown")
+    assert r["cuts"] == 40 and r["healthier"] == []
+    assert r["saves_while_stopped"] == 0
+
+
 def test_private_news_shows_on_the_peek(app_checks):
     # S8: healed from agonisant, the wearer is reminded; K13: the theft noticed.
     r = app_checks("news_on_the_peek")

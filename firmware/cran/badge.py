@@ -60,7 +60,21 @@ class Badge:
         self._wall_set_uptime = self.uptime_ms
 
     def next_deadline(self):
-        return next_deadline(self.state)
+        """The tick at which tick() has something to do: a timer running out, or the
+        running countdown's next checkpoint (the app must wake for it, or a power cut
+        would find more time left than there is). None: nothing to do."""
+        due = self._deadline
+        if self._checkpoints():
+            at = ticks_add(self._saved_at, CHECKPOINT_MS)
+            if due is None or ticks_diff(at, due) < 0:
+                due = at
+        return due
+
+    def _checkpoints(self):
+        # A frozen countdown (K15, K16) is saved as it stands: nothing to refresh.
+        state = self._state
+        return (self._saved_at is not None and "countdown" in state.timers
+                and not state.frozen)
 
     # ---- life -------------------------------------------------------------------
 
@@ -136,8 +150,7 @@ class Badge:
     def tick(self, now):
         """Let time pass. -> cues of the timers that ran out."""
         self._advance(now)
-        if (self._saved_at is not None and "countdown" in self._state.timers
-                and ticks_diff(now, self._saved_at) >= CHECKPOINT_MS):
+        if self._checkpoints() and ticks_diff(now, self._saved_at) >= CHECKPOINT_MS:
             self._save(now)
         deadline = self._deadline
         if deadline is None or ticks_diff(now, deadline) < 0:

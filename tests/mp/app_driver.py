@@ -19,6 +19,7 @@ from cran.app import MAX_SLEEP_MS, App  # noqa: E402
 from cran.config import load  # noqa: E402
 from cran.cues import led_frame, look  # noqa: E402
 from cran.hal.leds import cap  # noqa: E402
+from cran.storage import StateStore  # noqa: E402
 
 BOARDS, FLASH = sys.argv[2], sys.argv[3]
 CHECKS = []
@@ -164,6 +165,33 @@ def news_on_the_peek():
     app.line("effet vol bourse", time.ticks_ms())
     run_for(app, 301000)
     out["theft"] = peek()
+    return out
+
+
+@check
+def saves_keep_up_with_a_countdown():
+    # Power may go at any instant: what the flash holds must never give more time than
+    # is really left. The StickC has no LEDs, so nothing but the saves wakes it often.
+    root, app = badge("m5stickc-plus")
+    run_for(app, 1000)
+    app.line("coup agonisant", time.ticks_ms())
+    store = StateStore(root)
+    out = {"cuts": 0, "healthier": [], "saves_while_stopped": None}
+    for _ in range(40):
+        run_for(app, 3700)
+        saved = store.load()[0]["timers"]["countdown"]
+        really = app.badge.state.left_ms("countdown", time.ticks_ms())
+        out["cuts"] += 1
+        if saved > really:
+            out["healthier"].append([saved, really])
+    # A stopped game freezes the countdown: the saved time stays right with no new save.
+    app.line("stop", time.ticks_ms())
+    run_for(app, 1000)
+    store.load()
+    seq = store._seq   # the sequence number of the newest record
+    run_for(app, 60000)
+    store.load()
+    out["saves_while_stopped"] = store._seq - seq
     return out
 
 
