@@ -7,9 +7,12 @@ from cran.core.record import from_record, to_record
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import COMA, STATES, ParseError
 
-# While a countdown runs, it is saved this often, each time as if this much had already
-# gone: power can go at any instant, and the badge must come back never healthier.
+# While a countdown runs, it is saved at least this often, each time as if this much had
+# already gone: power can go at any instant, and the badge must come back never healthier.
 CHECKPOINT_MS = 10000
+# A wake-up for something else this close to a checkpoint saves early (always safe), so a
+# blinking badge adds no wake-up of its own for the saves.
+_CHECKPOINT_EARLY_MS = 4000
 
 
 class Badge:
@@ -150,7 +153,8 @@ class Badge:
     def tick(self, now):
         """Let time pass. -> cues of the timers that ran out."""
         self._advance(now)
-        if self._checkpoints() and ticks_diff(now, self._saved_at) >= CHECKPOINT_MS:
+        if (self._checkpoints() and ticks_diff(now, self._saved_at)
+                >= CHECKPOINT_MS - _CHECKPOINT_EARLY_MS):
             self._save(now)
         deadline = self._deadline
         if deadline is None or ticks_diff(now, deadline) < 0:
