@@ -4,6 +4,8 @@
 import asyncio
 import json
 import os
+import re
+import shutil
 import time
 from types import SimpleNamespace
 
@@ -15,7 +17,7 @@ from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.cues import led_frame, melody_for
 from cran.hal.leds import cap
-from host_tools import CommandError
+from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.sim.link import BadgeLink, read_wearer
 from host_tools.sim.tui import PICKERS, SimApp, shown_rgb
 from host_tools.sim_cmd import prepare
@@ -291,6 +293,31 @@ def test_the_driver_protocol(runtime):
         assert "not JSON" in link._read()["error"]
         # ... and the badge goes on.
         assert link.send({"line": "soin"})["view"]["etat"] == "pleine-forme"
+    finally:
+        link.close()
+
+
+def test_a_show_loop_bug_is_reported_again_after_the_watchdog_reset(runtime, tmp_path):
+    # The firmware with a bug: its show step raises once the wearer is wounded. The app
+    # journals it, leaves its watchdog unfed, and the badge resets; the app booted after
+    # the reset has the same bug, and the sim must hear of it again.
+    firmware = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE_DIR, firmware)
+    app_py = firmware / "cran" / "app.py"
+    text = app_py.read_text()
+    marker = "        self.wakeups += 1\n"
+    assert marker in text
+    app_py.write_text(text.replace(marker, marker + "        if self.badge.state.etat == 1:\n"
+                                   "            raise ZeroDivisionError('a bug')\n", 1))
+    link = BadgeLink("atom-lite", {}, runtime, str(firmware))
+    try:
+        hit = link.send({"line": "coup"})
+        assert "ZeroDivisionError" in hit["fault"]
+        watchdog_ms = int(re.search(r"WDT_TIMEOUT_MS = (\d+)", text).group(1))
+        later = link.send({"advance": watchdog_ms + 2000})
+        boots = [e for _, e in later["journal"] if "boot" in e]
+        assert boots and boots[-1]["cause"] == "watchdog"
+        assert "ZeroDivisionError" in later["fault"]
     finally:
         link.close()
 

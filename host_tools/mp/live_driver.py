@@ -65,10 +65,14 @@ class Live:
         self.boot()
 
     def boot(self):
+        self._new_app()
+        self.step_to(vclock.elapsed_ms())
+
+    def _new_app(self):
+        # As the chip boots it: the app from its flash, its watchdog started.
         self.app = App(self.root, load(self.root))
         self.app.on_fault = self._on_fault
         self.app.start_watchdog()
-        self.step_to(vclock.elapsed_ms())
 
     def show(self):
         # One wake-up of the app's show loop, its fault rule included (App.step).
@@ -98,8 +102,7 @@ class Live:
                 vclock.advance(min(wait, left))
             except machine.VirtualReset:
                 machine.reboot()
-                self.app = App(self.root, load(self.root))
-                self.app.start_watchdog()
+                self._new_app()
 
     def do(self, cmd):
         if "advance" in cmd:

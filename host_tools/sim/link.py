@@ -26,7 +26,7 @@ class BadgeLink:
     """One badge booted in a driver process. .hello describes the board, .first is the
     boot frame; send(command) -> the frame (or {"error": ...}) it answers."""
 
-    def __init__(self, board, config, runtime):
+    def __init__(self, board, config, runtime, firmware=FIRMWARE_DIR):
         exe = sys.executable if runtime == "cpython" else find_micropython()
         if exe is None:
             raise LinkError(HOW_TO_GET_MICROPYTHON)
@@ -36,7 +36,7 @@ class BadgeLink:
         self._stderr = tempfile.TemporaryFile(mode="w+")
         try:
             self.proc = subprocess.Popen(
-                [exe, DRIVER, FIRMWARE_DIR, BOARDS_DIR, self.flash, board] + sys_path(runtime),
+                [exe, DRIVER, firmware, BOARDS_DIR, self.flash, board] + sys_path(runtime),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
                 bufsize=1)
         except OSError as e:
