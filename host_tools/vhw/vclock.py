@@ -131,16 +131,22 @@ def sleep(s):
         advance(int(s * 1000))
 
 
+_run_pending = False   # micropython.run_pending once looked up; None: there is none
+
+
 def _run_scheduled():
     # CPython's micropython shim queues micropython.schedule() work until told; the real
-    # MicroPython runs it by itself between bytecodes, and has no run_pending.
-    try:
-        import micropython
-    except ImportError:
-        return
-    run = getattr(micropython, "run_pending", None)
-    if run is not None:
-        run()
+    # MicroPython runs it by itself between bytecodes, and has no run_pending. Looked up
+    # once: an import on every advance walks sys.path each time.
+    global _run_pending
+    if _run_pending is False:
+        try:
+            import micropython
+            _run_pending = getattr(micropython, "run_pending", None)
+        except ImportError:
+            _run_pending = None
+    if _run_pending is not None:
+        _run_pending()
 
 
 def patch_cpython_time():
