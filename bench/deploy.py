@@ -31,8 +31,8 @@ def main():
                                                           '"en"}', compiled))]
     print("deploy to a vbadge (cran flash; compiling, resets and `status` after boot "
           "included):")
-    print("  compile %d files: %.2f s with mpy-cross, %.2f s from the cache"
-          % (len(files), times[0], times[1]))
+    print("  compile %d modules: %.2f s with mpy-cross, %.2f s from the cache"
+          % (len(files) - 1, times[0], times[1]))   # main.py goes as source
     for name, r in rows:
         print("  %-22s %3d files %7d B (%7d B sent) %6.2f s"
               % (name, len(r.copied), r.bytes, r.wire_bytes, r.seconds))
