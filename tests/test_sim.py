@@ -227,6 +227,13 @@ def test_character_files(tmp_path):
     assert read_wearer(str(bare)) == ({"character": {"name": "Ali", "armor": "cuir"}}, None)
     from_scenario = read_wearer(os.path.join(SCENARIO_DIR, "exemple-godefroy.txt"))
     assert from_scenario[0]["character"]["name"] == "Godefroy"
+    # A byte-order mark, as some Windows editors write, and the keyword as players write it.
+    marked = tmp_path / "marked.txt"
+    marked.write_text("\ufeffPersonnage name=Ali armor=cuir\n0:00 coup\n", encoding="utf-8")
+    assert read_wearer(str(marked))[0]["character"]["name"] == "Ali"
+    marked_json = tmp_path / "marked.json"
+    marked_json.write_text('\ufeff{"name": "Ali"}', encoding="utf-8")
+    assert read_wearer(str(marked_json)) == ({"character": {"name": "Ali"}}, None)
 
     bad = tmp_path / "bad.json"
     bad.write_text('{"name": "Ali", "armor": -1}')

@@ -9,6 +9,7 @@ import sys
 import tempfile
 
 from cran import scenario
+from cran.core.words import plain
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
 from host_tools.runtimes import BOARDS_DIR, HOW_TO_GET_MICROPYTHON, board_ids, find_micropython
 from host_tools.vhw import sys_path
@@ -111,13 +112,13 @@ def read_wearer(path):
     `cran config` writes it (its character, settings, lang... are used), a bare
     character object (JSON), or a scenario file (its character line)."""
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:   # a byte-order mark goes
             text = f.read()
     except OSError as e:
         raise CommandError("%s: cannot read: %s" % (path, e.strerror or e)) from None
-    if text.lstrip("\ufeff \t\r\n").startswith("{"):
+    if text.lstrip().startswith("{"):
         try:
-            raw = json.loads(text.lstrip("\ufeff"))
+            raw = json.loads(text)
         except ValueError as e:
             raise CommandError("%s: not valid JSON: %s" % (path, e)) from None
         if any(key in raw for key in _WEARER_KEYS + ("board",)):
@@ -131,7 +132,7 @@ def read_wearer(path):
         raise CommandError("%s:%d: %s (expected a JSON config or character, or a scenario "
                            "file with a character line)" % (path, e.line, e.message)) from None
     firsts = [line.split("#", 1)[0].split()[:1] for line in text.splitlines()]
-    if not any(w and w[0].lower() in ("character", "personnage") for w in firsts):
+    if not any(w and plain(w[0]) in ("character", "personnage") for w in firsts):
         raise CommandError("%s: not JSON, and no character line to take" % path)
     return {"character": parsed.character.as_dict()}, None
 
