@@ -99,14 +99,14 @@ async def _segment(run, steps):
 
 
 def _segment_sync(run, steps):
-    # CPython's asyncio reads the real clock: the same show() on a plain loop instead.
+    # CPython's asyncio reads the real clock: the show loop's step on a plain loop instead.
     app = run.app
     app.start_watchdog()
     for line, t, kind, payload in steps:
         target = vclock.ticks_add(run.start, t)
         while True:
             now = time.ticks_ms()
-            wait = app.show(now)
+            wait = app.step(now)   # its fault rule too, as show_loop's
             left = vclock.ticks_diff(target, now)
             if left <= 0:
                 break
