@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from host_tools import FIRMWARE_DIR, CommandError
-from host_tools.runtimes import BOARDS_DIR, board_ids
+from host_tools.runtimes import BOARDS_DIR, check_board
 
 # Only what the firmware reads of a board file: the rest (sources, notes) is for people.
 _BOARD_DOC_KEYS = ("sources", "notes")
@@ -128,13 +128,9 @@ def _keep(target, kept):
 
 def board_file_text(board_id):
     """The board file as the badge keeps it: the firmware's fields only."""
-    path = os.path.join(BOARDS_DIR, board_id + ".json")
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except OSError:
-        raise CommandError("unknown board %r (boards/: %s)"
-                           % (board_id, ", ".join(board_ids()))) from None
+    check_board(board_id)
+    with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
+        data = json.load(f)
     for key in _BOARD_DOC_KEYS:
         data.pop(key, None)
     return json.dumps(data, sort_keys=True)

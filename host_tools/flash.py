@@ -15,7 +15,7 @@ import threading
 import time
 
 from host_tools import CommandError, badgelink, build
-from host_tools.runtimes import BOARDS_DIR
+from host_tools.runtimes import BOARDS_DIR, check_board
 
 HELP = "flash the firmware, board and character config onto badges (mpremote, mpy-cross)"
 
@@ -298,7 +298,7 @@ def _config(args):
     if not args.config:
         if not args.board:
             raise CommandError("which board? give --board ID or a --config")
-        build.board_file_text(args.board)   # an unknown board: said before any port opens
+        check_board(args.board)   # an unknown board: said before any port opens
         return args.board, None
     from host_tools.roster import RosterError, check_config
     try:

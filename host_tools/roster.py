@@ -28,7 +28,7 @@ from cran.board import BoardError
 from cran.core.rules import ARMOR_NAMES, Settings, count, yes_no
 from cran.core.words import KEYWORDS, ParseError, keyword, parse_duration, plain
 from host_tools import CommandError
-from host_tools.runtimes import BOARDS_DIR
+from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
 
 EXIT_BAD_INPUT = 2
 _MAX_MS = 1 << 29          # the longest a badge's tick arithmetic can count
@@ -154,10 +154,6 @@ def _lang(text):
     if t not in ("fr", "en"):
         raise ParseError("expected fr or en, got '%s'" % text)
     return t
-
-
-def board_ids(boards_dir=BOARDS_DIR):
-    return sorted(n[:-5] for n in os.listdir(boards_dir) if n.endswith(".json"))
 
 
 def _board(text, boards_dir):
@@ -457,10 +453,10 @@ def check_config(path, boards_dir=BOARDS_DIR):
     """A badge's config.json -> cran.config.Config, as the badge would load it.
     Raises RosterError naming the file and field."""
     raw = read_json(path)
-    if isinstance(raw, dict) and isinstance(raw.get("board"), str) and (
-            raw["board"] not in board_ids(boards_dir)):
-        raise RosterError(["%s: board: unknown board '%s' (known: %s)" % (
-            path, raw["board"], ", ".join(board_ids(boards_dir)))])
+    problem = (unknown_board(raw["board"], boards_dir)
+               if isinstance(raw, dict) and isinstance(raw.get("board"), str) else None)
+    if problem:
+        raise RosterError(["%s: board: %s" % (path, problem)])
     return firmware_check(raw, path, boards_dir)
 
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from cran import scenario
-from host_tools import FIRMWARE_DIR, MP_DIR
+from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
 
 RUNTIMES = ("cpython", "micropython")
 HOW_TO_GET_MICROPYTHON = (
@@ -57,8 +57,22 @@ def _json_lines(runtime, args, stdin, timeout):
 BOARDS_DIR = os.path.join(os.path.dirname(FIRMWARE_DIR), "boards")
 
 
-def board_ids():
-    return sorted(name[:-5] for name in os.listdir(BOARDS_DIR) if name.endswith(".json"))
+def board_ids(boards_dir=BOARDS_DIR):
+    return sorted(name[:-5] for name in os.listdir(boards_dir) if name.endswith(".json"))
+
+
+def unknown_board(board_id, boards_dir=BOARDS_DIR):
+    """-> what to say of a board id that boards/ has no file for, or None when it has."""
+    known = board_ids(boards_dir)
+    if board_id in known:
+        return None
+    return "unknown board '%s' (known: %s)" % (board_id, ", ".join(known))
+
+
+def check_board(board_id):
+    problem = unknown_board(board_id)
+    if problem:
+        raise CommandError(problem)
 
 
 def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0):

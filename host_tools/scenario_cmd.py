@@ -6,7 +6,7 @@ import sys
 from cran import scenario
 from cran.core.engine import FIELDS
 from host_tools import CommandError
-from host_tools.runtimes import RuntimeFailure, board_ids, run_on_badge, run_scenario
+from host_tools.runtimes import RuntimeFailure, check_board, run_on_badge, run_scenario
 
 EXIT_OK, EXIT_EXPECT_FAILED, EXIT_MALFORMED = 0, 1, 2
 
@@ -72,8 +72,8 @@ def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, rebo
     """badge: a board id to run the whole badge app on virtual hardware instead of the
     bare engine; reboot_every N: restart it from flash after every N steps."""
     text, parsed = load(path)
-    if badge is not None and badge not in board_ids():
-        raise CommandError("unknown board %r (known: %s)" % (badge, ", ".join(board_ids())))
+    if badge is not None:
+        check_board(badge)
     try:
         if badge is None:
             events = run_scenario(text, runtime, start_tick)

@@ -32,7 +32,12 @@ import time
 import tty
 
 from host_tools import MP_DIR, CommandError
-from host_tools.runtimes import BOARDS_DIR, HOW_TO_GET_MICROPYTHON, board_ids, find_micropython
+from host_tools.runtimes import (
+    BOARDS_DIR,
+    HOW_TO_GET_MICROPYTHON,
+    check_board,
+    find_micropython,
+)
 from host_tools.vhw import VHW_DIR
 
 BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_boot.py")
@@ -413,10 +418,8 @@ def run(args):
     exe = find_micropython()
     if exe is None:
         raise CommandError(HOW_TO_GET_MICROPYTHON)
+    check_board(args.board)
     board_file = os.path.join(BOARDS_DIR, args.board + ".json")
-    if not os.path.exists(board_file):
-        raise CommandError("unknown board %r: %s has %s" % (
-            args.board, BOARDS_DIR, ", ".join(board_ids())))
     # SIGTERM stops it as Ctrl-C does: the chip, the link, a temporary image go with it.
     signal.signal(signal.SIGTERM, _stop)
     try:

@@ -58,3 +58,13 @@ def test_the_cue_chart_in_the_readme_is_drawn_from_the_firmware():
     with open(cuechart.CHART, encoding="utf-8") as f:
         assert f.read() == cuechart.render(), "run: python -m host_tools.cuechart"
     assert "docs/cue-chart" in open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+
+
+def test_every_command_names_the_boards_it_knows():
+    # One check for all: an unknown board is refused in the same words, with the list.
+    for args in (["scenario", "--badge", "nope", "examples/scenarios/s1-cinq-etats.txt"],
+                 ["sim", "--board", "nope", "--headless"], ["vbadge", "--board", "nope"],
+                 ["flash", "--board", "nope", "--port", "/dev/null"]):
+        r = run_cran(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert "unknown board 'nope' (known: atom-lite, atom-matrix, " in r.stderr, args

@@ -11,7 +11,12 @@ import tempfile
 from cran import scenario
 from cran.core.words import plain
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
-from host_tools.runtimes import BOARDS_DIR, HOW_TO_GET_MICROPYTHON, board_ids, find_micropython
+from host_tools.runtimes import (
+    BOARDS_DIR,
+    HOW_TO_GET_MICROPYTHON,
+    check_board,
+    find_micropython,
+)
 from host_tools.vhw import sys_path
 
 DRIVER = os.path.join(MP_DIR, "live_driver.py")
@@ -141,8 +146,7 @@ def check_wearer(board, config, named):
     """The firmware's own checks (cran.config.load) on the config the badge will boot
     with; a fault -> CommandError naming `named` (the file it came from) and the field."""
     from host_tools.roster import RosterError, firmware_check
-    if board not in board_ids():
-        raise CommandError("unknown board %r (known: %s)" % (board, ", ".join(board_ids())))
+    check_board(board)
     cfg = {"board": board}
     cfg.update(config)
     try:
