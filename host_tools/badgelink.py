@@ -152,3 +152,10 @@ def status(port, timeout=CONSOLE_TIMEOUT_S):
         except ValueError:
             continue
     raise CommandError("%s: `status` gave no JSON: %r" % (port, answer[:3]))
+
+
+def badge_names(chip_id, name):
+    # "b07 (8fd5bcd63deb)": the organisers' name, then the chip's id.
+    if not name or name.lower() == (chip_id or "").lower():
+        return chip_id or "?"
+    return "%s (%s)" % (name, chip_id)

@@ -369,15 +369,9 @@ def _jobs(args):
             if key and key.lower() in by_badge:
                 return by_badge[key.lower()][1:]
         raise CommandError("badge %s is in no row of %s: give its row a port, or this id "
-                           "in its badge column" % (badge_names(chip_id, name), args.roster))
+                           "in its badge column"
+                           % (badgelink.badge_names(chip_id, name), args.roster))
     return jobs, find
-
-
-def badge_names(chip_id, name):
-    # "b07 (8fd5bcd63deb)": the organisers' name, then the chip's id.
-    if not name or name.lower() == (chip_id or "").lower():
-        return chip_id or "?"
-    return "%s (%s)" % (name, chip_id)
 
 
 def run(args):
@@ -400,7 +394,7 @@ def run(args):
                   r.port, "repaired" if r.repaired else "ok", len(r.copied), r.bytes,
                   len(r.removed), "" if r.copied or r.removed else " (already up to date)",
                   r.seconds, s.get("personnage") or "-", s.get("etat"), s.get("firmware"),
-                  badge_names(s.get("id"), s.get("badge"))))
+                  badgelink.badge_names(s.get("id"), s.get("badge"))))
     for message in failures:
         print("cran: %s" % message, file=sys.stderr)
     return 1 if failures else 0

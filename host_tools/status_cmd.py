@@ -2,6 +2,7 @@
 import json
 
 from host_tools import badgelink
+from host_tools.timeline import fmt_ms
 
 HELP = "print a badge's live state (its console's `status`)"
 
@@ -20,10 +21,10 @@ def run(args):
         print("%s: the badge could not start: %s" % (args.port, s["error"]))
         return 1
     effects = ", ".join("%s %s" % (name, _left(ms)) for name, ms in sorted(s["effets"].items()))
-    from host_tools.flash import badge_names
     print("%s: %s on %s (badge %s), firmware %s, up %s" % (
         args.port, s.get("personnage") or "(no name)", s.get("board"),
-        badge_names(s.get("id"), s.get("badge")), s.get("firmware"), _left(s.get("uptime_ms"))))
+        badgelink.badge_names(s.get("id"), s.get("badge")), s.get("firmware"),
+        _left(s.get("uptime_ms"))))
     print("  etat      %s%s" % (s["etat"], "" if s.get("reste_ms") is None
                                  else " (%s left)" % _left(s["reste_ms"])))
     print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))
@@ -37,6 +38,4 @@ def _left(ms):
         return "-"
     if ms is True or ms is False:
         return str(ms)
-    s = int(ms) // 1000
-    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60) if s >= 3600 else \
-        "%d:%02d" % (s // 60, s % 60)
+    return fmt_ms(int(ms))

@@ -5,6 +5,7 @@
 # change, and after a power cut in the middle of a flash.
 import json
 import os
+import re
 
 import pytest
 
@@ -70,6 +71,12 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
         status = json.loads(r.stdout)
         assert (status["etat"], status["personnage"], status["board"]) == (
             got[-1][0], "Godefroy", "atom-lite")
+        r = run_cran("status", "--port", port)   # for people
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith("%s: Godefroy on atom-lite (badge %s), firmware "
+                                   % (port, status["id"])), r.stdout
+        assert re.search(r"\n  etat +%s\b" % status["etat"], r.stdout), r.stdout
+        assert re.search(r"\n  effets +peur [45]:\d\d\n", r.stdout), r.stdout
 
         r = run_cran("logs", "--port", port, "--json", "--out", str(tmp_path / "fight.svg"))
         assert r.returncode == 0, r.stderr
