@@ -144,14 +144,25 @@ def _ask(conn, port, line, timeout, again):
                        "`cran flash --port %s` installs it)" % (port, line, port))
 
 
-def status(port, timeout=CONSOLE_TIMEOUT_S):
-    answer = ask(port, "status", timeout, again=True)
-    for text in answer:
+def first_json(lines, kind=object):
+    """-> the first line of a console answer that is JSON of this kind, parsed, or None
+    (a badge may print something else first)."""
+    for text in lines:
         try:
-            return json.loads(text)
+            value = json.loads(text)
         except ValueError:
             continue
-    raise CommandError("%s: `status` gave no JSON: %r" % (port, answer[:3]))
+        if isinstance(value, kind):
+            return value
+    return None
+
+
+def status(port, timeout=CONSOLE_TIMEOUT_S):
+    answer = ask(port, "status", timeout, again=True)
+    found = first_json(answer)
+    if found is None:
+        raise CommandError("%s: `status` gave no JSON: %r" % (port, answer[:3]))
+    return found
 
 
 def badge_names(chip_id, name):

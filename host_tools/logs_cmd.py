@@ -61,24 +61,20 @@ def read_config(path):
     return config
 
 
-def pull(port):
-    """-> (journal lines, config dict or None) from the badge on `port`."""
+def pull(port, want_config=True):
+    """-> (journal lines, config dict or None) from the badge on `port`; its config only
+    when wanted (a --config file says it already)."""
     from host_tools import badgelink  # only here: --file needs no serial link
     lines = badgelink.ask(port, "journal", again=True)
+    if not want_config:
+        return lines, None
     try:
         answer = badgelink.ask(port, "config", again=True)
     except CommandError as e:
         answer = []
         print("cran: config not read (%s): the picture names no character" % e,
               file=sys.stderr)
-    for text in answer:
-        try:
-            config = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(config, dict):
-            return lines, config
-    return lines, None
+    return lines, badgelink.first_json(answer, dict)
 
 
 def png_converter():
@@ -139,7 +135,7 @@ def run(args):
     config = read_config(args.config) if args.config else None
     if args.port:
         source = "journal"
-        lines, asked = pull(args.port)
+        lines, asked = pull(args.port, want_config=not config)
         config = config or asked
         if args.save:
             _write(args.save, "".join(line.rstrip("\n") + "\n" for line in lines))
