@@ -17,7 +17,7 @@ from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.storage import Journal
-from host_tools import cli, logs_cmd, timeline
+from host_tools import badgelink, cli, logs_cmd, timeline
 
 DATA = os.path.join(REPO, "tests", "data")
 GODEFROY = os.path.join(DATA, "journal-godefroy.jsonl")
@@ -356,6 +356,7 @@ def test_the_default_picture_goes_in_the_current_folder(tmp_path, monkeypatch):
 
 class FakeLink:
     """host_tools.badgelink as `cran logs --port` uses it: ask(port, line) -> lines."""
+    first_json = staticmethod(badgelink.first_json)
 
     def __init__(self):
         self.asked = []
@@ -377,6 +378,18 @@ def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().out.startswith("journal: Godefroy, atom-lite; 7 entries")
     assert sorted(os.listdir(str(tmp_path))) == ["journal-ttyUSB0.svg", "saved.jsonl"]
     assert lines_of(str(tmp_path / "saved.jsonl")) == lines_of(GODEFROY)
+
+
+def test_port_with_a_config_file_asks_only_the_journal(tmp_path, capsys, monkeypatch):
+    link = FakeLink()
+    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
+    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    config = tmp_path / "ali.json"
+    config.write_text(json.dumps({"board": "atom-matrix", "character": {"name": "Ali"}}))
+    assert cli.main(["logs", "--port", "COM3", "--config", str(config),
+                     "--out", str(tmp_path / "a.svg")]) == 0
+    assert link.asked == [("COM3", "journal")]
+    assert capsys.readouterr().out.startswith("journal: Ali, atom-matrix;")
 
 
 def test_port_draws_even_when_the_config_is_not_read(tmp_path, capsys, monkeypatch):
