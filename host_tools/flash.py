@@ -152,8 +152,8 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         if todo or stale:
             link = _restart_without_main(link, port, on_badge.get(MAIN) is not None)
             _copy(link, port, files, wanted, todo, stale, report, progress)
+            _verify(link, port, [MAIN], wanted)   # else the look has just seen it right
         _clean(link, seen["leftovers"])
-        _verify(link, port, [MAIN], wanted)
         progress(1, 1)
         badgelink.reset(link)
         link = None
