@@ -2,10 +2,10 @@
 # journal. No hardware here: the app feeds it actions and ticks and shows its cues.
 
 import cran
-from cran.core.engine import PUBLIC_LOOK, act, new_state, next_deadline, tick, view
+from cran.core.engine import act, announce, new_state, next_deadline, tick, view
 from cran.core.record import from_record, to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.words import COMA, STATES, ParseError
+from cran.core.words import STATES, ParseError
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
@@ -114,7 +114,7 @@ class Badge:
         """One action on the wearer. -> cues (timers due by then have fired first)."""
         cues = self.tick(now)
         self.state, more = act(self.state, action, now)
-        self.log({"a": action.text(), "c": _brief(more), "etat": view(self.state, now)["etat"]})
+        self.log({"a": action.text(), "c": _brief(more), "etat": STATES[self.state.etat]})
         self._save(now)
         self._tell("act", now, more)
         return list(cues) + more
@@ -123,13 +123,10 @@ class Badge:
         """Put back `before`, the state an action the wearer takes back started from (its
         timers are ticks: they run on as if the action never came). -> cues"""
         self.tick(now)
-        old = self.state.etat
+        cues = []  # type: list
+        announce(self.state.etat, before.etat, now, cues)
         self.state = before
-        etat = before.etat
-        cues = [(now, "etat", STATES[etat], etat >= COMA)]
-        if PUBLIC_LOOK[etat] != PUBLIC_LOOK[old]:
-            cues.append((now, "vu", PUBLIC_LOOK[etat], False))
-        self.log({"undo": _brief(cues), "etat": STATES[etat]})
+        self.log({"undo": _brief(cues), "etat": STATES[before.etat]})
         self._save(now)
         self._tell("undo", now, cues)
         return cues
@@ -161,7 +158,7 @@ class Badge:
             return ()     # the idle path allocates nothing: most wake-ups end here
         self.state, cues = tick(self.state, now)
         if cues:
-            self.log({"timer": _brief(cues), "etat": view(self.state, now)["etat"]})
+            self.log({"timer": _brief(cues), "etat": STATES[self.state.etat]})
             self._save(now)
             self._tell("timer", now, cues)
         return cues

@@ -197,14 +197,15 @@ def _set_timer(s, name, base, duration_ms):
     s.timers[name] = duration_ms if s.frozen else ticks_add(base, duration_ms)
 
 
-def _announce(old, etat, at, cues):
+def announce(old, etat, at, cues):
+    """The cues of a change of etat, old -> etat, at tick `at`, added to cues."""
     cues.append((at, "etat", STATES[etat], etat >= COMA))   # S7: coma and mort are private
     if PUBLIC_LOOK[etat] != PUBLIC_LOOK[old]:             # S7: coma -> mort shows nothing
         cues.append((at, "vu", PUBLIC_LOOK[etat], False))
 
 
 def _set_etat(s, etat, base, cues):
-    _announce(s.etat, etat, base, cues)
+    announce(s.etat, etat, base, cues)
     s.etat = etat
     name = STATES[etat]
     if etat in (AGONISANT, COMA):
@@ -481,7 +482,7 @@ def _dissipe(s, named, now, cues):
         cues.extend(fired)
         cues.append((now, "dissipe", s.last_kw, False))
         if restored.etat != s.etat:   # the way back, its countdown as it was
-            _announce(s.etat, restored.etat, now, cues)
+            announce(s.etat, restored.etat, now, cues)
         restored.last_hit = s.last_hit
         s = restored
         done = True
