@@ -24,6 +24,7 @@ import sys
 import tempfile
 
 from cran import config as badge_config
+from cran import storage
 from cran.board import BoardError
 from cran.core.rules import ARMOR_NAMES, Settings, count, yes_no
 from cran.core.words import KEYWORDS, ParseError, keyword, parse_duration, plain
@@ -375,8 +376,8 @@ def _firmware_check(config, scratch, label, boards_dir):
     try:
         return badge_config.load(scratch)
     except (badge_config.ConfigError, BoardError) as e:
-        message = str(e).replace(badge_config.join(scratch, "config.json"), label)
-        message = message.replace(badge_config.join(scratch, "boards"), boards_dir)
+        message = str(e).replace(storage.join(scratch, "config.json"), label)
+        message = message.replace(storage.join(scratch, "boards"), boards_dir)
         raise RosterError([message]) from None
     finally:
         for name in os.listdir(os.path.join(scratch, "boards")):

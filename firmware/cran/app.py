@@ -10,7 +10,7 @@ import machine
 import cran
 from cran import boots, parts
 from cran.badge import Badge
-from cran.config import join, load
+from cran.config import load
 from cran.console import NOT_TEXT, Console, text_of
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
@@ -27,7 +27,7 @@ from cran.cues import (
     warning_due,
 )
 from cran.menu import UNDO_MS, Menu
-from cran.storage import Journal, StateStore
+from cran.storage import Journal, StateStore, join
 
 # The show loop sleeps at most MAX_SLEEP_MS, so an idle badge wakes twice a minute to
 # feed a watchdog whose whole-second timeout leaves it half a sleep of slack.

@@ -40,7 +40,7 @@ _LED_KINDS = ("sk6812", "ws2812")
 _LAYOUTS = {"single": 1, "strip": None, "matrix-5x5": 25}   # layout -> its LED count
 _MAX_LEDS = 256
 _BACKLIGHT_AXP = "axp192-ldo2"
-_ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 
 
 def _what(value):
@@ -292,7 +292,7 @@ def load_board(text_or_dict, where="board file"):
             data[key] = "" if key == "notes" else [] if key == "sources" else None
     # The id names the file and the host tool's --board: keep it a plain file name.
     for ch in c.text(data["id"], "id"):
-        if ch not in _ID_CHARS:
+        if ch not in ID_CHARS:
             c.fail("id", "%r: use lower-case letters, digits and -" % data["id"])
     c.text(data["name"], "name")
     c.chip = c.choice(data["chip"], "chip", tuple(sorted(_GPIOS)))

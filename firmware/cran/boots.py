@@ -2,11 +2,11 @@
 # in safe mode. Stamps are time.time(): the ESP32's RTC keeps counting through a WDT reset
 # (not through a power cut: then the stamps mean nothing, and a power-on clears them).
 import json
-import os
+
+from cran.storage import replace
 
 WINDOW_S = 300
 LIMIT = 3
-_replace = getattr(os, "replace", os.rename)
 
 
 def note_boot(path, watchdog, now_s):
@@ -25,7 +25,7 @@ def note_boot(path, watchdog, now_s):
     try:
         with open(path + ".tmp", "w") as f:
             f.write(json.dumps(stamps))
-        _replace(path + ".tmp", path)
+        replace(path + ".tmp", path)
     except OSError:
         pass   # a flash that can't write must not stop the boot; safe mode is a bonus
     return len(stamps) >= LIMIT

@@ -2,23 +2,17 @@
 # plays (Settings), the screen's language. Checked here: a fault names the field.
 import json
 
-from cran.board import read_board_file
+from cran.board import ID_CHARS, read_board_file
 from cran.core.rules import ARMOR_NAMES, Character, Settings
 from cran.core.words import ParseError, keyword
+from cran.storage import join
 
 _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volume_percent")
 _CHARACTER = ("name", "armor", "helmet", "creature", "resist", "agonisant_ms", "coma_ms")
-_ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 
 
 class ConfigError(ValueError):
     pass
-
-
-def join(directory, name):
-    if not directory:
-        return name
-    return directory.rstrip("/") + "/" + name
 
 
 class Config:
@@ -95,11 +89,11 @@ def load(root):
             _fail(path, key, "unknown field (known: %s)" % ", ".join(_KEYS))
     board_id = raw.get("board")
     if not isinstance(board_id, str) or not board_id or [
-            ch for ch in board_id if ch not in _ID_CHARS]:
+            ch for ch in board_id if ch not in ID_CHARS]:
         _fail(path, "board", "expected a board id such as \"atom-lite\", got %r" % (board_id,))
     badge = raw.get("badge")
     if badge is not None and (not isinstance(badge, str) or not badge or [
-            ch for ch in badge.lower() if ch not in _ID_CHARS + "_."]):
+            ch for ch in badge.lower() if ch not in ID_CHARS + "_."]):
         _fail(path, "badge", "expected a badge id (letters, digits, '-', '_', '.'), got %r"
               % (badge,))
     if raw.get("lang", "fr") not in ("fr", "en"):

@@ -13,10 +13,10 @@ MAX_RECORD_BYTES = 8192
 _ENOENT = 2                 # the same number on LittleFS, FAT, Linux and Windows
 # Rename over an existing file, atomically: MicroPython's os.rename does it on LittleFS;
 # CPython's only on POSIX, so the desktop takes os.replace (absent on MicroPython).
-_replace = getattr(os, "replace", os.rename)
+replace = getattr(os, "replace", os.rename)
 
 
-def _join(directory, name):
+def join(directory, name):
     if not directory:
         return name
     return directory.rstrip("/") + "/" + name
@@ -92,8 +92,8 @@ class StateStore:
 
     def __init__(self, directory, name="state"):
         self.names = (name + ".a", name + ".b")
-        self._slots = (_join(directory, self.names[0]), _join(directory, self.names[1]))
-        self._temp = _join(directory, name + ".tmp")
+        self._slots = (join(directory, self.names[0]), join(directory, self.names[1]))
+        self._temp = join(directory, name + ".tmp")
         self._newest = None     # index of the slot holding the newest valid record
         self._seq = 0           # its sequence number
         self._known = False     # False until the disk has been read, or after a failed save
@@ -140,7 +140,7 @@ class StateStore:
             # LittleFS commits on close; a desktop OS needs fsync for the same promise.
             if hasattr(os, "fsync"):
                 os.fsync(f.fileno())
-        _replace(self._temp, self._slots[target])
+        replace(self._temp, self._slots[target])
         self._newest = target
         self._seq += 1
         self._known = True
@@ -159,7 +159,7 @@ class Journal:
 
     def __init__(self, directory, max_bytes=16384, name="journal"):
         self.names = (name + ".1", name + ".0")     # oldest first
-        self._paths = (_join(directory, self.names[0]), _join(directory, self.names[1]))
+        self._paths = (join(directory, self.names[0]), join(directory, self.names[1]))
         self._half_bytes = max_bytes // 2
         self._size = None       # bytes in the current file; None: ask the disk
         self._torn = False      # the current file ends mid-line (a cut append)
@@ -175,7 +175,7 @@ class Journal:
         if size and size + len(line) > self._half_bytes:
             # Rename replaces the previous file atomically: a cut here loses only the
             # oldest half, which rotation was about to drop anyway.
-            _replace(self._paths[1], self._paths[0])
+            replace(self._paths[1], self._paths[0])
             size = 0
             self._torn = False
         if self._torn:
