@@ -62,13 +62,6 @@ def picker_key(page, entry):
     return dict((w, k) for k, w in PICKERS[page][1])[entry]
 
 
-def wanted_leds(app, state):
-    """What the firmware's cues say the LEDs show now, capped as the board caps them."""
-    spec = app.hello["leds"]
-    return [list(cap(c, spec["max_brightness"]))
-            for c in led_frame(state, app.now, spec["count"], spec["layout"])]
-
-
 # ---- the terminal UI ------------------------------------------------------------------
 
 def test_the_hit_key_makes_a_fresh_badge_blesse(runtime):

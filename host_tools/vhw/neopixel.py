@@ -1,5 +1,5 @@
 # Virtual `neopixel`: keeps the pixels and what was last sent down the wire.
-_strips = {}   # pin id -> the NeoPixel on it, for the sim to look at
+_strips = {}   # pin id -> the NeoPixel on it, for tests to look at
 
 
 class NeoPixel:
@@ -37,6 +37,3 @@ class NeoPixel:
         self.writes += 1
         self.last = tuple(self.buf)
 
-
-def strip_on(pin_id):
-    return _strips.get(pin_id)

@@ -43,6 +43,3 @@ class Screen:
         dev.show()
         self.shown = lines
         return True
-
-    def clear(self):
-        return self.show_lines([])

@@ -38,8 +38,5 @@ class Leds:
         self._shown = out
         return True
 
-    def fill(self, color):
-        return self.show([color] * self.count)
-
     def off(self):
         return self.show(())

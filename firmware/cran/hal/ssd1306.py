@@ -63,19 +63,6 @@ class SSD1306_I2C(framebuf.FrameBuffer):
         self.fill(0)
         self.show()
 
-    def poweroff(self):
-        self.write_cmd(_SET_DISP)
-
-    def poweron(self):
-        self.write_cmd(_SET_DISP | 0x01)
-
-    def contrast(self, contrast):
-        self.write_cmd(_SET_CONTRAST)
-        self.write_cmd(contrast)
-
-    def invert(self, invert):
-        self.write_cmd(_SET_NORM_INV | (invert & 1))
-
     def show(self):
         x0 = 0
         x1 = self.width - 1
