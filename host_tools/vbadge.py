@@ -146,7 +146,6 @@ class VBadge:
 
     def boot(self, cause):
         self.raw = False
-        self.enter_raw = False
         self._start("boot", cause)
 
     def repl(self, enter_raw, boot_py):
@@ -188,19 +187,18 @@ class VBadge:
         self.boot(cause)
 
     def _watchdog_runs_on(self):
-        """When the watchdog bites, from what the chip last wrote (ms left, at the
-        file's time). -> monotonic s, or None when none was started."""
+        """watchdog_at: when the watchdog bites (monotonic s, None when none was started),
+        from what the chip last wrote (ms left, at the file's time)."""
         try:
             with open(self.watchdog_file) as f:
                 left = f.read().strip()
             written = os.stat(self.watchdog_file).st_mtime
         except OSError:
-            return None
+            return
         if not left:
             self.watchdog_at = None
         else:
             self.watchdog_at = time.monotonic() - (time.time() - written) + int(left) / 1000
-        return self.watchdog_at
 
     def _watchdog_bites(self):
         # At the REPL nothing feeds it: the chip resets, as an ESP32's would.
@@ -323,8 +321,7 @@ class VBadge:
                 del self.to_host[:os.write(self.port_fd, self.to_host)]
 
     def _chip_events(self, events):
-        if events & select.POLLOUT:
-            self._to_chip_now()
+        # POLLOUT needs nothing here: the loop gives the chip its bytes after the events.
         if events & (select.POLLIN | select.POLLHUP | select.POLLERR):
             try:
                 data = os.read(self.chip.fd, 4096)
