@@ -33,6 +33,12 @@ def find_micropython():
     return None
 
 
+def interpreter(runtime):
+    """The command that runs a runtime ("cpython": this Python), or None: no MicroPython
+    installed (HOW_TO_GET_MICROPYTHON says how)."""
+    return sys.executable if runtime == "cpython" else find_micropython()
+
+
 def run_scenario(text, runtime="cpython", start_tick=0):
     """Replay scenario text (already known to parse) -> list of engine events."""
     if runtime == "cpython":
@@ -43,7 +49,7 @@ def run_scenario(text, runtime="cpython", start_tick=0):
 
 def _json_lines(runtime, args, stdin, timeout):
     """Run a driver of host_tools/mp/ on a runtime -> the JSON values it printed."""
-    exe = sys.executable if runtime == "cpython" else find_micropython()
+    exe = interpreter(runtime)
     if exe is None:
         raise RuntimeFailure(HOW_TO_GET_MICROPYTHON)
     proc = subprocess.run([exe, os.path.join(MP_DIR, args[0])] + args[1:], input=stdin,

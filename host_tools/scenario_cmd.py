@@ -6,7 +6,13 @@ import sys
 from cran import scenario
 from cran.core.engine import FIELDS
 from host_tools import CommandError
-from host_tools.runtimes import RuntimeFailure, check_board, run_on_badge, run_scenario
+from host_tools.runtimes import (
+    RUNTIMES,
+    RuntimeFailure,
+    check_board,
+    run_on_badge,
+    run_scenario,
+)
 
 EXIT_OK, EXIT_EXPECT_FAILED, EXIT_MALFORMED = 0, 1, 2
 
@@ -134,7 +140,7 @@ HELP = "run a scenario file and check its expect lines"
 
 def setup(p):
     p.add_argument("file", help="scenario file (../shared/SCENARIOS.md)")
-    p.add_argument("--runtime", choices=("cpython", "micropython"), default=None,
+    p.add_argument("--runtime", choices=RUNTIMES, default=None,
                    help="where it runs (default: cpython; micropython with --badge)")
     p.add_argument("--badge", metavar="BOARD",
                    help="run it through the whole badge app (console, engine, cues, "

@@ -6,7 +6,7 @@ import os
 import sys
 
 from host_tools import CommandError, scenario_cmd
-from host_tools.runtimes import find_micropython
+from host_tools.runtimes import RUNTIMES, find_micropython
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefroy.txt")
@@ -25,7 +25,7 @@ def setup(p):
                    help="a scenario to replay on the badge as the clock runs, its expect "
                         "lines checked as they pass (headless default: the rulebook's "
                         "example fight)")
-    p.add_argument("--runtime", choices=("cpython", "micropython"), default=None,
+    p.add_argument("--runtime", choices=RUNTIMES, default=None,
                    help="where the firmware runs (default: micropython where it is "
                         "installed, else cpython)")
     p.add_argument("--paused", action="store_true", help="start with the clock stopped")

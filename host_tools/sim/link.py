@@ -5,7 +5,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
 from cran import scenario
@@ -15,7 +14,7 @@ from host_tools.runtimes import (
     BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
     check_board,
-    find_micropython,
+    interpreter,
 )
 from host_tools.vhw import sys_path
 
@@ -33,7 +32,7 @@ class BadgeLink:
     boot frame; send(command) -> the frame (or {"error": ...}) it answers."""
 
     def __init__(self, board, config, runtime, firmware=FIRMWARE_DIR):
-        exe = sys.executable if runtime == "cpython" else find_micropython()
+        exe = interpreter(runtime)
         if exe is None:
             raise LinkError(HOW_TO_GET_MICROPYTHON)
         self.runtime = runtime
