@@ -12,6 +12,7 @@ from cran import boots, parts
 from cran.badge import Badge
 from cran.config import load
 from cran.console import NOT_TEXT, Console, text_of
+from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
     NEWS_MS,
@@ -172,7 +173,7 @@ class App:
     def _warn(self, now):
         state = self.badge.state
         if warning_due(state, now) == 0:
-            key = (state.etat, state.timers.get("countdown"))
+            key = (state.etat, state.timers.get(COUNTDOWN))
             if key != self.warned:
                 self.warned = key
                 self.pending.append(warning_cue(state, now))

@@ -2,7 +2,7 @@
 # journal. No hardware here: the app feeds it actions and ticks and shows its cues.
 
 import cran
-from cran.core.engine import act, announce, new_state, next_deadline, tick, view
+from cran.core.engine import COUNTDOWN, act, announce, new_state, next_deadline, tick, view
 from cran.core.record import from_record, to_record
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import STATES, ParseError
@@ -76,7 +76,7 @@ class Badge:
     def _checkpoints(self):
         # A frozen countdown (K15, K16) is saved as it stands: nothing to refresh.
         state = self._state
-        return (self._saved_at is not None and "countdown" in state.timers
+        return (self._saved_at is not None and COUNTDOWN in state.timers
                 and not state.frozen)
 
     # ---- life -------------------------------------------------------------------
@@ -177,7 +177,7 @@ class Badge:
         return {"etat": seen["etat"], "armure": int(seen["armure"]),
                 "armure_abimee": self.state.armor_damaged, "effets": effects,
                 "brises": sorted(self.state.broken), "dit": seen["dit"],
-                "reste_ms": self.state.left_ms("countdown", now),
+                "reste_ms": self.state.left_ms(COUNTDOWN, now),
                 "combat": self.state.in_combat(), "jeu": seen["jeu"],
                 "renommee": self.state.renown, "personnage": self.character.name,
                 "board": self.board_id, "firmware": cran.VERSION,
@@ -201,11 +201,11 @@ class Badge:
             return
         record = to_record(self.state, now)
         record["wall_s"] = self.wall_clock()
-        left = record["timers"].get("countdown")
+        left = record["timers"].get(COUNTDOWN)
         if left is not None and not exact:
             # Pessimistic by one checkpoint: until the next save, a power cut at any
             # moment finds at most the time really left (S3, S4: never healthier).
-            record["timers"]["countdown"] = max(0, left - CHECKPOINT_MS)
+            record["timers"][COUNTDOWN] = max(0, left - CHECKPOINT_MS)
         try:
             self.store.save(record)
             self._saved_at = now

@@ -1,7 +1,7 @@
 # What the badge shows and plays for a state: LED frames, melodies, screen lines.
 # Pure: time comes in as a tick, the drivers cap brightness and make the sound.
 
-from cran.core.engine import PUBLIC_LOOK
+from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.words import AGONISANT, COMA, STATES, TIMED_EFFECTS
 
 SLOT_MS = 128            # one step of every pattern
@@ -10,7 +10,6 @@ _SLOTS = 32              # a pattern is 32 steps: 4096 ms
 # period 2**30, so a rhythm runs on unbroken across the wrap, with no stored start.
 _PERIOD_MS = 2 * _SLOTS * SLOT_MS
 WARNING_MS = 60000       # the last minute before coma (or, privately, before death)
-_COUNTDOWN = "countdown"
 
 _OFF = (0, 0, 0)
 _WHITE = (255, 255, 255)
@@ -51,7 +50,7 @@ def look(state, now):
     if state.out_of_game:
         return "hors-jeu"
     if state.etat == AGONISANT and not state.frozen:
-        left = state.left_ms(_COUNTDOWN, now)
+        left = state.left_ms(COUNTDOWN, now)
         if left is not None and left <= WARNING_MS:
             return "alerte"
     return PUBLIC_LOOK[state.etat]
@@ -160,7 +159,7 @@ def warning_due(state, now):
     without a running countdown. The app plays warning_cue() once per countdown."""
     if state.frozen:
         return None
-    left = state.left_ms(_COUNTDOWN, now)
+    left = state.left_ms(COUNTDOWN, now)
     if left is None:
         return None
     return max(0, left - WARNING_MS)
@@ -326,7 +325,7 @@ def screen_lines(state, now, lang="fr", private=False, width=16, news=None):
 def _private(state, now, lang):
     en = lang == "en"
     line = label(STATES[state.etat], lang)
-    left = state.left_ms(_COUNTDOWN, now)
+    left = state.left_ms(COUNTDOWN, now)
     if left is not None:
         line += " " + mmss(left) + (" !" if left <= WARNING_MS else "")
     lines = [line]

@@ -6,11 +6,12 @@ from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import AGONISANT, BLESSE, COMA, MORT, PLEINE_FORME, STATES, TIMED_EFFECTS
 
 # Timer names besides the 5-minute effects, which are timers named after themselves.
-_COUNTDOWN = "countdown"   # S3/S4: agonisant -> coma -> mort
+COUNTDOWN = "countdown"    # S3/S4: agonisant -> coma -> mort
 _COMBAT = "combat"         # C1
 _DESARME = "desarme"       # K8
 _VOL = "vol"               # K13
-_FIRE_ORDER = (_COUNTDOWN, _DESARME, _VOL, _COMBAT)
+_FIRE_ORDER = (COUNTDOWN, _DESARME, _VOL, _COMBAT)
+TIMER_NAMES = _FIRE_ORDER + TIMED_EFFECTS   # every timer a state can hold
 
 # S7: what the people around see. coma and mort must look alike.
 PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
@@ -122,7 +123,7 @@ def next_deadline(state):
 
 def view(state, now):
     """The wearer as `expect` sees them: field -> text, for every name in FIELDS."""
-    left = state.left_ms(_COUNTDOWN, now)
+    left = state.left_ms(COUNTDOWN, now)
     return {
         "etat": STATES[state.etat],
         "armure": str(state.armor_answers()),
@@ -182,7 +183,7 @@ def _fire_rank(name):
 
 
 def _fire(s, name, deadline, cues):
-    if name == _COUNTDOWN:
+    if name == COUNTDOWN:
         # A countdown that follows another starts at the previous deadline (no drift).
         _set_etat(s, COMA if s.etat == AGONISANT else MORT, deadline, cues)
     elif name == _COMBAT:
@@ -209,10 +210,10 @@ def _set_etat(s, etat, base, cues):
     s.etat = etat
     name = STATES[etat]
     if etat in (AGONISANT, COMA):
-        _set_timer(s, _COUNTDOWN, base, s.countdown_ms())
+        _set_timer(s, COUNTDOWN, base, s.countdown_ms())
         cues.append((base, "compte", name, True))
     else:
-        s.timers.pop(_COUNTDOWN, None)
+        s.timers.pop(COUNTDOWN, None)
     if etat == MORT:
         for timer in s.effects():
             del s.timers[timer]

@@ -1,13 +1,12 @@
 # A State as plain data, for storage and the console: timers as milliseconds left,
 # never raw ticks (a tick count means nothing after a reboot). Pure, like the engine.
 
-from cran.core.engine import State, update_freeze
+from cran.core.engine import TIMER_NAMES, State, update_freeze
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.words import AGONISANT, COMA, STATES, TIMED_EFFECTS, ParseError
+from cran.core.words import AGONISANT, COMA, STATES, ParseError
 
 RECORD_VERSION = 1
 _LONG_AGO_MS = (1 << 29) - 1     # C2 only cares about the last few hundred ms
-_TIMER_NAMES = ("countdown", "combat", "desarme", "vol") + TIMED_EFFECTS
 
 
 def to_record(state, now):
@@ -59,7 +58,7 @@ def from_record(record, character, settings, now):
     timers = _field(record, "timers", dict)
     for name in timers:
         left = timers[name]
-        if name not in _TIMER_NAMES:
+        if name not in TIMER_NAMES:
             raise ParseError("state record: unknown timer %r" % name)
         if not isinstance(left, int) or isinstance(left, bool) or not 0 <= left < 1 << 29:
             raise ParseError("state record: timer %s has %r ms left" % (name, left))
