@@ -310,7 +310,7 @@ def build(entries, config=None, source="journal"):
         return tl
     tl.problems, tl.chained = place(entries, source)
     tl.end = entries[-1].at
-    tl.start_wall = None if entries[0].wall is None else entries[0].wall
+    tl.start_wall = entries[0].wall
     armor = _armor_count(character)
     if armor is None:
         armor = boot_armor
