@@ -10,7 +10,7 @@ import pytest
 
 from conftest import REPO
 from cran.board import BoardError, load_board, read_board_file
-from host_tools import FIRMWARE_DIR
+from host_tools import FIRMWARE_DIR, build
 
 BOARD_DIR = os.path.join(REPO, "boards")
 DRIVER = os.path.join(os.path.dirname(__file__), "mp", "board_driver.py")
@@ -57,6 +57,29 @@ def test_every_board_file_loads(path):
     assert board.notes
     assert board.button_count() >= 1
     assert board.led_count() > 0 or board.has_screen()
+
+
+@pytest.mark.parametrize("path", board_files(), ids=os.path.basename)
+def test_every_board_file_spells_out_what_the_badge_reads(path):
+    # The badge reads its board file unchecked (cran.config.read_board, no defaults):
+    # the files the virtual badges copy as they are must be what cran flash writes.
+    with open(path) as f:
+        raw = json.load(f)
+    board = read_board_file(path)
+    assert {k: raw.get(k, "missing") for k in board.badge_data()} == board.badge_data()
+
+
+def test_a_badge_reads_the_board_file_cran_flash_writes(tmp_path):
+    from cran.config import ConfigError, read_board
+    path = str(tmp_path / "b.json")
+    with open(path, "w") as f:
+        f.write(build.board_file_text("m5stickc-plus"))
+    board = read_board(path)
+    assert board.display["optional"] is False and board.buttons[1]["pull"] is None
+    with open(path, "w") as f:
+        f.write('{"id": "x", "chip": "esp32"}')
+    with pytest.raises(ConfigError, match="b.json: leds: missing"):
+        read_board(path)
 
 
 @pytest.mark.parametrize("board_id", sorted(PINS))

@@ -167,13 +167,13 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
 
 
 class _OtherBuild(flash.Builds):
-    # The firmware with every module changed (built without line numbers), so the flash
-    # has work to cut.
+    # The firmware with every module changed (built with line numbers, which cran flash
+    # leaves out), so the flash has work to cut.
     def files(self, impl):
         out = os.path.join(self.root, "other")
         os.makedirs(out, exist_ok=True)
         return {path: flash._read(local) for path, local in build.compile_firmware(
-            out, ["-X", "no-source-lines"]).items()}
+            out, ["-X", "source-lines"]).items()}
 
 
 def test_a_roster_finds_badges_by_their_names(tmp_path):

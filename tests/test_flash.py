@@ -77,6 +77,8 @@ def test_what_a_badge_gets(tmp_path):
     files = build.compile_firmware(str(tmp_path))
     assert "/main.py" in files and "/cran/app.mpy" in files and "/cran/core/engine.mpy" in files
     assert not [p for p in files if p.endswith(".py") and p != "/main.py"]
+    # Host-only modules stay on the host: the scenario runner, the board file check.
+    assert "/cran/scenario.mpy" not in files and "/cran/board.mpy" not in files
     with open(files["/cran/app.mpy"], "rb") as f:
         assert f.read(1) == b"M"   # the .mpy header
     board = json.loads(build.board_file_text("m5stickc-plus"))

@@ -4,6 +4,9 @@
 
 import json
 
+from cran.config import ID_CHARS
+from cran.config import Board as BadgeBoard
+
 
 class BoardError(ValueError):
     pass
@@ -40,7 +43,6 @@ _LED_KINDS = ("sk6812", "ws2812")
 _LAYOUTS = {"single": 1, "strip": None, "matrix-5x5": 25}   # layout -> its LED count
 _MAX_LEDS = 256
 _BACKLIGHT_AXP = "axp192-ldo2"
-ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 
 
 def _what(value):
@@ -340,19 +342,13 @@ def read_board_file(path):
     return load_board(text, path)
 
 
-class Board:
+class Board(BadgeBoard):
     """A checked board file. Each part is its dict from the file, or None when the board
     has no such part, with optional keys filled in so drivers need no .get()."""
 
     def __init__(self, data, claims):
-        self.id = data["id"]
+        super().__init__(data)
         self.name = data["name"]
-        self.chip = data["chip"]
-        self.leds = data["leds"]
-        self.buzzer = data["buzzer"]
-        self.buttons = data["buttons"]
-        self.display = data["display"]
-        self.power = data["power"]
         self.imu = data["imu"]
         self.ir_tx = data["ir_tx"]
         self.status_led = data["status_led"]
@@ -362,6 +358,13 @@ class Board:
         self.pins = {}
         for field, pin in claims:
             self.pins[field] = pin
+
+    def badge_data(self):
+        """What the badge keeps of it (cran flash writes it): every part, no notes."""
+        return {"id": self.id, "name": self.name, "chip": self.chip, "leds": self.leds,
+                "buzzer": self.buzzer, "buttons": self.buttons, "display": self.display,
+                "power": self.power, "imu": self.imu, "ir_tx": self.ir_tx,
+                "status_led": self.status_led}
 
     def led_count(self):
         return self.leds["count"] if self.leds else 0

@@ -2,7 +2,6 @@
 # plays (Settings), the screen's language. Checked here: a fault names the field.
 import json
 
-from cran.board import ID_CHARS, read_board_file
 from cran.core.rules import ARMOR_NAMES, Character, Settings
 from cran.core.words import ParseError, keyword
 from cran.storage import join
@@ -11,8 +10,48 @@ _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volu
 _CHARACTER = ("name", "armor", "helmet", "creature", "resist", "agonisant_ms", "coma_ms")
 
 
+ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+# What the badge reads of its board file: `cran flash` checks the file on the host
+# (cran.board) and writes every part with its optional keys filled in, so the badge
+# never loads the checker (~10 KB of RAM on an ESP32).
+_BOARD_KEYS = ("id", "chip", "leds", "buzzer", "buttons", "display", "power")
+
+
 class ConfigError(ValueError):
     pass
+
+
+class Board:
+    """A checked board file's parts: each its dict from the file, or None when the board
+    has no such part."""
+
+    def __init__(self, data):
+        self.id = data["id"]
+        self.chip = data["chip"]
+        self.leds = data["leds"]
+        self.buzzer = data["buzzer"]
+        self.buttons = data["buttons"]
+        self.display = data["display"]
+        self.power = data["power"]
+
+
+def read_board(path):
+    """The board file cran flash left at `path` -> Board; a missing, damaged or
+    unchecked one is a ConfigError naming the file (reflash to mend it)."""
+    try:
+        with open(path) as f:
+            data = json.loads(f.read())
+    except OSError as e:
+        raise ConfigError("%s: cannot read: %s" % (path, e)) from None
+    except ValueError as e:
+        raise ConfigError("%s: not valid JSON: %s" % (path, e)) from None
+    if not isinstance(data, dict):
+        raise ConfigError("%s: expected a JSON object" % path)
+    for key in _BOARD_KEYS:
+        if key not in data:
+            raise ConfigError("%s: %s: missing (a board file as cran flash writes it "
+                              "has every part)" % (path, key))
+    return Board(data)
 
 
 class Config:
@@ -113,5 +152,5 @@ def load(root):
             s.set(name, settings[name])
         except ParseError as e:
             _fail(path, "settings." + name, str(e))
-    board = read_board_file(join(root, "boards/%s.json" % board_id))
+    board = read_board(join(root, "boards/%s.json" % board_id))
     return Config(raw, board, character, s)

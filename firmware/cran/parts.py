@@ -1,13 +1,8 @@
 # Drivers built from a board file: the only place that knows which pin is which part.
 # A missing optional part is None; a part that fails to answer is a message, not a crash.
+# Each driver module is imported only when the board has its part: on a badge every
+# module imported is bytecode in RAM (an Atom Lite needs no screen or buzzer code).
 import machine
-import neopixel
-
-from cran.hal.axp192 import lcd_power_on
-from cran.hal.buttons import Button
-from cran.hal.buzzer import Buzzer
-from cran.hal.display import Screen
-from cran.hal.leds import Leds
 
 _SPI_HZ = 20000000
 
@@ -16,6 +11,9 @@ def leds(board):
     spec = board.leds
     if spec is None:
         return None
+    import neopixel
+
+    from cran.hal.leds import Leds
     np = neopixel.NeoPixel(machine.Pin(spec["pin"], machine.Pin.OUT), spec["count"])
     return Leds(np, spec["max_brightness"])
 
@@ -23,6 +21,7 @@ def leds(board):
 def buzzer(board, volume_percent):
     if board.buzzer is None:
         return None
+    from cran.hal.buzzer import Buzzer
     # duty 0 from the first instant: a PWM made with the port's default duty would
     # squeal through the boot.
     pwm = machine.PWM(machine.Pin(board.buzzer["pin"], machine.Pin.OUT), freq=2000,
@@ -31,6 +30,7 @@ def buzzer(board, volume_percent):
 
 
 def buttons(board, on_event, on_edge=None):
+    from cran.hal.buttons import Button
     out = []
     for spec in board.buttons:
         pull = {"up": machine.Pin.PULL_UP, "down": machine.Pin.PULL_DOWN}.get(spec["pull"])
@@ -81,6 +81,7 @@ def screen(board):
     spec = board.display
     if spec is None:
         return None, None
+    from cran.hal.display import Screen
     try:
         if spec["kind"] == "ssd1306":
             from cran.hal.ssd1306 import SSD1306_I2C
@@ -108,6 +109,7 @@ def _backlight(board, light):
     if isinstance(light, dict):
         machine.Pin(light["pin"], machine.Pin.OUT, value=1)
     elif light is not None:   # "axp192-ldo2": the board check made sure power is one
+        from cran.hal.axp192 import lcd_power_on
         bus = board.power["i2c"]
         i2c = machine.I2C(0, scl=machine.Pin(bus["scl"]), sda=machine.Pin(bus["sda"]),
                           freq=400000)
