@@ -82,6 +82,14 @@ def app_checks(micropython, tmp_path_factory):
     return check_results({r["id"]: r for r in map(json.loads, out.stdout.splitlines())})
 
 
+def test_a_hit_is_shown_before_it_is_saved(app_checks):
+    r = app_checks("hit_shows_before_it_is_saved")
+    assert r["etat_before_cut"] == "blesse"
+    (on_led, wanted), = r["at_save"]
+    assert on_led == wanted != r["frame_before"]       # the LED changed first
+    assert r["etat_after_reboot"] == "pleine-forme"    # the cut lost the hit, no more
+
+
 def test_the_hit_button_makes_a_fresh_badge_blesse(app_checks):
     r = app_checks("hit_button")
     assert (r["before"], r["after"], r["look"]) == ("pleine-forme", "blesse", "blesse")

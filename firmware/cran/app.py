@@ -149,10 +149,14 @@ class App:
             if self.peek_until is not None and ticks_diff(now, self.peek_until) >= 0:
                 self.peek_until = None
             self._warn(now)
-            self._sound(now)
+            # What the wearer must see and hear first, then the flash write: a hit
+            # answers within the frame, and a power cut in between loses only that
+            # hit (the badge comes back as before it, never healthier).
             self._draw(now)
+            self._sound(now)
         finally:
             self.in_show = False
+            self.badge.flush(now)
         if self.wdt is not None:
             self.wdt.feed()
         return self._next_wake(now)
@@ -160,11 +164,11 @@ class App:
     def _result(self, result, now):
         if result[0] == "action":
             before = (self.badge.state, self.news)
-            self.badge.apply(result[1], now)
+            self.badge.apply(result[1], now, save=False)   # saved once shown
             self.undo = (now, before)
         elif result[0] == "undo":
             if self.undo is not None and ticks_diff(now, self.undo[0]) <= UNDO_MS:
-                self.badge.undo(self.undo[1][0], now)
+                self.badge.undo(self.undo[1][0], now, save=False)
                 self.news = self.undo[1][1]   # a heal taken back reminds of nothing
             self.undo = None
         else:   # ("peek",)

@@ -25,6 +25,7 @@ class Badge:
         self.names = {}   # {"id": the chip's unique id, "badge": the config's name}
         self.state = new_state(character, settings)
         self._saved_at = None       # tick of the last save, for checkpoints
+        self._unsaved = None        # the journal entry of an action not yet saved
         self.uptime_ms = 0
         self._last_now = None
         self.wall_s = None          # wall-clock seconds at _wall_set_uptime, once set
@@ -110,26 +111,42 @@ class Badge:
         except ParseError as e:
             self.log({"error": "state record refused: %s" % e})
 
-    def apply(self, action, now):
-        """One action on the wearer. -> cues (timers due by then have fired first)."""
+    def apply(self, action, now, save=True):
+        """One action on the wearer. -> cues (timers due by then have fired first).
+        save=False: the cues are told at once and the journal entry and the record wait
+        for flush(), so a press shows before the flash write (the app flushes in the
+        same step; a power cut in between loses this one action, never more)."""
         cues = self.tick(now)
+        self.flush(now)
         self.state, more = act(self.state, action, now)
-        self.log({"a": action.text(), "c": _brief(more), "etat": STATES[self.state.etat]})
-        self._save(now)
+        self._unsaved = {"a": action.text(), "c": _brief(more),
+                         "etat": STATES[self.state.etat]}
         self._tell("act", now, more)
+        if save:
+            self.flush(now)
         return list(cues) + more
 
-    def undo(self, before, now):
+    def undo(self, before, now, save=True):
         """Put back `before`, the state an action the wearer takes back started from (its
         timers are ticks: they run on as if the action never came). -> cues"""
         self.tick(now)
+        self.flush(now)
         cues = []  # type: list
         announce(self.state.etat, before.etat, now, cues)
         self.state = before
-        self.log({"undo": _brief(cues), "etat": STATES[before.etat]})
-        self._save(now)
+        self._unsaved = {"undo": _brief(cues), "etat": STATES[before.etat]}
         self._tell("undo", now, cues)
+        if save:
+            self.flush(now)
         return cues
+
+    def flush(self, now):
+        """The journal entry and the record of the last action, if still unsaved."""
+        entry = self._unsaved
+        if entry is not None:
+            self._unsaved = None
+            self.log(entry)
+            self._save(now)
 
     def _time_off_ms(self, record):
         """ms the badge spent switched off, if the game counts it and both ends of the

@@ -96,6 +96,26 @@ def hit_button():
 
 
 @check
+def hit_shows_before_it_is_saved():
+    # The power goes at the instant the hit's record would be written: the LED already
+    # showed the hit, and the badge comes back as it was before it (never healthier).
+    root, app = badge("atom-lite")
+    run_for(app, 1000)
+    seen_at_save = []
+
+    def cut(payload):
+        seen_at_save.append(shown(app))   # (on the LED, what the new state shows)
+        raise OSError(5, "power cut")
+    before = shown(app)[0]
+    app.badge.store.save = cut
+    run_for(app, 1000, press(39))
+    machine.reboot()
+    again = App(root, load(root))
+    return {"etat_before_cut": etat(app), "frame_before": before,
+            "at_save": seen_at_save[:1], "etat_after_reboot": etat(again)}
+
+
+@check
 def undo_double_press():
     _, app = badge("atom-lite")
     run_for(app, 1000, press(39))
