@@ -17,6 +17,7 @@ from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
     NEWS_MS,
     SLOT_MS,
+    frame_code,
     led_frame,
     melody_for,
     menu_frame,
@@ -44,6 +45,7 @@ _PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?")
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 _ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
+_FRAMES_KEPT = 8           # LED frames kept drawn: a look's rhythm and its effect's
 
 
 class App:
@@ -97,6 +99,9 @@ class App:
         self.on_fault = None
         self.flag = None        # wakes the show loop; made inside the running loop
         self.in_show = False
+        self.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
+        self.frames = {}        # frame_code -> capped frame, drawn before
+        self.screen_for = None  # the state whose public lines the screen shows
         self.wdt = None
         self.last_line = None   # tick of the last console line
 
@@ -199,16 +204,20 @@ class App:
         peeking = self.peek_until is not None
         menu = self.menu
         where = menu.where() if menu is not None else None
-        if self.leds is not None:
-            n = self.leds.count
+        leds = self.leds
+        if leds is not None:
+            n = leds.count
             if where is not None:
-                frame = menu_frame(where, now, n, self.layout)
+                leds.show(menu_frame(where, now, n, self.layout))
+                self.frame_code = None
             elif peeking:
-                frame = peek_frame(state, now, n, self.layout)
+                leds.show(peek_frame(state, now, n, self.layout))
+                self.frame_code = None
             else:
-                frame = led_frame(state, now, n, self.layout)
-            self.leds.show(frame)
+                self._show_look(state, now)
         if self.screen is not None:
+            if where is None and not peeking and state is self.screen_for:
+                return   # the public lines follow the state alone: drawn already
             width = self.screen.columns
             if menu is not None and where is not None:
                 lines = menu.lines(self.config.lang, width)
@@ -218,6 +227,24 @@ class App:
             if self.safe:
                 lines = lines + ["SAFE MODE" if self.config.lang == "en" else "MODE SECOURS"]
             self.screen.show_lines(lines)
+            self.screen_for = state if where is None and not peeking else None
+
+    def _show_look(self, state, now):
+        """The public look on the LEDs. Most wake-ups find the frame already shown or
+        one of the few of its rhythm drawn before: then nothing is allocated (frames
+        are kept by frame_code, a handful at a time: a look and its effect's steps)."""
+        code = frame_code(state, now, self.leds.count, self.layout)
+        if code == self.frame_code:
+            return
+        frames = self.frames
+        frame = frames.get(code)
+        if frame is None:
+            if len(frames) >= _FRAMES_KEPT:
+                frames.clear()
+            frame = frames[code] = self.leds.capped(
+                led_frame(state, now, self.leds.count, self.layout))
+        self.leds.write(frame)
+        self.frame_code = code
 
     def _fresh_news(self, now):
         if self.news is not None and ticks_diff(now, self.news[1]) >= NEWS_MS:
@@ -225,32 +252,34 @@ class App:
         return self.news[0] if self.news is not None else None
 
     def _next_wake(self, now):
+        # A running minimum, not a list: this runs at every wake-up and allocates nothing.
         state = self.badge.state
-        waits = [MAX_SLEEP_MS]
+        wait = MAX_SLEEP_MS
         deadline = self.badge.next_deadline()
         if deadline is not None:
-            waits.append(ticks_diff(deadline, now))
+            wait = min(wait, ticks_diff(deadline, now))
         menu = self.menu
         showing_menu = menu is not None and menu.is_open()
         if self.leds is not None:
             if showing_menu or self.peek_until is not None:
-                waits.append(SLOT_MS - (now & (SLOT_MS - 1)))   # their rhythm's next step
+                wait = min(wait, SLOT_MS - (now & (SLOT_MS - 1)))   # their rhythm's step
             else:
-                waits.append(next_change_ms(state, now, self.leds.count, self.layout))
+                wait = _least(wait, next_change_ms(state, now, self.leds.count,
+                                                   self.layout))
         if self.peek_until is not None:
-            waits.append(ticks_diff(self.peek_until, now))
+            wait = min(wait, ticks_diff(self.peek_until, now))
             if self.screen is not None:
-                waits.append(1000 - now % 1000)   # the countdown on the private screen
+                wait = min(wait, 1000 - now % 1000)   # the countdown on the private screen
         if menu is not None and showing_menu:
-            waits.append(menu.idle_ms(now))
+            wait = _least(wait, menu.idle_ms(now))
         due = warning_due(state, now)
         if due:
-            waits.append(due)
+            wait = min(wait, due)
         if self.buzzer is not None:
-            waits.append(self.buzzer.update(now))
+            wait = _least(wait, self.buzzer.update(now))
         for button in self.buttons:
-            waits.append(button.next_timeout_ms(now))
-        return max(0, min([w for w in waits if w is not None]))
+            wait = _least(wait, button.next_timeout_ms(now))
+        return max(0, wait)
 
     def may_light_sleep(self, now, wait_ms):
         """Light sleep halts the CPU and, on the classic ESP32, the buzzer's PWM; a console
@@ -340,6 +369,10 @@ class App:
             show.cancel()
         else:
             await show
+
+
+def _least(wait, other):
+    return wait if other is None or wait <= other else other
 
 
 # Bytes, not text: a text stdin raises on line noise that isn't UTF-8, inside readline.

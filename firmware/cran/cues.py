@@ -27,6 +27,8 @@ _LOOKS = {
     "stop": (_WHITE, "1110" * 8, 0),                             # strobe white/blue
 }
 
+_LOOK_NAMES = tuple(_LOOKS)
+
 # Effects shown on LEDs: the 5-minute ones and desarme. vol is never shown (K13: the
 # wearer must not know yet). Code n = n // 5 long flashes then n % 5 short ones.
 EFFECTS = TIMED_EFFECTS + ("desarme",)
@@ -76,19 +78,36 @@ def _step(now):
     return (now & (_PERIOD_MS - 1)) // SLOT_MS   # 0..63
 
 
+# A frame's key: everything it depends on at one step, as bits of a small int (no
+# allocation: the show step computes it at every wake-up). Equal keys, equal frames.
+_ON = 1            # the look's light
+_LIT2 = 2          # stop: the colours' phase; several LEDs: the effect's light
+_SECOND = 4        # one LED: the 4 s of effect code (and _ON is then the effect's)
+
+
 def _key(seen, effect, step, single):
-    # Everything a frame depends on at one step: equal keys, equal frames.
     s = step % _SLOTS
-    on = _LOOKS[seen][1][s] == "1"
+    on = _ON if _LOOKS[seen][1][s] == "1" else 0
     if seen == "stop":
-        return (on, s & 1)
+        return on | (_LIT2 if s & 1 else 0)
     if effect is None:
-        return (on,)
+        return on
     effect_on = _EFFECT_MASKS[EFFECTS.index(effect)][s] == "1"
     if single:   # one LED: 4 s of state, then 4 s of effect code
-        second = step >= _SLOTS
-        return (second, effect_on if second else on)
-    return (on, effect_on)
+        if step >= _SLOTS:
+            return _SECOND | (_ON if effect_on else 0)
+        return on
+    return on | (_LIT2 if effect_on else 0)
+
+
+def frame_code(state, now, led_count, layout="strip"):
+    """A small int naming led_frame(state, now, ...) among the frames this board can
+    show: equal codes, equal frames. The app redraws only when it changes."""
+    seen = look(state, now)
+    effect = shown_effect(state, now, seen)
+    key = _key(seen, effect, _step(now), _single(layout, led_count))
+    e = 0 if effect is None else EFFECTS.index(effect) + 1
+    return (_LOOK_NAMES.index(seen) * 16 + e) * 8 + key
 
 
 def _single(layout, led_count):
@@ -107,18 +126,19 @@ def _paint(seen, effect, key, n, layout):
     colour, _, bar = _LOOKS[seen]
     frame = [_OFF] * n
     if seen == "stop":
-        if key[0]:
+        if key & _ON:
+            phase = 1 if key & _LIT2 else 0
             for i in range(n):   # neighbours in opposite colours, swapping each step
-                frame[i] = _WHITE if (i + key[1]) & 1 == 0 else _BLUE
+                frame[i] = _WHITE if (i + phase) & 1 == 0 else _BLUE
         return frame
     if _single(layout, n):
-        if effect is not None and key[0]:
+        if key & _SECOND:
             colour = _EFFECT_RGB[EFFECTS.index(effect)]
-        if key[-1]:
+        if key & _ON:
             frame = [colour] * n
         return frame
     matrix = layout == "matrix-5x5"
-    if key[0]:
+    if key & _ON:
         if seen == "hors-jeu":
             cells = [0, 4, 20, 24] if matrix else [0, n - 1]   # the corners, the ends
         elif matrix:
@@ -127,7 +147,7 @@ def _paint(seen, effect, key, n, layout):
             cells = list(range(bar))
         for i in cells:
             frame[i] = colour
-    if effect is not None and key[1]:
+    if effect is not None and key & _LIT2:
         rgb = _EFFECT_RGB[EFFECTS.index(effect)]
         for i in (range(5) if matrix else (n - 2, n - 1)):      # top row, last two
             frame[i] = rgb

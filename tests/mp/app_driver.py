@@ -243,7 +243,7 @@ def wakeups_per_idle_minute():
 def _hang(app):
     def stuck(frame):
         time.sleep_ms(600000)   # a driver that never returns: virtual time runs on
-    app.leds.show = stuck
+    app.leds.write = stuck      # every frame goes through it
 
 
 def _reboot_after_hang(root, app):

@@ -108,13 +108,11 @@ class Button:
         """ms until poll() has something to do (0: now), or None: only an edge will."""
         if self._count or self._lost:
             return 0
-        best = None
-        for due in (self._settle, self._long_due, self._short_due):
-            if due is not None:
-                left = max(0, ticks_diff(due, now))
-                if best is None or left < best:
-                    best = left
-        return best
+        # Three calls, not a loop over a tuple of them: every wake-up asks this, and
+        # the show step of an idle badge allocates nothing.
+        best = _sooner_left(None, self._settle, now)
+        best = _sooner_left(best, self._long_due, now)
+        return _sooner_left(best, self._short_due, now)
 
     def _edge(self, tick, level):
         self._due(tick)
@@ -128,11 +126,9 @@ class Button:
     def _due(self, now):
         # Deadlines up to `now`, earliest first, so events come out in time order.
         while True:
-            due = None
-            for d in (self._settle, self._long_due, self._short_due):
-                if d is not None and ticks_diff(now, d) >= 0 and (
-                        due is None or ticks_diff(d, due) < 0):
-                    due = d
+            due = _sooner_due(None, self._settle, now)
+            due = _sooner_due(due, self._long_due, now)
+            due = _sooner_due(due, self._short_due, now)
             if due is None:
                 return
             if due == self._settle:
@@ -182,3 +178,19 @@ class Button:
             self._long_due = None
             self._short_due = ticks_add(tick, self.double_click_ms)
         # released after "long" or a double click: nothing more to say
+
+
+def _sooner_left(best, due, now):
+    """The smaller of best and the ms left until due (0 if past); None counts as never."""
+    if due is None:
+        return best
+    left = max(0, ticks_diff(due, now))
+    return left if best is None or left < best else best
+
+
+def _sooner_due(best, due, now):
+    """due, if it is reached by now and comes before best; else best."""
+    if due is not None and ticks_diff(now, due) >= 0 and (
+            best is None or ticks_diff(due, best) < 0):
+        return due
+    return best

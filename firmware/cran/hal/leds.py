@@ -22,17 +22,27 @@ class Leds:
         self.max_brightness = max_brightness
         self._shown = None   # the capped frame last written; None: unknown (at boot)
 
-    def show(self, frame):
-        """frame: (r, g, b) per LED (0-255 each); missing LEDs are off. Returns True
-        when it wrote, False when the LEDs already show this."""
+    def capped(self, frame):
+        """frame: (r, g, b) per LED (0-255 each); missing LEDs are off. -> the frame as
+        write() takes it, each colour within the board's cap."""
         n = self.count
         out = [self.OFF] * n
         for i in range(min(n, len(frame))):
             out[i] = cap(frame[i], self.max_brightness)
+        return out
+
+    def show(self, frame):
+        """Cap and write a frame. -> True when it wrote, False when the LEDs already
+        show this."""
+        return self.write(self.capped(frame))
+
+    def write(self, out):
+        """A capped() frame to the LEDs, unless they show it already. Allocates
+        nothing: the show step may run with the heap locked."""
         if out == self._shown:
             return False
         np = self.np
-        for i in range(n):
+        for i in range(self.count):
             np[i] = out[i]
         np.write()
         self._shown = out

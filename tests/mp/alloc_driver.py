@@ -1,0 +1,127 @@
+# What the badge app allocates, inside the MicroPython unix port: the show step of an
+# idle badge must allocate nothing (it runs with the heap locked), and a hit stays
+# under a stated bound. The LEDs are an allocation-free stand-in for the ESP32's
+# neopixel (a bytearray, as the real driver keeps), so only the firmware is measured.
+#   micropython alloc_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR VHW_DIR EXTRA_DIR
+# Prints one JSON line: {board: {state: result}} (tests/test_alloc.py).
+import gc
+import json
+import sys
+
+sys.path[:0] = [sys.argv[4], sys.argv[5], sys.argv[1]]
+
+import time  # noqa: E402
+
+import machine  # noqa: E402
+import micropython  # noqa: E402
+import vclock  # noqa: E402
+import world  # noqa: E402
+
+from cran.app import App  # noqa: E402
+from cran.config import load  # noqa: E402
+
+BOARDS = ("atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
+          "m5stickc-plus")
+# Looks without a running countdown: a countdown is saved every 10 s (a checkpoint
+# writes flash and allocates, by design), which is not an idle step.
+IDLE = ("", "coup", "effet peur", "coup mort", "stop", "hors-jeu")
+STEP_MS = 250
+
+
+class Pixels:
+    """The real neopixel's contract without its allocations: pixels stored as bytes."""
+
+    def __init__(self, n):
+        self.n = n
+        self.buf = bytearray(3 * n)
+        self.writes = 0
+
+    def __len__(self):
+        return self.n
+
+    def __setitem__(self, i, rgb):
+        r, g, b = rgb
+        self.buf[3 * i] = r
+        self.buf[3 * i + 1] = g
+        self.buf[3 * i + 2] = b
+
+    def write(self):
+        self.writes += 1
+
+
+def boot(board, n):
+    vclock.start(0)
+    machine.reset_all()
+    root = "%s/%s%d" % (sys.argv[3], board, n)
+    world.wire(world.make_root(root, sys.argv[2], board, {}), i2c=True)
+    app = App(root, load(root))
+    if app.leds is not None:
+        app.leds.np = Pixels(app.leds.count)
+    return app
+
+
+def steps(app, start, count):
+    for i in range(count):
+        app.show(time.ticks_add(start, STEP_MS * i))
+
+
+def idle(app, line):
+    """Steps of a badge left alone, heap locked: -> [steps, allocating steps, LED
+    writes, where the first allocation came from]."""
+    if line:
+        app.line(line, time.ticks_ms())
+    start = time.ticks_ms()
+    steps(app, start, 40)        # 10 s: every frame of the rhythm drawn once
+    start = time.ticks_add(start, 40 * STEP_MS)
+    writes = app.leds.np.writes if app.leds is not None else 0
+    failed = 0
+    where = None
+    for i in range(40):
+        micropython.heap_lock()
+        try:
+            app.show(time.ticks_add(start, STEP_MS * i))
+        except MemoryError as e:
+            micropython.heap_unlock()
+            failed += 1
+            if where is None:
+                import io
+                buf = io.StringIO()
+                sys.print_exception(e, buf)
+                where = buf.getvalue()
+        micropython.heap_unlock()
+    writes = (app.leds.np.writes if app.leds is not None else 0) - writes
+    return [40, failed, writes, where]
+
+
+def hit(app):
+    """Bytes allocated by the step that takes a press, shows it and saves it."""
+    start = time.ticks_ms()
+    steps(app, start, 8)
+    now = time.ticks_add(start, 8 * STEP_MS)
+    app.events.append(("a", "short", now))   # as the button driver hands it over
+    gc.collect()
+    gc.disable()
+    before = gc.mem_alloc()
+    app.show(now)
+    used = gc.mem_alloc() - before
+    gc.enable()
+    return [used, app.badge.status(now)["etat"]]
+
+
+def main():
+    out = {}
+    n = 0
+    for board in BOARDS:
+        results = {}
+        for line in IDLE:
+            n += 1
+            results[line or "pleine-forme"] = idle(boot(board, n), line)
+            machine.reboot()
+        n += 1
+        results["hit"] = hit(boot(board, n))
+        machine.reboot()
+        out[board] = results
+    print(json.dumps(out))
+
+
+main()
