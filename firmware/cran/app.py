@@ -1,16 +1,12 @@
 # The badge app: everything built from the config and board files, then one asyncio
 # loop: the show loop (timers, buttons, cues, drivers, watchdog) and the serial console.
 import asyncio
-import json
 import sys
 import time
 
 import machine
 
-import cran
-from cran import boots, parts
 from cran.badge import Badge
-from cran.config import load
 from cran.console import NOT_TEXT, Console, text_of
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
@@ -44,7 +40,6 @@ SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 _PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?")
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
-_ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
 _FRAMES_KEPT = 8           # LED frames kept drawn: a look's rhythm and its effect's
 
 
@@ -52,10 +47,13 @@ class App:
     def __init__(self, root, config):
         # The clock first: restored timers run on from the instant the badge came back,
         # not after the screen's slow start.
+        # start-only: start() lets them go after
+        from cran import boots, parts
         now = time.ticks_ms()
         cause = machine.reset_cause()
-        board = self.board = config.board
-        self.config = config
+        board = config.board
+        self.board_id = board.id
+        self.lang = config.lang
         self.safe = boots.note_boot(join(root, "boots.json"), cause == machine.WDT_RESET,
                                     int(time.time()))
         badge = self.badge = Badge(config.character, config.settings, StateStore(root),
@@ -67,6 +65,7 @@ class App:
         wall = int(time.time()) + _epoch_shift()
         badge.boot(now, _CAUSE_NAMES.get(cause, cause),
                    wall if wall > _PLAUSIBLE_WALL_S else None)
+        self.resets_for_safe = boots.LIMIT
         if self.safe:
             badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
                                     % (boots.LIMIT, boots.WINDOW_S)})
@@ -130,7 +129,7 @@ class App:
         words = text.split()
         if self.safe and words and words[0].lower() not in _SAFE_COMMANDS:
             return ["error: safe mode after %d watchdog resets: actions are off (%s answer)"
-                    % (boots.LIMIT, ", ".join(_SAFE_COMMANDS[:4]))]
+                    % (self.resets_for_safe, ", ".join(_SAFE_COMMANDS[:4]))]
         return self.console.handle(text, now)
 
     # ---- the show step ----------------------------------------------------------
@@ -220,12 +219,12 @@ class App:
                 return   # the public lines follow the state alone: drawn already
             width = self.screen.columns
             if menu is not None and where is not None:
-                lines = menu.lines(self.config.lang, width)
+                lines = menu.lines(self.lang, width)
             else:
-                lines = screen_lines(state, now, self.config.lang, peeking, width,
+                lines = screen_lines(state, now, self.lang, peeking, width,
                                      self._fresh_news(now))
             if self.safe:
-                lines = lines + ["SAFE MODE" if self.config.lang == "en" else "MODE SECOURS"]
+                lines = lines + ["SAFE MODE" if self.lang == "en" else "MODE SECOURS"]
             self.screen.show_lines(lines)
             self.screen_for = state if where is None and not peeking else None
 
@@ -414,71 +413,49 @@ async def _wait(flag, ms):
         flag.clear()
 
 
-# ---- a badge that can't start ---------------------------------------------------------
+# ---- starting ------------------------------------------------------------------------
 
-def _guess_leds(root):
-    """(pin, count) of the LEDs from the raw config and board files, as far as they go."""
-    try:
-        with open(join(root, "config.json")) as f:
-            board_id = json.loads(f.read()).get("board")
-        with open(join(root, "boards/%s.json" % board_id)) as f:
-            leds = json.loads(f.read()).get("leds")
-    except (OSError, ValueError, AttributeError):
-        return None
-    if not isinstance(leds, dict):
-        return None
-    pin = leds.get("pin")
-    count = leds.get("count", 1)
-    if type(pin) is int and type(count) is int and 0 < count <= 256:
-        return pin, count
-    return None
+# Modules a badge needs only to start: the config's check, the count of watchdog
+# resets, the wiring of drivers. On a badge every module imported is its bytecode in RAM
+# (3-4 KB each in 32-bit), so once the app is built they are let go.
+_BOOT_ONLY = ("cran.config", "cran.parts", "cran.boots")
 
 
-def error_cue(root):
-    """A fixed red/white pattern on the LEDs the board file names, if it names any."""
-    guess = _guess_leds(root)
-    if guess is None:
-        return None
-    import neopixel
-    try:
-        np = neopixel.NeoPixel(machine.Pin(guess[0], machine.Pin.OUT), guess[1])
-    except ValueError:   # not a pin of this chip
-        return None
-    for i in range(guess[1]):
-        np[i] = _ERROR_FRAME[i % 2]
-    np.write()
-    return np
+def start(root):
+    """The app built from root/config.json and its board file (ConfigError, a
+    ValueError, naming the file and field), with the start-only modules let go."""
+    from cran.config import load
+    app = App(root, load(root))
+    forget(_BOOT_ONLY)
+    return app
 
 
-async def error_console(message):
-    reader = asyncio.StreamReader(_STDIN)
-    while True:
-        raw = await reader.readline()
-        if not raw:
-            return
-        text = text_of(raw)
-        words = text.split() if text is not None else None
-        if words is None:
-            print(NOT_TEXT)
-        elif words and words[0].lower() == "status":
-            print(json.dumps({"error": message, "firmware": cran.VERSION}))
-        elif words and words[0].lower() == "echo":
-            print(" ".join(words[1:]))
-        elif words:
-            print("error: the badge could not start: %s" % message)
+def forget(names):
+    """Drop modules no longer used, so the GC can take their code back. Only where that
+    is worth it: on MicroPython (on CPython a module imported again would make new
+    classes, and `except ConfigError` elsewhere would no longer match)."""
+    if sys.implementation.name != "micropython":
+        return
+    for name in names:
+        if sys.modules.pop(name, None) is not None:
+            package, _, leaf = name.rpartition(".")
+            parent = sys.modules.get(package)
+            if parent is not None and leaf in dir(parent):
+                delattr(parent, leaf)   # the import also made it an attribute there
 
 
 def main(root="/", console=True):
     """Start the badge from root/config.json. A config or board file that is missing or
     wrong: one console message, the error cue, then the console answers - no reboot."""
     try:
-        app = App(root, load(root))
-    except (ValueError, OSError) as e:   # ConfigError and BoardError are ValueErrors
+        app = start(root)
+    except (ValueError, OSError) as e:   # ConfigError is a ValueError
+        from cran import fail  # only a badge that can't start loads it
         message = str(e)
         print("cran: cannot start: %s" % message)
-        error_cue(root)
+        fail.error_cue(root)
         if console:
-            asyncio.run(error_console(message))
+            asyncio.run(fail.error_console(message))
         return None
     asyncio.run(app.run(console))
     return app

@@ -27,8 +27,7 @@ if not MICROPYTHON:
 import time  # noqa: E402
 
 from cran import storage  # noqa: E402
-from cran.app import App  # noqa: E402
-from cran.config import load  # noqa: E402
+from cran.app import start  # noqa: E402
 from cran.core.engine import view  # noqa: E402
 from cran.hal.buttons import Button  # noqa: E402
 
@@ -70,7 +69,7 @@ class Live:
 
     def _new_app(self):
         # As the chip boots it: the app from its flash, its watchdog started.
-        self.app = App(self.root, load(self.root))
+        self.app = start(self.root)
         self.app.on_fault = self._on_fault
         self.app.start_watchdog()
 

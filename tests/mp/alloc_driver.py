@@ -17,8 +17,7 @@ import micropython  # noqa: E402
 import vclock  # noqa: E402
 import world  # noqa: E402
 
-from cran.app import App  # noqa: E402
-from cran.config import load  # noqa: E402
+from cran.app import start  # noqa: E402
 
 BOARDS = ("atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
           "m5stickc-plus")
@@ -54,7 +53,7 @@ def boot(board, n):
     machine.reset_all()
     root = "%s/%s%d" % (sys.argv[3], board, n)
     world.wire(world.make_root(root, sys.argv[2], board, {}), i2c=True)
-    app = App(root, load(root))
+    app = start(root)
     if app.leds is not None:
         app.leds.np = Pixels(app.leds.count)
     return app

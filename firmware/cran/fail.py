@@ -1,0 +1,66 @@
+# A badge that can't start (its config or board file missing or wrong): a fixed
+# pattern on the LEDs and a console that says why. Loaded only then: a badge that
+# starts never has this code in RAM.
+import asyncio
+import json
+
+import machine
+
+import cran
+from cran.app import _STDIN
+from cran.console import NOT_TEXT, text_of
+from cran.storage import join
+
+_ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
+
+
+def _guess_leds(root):
+    """(pin, count) of the LEDs from the raw config and board files, as far as they go."""
+    try:
+        with open(join(root, "config.json")) as f:
+            board_id = json.loads(f.read()).get("board")
+        with open(join(root, "boards/%s.json" % board_id)) as f:
+            leds = json.loads(f.read()).get("leds")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(leds, dict):
+        return None
+    pin = leds.get("pin")
+    count = leds.get("count", 1)
+    if type(pin) is int and type(count) is int and 0 < count <= 256:
+        return pin, count
+    return None
+
+
+def error_cue(root):
+    """A fixed red/white pattern on the LEDs the board file names, if it names any."""
+    guess = _guess_leds(root)
+    if guess is None:
+        return None
+    import neopixel
+    try:
+        np = neopixel.NeoPixel(machine.Pin(guess[0], machine.Pin.OUT), guess[1])
+    except ValueError:   # not a pin of this chip
+        return None
+    for i in range(guess[1]):
+        np[i] = _ERROR_FRAME[i % 2]
+    np.write()
+    return np
+
+
+async def error_console(message):
+    reader = asyncio.StreamReader(_STDIN)
+    while True:
+        raw = await reader.readline()
+        if not raw:
+            return
+        text = text_of(raw)
+        words = text.split() if text is not None else None
+        if words is None:
+            print(NOT_TEXT)
+        elif words and words[0].lower() == "status":
+            print(json.dumps({"error": message, "firmware": cran.VERSION}))
+        elif words and words[0].lower() == "echo":
+            print(" ".join(words[1:]))
+        elif words:
+            print("error: the badge could not start: %s" % message)
