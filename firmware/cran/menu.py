@@ -70,7 +70,9 @@ class Menu:
 
     def __init__(self, board_buttons, has_screen):
         self.direct = board_buttons >= 2 and has_screen
-        self.top = build_tree()
+        # The tree (some 60 actions and pages, ~5 KB in 32-bit) exists only while the
+        # menu is open: most presses are a plain hit, and a closed menu needs none of it.
+        self.top = None
         self._stack = []            # [(page, cursor, group)]; empty: the menu is closed
         self._divin = False
         self._last_press = 0
@@ -117,13 +119,13 @@ class Menu:
             return []
         if not self.direct:
             if kind == "long":
-                self._open(self.top, 0)
+                self._open(self._tree(), 0)
             return []
         if (button, kind) == ("b", "short"):
             return [("peek",)]
         group = {("a", "long"): 1, ("b", "long"): 2, ("b", "double"): 3}.get((button, kind))
         if group is not None:
-            self._open(self.top.entries[group], group)
+            self._open(self._tree().entries[group], group)
         return []
 
     def _scroll(self, kind, now):
@@ -152,6 +154,11 @@ class Menu:
             entry = Action(entry.verb, entry.kw, entry.target, True)
         return self._emit(entry, now)
 
+    def _tree(self):
+        if self.top is None:
+            self.top = build_tree()
+        return self.top
+
     def _open(self, page, group):
         self._stack.append((page, 0, group))
 
@@ -164,6 +171,7 @@ class Menu:
     def _close(self):
         self._stack = []
         self._divin = False
+        self.top = None   # the GC takes the tree back
 
     def _emit(self, action, now):
         self._close()

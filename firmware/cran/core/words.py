@@ -7,17 +7,27 @@ class ParseError(ValueError):
     pass
 
 
+# The word tables are strings, "|key=value|...", read by lookup(): on a badge a dict of
+# 50 entries costs ~1.5 KB of RAM (a table of slots and a qstr for every word), a
+# string its characters. Parsing is rare (a console line), so the scan costs nothing.
+
 # str.translate does not exist on MicroPython, and its str.lower() only knows ASCII:
 # a per-character table, capitals included, does the job on both.
-_PLAIN = {
-    "à": "a", "â": "a", "ä": "a", "á": "a", "ç": "c", "é": "e", "è": "e", "ê": "e",
-    "ë": "e", "î": "i", "ï": "i", "í": "i", "ô": "o", "ö": "o", "ó": "o", "ù": "u",
-    "û": "u", "ü": "u", "ú": "u", "ÿ": "y", "œ": "oe", "æ": "ae", "’": "'",
-    "À": "a", "Â": "a", "Ä": "a", "Á": "a", "Ç": "c", "É": "e", "È": "e", "Ê": "e",
-    "Ë": "e", "Î": "i", "Ï": "i", "Í": "i", "Ô": "o", "Ö": "o", "Ó": "o", "Ù": "u",
-    "Û": "u", "Ü": "u", "Ú": "u", "Ÿ": "y", "Œ": "oe", "Æ": "ae",
-    "«": " ", "»": " ", ":": " ", "!": " ", ",": " ",
-}
+_PLAIN = (
+    "|à=a|â=a|ä=a|á=a|ç=c|é=e|è=e|ê=e|ë=e|î=i|ï=i|í=i|ô=o|ö=o|ó=o|ù=u|û=u|ü=u|ú=u|ÿ=y|œ=oe|"
+    "æ=ae|’='|À=a|Â=a|Ä=a|Á=a|Ç=c|É=e|È=e|Ê=e|Ë=e|Î=i|Ï=i|Í=i|Ô=o|Ö=o|Ó=o|Ù=u|Û=u|Ü=u|Ú=u|"
+    "Ÿ=y|Œ=oe|Æ=ae|«= |»= |:= |!= |,= |")
+
+
+def lookup(table, key):
+    """The value of key in a "|key=value|..." table, or None."""
+    if "|" in key or "=" in key:
+        return None
+    i = table.find("|%s=" % key)
+    if i < 0:
+        return None
+    i += len(key) + 2
+    return table[i:table.index("|", i)]
 
 
 def plain(text):
@@ -27,7 +37,7 @@ def plain(text):
         if ord(ch) > 127 or ch in ":!,":
             out = []
             for c in text:
-                out.append(_PLAIN.get(c, c))
+                out.append(lookup(_PLAIN, c) or c)
             return "".join(out)
     return text
 
@@ -47,32 +57,27 @@ KEYWORDS = ("agonisant", "assomme", "aveugle", "blesse", "brise", "charme", "com
             "message", "mort", "obeis", "paralyse", "peur", "regard", "resiste", "statue",
             "vol")
 
-_KEYWORD_ALIASES = {
-    "dying": "agonisant", "stun": "assomme", "stunned": "assomme", "knockout": "assomme",
-    "blind": "aveugle", "blinded": "aveugle", "wound": "blesse", "wounded": "blesse",
-    "break": "brise", "broken": "brise", "charm": "charme", "charmed": "charme",
-    "disarm": "desarme", "disarmed": "desarme", "dispel": "dissipe", "dispelled": "dissipe",
-    "pain": "douleur", "weakness": "faiblesse", "weak": "faiblesse",
-    "immobilize": "immobilise", "immobilized": "immobilise", "immobilised": "immobilise",
-    "root": "immobilise", "rooted": "immobilise", "death": "mort", "dead": "mort",
-    "kill": "mort", "obey": "obeis", "paralyze": "paralyse", "paralyzed": "paralyse",
-    "paralysed": "paralyse", "fear": "peur", "gaze": "regard", "resist": "resiste",
-    "theft": "vol", "steal": "vol", "stolen": "vol", "obeir": "obeis",
-}
+_KEYWORD_ALIASES = (
+    "|dying=agonisant|stun=assomme|stunned=assomme|knockout=assomme|blind=aveugle|"
+    "blinded=aveugle|wound=blesse|wounded=blesse|break=brise|broken=brise|charm=charme|"
+    "charmed=charme|disarm=desarme|disarmed=desarme|dispel=dissipe|dispelled=dissipe|"
+    "pain=douleur|weakness=faiblesse|weak=faiblesse|immobilize=immobilise|"
+    "immobilized=immobilise|immobilised=immobilise|root=immobilise|rooted=immobilise|"
+    "death=mort|dead=mort|kill=mort|obey=obeis|paralyze=paralyse|paralyzed=paralyse|"
+    "paralysed=paralyse|fear=peur|gaze=regard|resist=resiste|theft=vol|steal=vol|"
+    "stolen=vol|obeir=obeis|")
 
 # Verbs and the one-word actions, with their English aliases.
-_VERBS = {"coup": "coup", "hit": "coup", "strike": "coup", "effet": "effet", "effect": "effet"}
-_SIMPLE = {
-    "soin": "soin", "heal": "soin", "nuit": "nuit", "night": "nuit", "sleep": "nuit",
-    "hors-jeu": "hors-jeu", "out": "hors-jeu", "en-jeu": "en-jeu", "in": "en-jeu",
-    "stop": "stop", "pause": "stop", "reprise": "reprise", "resume": "reprise",
-    "reset": "reset", "soin-complet": "soin-complet",
-}
-_TWO_WORDS = {
-    "soin complet": "soin-complet", "full heal": "soin-complet", "heal full": "soin-complet",
-    "hors jeu": "hors-jeu", "out of game": "hors-jeu", "en jeu": "en-jeu",
-    "back in game": "en-jeu", "in game": "en-jeu",
-}
+_VERBS = (
+    "|coup=coup|hit=coup|strike=coup|effet=effet|effect=effet|")
+_SIMPLE = (
+    "|soin=soin|heal=soin|nuit=nuit|night=nuit|sleep=nuit|hors-jeu=hors-jeu|out=hors-jeu|"
+    "en-jeu=en-jeu|in=en-jeu|stop=stop|pause=stop|reprise=reprise|resume=reprise|"
+    "reset=reset|soin-complet=soin-complet|")
+_TWO_WORDS = (
+    "|soin complet=soin-complet|full heal=soin-complet|heal full=soin-complet|"
+    "hors jeu=hors-jeu|out of game=hors-jeu|en jeu=en-jeu|back in game=en-jeu|"
+    "in game=en-jeu|")
 _REPAIR = ("repare", "reparer", "repair")
 _ARMOR = ("armure", "armor", "armour")
 _DIVIN = ("divin", "divine")
@@ -87,7 +92,7 @@ def keyword(word):
     """The canonical keyword for a word, or None."""
     if word in KEYWORDS:
         return word
-    return _KEYWORD_ALIASES.get(word)
+    return lookup(_KEYWORD_ALIASES, word)
 
 
 class Action:
@@ -151,11 +156,13 @@ def parse_action(text):
     if not words:
         raise ParseError("empty action")
     phrase = " ".join(words)
-    if phrase in _TWO_WORDS:
-        return Action(_TWO_WORDS[phrase])
+    verb = lookup(_TWO_WORDS, phrase)
+    if verb is not None:
+        return Action(verb)
     head = words[0]
-    if len(words) == 1 and head in _SIMPLE:
-        return Action(_SIMPLE[head])
+    simple = lookup(_SIMPLE, head)
+    if len(words) == 1 and simple is not None:
+        return Action(simple)
     if head in _REPAIR:
         if len(words) != 2:
             raise ParseError("'%s' needs one thing to repair: armure or a target" % head)
@@ -164,9 +171,10 @@ def parse_action(text):
         return Action("repare", target=words[1])
     if head in ("renommee", "renown"):
         return _parse_renown(words)
-    if head in _VERBS:
-        return _parse_keyword_action(_VERBS[head], words[1:])
-    if head in _SIMPLE:
+    verb = lookup(_VERBS, head)
+    if verb is not None:
+        return _parse_keyword_action(verb, words[1:])
+    if simple is not None:
         raise ParseError("'%s' takes no words after it, got '%s'" % (head, " ".join(words[1:])))
     raise ParseError("unknown action '%s'" % head)
 
