@@ -5,7 +5,7 @@
 import os
 import sys
 
-from cran import cues
+from cran import cues, tunes
 from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
@@ -57,7 +57,7 @@ def _played(actions, lead, character=None):
     warning = cues.warning_cue(state, WINDOW_START)
     if warning is not None and lead > 60000:
         last = [warning]
-    return state, cues.melody_for(last)
+    return state, tunes.melody_for(last)
 
 
 def _rgb(color):

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import WRAP_START
-from cran import cues
+from cran import cues, texts, tunes
 from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
@@ -90,11 +90,11 @@ def test_coma_and_mort_look_sound_and_read_the_same_in_public():
     # S7: even with an effect running in coma, or through the countdown into mort.
     coma, heard_coma = play([(0, "coup coma"), (1000, "effet peur")], armor=2)
     mort, heard_mort = play([(0, "coup mort"), (1000, "effet peur")], armor=2)
-    assert [cues.melody_for(c) for c in heard_coma] == [cues.melody_for(c) for c in heard_mort]
-    assert cues.melody_for(heard_coma[0]) != []
+    assert [tunes.melody_for(c) for c in heard_coma] == [tunes.melody_for(c) for c in heard_mort]
+    assert tunes.melody_for(heard_coma[0]) != []
     fell, heard = play([(0, "coup agonisant")])
     died, fired = tick(fell, 600000)      # agonisant -> coma -> mort, both fired
-    assert cues.melody_for(fired) == cues.melody_for(tick(fell, 300000)[1])
+    assert tunes.melody_for(fired) == tunes.melody_for(tick(fell, 300000)[1])
     for state in (mort, at(died, 600000)):
         for now in (1000, 5000, 299000, 301000):
             for n, layout in LAYOUTS:
@@ -103,11 +103,11 @@ def test_coma_and_mort_look_sound_and_read_the_same_in_public():
                 assert (cues.next_change_ms(coma, now, n, layout)
                         == cues.next_change_ms(state, now, n, layout))
             for lang in ("fr", "en"):
-                assert cues.screen_lines(coma, now, lang) == cues.screen_lines(state, now, lang)
-    assert cues.screen_lines(coma, 0) == ["Inerte"]
+                assert texts.screen_lines(coma, now, lang) == texts.screen_lines(state, now, lang)
+    assert texts.screen_lines(coma, 0) == ["Inerte"]
     # Only the wearer's peek tells them apart.
-    assert cues.screen_lines(coma, 0, private=True)[0] == "Coma 5:00"
-    assert cues.screen_lines(mort, 1000, private=True)[0] == "Mort"
+    assert texts.screen_lines(coma, 0, private=True)[0] == "Coma 5:00"
+    assert texts.screen_lines(mort, 1000, private=True)[0] == "Mort"
     assert cues.peek_frame(coma, 0, 8, "strip") != cues.peek_frame(mort, 0, 8, "strip")
 
 
@@ -117,12 +117,12 @@ def test_the_last_minute_before_coma_warns_and_before_death_only_privately():
     assert cues.look(state, 239999) == "au-sol"
     assert cues.look(state, 240000) == "alerte"
     assert cues.next_change_ms(state, 239000, 8, "strip") <= 1000
-    assert cues.melody_for([cues.warning_cue(state, 240000)]) != []
+    assert tunes.melody_for([cues.warning_cue(state, 240000)]) != []
     coma = at(state, 300000)
     assert cues.warning_due(coma, 300000) == 240000
     assert cues.look(coma, 541000) == "inerte"           # S7: no public warning in coma
-    assert cues.melody_for([cues.warning_cue(coma, 541000)]) == []
-    assert cues.screen_lines(coma, 541000, private=True)[0] == "Coma 0:59 !"
+    assert tunes.melody_for([cues.warning_cue(coma, 541000)]) == []
+    assert texts.screen_lines(coma, 541000, private=True)[0] == "Coma 0:59 !"
     assert cues.warning_due(new_state(Character(), Settings()), 0) is None
     assert cues.warning_due(play([(0, "coup agonisant"), (1, "stop")])[0], 2) is None
 
@@ -135,9 +135,9 @@ def test_game_stop_is_unmistakable_on_every_badge():
         assert colours == {(255, 255, 255), (0, 0, 255), OFF}
         assert any(all(p != OFF for p in f) for f in frames)   # every LED lit
     for lang in ("fr", "en"):
-        assert cues.screen_lines(stop, 0, lang)[0].startswith("STOP")
-    assert cues.melody_for(play([(0, "stop")])[1][0]) != []
-    assert cues.melody_for(play([(0, "stop"), (1, "reprise")])[1][1]) != []
+        assert texts.screen_lines(stop, 0, lang)[0].startswith("STOP")
+    assert tunes.melody_for(play([(0, "stop")])[1][0]) != []
+    assert tunes.melody_for(play([(0, "stop"), (1, "reprise")])[1][1]) != []
 
 
 def test_next_change_is_when_the_frame_changes():
@@ -182,11 +182,11 @@ def test_a_melody_for_every_change_and_every_prompt():
         [(0, "coup brise bras")],
     ]
     for lines in changes:
-        assert cues.melody_for(play(lines)[1][-1]) != [], lines
+        assert tunes.melody_for(play(lines)[1][-1]) != [], lines
     fell = play([(0, "coup agonisant")])[0]
-    assert cues.melody_for(tick(fell, 300000)[1]) != []    # -> coma, public part
+    assert tunes.melody_for(tick(fell, 300000)[1]) != []    # -> coma, public part
     ended = tick(play([(0, "effet peur")])[0], 300000)[1]
-    assert cues.melody_for(ended) != []                     # effect ends
+    assert tunes.melody_for(ended) != []                     # effect ends
     prompts = {}
     for said, lines, armor in (("armure", [(0, "coup")], 1),
                                ("resiste", [(0, "coup assomme")], 0)):
@@ -194,17 +194,17 @@ def test_a_melody_for_every_change_and_every_prompt():
         state, heard = new_state(character, Settings()), None
         for ms, text in lines:
             state, heard = act(state, parse_action(text), ms)
-        prompts[said] = cues.melody_for(heard)
+        prompts[said] = tunes.melody_for(heard)
     state, heard = act(new_state(Character(creature=1), Settings()), parse_action("coup"), 0)
-    prompts["cri"] = cues.melody_for(heard)
+    prompts["cri"] = tunes.melody_for(heard)
     assert len(set(tuple(p) for p in prompts.values())) == 3
     assert all(f >= 0 and d > 0 for p in prompts.values() for f, d in p)
 
 
 def test_private_cues_make_no_sound():
-    assert cues.melody_for([(0, "combat", "debut", True), (0, "remarque", "vol", True)]) == []
-    assert cues.melody_for([(0, "etat", "mort", True), (0, "vu", "inerte", False)]) == \
-        cues.melody_for([(0, "vu", "inerte", False)])
+    assert tunes.melody_for([(0, "combat", "debut", True), (0, "remarque", "vol", True)]) == []
+    assert tunes.melody_for([(0, "etat", "mort", True), (0, "vu", "inerte", False)]) == \
+        tunes.melody_for([(0, "vu", "inerte", False)])
 
 
 @pytest.mark.parametrize("width", [16, 21])
@@ -215,29 +215,29 @@ def test_screen_lines_are_short_and_ascii(width):
     for state in states:
         for lang in ("fr", "en"):
             for private in (False, True):
-                lines = cues.screen_lines(state, 1000, lang, private, width)
+                lines = texts.screen_lines(state, 1000, lang, private, width)
                 assert lines and all(len(x) <= width and x.isascii() for x in lines)
 
 
 def test_private_peek_says_everything():
     state = play([(0, "coup"), (1000, "coup agonisant"), (2000, "effet peur")], armor=1)[0]
-    assert cues.screen_lines(state, 49000, private=True) == [
+    assert texts.screen_lines(state, 49000, private=True) == [
         "Agonisant 4:12", "Armure abimee", "Peur 4:13"]
-    assert cues.screen_lines(state, 49000, "en", private=True) == [
+    assert texts.screen_lines(state, 49000, "en", private=True) == [
         "Dying 4:12", "Armor damaged", "Fear 4:13"]
     answered = play([(0, "coup")], armor=2)[0]
-    assert cues.screen_lines(answered, 0, private=True) == ["Pleine forme", "Dis: ARMURE",
+    assert texts.screen_lines(answered, 0, private=True) == ["Pleine forme", "Dis: ARMURE",
                                                             "Armure 1"]
-    assert cues.screen_lines(state, 48000) == ["Au sol", "Peur"]
+    assert texts.screen_lines(state, 48000) == ["Au sol", "Peur"]
     stolen = play([(0, "coup vol")])[0]
-    assert "Vol" not in " ".join(cues.screen_lines(stolen, 0, private=True))   # K13
+    assert "Vol" not in " ".join(texts.screen_lines(stolen, 0, private=True))   # K13
 
 
 def test_menu_position_shows_by_colour_and_count():
-    a = cues.menu_frame((1, 0, 2, "x"), 0, 1, "single")
-    b = cues.menu_frame((2, 0, 2, "x"), 0, 1, "single")
+    a = cues.menu_frame((1, 0, 2), 0, 1, "single")
+    b = cues.menu_frame((2, 0, 2), 0, 1, "single")
     assert a != b
-    counts = [sum(any(p != OFF for p in cues.menu_frame((1, 0, i, "x"), t, 1, "single"))
+    counts = [sum(any(p != OFF for p in cues.menu_frame((1, 0, i), t, 1, "single"))
                   for t in range(64, 4096, STEP)) for i in (1, 2, 3)]
     assert counts == [1, 2, 3]
 
@@ -264,14 +264,14 @@ def test_micropython_shows_and_plays_like_cpython(micropython):
 def test_the_wearers_news_go_on_the_peek_under_the_state(width):
     # S8: healed from agonisant, a reminder; K13: the theft noticed 5 minutes on.
     healed, heard = play([(0, "coup agonisant"), (60000, "soin")])
-    news = cues.news_of(heard[1])
+    news = texts.news_of(heard[1])
     assert news == (("Oubli agonie", "Forget: dying"), 60000)
-    assert cues.screen_lines(healed, 61000, private=True, width=width, news=news[0]) == [
+    assert texts.screen_lines(healed, 61000, private=True, width=width, news=news[0]) == [
         "Blesse", "Oubli agonie"]
-    assert cues.screen_lines(healed, 61000, "en", True, width, news[0]) == [
+    assert texts.screen_lines(healed, 61000, "en", True, width, news[0]) == [
         "Wounded", "Forget: dying"]
-    assert cues.screen_lines(healed, 61000, news=news[0]) == ["Blesse"]   # public: never
+    assert texts.screen_lines(healed, 61000, news=news[0]) == ["Blesse"]   # public: never
     stolen = play([(0, "coup vol")])[0]
     stolen, noticed = tick(stolen, 300000)
-    assert cues.news_of(noticed) == (("Vol remarque", "Theft noticed"), 300000)
-    assert cues.news_of(heard[0]) is None   # a blow is no news
+    assert texts.news_of(noticed) == (("Vol remarque", "Theft noticed"), 300000)
+    assert texts.news_of(heard[0]) is None   # a blow is no news

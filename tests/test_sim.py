@@ -15,8 +15,9 @@ from conftest import REPO, SCENARIO_DIR, run_cran
 from cran.core.engine import act, new_state
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
-from cran.cues import led_frame, melody_for
+from cran.cues import led_frame
 from cran.hal.leds import cap
+from cran.tunes import melody_for
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.sim.link import BadgeLink, read_wearer
 from host_tools.sim.tui import PICKERS, SimApp, shown_rgb

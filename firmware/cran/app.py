@@ -11,16 +11,12 @@ from cran.console import NOT_TEXT, Console, text_of
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
-    NEWS_MS,
     SLOT_MS,
     frame_code,
     led_frame,
-    melody_for,
     menu_frame,
-    news_of,
     next_change_ms,
     peek_frame,
-    screen_lines,
     warning_cue,
     warning_due,
 )
@@ -74,7 +70,15 @@ class App:
         self.layout = board.leds["layout"] if board.leds else "single"
         self.leds = parts.leds(board)
         self.buzzer = parts.buzzer(board, config.volume_percent)
+        # Melodies and screen words only for the parts that use them (RAM on a badge).
+        self.tunes = self.texts = None
+        if self.buzzer is not None:
+            from cran import tunes
+            self.tunes = tunes
         self.screen, problem = parts.screen(board)
+        if self.screen is not None:
+            from cran import texts
+            self.texts = texts
         if problem:
             badge.log({"error": problem})
         self.events = []        # (button, kind, tick) waiting for the show loop
@@ -90,7 +94,7 @@ class App:
         self.spurious_wakes = 0
         self.pending = []       # cues not yet played
         self.peek_until = None
-        self.news = None        # the wearer's latest private news (cues.news_of)
+        self.news = None        # the wearer's latest private news (texts.news_of)
         self.undo = None        # (tick, (state, news) before the last menu action)
         self.warned = None      # the countdown already warned about
         self.wakeups = 0
@@ -114,7 +118,8 @@ class App:
 
     def _on_cues(self, kind, now, cues):
         self.pending.extend(cues)
-        self.news = news_of(cues) or self.news
+        if self.texts is not None:   # news is read on the screen's peek
+            self.news = self.texts.news_of(cues) or self.news
         if kind == "act":
             self.undo = None    # only the latest action can be taken back
         self._poke()
@@ -190,9 +195,10 @@ class App:
         cues = self.pending
         if cues:
             self.pending = []
-        if self.buzzer is None:
+        tunes = self.tunes
+        if self.buzzer is None or tunes is None:
             return
-        melody = melody_for(cues) if cues and not self.safe else None
+        melody = tunes.melody_for(cues) if cues and not self.safe else None
         if melody:
             self.buzzer.play(melody, now)
         else:
@@ -214,15 +220,19 @@ class App:
                 self.frame_code = None
             else:
                 self._show_look(state, now)
-        if self.screen is not None:
+        texts = self.texts
+        if self.screen is not None and texts is not None:
             if where is None and not peeking and state is self.screen_for:
                 return   # the public lines follow the state alone: drawn already
             width = self.screen.columns
             if menu is not None and where is not None:
                 lines = menu.lines(self.lang, width)
             else:
-                lines = screen_lines(state, now, self.lang, peeking, width,
-                                     self._fresh_news(now))
+                news = self.news
+                if news is not None and ticks_diff(now, news[1]) >= texts.NEWS_MS:
+                    news = self.news = None
+                lines = texts.screen_lines(state, now, self.lang, peeking, width,
+                                           news[0] if news is not None else None)
             if self.safe:
                 lines = lines + ["SAFE MODE" if self.lang == "en" else "MODE SECOURS"]
             self.screen.show_lines(lines)
@@ -244,11 +254,6 @@ class App:
                 led_frame(state, now, self.leds.count, self.layout))
         self.leds.write(frame)
         self.frame_code = code
-
-    def _fresh_news(self, now):
-        if self.news is not None and ticks_diff(now, self.news[1]) >= NEWS_MS:
-            self.news = None
-        return self.news[0] if self.news is not None else None
 
     def _next_wake(self, now):
         # A running minimum, not a list: this runs at every wake-up and allocates nothing.

@@ -1,5 +1,7 @@
-# What the badge shows and plays for a state: LED frames, melodies, screen lines.
-# Pure: time comes in as a tick, the drivers cap brightness and make the sound.
+# What the badge shows for a state on its LEDs, and the cues every board needs.
+# Pure: time comes in as a tick, the drivers cap brightness. The melodies (cran.tunes)
+# and the screen's words (cran.texts) are modules of their own: a board loads only what
+# its parts need, each module being bytecode in RAM.
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.words import AGONISANT, COMA, STATES, TIMED_EFFECTS
@@ -211,10 +213,10 @@ MENU_RGB = ((255, 255, 255), (255, 0, 0), (200, 0, 255), (0, 255, 0))
 
 
 def menu_frame(where, now, led_count, layout="strip"):
-    """The menu position on LEDs. where = Menu.where(): (group, depth, index, label).
+    """The menu position on LEDs. where = Menu.where(): (group, depth, index).
     Colour: the group; rhythm: depth long flashes then index short ones; several LEDs
     also light index of them."""
-    group, depth, index, _ = where
+    group, depth, index = where
     on = _flashes(depth, index)[_step(now) % _SLOTS] == "1"
     colour = MENU_RGB[group % len(MENU_RGB)]
     if _single(layout, led_count):
@@ -224,142 +226,3 @@ def menu_frame(where, now, led_count, layout="strip"):
         for i in range(min(index, led_count)):
             frame[i] = colour
     return frame
-
-
-# ---- sound -------------------------------------------------------------------------
-
-_ALARM = ((1760, 150), (880, 150)) * 3
-_MELODIES = {
-    # A change of what people see (S1). coma and mort share "inerte" (S7).
-    ("vu", "debout"): ((523, 120), (659, 120), (784, 250)),
-    ("vu", "blesse"): ((659, 150), (523, 300)),
-    ("vu", "au-sol"): ((523, 150), (415, 150), (330, 500)),
-    ("vu", "inerte"): ((262, 300), (0, 100), (196, 900)),
-    # What the wearer must answer aloud.
-    ("dit", "armure"): ((1568, 80), (0, 40), (1568, 80), (0, 40), (1568, 80)),
-    ("dit", "resiste"): ((988, 100), (1319, 300)),
-    ("dit", "cri"): ((220, 120), (185, 120), (220, 300)),
-    ("effet", None): ((880, 80), (1175, 150)),
-    ("fin", None): ((1175, 80), (880, 150)),
-    ("dissipe", None): ((1175, 80), (988, 80), (880, 150)),
-    ("brise", None): ((1800, 40), (0, 40), (150, 250)),
-    ("repare", None): ((784, 80), (1047, 150)),
-    ("armure", "abimee"): ((196, 300),),
-    ("armure", "reparee"): ((784, 80), (1047, 150)),
-    ("montre", None): ((1047, 120),),
-    ("rang", None): ((523, 100), (659, 100), (784, 100), (1047, 300)),
-    ("jeu", "stop"): _ALARM,
-    ("jeu", "en-jeu"): ((440, 100), (660, 100), (880, 250)),
-    ("jeu", "hors-jeu"): ((660, 300), (440, 300)),
-    ("alerte", None): ((1319, 100), (0, 100)) * 3,
-}
-_GAP = (0, 80)
-
-
-def melody_for(cues):
-    """-> [(freq_hz, duration_ms)] (0 Hz: rest) for the cues of one change. Private cues
-    make no sound at all: a buzzer is heard by everyone, and a private beep in coma
-    would tell coma from mort (S7). The wearer reads private news on a peek."""
-    out = []  # type: list
-    for _, kind, value, private in cues:
-        if private:
-            continue
-        tune = _MELODIES.get((kind, value)) or _MELODIES.get((kind, None))
-        if tune:
-            if out:
-                out.append(_GAP)
-            out.extend(tune)
-    return out
-
-
-# ---- screen ------------------------------------------------------------------------
-
-# Screens' fonts are ASCII: words without accents. French is the keywords themselves.
-_EN = {
-    "pleine-forme": "Healthy", "blesse": "Wounded", "agonisant": "Dying", "coma": "Coma",
-    "mort": "Dead", "debout": "Standing", "au-sol": "On the ground", "inerte": "Motionless",
-    "assomme": "Stunned", "aveugle": "Blind", "charme": "Charmed", "douleur": "Pain",
-    "faiblesse": "Weakness", "immobilise": "Rooted", "obeis": "Obey", "paralyse": "Paralysed",
-    "peur": "Fear", "statue": "Statue", "desarme": "Disarmed", "brise": "Break",
-    "dissipe": "Dispel", "invisible": "Invisible", "message": "Message", "regard": "Gaze",
-    "resiste": "Resist", "vol": "Theft", "mort-si-coma": "Death if coma",
-    "armure": "ARMOR", "cri": "SHOUT",
-}
-
-
-# Private news the wearer must be told, on the peek for NEWS_MS after it came: the
-# reminder of S8 and the theft noticed (K13). No sound: private cues make none.
-NEWS_MS = 300000
-_NEWS = {("oubli", "-"): ("Oubli agonie", "Forget: dying"),
-         ("remarque", "vol"): ("Vol remarque", "Theft noticed")}
-
-
-def news_of(cues):
-    """-> (French, English) line of the last wearer's news among the cues, and its tick,
-    or None."""
-    found = None
-    for at, kind, value, _ in cues:
-        line = _NEWS.get((kind, value))
-        if line is not None:
-            found = (line, at)
-    return found
-
-
-def label(word, lang="fr"):
-    """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
-    if lang == "en" and word in _EN:
-        return _EN[word]
-    text = word.replace("-", " ")
-    return text[:1].upper() + text[1:]
-
-
-def mmss(ms):
-    s = (ms + 999) // 1000
-    return "%d:%02d" % (s // 60, s % 60)
-
-
-def screen_lines(state, now, lang="fr", private=False, width=16, news=None):
-    """Short ASCII lines for a screen: the public look, or the wearer's private peek.
-    news: a (French, English) line of news_of() the peek shows under the state."""
-    en = lang == "en"
-    lines = []
-    if state.stopped:
-        lines.append("STOP - GAME" if en else "STOP - JEU")
-    elif state.out_of_game:
-        lines.append("OUT OF GAME" if en else "HORS-JEU")
-    if private:
-        mine = _private(state, now, lang)
-        if news is not None:
-            mine.insert(1, news[1 if en else 0])
-        lines += mine
-    elif not lines:
-        seen = PUBLIC_LOOK[state.etat]
-        lines.append(label(seen, lang))
-        if seen != "inerte":   # S7: mort has no effects, so coma shows none either
-            for name in state.effects():
-                if name in EFFECTS:
-                    lines.append(label(name, lang))
-    return [line[:width] for line in lines]
-
-
-def _private(state, now, lang):
-    en = lang == "en"
-    line = label(STATES[state.etat], lang)
-    left = state.left_ms(COUNTDOWN, now)
-    if left is not None:
-        line += " " + mmss(left) + (" !" if left <= WARNING_MS else "")
-    lines = [line]
-    if state.said != "-":
-        lines.append(("Say: " if en else "Dis: ") + label(state.said, "en" if en else "fr")
-                     .upper())
-    if state.character.armor or state.armor_damaged:
-        if state.armor_damaged:
-            lines.append("Armor damaged" if en else "Armure abimee")
-        else:
-            lines.append(("Armor %d" if en else "Armure %d") % state.armor_answers())
-    for name in state.effects():
-        if name in EFFECTS:
-            lines.append(label(name, lang) + " " + mmss(state.left_ms(name, now)))
-    for target in sorted(state.broken):
-        lines.append(("Broken " if en else "Brise ") + target)
-    return lines

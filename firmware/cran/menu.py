@@ -3,7 +3,6 @@
 
 from cran.core.ticks import ticks_diff
 from cran.core.words import TIMED_EFFECTS, Action
-from cran.cues import label
 
 UNDO_MS = 5000   # a double press undoes the last action this long after it
 IDLE_MS = 8000   # an untouched menu closes by itself
@@ -181,16 +180,26 @@ class Menu:
     # ---- what to show ---------------------------------------------------------------
 
     def where(self):
-        """None when closed, else (group, depth, index, label): group 0-3 (peek, coup,
-        effet, other) gives the LED colour, depth the page level, index the 1-based
-        entry under the cursor (0 on direct boards, which show the page's title)."""
+        """None when closed, else (group, depth, index): group 0-3 (peek, coup, effet,
+        other) gives the LED colour, depth the page level, index the 1-based entry under
+        the cursor (0 on direct boards, which show the page's title)."""
         if not self._stack:
             return None
         page, cursor, group = self._stack[-1]
-        depth = len(self._stack) - 1
         if self.direct:
-            return (group, depth, 0, page.fr)
-        return (group, depth, cursor + 1, self.entry_label(page.entries[cursor]))
+            return (group, len(self._stack) - 1, 0)
+        return (group, len(self._stack) - 1, cursor + 1)
+
+    def here(self, lang="fr"):
+        """The words for where(): the page's title on direct boards, else the entry
+        under the cursor. None when closed. (For screens and the desktop sim: it loads
+        the screen's words, cran.texts.)"""
+        if not self._stack:
+            return None
+        page, cursor, _ = self._stack[-1]
+        if self.direct:
+            return page.en if lang == "en" else page.fr
+        return self.entry_label(page.entries[cursor], lang)
 
     def entry_label(self, entry, lang="fr"):
         en = lang == "en"
@@ -229,6 +238,7 @@ _ACTION_EN = {"soin": "Heal", "soin-complet": "Full heal", "nuit": "Night",
 
 def action_label(action, lang="fr"):
     """A menu entry's words: the keyword alone inside a Coup/Effet page."""
+    from cran.texts import label  # screens only: a board without one never loads it
     verb = action.verb
     if verb in ("coup", "effet"):
         if action.kw is None:

@@ -153,6 +153,8 @@ class Live:
             screen = list(app.screen.shown or [])
             _forget_bus_traffic(app.screen.dev)
         where = app.menu.where() if app.menu is not None else None
+        if where is not None:
+            where = list(where) + [app.menu.here(app.lang)]
         out = {"now": vclock.elapsed_ms(), "leds": leds, "screen": screen,
                "notes": self.notes(now), "journal": _journal[:],
                "status": app.badge.status(now), "view": view(app.badge.state, now),

@@ -7,7 +7,7 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 
-from cran import cues  # noqa: E402
+from cran import cues, texts, tunes  # noqa: E402
 from cran.core.engine import act, new_state, tick  # noqa: E402
 from cran.core.rules import Character, Settings  # noqa: E402
 from cran.core.ticks import ticks_add  # noqa: E402
@@ -21,12 +21,12 @@ for case in json.loads(sys.stdin.read()):
     state = new_state(Character(armor=case["armor"]), Settings())
     for ms, text in case["lines"]:
         state, heard = act(state, parse_action(text), ticks_add(start, ms))
-        print(json.dumps(["melody", text, cues.melody_for(heard)]))
+        print(json.dumps(["melody", text, tunes.melody_for(heard)]))
     for ms in case["at"]:
         now = ticks_add(start, ms)
         s, fired = tick(state, now)
-        print(json.dumps(["at", ms, cues.melody_for(fired), cues.warning_due(s, now),
-                          cues.screen_lines(s, now), cues.screen_lines(s, now, "en", True, 21)]))
+        print(json.dumps(["at", ms, tunes.melody_for(fired), cues.warning_due(s, now),
+                          texts.screen_lines(s, now), texts.screen_lines(s, now, "en", True, 21)]))
         for n, layout in LAYOUTS:
             print(json.dumps(["leds", n, cues.led_frame(s, now, n, layout),
                               cues.next_change_ms(s, now, n, layout),

@@ -1,0 +1,96 @@
+# The words a screen shows: the public look, the wearer's private peek, labels. A
+# board with a screen loads this, one without never does.
+
+from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
+from cran.core.words import STATES
+from cran.cues import EFFECTS, WARNING_MS
+
+# Screens' fonts are ASCII: words without accents. French is the keywords themselves.
+_EN = {
+    "pleine-forme": "Healthy", "blesse": "Wounded", "agonisant": "Dying", "coma": "Coma",
+    "mort": "Dead", "debout": "Standing", "au-sol": "On the ground", "inerte": "Motionless",
+    "assomme": "Stunned", "aveugle": "Blind", "charme": "Charmed", "douleur": "Pain",
+    "faiblesse": "Weakness", "immobilise": "Rooted", "obeis": "Obey", "paralyse": "Paralysed",
+    "peur": "Fear", "statue": "Statue", "desarme": "Disarmed", "brise": "Break",
+    "dissipe": "Dispel", "invisible": "Invisible", "message": "Message", "regard": "Gaze",
+    "resiste": "Resist", "vol": "Theft", "mort-si-coma": "Death if coma",
+    "armure": "ARMOR", "cri": "SHOUT",
+}
+
+
+# Private news the wearer must be told, on the peek for NEWS_MS after it came: the
+# reminder of S8 and the theft noticed (K13). No sound: private cues make none.
+NEWS_MS = 300000
+_NEWS = {("oubli", "-"): ("Oubli agonie", "Forget: dying"),
+         ("remarque", "vol"): ("Vol remarque", "Theft noticed")}
+
+
+def news_of(cues):
+    """-> (French, English) line of the last wearer's news among the cues, and its tick,
+    or None."""
+    found = None
+    for at, kind, value, _ in cues:
+        line = _NEWS.get((kind, value))
+        if line is not None:
+            found = (line, at)
+    return found
+
+
+def label(word, lang="fr"):
+    """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
+    if lang == "en" and word in _EN:
+        return _EN[word]
+    text = word.replace("-", " ")
+    return text[:1].upper() + text[1:]
+
+
+def mmss(ms):
+    s = (ms + 999) // 1000
+    return "%d:%02d" % (s // 60, s % 60)
+
+
+def screen_lines(state, now, lang="fr", private=False, width=16, news=None):
+    """Short ASCII lines for a screen: the public look, or the wearer's private peek.
+    news: a (French, English) line of news_of() the peek shows under the state."""
+    en = lang == "en"
+    lines = []
+    if state.stopped:
+        lines.append("STOP - GAME" if en else "STOP - JEU")
+    elif state.out_of_game:
+        lines.append("OUT OF GAME" if en else "HORS-JEU")
+    if private:
+        mine = _private(state, now, lang)
+        if news is not None:
+            mine.insert(1, news[1 if en else 0])
+        lines += mine
+    elif not lines:
+        seen = PUBLIC_LOOK[state.etat]
+        lines.append(label(seen, lang))
+        if seen != "inerte":   # S7: mort has no effects, so coma shows none either
+            for name in state.effects():
+                if name in EFFECTS:
+                    lines.append(label(name, lang))
+    return [line[:width] for line in lines]
+
+
+def _private(state, now, lang):
+    en = lang == "en"
+    line = label(STATES[state.etat], lang)
+    left = state.left_ms(COUNTDOWN, now)
+    if left is not None:
+        line += " " + mmss(left) + (" !" if left <= WARNING_MS else "")
+    lines = [line]
+    if state.said != "-":
+        lines.append(("Say: " if en else "Dis: ") + label(state.said, "en" if en else "fr")
+                     .upper())
+    if state.character.armor or state.armor_damaged:
+        if state.armor_damaged:
+            lines.append("Armor damaged" if en else "Armure abimee")
+        else:
+            lines.append(("Armor %d" if en else "Armure %d") % state.armor_answers())
+    for name in state.effects():
+        if name in EFFECTS:
+            lines.append(label(name, lang) + " " + mmss(state.left_ms(name, now)))
+    for target in sorted(state.broken):
+        lines.append(("Broken " if en else "Brise ") + target)
+    return lines
