@@ -3,7 +3,7 @@
 # host can compare the two runtimes event for event.
 
 from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
-from cran.core.rules import Character, Settings, parse_character, split_fields, yes_no
+from cran.core.rules import ARMOR_NAMES, Character, Settings, yes_no
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import (
     STATES,
@@ -217,3 +217,95 @@ def run(scenario, start_tick=0, settings=None):
             yield ["act", line, t, payload.text(), cue_list(cues), view_list(state, now)]
         else:
             yield ["expect", line, t, view_list(state, now)]
+
+
+# ---- the character line (host only: a badge gets its character from config.json) ----
+
+def count(text, what):
+    if not text.isdigit():
+        raise ParseError("%s must be a whole number, got '%s'" % (what, text))
+    return int(text)
+
+
+def split_fields(text):
+    """'a=1 name="two words"' -> [('a', '1'), ('name', 'two words')]. Raises ParseError."""
+    fields = []
+    i = 0
+    n = len(text)
+    while i < n:
+        if text[i] in " \t":
+            i += 1
+            continue
+        eq = text.find("=", i)
+        space = text.find(" ", i)
+        if eq < 0 or (0 <= space < eq):
+            end = space if space >= 0 else n
+            raise ParseError("expected FIELD=VALUE, got '%s'" % text[i:end])
+        name = text[i:eq].strip().lower()
+        i = eq + 1
+        if i < n and text[i] in "\"'":
+            close = text.find(text[i], i + 1)
+            if close < 0:
+                raise ParseError("unclosed quote after %s=" % name)
+            value = text[i + 1:close]
+            i = close + 1
+        else:
+            end = i
+            while end < n and text[end] not in " \t":
+                end += 1
+            value = text[i:end]
+            i = end
+        if not name:
+            raise ParseError("a field name is missing before '='")
+        fields.append((name, value))
+    return fields
+
+
+_CHARACTER_ALIASES = {"nom": "name", "armure": "armor", "armour": "armor", "casque": "helmet",
+                      "creature": "creature", "resiste": "resist", "resistances": "resist",
+                      "dying": "agonisant"}
+
+
+def parse_character(text):
+    """The fields of a scenario's `character` line (without the word) -> Character."""
+    c = Character()
+    seen = []
+    for name, value in split_fields(text):
+        name = _CHARACTER_ALIASES.get(name, name)
+        if name in seen:
+            raise ParseError("%s is given twice" % name)
+        seen.append(name)
+        if name == "name":
+            c.name = value
+        elif name == "armor":
+            low = plain(value)
+            c.armor = ARMOR_NAMES[low] if low in ARMOR_NAMES else count(
+                low, "armor (none, cuir, metal or a count)")
+        elif name == "helmet":
+            c.helmet = yes_no(value)
+        elif name == "creature":
+            c.creature = count(value, "creature")
+        elif name == "resist":
+            c.resist = _resistances(value)
+        elif name in ("agonisant", "coma"):
+            ms = parse_duration(value)
+            if ms <= 0 or ms >= 1 << 29:
+                raise ParseError("%s must be a duration above 0, got '%s'" % (name, value))
+            setattr(c, name + "_ms", ms)
+        else:
+            raise ParseError("unknown character field '%s'" % name)
+    return c
+
+
+def _resistances(value):
+    out = []
+    for word in plain(value.replace(",", " ")).split():
+        if word == "-":
+            continue
+        kw = keyword(word)
+        if kw is None:
+            raise ParseError("unknown keyword '%s' in resist" % word)
+        if kw in ("dissipe", "resiste"):
+            raise ParseError("nobody resists %s (K9, K12)" % kw)
+        out.append(kw)
+    return out
