@@ -197,7 +197,7 @@ def test_every_choice_switched_reaches_every_badge(tmp_path):
              "keyword_state_raises": True, "stop_freezes_timers": False,
              "timers_run_out_of_game": False, "time_off_counts": True,
              "combat_rest_ms": "2 mn", "mitraille_ms": "500ms", "effect_ms": "240s",
-             "desarme_ms": 5000, "vol_notice_ms": "1:00"}
+             "desarme_ms": 5000, "vol_notice_ms": "1:00", "idle_look": "steady"}
     assert sorted(other) == sorted(Settings.FIELDS)
     game = write(tmp_path, json.dumps(other), "game.json")
     settings = roster.badge_configs(EXAMPLE, game)["b03"][1]["settings"]
