@@ -168,6 +168,11 @@ def test_the_console_keeps_the_badge_awake_and_is_lost_to_a_sleeping_one(app_che
     asleep = r["asleep"]
     assert asleep["light_sleeps"] >= 1 and asleep["lost"] == len(b"status\r\n")
     assert asleep["answers"] == 3
+    # A line that reached the UART during a show step is read before any sleep, at once,
+    # and opens another awake minute from then.
+    mid = r["mid_step"]
+    assert [json.loads(a)["etat"] for a in mid["answers"]] == ["blesse"]
+    assert mid["light_sleeps"] == 0 and mid["awake_for_ms"] == 0
 
 
 def test_the_virtual_hardware_counts_what_draws_power(app_checks):

@@ -2,6 +2,7 @@
 # loop: the show loop (timers, buttons, cues, drivers, watchdog) and the serial console.
 import asyncio
 import json
+import select
 import sys
 import time
 
@@ -102,6 +103,7 @@ class App:
         self.in_show = False
         self.wdt = None
         self.last_input = now   # tick of the last console byte; boot counts as one
+        self.unread = None      # a poll of the console's input, once it is read
 
     # ---- inputs -----------------------------------------------------------------
 
@@ -263,6 +265,8 @@ class App:
         for button in self.buttons:
             if button.pressed or button.next_timeout_ms(now) is not None:
                 return False
+        if self.unread is not None and self.unread.poll(0):
+            return False   # bytes came during this step: read them before sleeping
         return ticks_diff(now, self.last_input) >= CONSOLE_QUIET_MS
 
     def _woke(self, slept_at, wait_ms):
@@ -312,6 +316,8 @@ class App:
 
     async def console_loop(self):
         reader = asyncio.StreamReader(_STDIN)
+        self.unread = select.poll()
+        self.unread.register(_STDIN, select.POLLIN)
         raw = b""
         while True:
             # Byte by byte: every byte, not only a whole line, keeps the badge awake

@@ -404,6 +404,23 @@ def console_and_light_sleep():
         run(45000)
         out["asleep"] = {"light_sleeps": asleep, "lost": machine.console.lost,
                          "answers": len(answers)}
+        # A line that reaches the UART while the chip is awake but busy with a show
+        # step: in its buffer when the step ends, read before any sleep.
+        show = app.show
+        came = []
+
+        def busy_step(now):
+            if not came:
+                came.append(time.ticks_ms())
+                machine._receive(b"status\r\n")
+            return show(now)
+        app.show = busy_step
+        sleeps = machine.wakeups
+        answered = len(answers)
+        run(1000)
+        out["mid_step"] = {"answers": answers[answered:], "light_sleeps":
+                           machine.wakeups - sleeps, "awake_for_ms":
+                           time.ticks_diff(app.last_input, came[0])}
     finally:
         app_module._STDIN = sys.stdin.buffer
         del app_module.print
