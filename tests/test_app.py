@@ -186,6 +186,12 @@ def test_the_virtual_hardware_counts_what_draws_power(app_checks):
     # elapsed, awake, light sleep ms, light sleeps, radio
     assert r["chip"] == [2300, 2100, 200, 1, 0]
     assert r["after_reset"]["5"] == [0, 0, 0]
+    # What the firmware shows is what is counted, after its board's cap: pleine-forme's
+    # green bar, steady, 10 s: one LED at 60 (Atom Lite), 20 cells at 20 (Matrix), 4 at
+    # 40 (DevKitC strip).
+    assert r["atom-lite"] == [[0, 60 * 10000, 0], 10000]
+    assert r["atom-matrix"] == [[0, 20 * 20 * 10000, 0], 10000]
+    assert r["esp32-devkitc"] == [[0, 4 * 40 * 10000, 0], 10000]
 
 
 def test_a_press_wakes_a_light_sleeping_badge(app_checks):

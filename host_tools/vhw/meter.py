@@ -7,7 +7,14 @@ import vclock
 
 
 def reset():
-    """Count from now (after machine.reset_all(), which zeroes the chip's own)."""
+    """Count everything from now (machine.reset_all() also zeroes the chip's own)."""
+    for pwm in machine._pwms.values():
+        pwm._account()
+    machine.pwm_totals.clear()
+    machine._counting_since = vclock.elapsed_ms()
+    machine.lightsleep_ms = 0
+    machine.wakeups = 0
+    machine.radio_on_ms = 0
     neopixel.reset_counters()
 
 

@@ -462,6 +462,14 @@ def meter_counts():
                    counts["lightsleeps"], counts["radio_on_ms"]]
     meter.reset()
     out["after_reset"] = meter.read()["leds"]
+    # The firmware's own frames, capped by the board file: a steady green bar for 10 s.
+    for board in ("atom-lite", "atom-matrix", "esp32-devkitc"):
+        _, app = badge(board, STEADY)
+        run_for(app, 1000)
+        meter.reset()
+        run_for(app, 10000)    # in the minute after boot: awake, no sleep overshoots
+        counts = meter.read()
+        out[board] = [counts["leds"][str(app.board.leds["pin"])], counts["elapsed_ms"]]
     return out
 
 
