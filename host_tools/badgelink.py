@@ -41,8 +41,10 @@ def connect(port):
         link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
     except (TransportError, OSError) as e:
         link.close()
-        raise CommandError("%s: no MicroPython answers there (%s). A new badge needs "
-                           "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
+        raise CommandError("%s: no MicroPython answers there (%s). A badge left alone "
+                           "for a minute light-sleeps and hears nothing: reset it, then "
+                           "run this within the minute. A new badge needs MicroPython "
+                           "first: cran flash --micropython IMAGE.bin --port %s"
                            % (port, e, port)) from None
     return link
 
@@ -140,8 +142,10 @@ def _ask(conn, port, line, timeout, again):
             woke, sent, got = True, None, b""
             deadline = time.monotonic() + BOOT_TIMEOUT_S
             time.sleep(0.5)
-    raise CommandError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "
-                       "`cran flash --port %s` installs it)" % (port, line, port))
+    raise CommandError("%s: the badge's firmware does not answer `%s` (asleep? a badge "
+                       "left alone for a minute hears nothing: reset it, then run this "
+                       "within the minute; not a cran badge? `cran flash --port %s` "
+                       "installs it)" % (port, line, port))
 
 
 def first_json(lines, kind=object):

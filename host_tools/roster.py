@@ -59,6 +59,8 @@ ABOUT = {
     "mitraille_ms": "C2: hits closer than this count once",
     "effect_ms": "K3: how long a 5-minute effect lasts",
     "desarme_ms": "K8: how long desarme lasts",
+    "idle_look": "power: at full health the LED gives a short blink every 8 s ('blink') "
+                 "or stays lit ('steady', which drains the battery much faster)",
     "vol_notice_ms": "K13: how long until the wearer notices a theft",
 }
 _ABOUT_FORMATS = ("Durations: \"5min\", \"3:00\", \"300s\", \"500ms\" or a number of ms. "
@@ -306,7 +308,7 @@ def _row_config(path, number, row, settings, boards_dir, problems):
                         % (path, number))
     config = {"board": board, "character": character, "settings": settings.as_dict(),
               "lang": cell("lang", _lang, "fr"),
-              "light_sleep": cell("light_sleep", yes_no, False),
+              "light_sleep": cell("light_sleep", yes_no, True),
               "volume_percent": cell("volume", _volume, 100)}
     if badge is not None:
         config["badge"] = badge   # the badge keeps its name: a later flash finds it by it

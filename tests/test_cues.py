@@ -12,7 +12,7 @@ from cran import cues, texts, tunes
 from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
-from cran.core.words import parse_action
+from cran.core.words import ParseError, parse_action
 
 LAYOUTS = ((1, "single"), (8, "strip"), (25, "matrix-5x5"))
 OFF = (0, 0, 0)
@@ -20,9 +20,9 @@ STEP = cues.SLOT_MS
 PERIOD = 64 * STEP   # the longest pattern: 8 s (one LED: state, then effect code)
 
 
-def play(lines, start=0, armor=0):
+def play(lines, start=0, armor=0, **settings):
     """[(ms, action)] -> (state, cues of each line)."""
-    state = new_state(Character(armor=armor), Settings())
+    state = new_state(Character(armor=armor), Settings(**settings))
     heard = []
     for ms, text in lines:
         state, more = act(state, parse_action(text), ticks_add(start, ms))
@@ -109,6 +109,59 @@ def test_coma_and_mort_look_sound_and_read_the_same_in_public():
     assert texts.screen_lines(coma, 0, private=True)[0] == "Coma 5:00"
     assert texts.screen_lines(mort, 1000, private=True)[0] == "Mort"
     assert cues.peek_frame(coma, 0, 8, "strip") != cues.peek_frame(mort, 0, 8, "strip")
+
+
+@pytest.mark.parametrize("idle_look", ["blink", "steady"])
+def test_every_path_into_coma_and_mort_looks_the_same_in_public(idle_look):
+    # S7, whatever the idle look: coma by a keyword, by the countdown, by «Coup : Blessé»
+    # on the ground, with an effect running; mort by the countdown, by the finishing blow,
+    # by a keyword. Every LED frame for 16 s, on every layout, and the screen, alike.
+    paths = [
+        [(200000, "coup coma")],
+        [(200000, "effet peur"), (200000, "coup coma")],
+        [(0, "coup agonisant"), (300000, "effet peur")],
+        [(200000, "coup"), (201000, "coup"), (202000, "coup blesse")],
+        [(0, "coup coma"), (100000, "effet charme")],
+        [(0, "coup coma"), (0, "coup mort si coma")],
+        [(0, "effet douleur"), (0, "coup mort")],
+    ]
+    start = 400000
+    states = []
+    for lines in paths:
+        state = play(lines, idle_look=idle_look)[0]
+        states.append(at(state, start))
+    assert [s.etat for s in states] == [3, 3, 3, 3, 4, 4, 4]
+    for n, layout in LAYOUTS:
+        for t in range(start, start + 16384, STEP // 2):
+            seen = [cues.led_frame(s, t, n, layout) for s in states]
+            assert all(f == seen[0] for f in seen), (n, t)
+            assert any(p != OFF for p in seen[0]) or t % 4096 >= 2 * STEP
+    for lang in ("fr", "en"):
+        assert len(set(tuple(texts.screen_lines(s, start, lang)) for s in states)) == 1
+
+
+@pytest.mark.parametrize("idle_look", ["blink", "steady"])
+def test_the_idle_look_at_full_health(idle_look):
+    state = new_state(Character(), Settings(idle_look=idle_look))
+    assert cues.look(state, 0) == ("veille" if idle_look == "blink" else "debout")
+    for n, layout in LAYOUTS:
+        lit = [any(p != OFF for p in cues.led_frame(state, k * STEP + 1, n, layout))
+               for k in range(PERIOD // STEP)]
+        if idle_look == "steady":
+            assert all(lit) and cues.next_change_ms(state, 5, n, layout) is None
+        else:
+            # One 128 ms flash in 8.192 s: two wake-ups (its edges) per 8.192 s.
+            assert lit == [True] + [False] * (PERIOD // STEP - 1)
+            assert cues.next_change_ms(state, 5, n, layout) == STEP - 5
+            assert cues.next_change_ms(state, STEP, n, layout) == PERIOD - STEP
+    # The bar is the same length (4 cells) either way: only the rhythm changes.
+    lit_cells = [p != OFF for p in cues.led_frame(state, 1, 8, "strip")]
+    assert lit_cells == [True] * 4 + [False] * 4
+
+
+def test_the_idle_look_setting_is_checked():
+    with pytest.raises(ParseError, match="idle_look must be one of blink/steady, got 'dim'"):
+        Settings(idle_look="dim")
 
 
 def test_the_last_minute_before_coma_warns_and_before_death_only_privately():

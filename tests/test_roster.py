@@ -197,7 +197,7 @@ def test_every_choice_switched_reaches_every_badge(tmp_path):
              "keyword_state_raises": True, "stop_freezes_timers": False,
              "timers_run_out_of_game": False, "time_off_counts": True,
              "combat_rest_ms": "2 mn", "mitraille_ms": "500ms", "effect_ms": "240s",
-             "desarme_ms": 5000, "vol_notice_ms": "1:00"}
+             "desarme_ms": 5000, "vol_notice_ms": "1:00", "idle_look": "steady"}
     assert sorted(other) == sorted(Settings.FIELDS)
     game = write(tmp_path, json.dumps(other), "game.json")
     settings = roster.badge_configs(EXAMPLE, game)["b03"][1]["settings"]
@@ -209,6 +209,7 @@ def test_every_choice_switched_reaches_every_badge(tmp_path):
 def test_bad_settings_name_every_key(tmp_path, capsys):
     game = write(tmp_path, json.dumps({"coma": "5min", "single_effect": "maybe",
                                        "soin_from_down": "mort", "effect_ms": "3:75",
+                                       "idle_look": "dim",
                                        "_about": {"anything": "goes"}}), "game.json")
     messages = faults(EXAMPLE, game)
     assert messages[0].startswith("%s: coma: unknown setting (known: agonisant_ms" % game)
@@ -217,6 +218,7 @@ def test_bad_settings_name_every_key(tmp_path, capsys):
         "%s: soin_from_down: soin_from_down must be one of blesse/pleine-forme, got 'mort'"
         % game,
         "%s: effect_ms: bad duration '3:75' (M:SS or H:MM:SS)" % game,
+        "%s: idle_look: idle_look must be one of blink/steady, got 'dim'" % game,
     ]
     out = tmp_path / "out"
     assert cli.main(["config", EXAMPLE, "--settings", game, "--out", str(out)]) == 2

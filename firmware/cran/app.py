@@ -1,6 +1,7 @@
 # The badge app: everything built from the config and board files, then one asyncio
 # loop: the show loop (timers, buttons, cues, drivers, watchdog) and the serial console.
 import asyncio
+import select
 import sys
 import time
 
@@ -30,7 +31,10 @@ MAX_SLEEP_MS = 30000
 PEEK_MS = 5000             # the private view stays up this long
 FAULT_RETRY_MS = 1000      # a show step that raised: try again, without feeding the dog
 MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
-CONSOLE_QUIET_MS = 60000   # no light sleep this soon after a console line
+# No light sleep this soon after boot or after any console byte: a byte that comes
+# while the chip sleeps is lost (its UART is not clocked, nothing wakes it), so a host
+# must find it awake, and then it stays awake for the rest of the line and the next ones.
+CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 _PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
@@ -106,7 +110,8 @@ class App:
         self.frames = {}        # frame_code -> capped frame, drawn before
         self.screen_for = None  # the state whose public lines the screen shows
         self.wdt = None
-        self.last_line = None   # tick of the last console line
+        self.last_input = now   # tick of the last console byte; boot counts as one
+        self.unread = None      # a poll of the console's input, once it is read
 
     # ---- inputs -----------------------------------------------------------------
 
@@ -130,7 +135,7 @@ class App:
 
     def line(self, text, now):
         """One console line -> answer lines. Safe mode answers only what reads."""
-        self.last_line = now
+        self.last_input = now
         words = text.split()
         if self.safe and words and words[0].lower() not in _SAFE_COMMANDS:
             return ["error: safe mode after %d watchdog resets: actions are off (%s answer)"
@@ -286,9 +291,10 @@ class App:
         return max(0, wait)
 
     def may_light_sleep(self, now, wait_ms):
-        """Light sleep halts the CPU and, on the classic ESP32, the buzzer's PWM; a console
-        line or a press would wait for the wake-up. So: only when the config allows it,
-        silent, with no press being timed, the console quiet, and a wait worth it."""
+        """Light sleep halts the CPU and, on the classic ESP32, the buzzer's PWM and the
+        console's UART; a press wakes it. So: only when the config allows it, silent,
+        with no press being timed, the console quiet since boot or its last byte, and a
+        wait worth it."""
         if not self.can_sleep or wait_ms < MIN_LIGHT_SLEEP_MS or self.events:
             return False
         if self.buzzer is not None and self.buzzer.playing():
@@ -296,7 +302,9 @@ class App:
         for button in self.buttons:
             if button.pressed or button.next_timeout_ms(now) is not None:
                 return False
-        return self.last_line is None or ticks_diff(now, self.last_line) >= CONSOLE_QUIET_MS
+        if self.unread is not None and self.unread.poll(0):
+            return False   # bytes came during this step: read them before sleeping
+        return ticks_diff(now, self.last_input) >= CONSOLE_QUIET_MS
 
     def _woke(self, slept_at, wait_ms):
         """Back from a light sleep: a press that woke the chip raised no IRQ, so read the
@@ -345,11 +353,21 @@ class App:
 
     async def console_loop(self):
         reader = asyncio.StreamReader(_STDIN)
+        self.unread = select.poll()
+        self.unread.register(_STDIN, select.POLLIN)
+        raw = b""
         while True:
-            raw = await reader.readline()
-            if not raw:
+            # Byte by byte: every byte, not only a whole line, keeps the badge awake
+            # (may_light_sleep), and a half-sent line never holds up the show loop.
+            got = await reader.read(1)
+            if not got:
                 return   # stdin closed: only on a desktop
+            self.last_input = time.ticks_ms()
+            raw += got
+            if got != b"\n":
+                continue
             text = text_of(raw)
+            raw = b""
             try:
                 answers = [NOT_TEXT] if text is None else self.line(text, time.ticks_ms())
             except Exception as e:   # a bug: said and journaled; the badge plays on

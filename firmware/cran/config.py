@@ -61,7 +61,9 @@ class Config:
         self.character = character
         self.settings = settings
         self.lang = raw.get("lang", "fr")
-        self.light_sleep = raw.get("light_sleep", False)
+        # On unless the config says no: a badge lives on a small battery. Boards whose
+        # buttons can't wake the chip stay awake anyway (App, parts.wake_on_buttons).
+        self.light_sleep = raw.get("light_sleep", True)
         self.volume_percent = raw.get("volume_percent", 100)
         self.badge = raw.get("badge")   # the organisers' name for this badge, if any
 
@@ -137,7 +139,7 @@ def load(root):
               % (badge,))
     if raw.get("lang", "fr") not in ("fr", "en"):
         _fail(path, "lang", "expected \"fr\" or \"en\"")
-    if not isinstance(raw.get("light_sleep", False), bool):
+    if not isinstance(raw.get("light_sleep", True), bool):
         _fail(path, "light_sleep", "expected true or false")
     volume = raw.get("volume_percent", 100)
     if isinstance(volume, bool) or not isinstance(volume, int) or not 0 <= volume <= 100:

@@ -17,14 +17,19 @@ _OFF = (0, 0, 0)
 _WHITE = (255, 255, 255)
 _BLUE = (0, 0, 255)
 
-# look: (colour, on/off over 32 steps, lit cells of the bar). The rhythm and the
+# look: (colour, on/off over 32 or 64 steps, lit cells of the bar). The rhythm and the
 # number of lit LEDs tell the looks apart without colour.
 _LOOKS = {
     "debout": ((0, 255, 0), "1" * 32, 4),                        # steady
+    # Full health with idle_look "blink": one short flash every 8 s. Not every 4 s: one
+    # LED shows an effect's code in the second 4 s, and a lone short flash there is
+    # already the first effect's code.
+    "veille": ((0, 255, 0), "1" + "0" * 63, 4),
     "blesse": ((255, 140, 0), ("1" * 8 + "0" * 8) * 2, 3),       # slow blink
     "au-sol": ((255, 0, 0), ("11001100" + "0" * 8) * 2, 2),      # double flash
     "alerte": ((255, 0, 0), "10" * 16, 2),                       # fast blink
-    "inerte": ((90, 0, 160), "11" + "0" * 30, 1),                # one blip in 4 s
+    # One blip in 4 s, dim: coma and mort last long and say little (both alike, S7).
+    "inerte": ((16, 0, 28), "11" + "0" * 30, 1),
     "hors-jeu": ((0, 160, 160), "1" * 24 + "0" * 8, 0),          # long on, short off
     "stop": (_WHITE, "1110" * 8, 0),                             # strobe white/blue
 }
@@ -57,7 +62,10 @@ def look(state, now):
         left = state.left_ms(COUNTDOWN, now)
         if left is not None and left <= WARNING_MS:
             return "alerte"
-    return PUBLIC_LOOK[state.etat]
+    seen = PUBLIC_LOOK[state.etat]
+    if seen == "debout" and state.settings.idle_look == "blink":
+        return "veille"
+    return seen
 
 
 def shown_effect(state, now, seen=None):
@@ -89,7 +97,8 @@ _SECOND = 4        # one LED: the 4 s of effect code (and _ON is then the effect
 
 def _key(seen, effect, step, single):
     s = step % _SLOTS
-    on = _ON if _LOOKS[seen][1][s] == "1" else 0
+    mask = _LOOKS[seen][1]   # 32 steps, or 64 for a rhythm over 8 s
+    on = _ON if mask[step % len(mask)] == "1" else 0
     if seen == "stop":
         return on | (_LIT2 if s & 1 else 0)
     if effect is None:

@@ -117,8 +117,10 @@ def _segment_sync(run, steps):
 def run_job(n, job, boards_dir, flash_dir, start, reboot_every):
     parsed = scenario.parse(job["text"])
     root = "%s/job%d" % (flash_dir, n)
+    # Awake throughout: the scenario's actions come as console lines at set times, and a
+    # badge in light sleep hears no console (app.CONSOLE_QUIET_MS).
     board = world.make_root(root, boards_dir, job["board"],
-                            {"character": parsed.character.as_dict()})
+                            {"character": parsed.character.as_dict(), "light_sleep": False})
     vclock.start(vclock.ticks_add(start, -BOOT_MS))
     machine.reset_all()
     world.wire(board)

@@ -15,6 +15,11 @@ SOFT_RESET = 5
 _cause = PWRON_RESET
 wakeups = 0              # lightsleep() returns (the sim's count of wake-ups)
 lightsleep_ms = 0        # virtual ms spent in lightsleep
+# Power counters (meter.py reads them): all integrated on the virtual clock since
+# reset_all(). The chip is awake whenever it is not in lightsleep.
+_counting_since = 0      # vclock.elapsed_ms() at reset_all()
+pwm_totals = {}          # pin id -> [ms with duty > 0, sum of duty_u16 x ms]
+radio_on_ms = 0          # no radio in the firmware yet: network/bluetooth would add here
 _freq_hz = 160000000
 # `cran vbadge`, where a reset ends the MicroPython process: a callable(cause, why) run
 # before VirtualReset is raised (it raises SystemExit instead).
@@ -94,12 +99,21 @@ def lightsleep(time_ms=None):
         raise ValueError("virtual lightsleep needs a time: nothing else would wake it")
     _asleep = True
     _woken = _wake_level_seen()
+    for pwm in _pwms.values():
+        pwm._account()   # the classic ESP32's LEDC stops in light sleep
     try:
         slept = vclock.advance_until(time_ms, lambda: _woken)
     finally:
         _asleep = False
+    for pwm in _pwms.values():
+        pwm._since = vclock.elapsed_ms()   # silent while asleep: nothing to count
     wakeups += 1
     lightsleep_ms += slept
+
+
+def awake_ms():
+    """Virtual ms since reset_all() that the CPU was not in lightsleep."""
+    return vclock.elapsed_ms() - _counting_since - lightsleep_ms
 
 
 # Light-sleep wake sources, set by the virtual esp32 module: kind -> (pin ids, level).
@@ -135,6 +149,49 @@ def drive_at(delay_ms, pin_id, level):
     doing then (even in lightsleep, when no asyncio task can act)."""
     vclock.add_alarm(_Event(vclock.elapsed_ms() + delay_ms,
                             lambda: drive(pin_id, level)))
+
+
+# ---- the console's UART ---------------------------------------------------------------
+
+class _ConsoleRx:
+    """The console's receiving end (UART0 behind the board's USB chip), as a stream the
+    firmware's asyncio reads (put it in cran.app._STDIN). Bytes come from console_at().
+    Like the classic ESP32 under MicroPython: bytes that reach it while the chip is in
+    lightsleep are lost (its UART is not clocked, and MicroPython's lightsleep sets no
+    UART wake-up: they don't wake it either); what it received before stays in its FIFO
+    through a sleep."""
+
+    def __init__(self):
+        self.fifo = b""
+        self.lost = 0      # bytes that came while asleep
+
+    def ioctl(self, request, arg):
+        if request == 3:   # MP_STREAM_POLL
+            return arg & 1 if self.fifo else 0   # POLLIN
+        return 0
+
+    def read(self, n=-1):
+        if not self.fifo:
+            return None    # nothing yet: a non-blocking stream's answer
+        n = len(self.fifo) if n is None or n < 0 else n
+        out = self.fifo[:n]
+        self.fifo = self.fifo[n:]
+        return out
+
+
+console = _ConsoleRx()
+
+
+def console_at(delay_ms, data):
+    """Bytes on the console's line delay_ms of virtual time from now (a host typing)."""
+    vclock.add_alarm(_Event(vclock.elapsed_ms() + delay_ms, lambda: _receive(bytes(data))))
+
+
+def _receive(data):
+    if _asleep:
+        console.lost += len(data)
+    else:
+        console.fifo += data
 
 
 def deepsleep(time_ms=None):
@@ -296,7 +353,9 @@ _pwms = {}   # pin id -> PWM
 
 class PWM:
     """Records every change as (tick, freq_hz, duty_u16) in .timeline (duty 0 after
-    deinit). Like the ESP32's: freq must be 1 Hz .. 40 MHz, duty_u16 0 .. 65535."""
+    deinit). Like the ESP32's: freq must be 1 Hz .. 40 MHz, duty_u16 0 .. 65535. Its
+    time with duty > 0 adds up in pwm_totals[pin] (a buzzer's on-time), silent in
+    lightsleep (the classic ESP32's LEDC stops there)."""
 
     def __init__(self, dest, freq=None, duty_u16=None, **kwargs):
         self.pin_id = dest.id if isinstance(dest, Pin) else dest
@@ -304,10 +363,23 @@ class PWM:
         self._duty = 0
         self.timeline = []
         self.active = True
+        self._since = vclock.elapsed_ms()
         _pwms[self.pin_id] = self
         self.init(freq, duty_u16)
 
+    def _account(self):
+        # What the output did since the last change, before it changes.
+        now = vclock.elapsed_ms()
+        ms = now - self._since
+        self._since = now
+        duty = self._duty if self.active else 0
+        if duty and ms > 0:
+            total = pwm_totals.setdefault(self.pin_id, [0, 0])
+            total[0] += ms
+            total[1] += duty * ms
+
     def init(self, freq=None, duty_u16=None, **kwargs):
+        self._account()
         self.active = True
         if freq is not None:
             self._set_freq(freq)
@@ -337,10 +409,12 @@ class PWM:
     def duty_u16(self, duty=None):
         if duty is None:
             return self._duty
+        self._account()
         self._set_duty(duty)
         self._record()
 
     def deinit(self):
+        self._account()
         self.active = False
         self._record()
 
@@ -503,6 +577,8 @@ def _pin_id(pin):
 def reboot():
     """The chip restarts: the firmware's pins, IRQs, PWMs and watchdog are gone; what is
     outside the chip (a held button, board resistors, I2C devices) stays."""
+    for pwm in _pwms.values():
+        pwm._account()   # its sound stops here
     _pins.clear()
     _irqs.clear()
     _pwms.clear()
@@ -518,7 +594,7 @@ def _drop_alarms(kind):
 
 def reset_all(cause=PWRON_RESET):
     """A new world for a test: power-on, nothing driven, nothing attached."""
-    global _cause, wakeups, lightsleep_ms
+    global _cause, wakeups, lightsleep_ms, _counting_since, radio_on_ms
     reboot()
     _driven.clear()
     _board_pull.clear()
@@ -527,3 +603,8 @@ def reset_all(cause=PWRON_RESET):
     _cause = cause
     wakeups = 0
     lightsleep_ms = 0
+    _counting_since = vclock.elapsed_ms()
+    pwm_totals.clear()
+    radio_on_ms = 0
+    console.fifo = b""
+    console.lost = 0

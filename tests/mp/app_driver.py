@@ -66,10 +66,12 @@ def shown(app):
 
 
 def press(pin, ms=100):
+    # A finger, scheduled outside the chip: it acts on time even while the badge light-
+    # sleeps (no task runs then), and wakes it.
     async def go():
-        machine.drive(pin, 0)
+        machine.drive_at(0, pin, 0)
+        machine.drive_at(ms, pin, None)
         await asyncio.sleep_ms(ms)
-        machine.drive(pin, None)
     return go
 
 
@@ -99,7 +101,8 @@ def hit_button():
 def hit_shows_before_it_is_saved():
     # The power goes at the instant the hit's record would be written: the LED already
     # showed the hit, and the badge comes back as it was before it (never healthier).
-    root, app = badge("atom-lite")
+    # A steady idle look: the frame before the hit is lit, whatever the blink's phase.
+    root, app = badge("atom-lite", {"settings": {"idle_look": "steady"}})
     run_for(app, 1000)
     seen_at_save = []
 
@@ -145,8 +148,9 @@ def coma_five_minutes_after_agonisant():
 
 @check
 def news_on_the_peek():
-    # S8 and K13 on the StickC's screen: private news, read on the peek (b).
-    _, app = badge("m5stickc-plus", i2c=True)
+    # S8 and K13 on the StickC's screen: private news, read on the peek (b). Awake: the
+    # checks are timed to the second, and run_for() can't cut a light sleep short.
+    _, app = badge("m5stickc-plus", {"light_sleep": False}, i2c=True)
     a, b = press(37), press(39)
 
     def peek():
@@ -218,10 +222,16 @@ def saves_keep_up_with_a_countdown():
 
 
 def _wakeups_per_minute(app, minutes=3):
+    # Per minute of the virtual time that really passed: a light sleep runs past the end
+    # of run_for() (nothing runs to stop it), so the last minute may be longer.
     run_for(app, (minutes - 1) * 60000)
     before = app.wakeups
+    t0 = vclock.elapsed_ms()
     run_for(app, 60000)
-    return app.wakeups - before
+    return round((app.wakeups - before) * 60000 / (vclock.elapsed_ms() - t0))
+
+
+STEADY = {"settings": {"idle_look": "steady"}}
 
 
 @check
@@ -230,12 +240,16 @@ def wakeups_per_idle_minute():
     for board in ("atom-lite", "atom-matrix", "esp32-devkitc", "m5stickc-plus"):
         _, app = badge(board)
         out[board] = _wakeups_per_minute(app)
+        _, app = badge(board, STEADY)
+        out[board + " steady"] = _wakeups_per_minute(app)
     for action in ("coup", "coup agonisant", "coup coma", "hors-jeu"):
         _, app = badge("atom-lite")
         app.line(action, time.ticks_ms())
         out["atom-lite " + action] = _wakeups_per_minute(app, 2)
-    _, app = badge("atom-lite", {"light_sleep": True})
+    _, app = badge("atom-lite", STEADY)
     out["light_sleep"] = [_wakeups_per_minute(app), machine.wakeups, machine.lightsleep_ms]
+    _, app = badge("atom-lite", {"light_sleep": False, "settings": {"idle_look": "steady"}})
+    out["awake"] = [_wakeups_per_minute(app), machine.wakeups]
     out["max_sleep_ms"] = MAX_SLEEP_MS
     return out
 
@@ -291,12 +305,10 @@ def watchdog_and_safe_mode():
 
 
 def _sleeping_press(board, pin, config=None):
-    """A badge left idle long enough to light-sleep; a finger on pin for 120 ms in the
-    middle of a sleep. -> what it saw."""
-    cfg = {"light_sleep": True}
-    cfg.update(config or {})
-    root, app = badge(board, cfg)
-    run_for(app, 70000)          # console quiet for a minute: sleeping now
+    """A badge left idle long enough to light-sleep (by default); a finger on pin for
+    120 ms in the middle of a sleep. -> what it saw."""
+    root, app = badge(board, config)
+    run_for(app, 100000)         # awake a minute after boot, then sleeping
     sleeps = machine.wakeups
     menu_before = app.menu.where() if app.menu else None
     machine.drive_at(12345, pin, 0)
@@ -317,8 +329,9 @@ def _sleeping_press(board, pin, config=None):
 @check
 def light_sleep_and_buttons():
     out = {}
-    for board, pin in (("atom-lite", 39), ("m5stickc-plus", 39), ("m5stickc-plus", 37),
-                       ("esp32-devkitc", 33), ("esp32c3-supermini", 6)):
+    for board, pin in (("atom-lite", 39), ("atom-matrix", 39), ("m5stickc-plus", 39),
+                       ("m5stickc-plus", 37), ("esp32-devkitc", 32), ("esp32-devkitc", 33),
+                       ("esp32c3-supermini", 6)):
         out["%s %d" % (board, pin)] = _sleeping_press(board, pin)
     # A wake source that fires with nothing pressed: a floating pin's glitches, gone
     # before the chip is awake to read the pin, or 1 ms long (awake, it ignores those).
@@ -331,6 +344,155 @@ def light_sleep_and_buttons():
     out["glitches"] = {"can_sleep": app.can_sleep, "etat": etat(app),
                        "log": [e["light_sleep"] for e in app.badge.journal.entries()
                                if "light_sleep" in e]}
+    return out
+
+
+SLEEPERS = ("atom-lite", "atom-matrix", "esp32-devkitc", "m5stickc-plus")
+
+
+@check
+def light_sleep_by_default():
+    # On where the buttons can wake the chip; the config can still turn it off.
+    out = {}
+    for board in SLEEPERS + ("esp32c3-supermini",):
+        _, app = badge(board)
+        out[board] = [app.can_sleep, [e["light_sleep"] for e in app.badge.journal.entries()
+                                      if "light_sleep" in e]]
+    _, app = badge("atom-lite", {"light_sleep": False})
+    out["atom-lite off"] = app.can_sleep
+    return out
+
+
+@check
+def deadlines_wake_a_sleeping_badge():
+    # S3/S4 while asleep: each sleep ends by the next deadline (the last-minute warning,
+    # coma, mort), which the show step then acts on: how late each was seen.
+    out = {}
+    for board in SLEEPERS:
+        _, app = badge(board)
+        seen = []
+        heard = app.badge.on_cues
+
+        def hook(kind, now, cues, heard=heard, seen=seen, app=app):
+            if kind == "timer":
+                seen.append([app.badge.state.etat, time.ticks_ms()])
+            heard(kind, now, cues)
+        app.badge.on_cues = hook
+        app.line("coup agonisant", time.ticks_ms())
+        start = time.ticks_ms()
+        sleeps = machine.wakeups
+        run_for(app, 660000)
+        out[board] = {"late_ms": [[e, time.ticks_diff(t, start) - due]
+                                  for (e, t), due in zip(seen, (300000, 600000))],
+                      "light_sleeps": machine.wakeups - sleeps}
+    return out
+
+
+@check
+def console_and_light_sleep():
+    # The console on the virtual UART (machine.console): awake a minute after boot and
+    # after any byte, whole line or not; bytes sent while the chip sleeps are lost.
+    import cran.app as app_module
+    answers = []
+    app_module.print = lambda *args: answers.append(" ".join([str(a) for a in args]))
+    app_module._STDIN = machine.console
+    out = {}
+    try:
+        _, app = badge("atom-lite")
+
+        def run(ms):
+            async def main():
+                task = asyncio.create_task(app.run(console=True))
+                await asyncio.sleep_ms(ms)
+                task.cancel()
+            try:
+                asyncio.run(main())
+            finally:
+                asyncio.new_event_loop()
+
+        def status_etats():
+            return [json.loads(a)["etat"] for a in answers if a.startswith("{")]
+
+        machine.console_at(30000, b"status\r\n")        # in the minute after boot
+        machine.console_at(80000, b"co")                  # half a line: awake on
+        machine.console_at(135000, b"up\r\nstatus\r\n")  # 55 s later, the rest
+        run(190000)
+        out["awake_window"] = {"etats": status_etats(), "light_sleeps": machine.wakeups,
+                               "lost": machine.console.lost}
+        run(30000)                                        # past 135 + 60 s: asleep
+        asleep = machine.wakeups
+        machine.console_at(15000, b"status\r\n")        # during a sleep
+        run(45000)
+        out["asleep"] = {"light_sleeps": asleep, "lost": machine.console.lost,
+                         "answers": len(answers)}
+        # A line that reaches the UART while the chip is awake but busy with a show
+        # step: in its buffer when the step ends, read before any sleep.
+        show = app.show
+        came = []
+
+        def busy_step(now):
+            if not came:
+                came.append(time.ticks_ms())
+                machine._receive(b"status\r\n")
+            return show(now)
+        app.show = busy_step
+        sleeps = machine.wakeups
+        answered = len(answers)
+        run(1000)
+        out["mid_step"] = {"answers": answers[answered:], "light_sleeps":
+                           machine.wakeups - sleeps, "awake_for_ms":
+                           time.ticks_diff(app.last_input, came[0])}
+    finally:
+        app_module._STDIN = sys.stdin.buffer
+        del app_module.print
+    return out
+
+
+@check
+def meter_counts():
+    # The power counters, against what was done on the virtual clock.
+    import meter
+    import neopixel
+    vclock.start(0)
+    machine.reset_all()
+    meter.reset()
+    out = {}
+    np = neopixel.NeoPixel(machine.Pin(5, machine.Pin.OUT), 2)
+    np[0] = (10, 20, 30)
+    np.write()
+    time.sleep_ms(1000)
+    np[0] = (0, 0, 0)
+    np[1] = (255, 0, 0)
+    np.write()
+    time.sleep_ms(500)
+    machine.reboot()           # the LEDs hold their frame through a reset
+    time.sleep_ms(100)
+    out["leds"] = meter.read()["leds"]
+    pwm = machine.PWM(machine.Pin(25), freq=2000, duty_u16=0)
+    time.sleep_ms(100)
+    pwm.duty_u16(32768)
+    time.sleep_ms(250)
+    pwm.duty_u16(0)
+    time.sleep_ms(100)
+    pwm.duty_u16(1000)
+    machine.lightsleep(200)    # the classic ESP32's PWM stops in light sleep
+    time.sleep_ms(50)
+    counts = meter.read()
+    out["pwm"] = counts["pwm"]
+    out["chip"] = [counts["elapsed_ms"], counts["awake_ms"], counts["lightsleep_ms"],
+                   counts["lightsleeps"], counts["radio_on_ms"]]
+    meter.reset()
+    out["after_reset"] = meter.read()["leds"]
+    # The firmware's own frames, capped by the board file: a steady green bar for 10 s.
+    for board in ("atom-lite", "atom-matrix", "esp32-devkitc"):
+        _, app = badge(board, STEADY)
+        run_for(app, 1000)
+        meter.reset()
+        run_for(app, 10000)    # in the minute after boot: awake, no sleep overshoots
+        counts = meter.read()
+        with open("%s/%s.json" % (BOARDS, board)) as f:
+            pin = json.loads(f.read())["leds"]["pin"]
+        out[board] = [counts["leds"][str(pin)], counts["elapsed_ms"]]
     return out
 
 

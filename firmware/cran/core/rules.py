@@ -42,6 +42,9 @@ class Settings:
         "effect_ms": (_MINUTES_5, "duration"),           # K3
         "desarme_ms": (3000, "duration"),                # K8
         "vol_notice_ms": (_MINUTES_5, "duration"),       # K13
+        # Power: at full health the LED blinks briefly every 8 s instead of staying lit
+        # (a lit LED draws more than the sleeping chip); "steady" keeps it lit.
+        "idle_look": ("blink", ("blink", "steady")),
     }
 
     def __init__(self, **values):
