@@ -10,6 +10,15 @@ from host_tools import CommandError
 CONSOLE_TIMEOUT_S = 8.0
 BOOT_TIMEOUT_S = 15.0
 CONNECT_TIMEOUT_S = 5.0    # a port where no MicroPython answers gives up this fast
+# A badge in light sleep hears nothing: its UART sleeps with the chip. It wakes at least
+# every 30 s (cran.app.MAX_SLEEP_MS) for a show step of a few ms, and a byte it reads
+# then keeps it awake for a minute. So a host knocks: a newline every millisecond (an
+# empty line, which the console ignores), an echo every half second, until the echo
+# comes back. Longer than the longest sleep.
+KNOCK_S = 35.0
+_KNOCK_GAP_S = 0.001
+_ECHO_EVERY_S = 0.5
+_SAY_AFTER_S = 1.5
 
 
 def _serial_error(port, e):
@@ -23,9 +32,67 @@ def _serial_error(port, e):
     return CommandError("%s: cannot open: %s" % (port, text))
 
 
+def _open(port):
+    import serial
+    try:
+        # write_timeout: a port nobody reads (no badge behind it) fills and would block.
+        return serial.Serial(port, 115200, timeout=0.05, write_timeout=1.0,
+                             exclusive=True)
+    except (serial.SerialException, OSError) as e:
+        raise _serial_error(port, e) from None
+
+
+def wake(conn, port, knock_s=None, say=None):
+    """Knock until the badge hears (see KNOCK_S). -> "firmware" (its console answered),
+    "repl" (MicroPython's prompt answered: no firmware running) or None (nothing did).
+    say(text) hears once that the badge may be asleep, if it takes a while."""
+    nonce = "cran-wake-%d" % (time.monotonic_ns() % 10**9)
+    start = time.monotonic()
+    next_echo = start
+    told = False
+    got = b""
+    if knock_s is None:   # $CRAN_KNOCK_S: shorter where nothing sleeps (tests), or longer
+        knock_s = float(os.environ.get("CRAN_KNOCK_S", KNOCK_S))
+    while time.monotonic() - start < knock_s:
+        now = time.monotonic()
+        if now >= next_echo:
+            conn.write(("\necho %s\n" % nonce).encode())
+            next_echo = now + _ECHO_EVERY_S
+        else:
+            conn.write(b"\n")
+        waiting = conn.in_waiting
+        if waiting:
+            got += conn.read(waiting)
+            text = got.decode("utf-8", "replace")
+            if nonce in [x.strip("\r") for x in text.split("\n")]:
+                return "firmware"
+            if ">>> " in text or "raw REPL" in text:
+                return "repl"
+            got = got[-200:]   # only the end can still hold what is awaited
+        if not told and now - start > _SAY_AFTER_S:
+            told = True
+            (say or _say)("%s: waking the badge (asleep, it hears nothing for up to 30 s)"
+                          % port)
+        time.sleep(_KNOCK_GAP_S)
+    return None
+
+
+def _say(text):
+    import sys
+    print(text, file=sys.stderr, flush=True)
+
+
 def connect(port):
     """mpremote's SerialTransport on port, raw REPL entered (the running app is stopped
-    with Ctrl-C, as mpremote does). -> transport; call close() when done."""
+    with Ctrl-C, as mpremote does; a sleeping badge is knocked awake first, see wake()).
+    -> transport; call close() when done."""
+    conn = _open(port)
+    try:
+        wake(conn, port)
+    except OSError:   # the port takes nothing (its write timed out): mpremote says more
+        pass
+    finally:
+        conn.close()
     from mpremote import transport_serial
     from mpremote.transport import TransportError
     from mpremote.transport_serial import SerialTransport
@@ -41,10 +108,8 @@ def connect(port):
         link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
     except (TransportError, OSError) as e:
         link.close()
-        raise CommandError("%s: no MicroPython answers there (%s). A badge left alone "
-                           "for a minute light-sleeps and hears nothing: reset it, then "
-                           "run this within the minute. A new badge needs MicroPython "
-                           "first: cran flash --micropython IMAGE.bin --port %s"
+        raise CommandError("%s: no MicroPython answers there (%s). A new badge needs "
+                           "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
                            % (port, e, port)) from None
     return link
 
@@ -102,14 +167,16 @@ def ask(port, line, timeout=CONSOLE_TIMEOUT_S, again=False):
     """Send one console line to the running badge -> its answer lines. A badge sitting
     at its REPL (left there by mpremote) is soft-reset into its firmware first. again:
     the line only reads (status, journal): sent again each second until the badge says
-    anything, in case it was asleep and lost it."""
-    import serial
+    anything, in case it lost it."""
+    return ask_lines(port, [line], timeout, again)[0]
+
+
+def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False):
+    """ask() for several lines in a row, on one knock (wake()). -> [answer lines]."""
+    conn = _open(port)
     try:
-        conn = serial.Serial(port, 115200, timeout=0.05, exclusive=True)
-    except (serial.SerialException, OSError) as e:
-        raise _serial_error(port, e) from None
-    try:
-        return _ask(conn, port, line, timeout, again)
+        wake(conn, port)
+        return [_ask(conn, port, line, timeout, again) for line in lines]
     except OSError as e:   # pyserial's errors: the port went away mid-answer
         raise CommandError("%s: lost the badge: %s" % (port, e)) from None
     finally:
@@ -142,10 +209,8 @@ def _ask(conn, port, line, timeout, again):
             woke, sent, got = True, None, b""
             deadline = time.monotonic() + BOOT_TIMEOUT_S
             time.sleep(0.5)
-    raise CommandError("%s: the badge's firmware does not answer `%s` (asleep? a badge "
-                       "left alone for a minute hears nothing: reset it, then run this "
-                       "within the minute; not a cran badge? `cran flash --port %s` "
-                       "installs it)" % (port, line, port))
+    raise CommandError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "
+                       "`cran flash --port %s` installs it)" % (port, line, port))
 
 
 def first_json(lines, kind=object):

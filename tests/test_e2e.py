@@ -58,7 +58,7 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
         assert "status: Godefroy pleine-forme" in out
 
         # The fight over the serial console, as a person at a terminal would play it.
-        answers = [badgelink.ask(port, line)[-1] for line in FIGHT]
+        answers = [a[-1] for a in badgelink.ask_lines(port, FIGHT)]
         got = []
         for line in answers:
             assert line.startswith("ok "), answers

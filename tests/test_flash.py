@@ -4,12 +4,13 @@ import json
 import os
 import pty
 import shutil
+import time
 
 import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import build
+from host_tools import badgelink, build
 
 
 def test_no_port_is_a_clear_error():
@@ -60,7 +61,9 @@ def test_a_busy_port_is_named_busy():
     assert r.returncode == 2 and "%s: busy" % name in r.stderr, r.stderr
 
 
-def test_a_port_where_no_micropython_answers():
+def test_a_port_where_no_micropython_answers(monkeypatch):
+    # A knock of 1 s, not 35 (badgelink.wake): nothing sleeps behind this port.
+    monkeypatch.setenv("CRAN_KNOCK_S", "1")
     controller, device = pty.openpty()
     name = os.ttyname(device)
     try:
@@ -181,3 +184,58 @@ def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch
     nowhere = tmp_path / "file"
     nowhere.write_text("")
     assert build.compile_firmware(str(tmp_path / "e"), [], str(nowhere / "x"))
+
+
+class _SleepyBadge:
+    """A serial port with a badge behind it that light-sleeps: awake awake_s out of
+    every period_s, hearing only then; a byte heard keeps it awake (cran.app); awake,
+    it answers `echo X` with X. Or a MicroPython REPL, or nothing at all."""
+
+    def __init__(self, period_s=0.6, awake_s=0.004, kind="badge"):
+        self.start = time.monotonic() - 0.01   # asleep: it last woke 10 ms ago
+        self.period_s, self.awake_s, self.kind = period_s, awake_s, kind
+        self.kept_awake = False
+        self.heard = b""
+        self.out = b""
+        self.lost = 0
+
+    def _awake(self):
+        since = time.monotonic() - self.start
+        return self.kept_awake or since % self.period_s < self.awake_s
+
+    def write(self, data):
+        if self.kind == "nothing" or not self._awake():
+            self.lost += len(data)
+            return len(data)
+        self.kept_awake = True
+        self.heard += data
+        *lines, self.heard = self.heard.split(b"\n")
+        for line in lines:
+            if self.kind == "repl":
+                self.out += b"\r\n>>> "
+            elif line.startswith(b"echo "):
+                self.out += line[5:] + b"\r\n"
+        return len(data)
+
+    @property
+    def in_waiting(self):
+        return len(self.out)
+
+    def read(self, n):
+        out, self.out = self.out[:n], self.out[n:]
+        return out
+
+
+def test_a_sleeping_badge_is_knocked_awake():
+    said = []
+    badge = _SleepyBadge()
+    started = time.monotonic()
+    assert badgelink.wake(badge, "P", knock_s=3, say=said.append) == "firmware"
+    assert time.monotonic() - started < 0.6 + 0.5 and badge.lost > 0   # within a sleep
+    assert said in ([], ["P: waking the badge (asleep, it hears nothing for up to 30 s)"])
+    assert badgelink.wake(_SleepyBadge(kind="repl"), "P", knock_s=3) == "repl"
+    said = []
+    started = time.monotonic()
+    assert badgelink.wake(_SleepyBadge(kind="nothing"), "P", knock_s=2, say=said.append) \
+        is None
+    assert time.monotonic() - started >= 2 and len(said) == 1
