@@ -38,9 +38,9 @@ else:
 import time  # noqa: E402
 
 BOOT_MS = 1000   # the badge is switched on this long before the scenario's 0:00
-# Parts keep this many entries of their history (PWM timeline, bus writes): a run that
-# kept them all would grow with the scenario, in the badge's heap.
-machine.history = 1
+# Parts keep no history (PWM timeline, bus writes): a run that kept it would grow with
+# the scenario, and copying each write would count as the badge's garbage.
+machine.history = -1
 
 
 def _no_wait(ms):
@@ -76,6 +76,7 @@ class Run:
         self.act_cues = []
         self.app = None
         self.fault = None         # a MemoryError the app's fault rule caught
+        self.died = None          # what ended the show loop's task
         self.gcs = GcWatch() if MICROPYTHON else None
         self.boot()
 
@@ -107,10 +108,15 @@ class Run:
             self.fault = e
 
     def check(self):
-        """A MemoryError the app survived (its show step journals a fault and retries)
-        still means the badge ran out: it ends the run here."""
+        """A show loop that died ends the run here, and so does a MemoryError the app
+        survived (its show step journals a fault and retries): the badge ran out."""
         if self.fault is not None:
             raise self.fault
+        if self.died is not None:
+            raise self.died
+
+    def on_task_error(self, loop, context):
+        self.died = context["exception"]
 
     def step(self, line, t, kind, text):
         self.check()
@@ -163,9 +169,7 @@ def cue_list(cues):
 
 async def _segment(run, steps):
     import asyncio
-    died = []
-    asyncio.get_event_loop().set_exception_handler(lambda loop, context: died.append(
-        context["exception"]))
+    asyncio.get_event_loop().set_exception_handler(run.on_task_error)
     app = run.app
     app.start_watchdog()
     show = asyncio.create_task(app.show_loop())
@@ -173,8 +177,6 @@ async def _segment(run, steps):
         left = vclock.ticks_diff(vclock.ticks_add(run.start, step[1]), time.ticks_ms())
         if left > 0:
             await asyncio.sleep_ms(left)
-        if died:   # the show loop ended on an exception: the badge is dead
-            raise died[0]
         run.step(step[0], step[1], step[2], step[3] if len(step) > 3 else None)
     show.cancel()
     run.check()
@@ -215,6 +217,10 @@ def run_job(n, job, boards_dir, flash_dir, start, reboot_every, base):
             import asyncio
             try:
                 asyncio.run(_segment(run, steps))
+            except machine.VirtualReset as e:
+                # Starved by a show loop that faulted or died: say why, when known.
+                run.check()
+                raise RuntimeError("the badge was reset: %s" % e) from None
             finally:
                 asyncio.new_event_loop()   # drops the tasks, and the app they hold
         else:
