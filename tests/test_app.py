@@ -14,8 +14,10 @@ from host_tools import FIRMWARE_DIR
 from host_tools.runtimes import (
     BADGE_HEAP_KB,
     BOARDS_DIR,
+    badge_job,
     board_ids,
     find_micropython32,
+    run_badge_jobs,
     run_on_badge,
 )
 from host_tools.vhw import sys_path
@@ -112,6 +114,24 @@ def test_the_example_fight_lives_in_the_heap_budget_in_32_bit(micropython32, boa
 def test_the_firmware_as_mpy_gives_the_same_traces(micropython):
     _same_as_bare("atom-matrix", "micropython", mpy=True,
                   only=("exemple-ali.txt", "exemple-godefroy.txt", "exemple-nico.txt"))
+
+
+def test_neither_the_badge_nor_its_runner_grows_over_hours_of_play(micropython):
+    # A fight an hour, then a look at the live heap ("mem": after a collection, net of
+    # the runner's share at its start): events stream out, nothing piles up.
+    hour = 3600000
+    job = badge_job("atom-matrix", "")
+    for h in range(4):
+        job["steps"] += [[0, h * hour, "act", "coup"], [0, h * hour + 1000, "act",
+                                                        "effet peur"],
+                         [0, h * hour + 60000, "act", "soin"], [0, h * hour + 400000, "mem"]]
+    [events] = run_badge_jobs([job], start_tick=WRAP_START)
+    mems = [e for e in events if e[0] == "mem"]
+    assert len(mems) == 4
+    live = [m[2] for m in mems]
+    assert 20000 < live[0] and max(live) - min(live) <= 256, live
+    gcs = [m[3] for m in mems]
+    assert gcs == sorted(gcs) and gcs[-1] > gcs[0], gcs   # they run, and are counted
 
 
 def test_cran_scenario_heap_and_mpy_say_what_is_wrong():
