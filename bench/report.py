@@ -93,6 +93,8 @@ def changes(figures, previous):
             moved.append("lives the budget: %s -> %s" % (_yes(old.get("lives_budget")),
                                                          _yes(now.get("lives_budget"))))
         lines.append("%s: %s." % (board, "; ".join(moved) if moved else "no change"))
+    for board in sorted(set(old_boards) - set(figures.get("boards", {}))):
+        lines.append("%s: no longer measured (no such board)." % board)
     for engine in sorted(figures.get("engine", {})):
         a = previous.get("engine", {}).get(engine, {}).get("us_per_action")
         b = figures["engine"][engine]["us_per_action"]
@@ -214,10 +216,11 @@ def render(figures, previous):
         "- The whole badge app (`cran.app`) runs on the virtual hardware (`host_tools/vhw`) "
         "inside the MicroPython unix port, driven by `host_tools/mp/badge_driver.py`, the "
         "runner of `cran scenario --badge BOARD --mpy --heap KB`. The firmware is compiled "
-        "to .mpy by `build.compile_firmware`, as `cran flash` compiles it. Heap figures "
-        "come from `%s`: 32-bit MicroPython 1.28 (`../shared/tools/micropython32`), whose "
-        "objects, bytecode and strings have an ESP32's sizes." % (
-            "micropython32" if bits == 32 else "the 64-bit port (no micropython32 here)"),
+        "to .mpy by `build.compile_firmware`, as `cran flash` compiles it. %s" % (
+            "Heap figures come from 32-bit MicroPython 1.28 (`../shared/tools/micropython32`), "
+            "whose objects, bytecode and strings have an ESP32's sizes." if bits == 32 else
+            "There was no 32-bit MicroPython (`../shared/tools/micropython32`): heap "
+            "figures come from the 64-bit port, about 1.4x an ESP32's, NOT the badge's."),
         "- The runner's share of the heap (the virtual hardware, the driver, the job's "
         "steps: up to %.1f KB here) is measured in a first short run with a big heap: "
         "`gc.mem_alloc()` before the badge's first module is imported. It is left out of "
