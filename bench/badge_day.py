@@ -1,80 +1,108 @@
-# Runs inside the MicroPython unix port on the virtual hardware: the whole badge app
-# (atom-lite) booted from a flash folder, then a 12-hour game day in virtual time.
-#   micropython bench/badge_day.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR VHW_DIR MPONLY_DIR
-# Prints one JSON line of figures.
-import gc
+# A badge's 12-hour game day, for any board: the whole app on virtual hardware inside
+# MicroPython (host_tools/mp/badge_driver.py, as `cran scenario --badge --mpy --heap`),
+# one fight an hour, crossing the tick wrap; and the probe of bench/badge_probe.py.
+# Figures are the badge's own: the runner's share of the heap is measured and left out.
 import json
-import sys
+import os
+import subprocess
+import tempfile
 
-sys.path[:0] = [sys.argv[4], sys.argv[5], sys.argv[1]]
+from host_tools import MP_DIR
+from host_tools.build import compile_firmware
+from host_tools.runtimes import BOARDS_DIR, OutOfMemory, badge_job, run_badge_jobs
+from host_tools.vhw import sys_path
 
-import asyncio  # noqa: E402
-import time  # noqa: E402
-
-import machine  # noqa: E402
-import vclock  # noqa: E402
-import world  # noqa: E402
-
-from cran.app import App  # noqa: E402
-from cran.config import load  # noqa: E402
-
-BOARD = "atom-lite"
-# One fight an hour: hits, a keyword, a heal; the rest of the hour is calm.
-FIGHT = (("coup", 2000), ("coup", 3000), ("effet peur", 60000), ("soin", 1000),
-         ("soin", 1000))
+HOURS = 12
+HOUR_MS = 3600000
+# One fight an hour (ms into the hour): hits, a keyword, a heal; the rest of it is calm.
+FIGHT = (("coup", 0), ("coup", 2000), ("effet peur", 5000), ("soin", 65000),
+         ("soin", 66000))
+START = (1 << 30) - HOUR_MS      # the day crosses the tick wrap
+PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "badge_probe.py")
 
 
-def boot(root):
-    world.wire(world.make_root(root, sys.argv[2], BOARD, {}), i2c=False)
-    return App(root, load(root))
+def day_job(board_id):
+    """The day as the badge driver takes it: the fights, and a "mem" step (live heap after
+    a collection, GCs so far) after boot and at the end of each hour."""
+    job = badge_job(board_id, "")
+    steps = job["steps"] = [[0, 0, "mem"]]
+    for hour in range(HOURS):
+        steps += [[0, hour * HOUR_MS + at, "act", text] for text, at in FIGHT]
+        steps.append([0, (hour + 1) * HOUR_MS, "mem"])
+    return job
 
 
-def run_for(app, ms):
-    async def main():
-        task = asyncio.create_task(app.run(console=False))
-        await asyncio.sleep_ms(ms)
-        task.cancel()
-    asyncio.run(main())
-    asyncio.new_event_loop()
+class Day:
+    def __init__(self, board_id):
+        self.job = day_job(board_id)
+        self.runner = None     # the runner's share of the heap, once measured
+
+    def play(self, heap_kb):
+        """The day in a badge of heap_kb KB -> {"after_boot", "peak", "gcs_per_hour"}
+        (bytes of the badge's own live heap), or an OutOfMemory text."""
+        def measured(runner):
+            self.runner = runner
+        [events] = run_badge_jobs([self.job], start_tick=START, mpy=True, heap_kb=heap_kb,
+                                  runner=self.runner, on_heap=measured)
+        if isinstance(events, str):
+            if isinstance(events, OutOfMemory):
+                return events
+            raise RuntimeError(events)
+        mems = [e for e in events if e[0] == "mem"]
+        return {"after_boot": mems[0][2], "peak": max(m[2] for m in mems[1:]),
+                "gcs_per_hour": mems[-1][3] / HOURS}
+
+    def smallest_heap(self, lives_at, dies_at):
+        """The smallest whole KB the badge lives the day in, by bisection between a heap
+        it lives in and one it dies in. -> (KB, its day's figures)"""
+        best = None
+        while lives_at - dies_at > 1:
+            mid = (lives_at + dies_at) // 2
+            result = self.play(mid)
+            if isinstance(result, str):
+                dies_at = mid
+            else:
+                lives_at, best = mid, result
+        return lives_at, best
 
 
-def main():
-    vclock.start((1 << 30) - 3600000)     # the day crosses the tick wrap
-    machine.reset_all()
-    gc.collect()
-    base = gc.mem_alloc()
-    app = boot(sys.argv[3] + "/day")
-    gc.collect()
-    after_boot = gc.mem_alloc()          # everything: modules, drivers, badge
-    booting = after_boot - base          # what boot itself keeps
-    peak = after_boot
-    for _ in range(12):
-        spent = 0
-        for text, pause_ms in FIGHT:
-            app.line(text, time.ticks_ms())
-            run_for(app, pause_ms)
-            spent += pause_ms
-        run_for(app, 3600000 - spent)
-        gc.collect()
-        peak = max(peak, gc.mem_alloc())   # live heap after each hour
-    # Idle: the engine's tick with nothing due, many times, GC held off.
-    now = time.ticks_ms()
-    gc.collect()
-    gc.disable()
-    before = gc.mem_alloc()
-    for i in range(1000):
-        app.badge.tick(time.ticks_add(now, i))
-    idle_bytes = (gc.mem_alloc() - before) / 1000
-    gc.enable()
-    # Wake-ups in a calm minute at full health.
-    app.line("reset", time.ticks_ms())
-    run_for(app, 60000)
-    woke = app.wakeups
-    run_for(app, 60000)
-    print(json.dumps({"heap_after_boot": after_boot, "boot_keeps": booting,
-                      "live_peak_hourly": peak,
-                      "idle_tick_bytes": idle_bytes, "wakeups_idle_minute": app.wakeups - woke,
-                      "etat_end": app.badge.status(time.ticks_ms())["etat"]}))
+def figures(board_id, budget_kb):
+    """Everything about one board's memory in a day (see bench/run.py)."""
+    day = Day(board_id)
+    roomy = day.play(4 * budget_kb)
+    if isinstance(roomy, str):
+        raise RuntimeError(roomy)
+    at_budget = day.play(budget_kb)
+    lives = not isinstance(at_budget, str)
+    floor_kb = int(roomy["peak"] / 1024 / day.runner.ratio)   # it can't live in less
+    if lives:
+        smallest, at_smallest = day.smallest_heap(budget_kb, floor_kb)
+    else:
+        smallest, at_smallest = day.smallest_heap(4 * budget_kb, budget_kb)
+    return {"after_boot": roomy["after_boot"], "peak": roomy["peak"],
+            "runner_kb": day.runner.base / day.runner.ratio / 1024,
+            "smallest_kb": smallest, "lives_budget": lives,
+            "died_at_budget": None if lives else at_budget,
+            "gcs_per_hour": (at_budget if lives else at_smallest or roomy)["gcs_per_hour"],
+            "gcs_heap_kb": budget_kb if lives else smallest}
 
 
-main()
+def probe(exe, board_id):
+    """bench/badge_probe.py on one board -> its figures. Its flash on a RAM disk where
+    there is one: the host's disk must not count in the press times."""
+    ram = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="cran-probe-", dir=ram) as tmp:
+        firmware = os.path.join(tmp, "firmware")
+        compile_firmware(firmware)
+        flash = os.path.join(tmp, "flash")
+        os.mkdir(flash)
+        proc = subprocess.run([exe, PROBE, firmware, BOARDS_DIR, flash, MP_DIR]
+                              + sys_path("micropython"),
+                              input=json.dumps(badge_job(board_id, "")) + "\n",
+                              capture_output=True, text=True, timeout=300)
+    for line in proc.stdout.splitlines():
+        if line.startswith('{"probe"'):
+            return json.loads(line)["probe"]
+    raise RuntimeError("badge_probe.py on %s failed (exit %d): %s%s" % (
+        board_id, proc.returncode, proc.stdout[-1500:], proc.stderr[-1500:]))
+

@@ -1,20 +1,28 @@
-# `make bench`: figures, not pass/fail. Targets are printed beside the measures.
+# `make bench`: figures, not pass/fail. Targets are printed beside the measures, and
+# docs/PERFORMANCE.md is written with them and what changed since its last figures.
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.join(REPO, "bench"))
+
+import badge_day  # noqa: E402
+import report  # noqa: E402
 
 from host_tools import FIRMWARE_DIR  # noqa: E402
 from host_tools.runtimes import (  # noqa: E402
+    BADGE_HEAP_KB,
     BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
     board_ids,
     find_micropython,
+    find_micropython32,
 )
 
-TARGET_MP_US = 50.0   # per action in the unix port; an ESP32 is about 50 times slower
+TARGET_MP_US = report.TARGET_ENGINE_US
 
 
 def engine_figures(cmd):
@@ -28,14 +36,14 @@ def engine_figures(cmd):
     return best
 
 
-def main():
+def engine(mp):
     print("engine: actions per second and microseconds per action (best of 3)")
     rows = [engine_figures([sys.executable])]
-    mp = find_micropython()
     if mp:
         rows.append(engine_figures([mp]))
     else:
         print("  micropython: skipped: " + HOW_TO_GET_MICROPYTHON)
+    out = {}
     for name, count, seconds, per_s, us, heap in rows:
         note = ""
         if name == "micropython":
@@ -44,56 +52,35 @@ def main():
                 heap, TARGET_MP_US, verdict, float(us) * 50 / 1000)
         print("  %-12s %8s actions in %6ss  %9s actions/s  %7s us/action%s"
               % (name, count, seconds, per_s, us, note))
+        out[name] = {"actions": int(count), "actions_per_s": float(per_s),
+                     "us_per_action": float(us)}
+    return out
 
 
-def badge_day(mp):
-    """The whole app through a 12-hour game day, modules from source, then as a badge gets
-    them, compiled to .mpy by `cran flash`: for the latter, the smallest -X heapsize that
-    lives through it is the day's real peak (sampling the heap would miss the peaks)."""
-    import json
-    import tempfile
+def badges(mp64):
+    """Every board: memory in 32-bit (the ESP32's object sizes) when micropython32 is
+    there, press times in the 64-bit unix port."""
+    mp32 = find_micropython32()
+    if mp32 is None:
+        print("no 32-bit MicroPython (../shared/tools/micropython32, or set "
+              "CRAN_MICROPYTHON32): the heap figures below are the 64-bit port's, about "
+              "1.4x a badge's, NOT the ESP32's")
+    memory_exe = mp32 or mp64
+    os.environ["CRAN_MICROPYTHON"] = memory_exe    # what the badge driver runs on
+    boards = board_ids()
+    # Boards in parallel (each run is one MicroPython process); the press times after,
+    # one board at a time, on a quieter machine.
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        days = pool.map(lambda b: badge_day.figures(b, BADGE_HEAP_KB), boards)
+        garbage = pool.map(lambda b: badge_day.probe(memory_exe, b), boards)
+        days, garbage = list(days), list(garbage)
+    timing = [badge_day.probe(mp64, b) for b in boards]
+    return {"bits": 32 if mp32 else 64, "budget_kb": BADGE_HEAP_KB,
+            "boards": {b: report.board_figures(d, g, t)
+                       for b, d, g, t in zip(boards, days, garbage, timing)}}
 
-    from host_tools.build import compile_firmware
-    from host_tools.vhw import sys_path
-    script = os.path.join(REPO, "bench", "badge_day.py")
 
-    def day(heap_kb, firmware):
-        with tempfile.TemporaryDirectory() as flash:
-            r = subprocess.run([mp, "-X", "heapsize=%dk" % heap_kb, script, firmware,
-                                BOARDS_DIR, flash]
-                               + sys_path("micropython"), capture_output=True, text=True)
-        return json.loads(r.stdout) if r.returncode == 0 else None
-
-    def smallest_heap(firmware):
-        low, high = 16, 4096        # KB: dies at low, lives at high
-        while high - low > 4:
-            mid = (low + high) // 2
-            if day(mid, firmware):
-                high = mid
-            else:
-                low = mid
-        return high
-
-    figures = day(4096, FIRMWARE_DIR)
-    with tempfile.TemporaryDirectory() as compiled:
-        compile_firmware(compiled)
-        as_mpy = day(4096, compiled)
-        mpy_heap = smallest_heap(compiled)
-    print("badge (atom-lite, whole app on virtual hardware, 12-hour game day, one fight an hour):")
-    print("  heap in use after boot      %7d B (boot itself keeps %d B)"
-          % (figures["heap_after_boot"], figures["boot_keeps"]))
-    # No smallest heap from source: there the compiler's transient needs at import
-    # decide it, and they jump with a few lines' change (195 KB, then 294 KB, for code
-    # whose live heap stayed the same); a badge loads .mpy.
-    print("  live heap, hourly peak      %7d B (64-bit unix port; an ESP32's objects are"
-          " about half the size)" % figures["live_peak_hourly"])
-    print("  same, firmware as .mpy      %7d B after boot, %d KB smallest heap (no compiler"
-          " at import)" % (as_mpy["heap_after_boot"], mpy_heap))
-    print("  bytes allocated / idle tick %7.1f    (target 0)" % figures["idle_tick_bytes"])
-    print("  wake-ups per idle minute    %7d    (target <= 15: idle_look blink, two edges"
-          " every 8.2 s; steady: 2)" % figures["wakeups_idle_minute"])
-
-TARGET_HOURS = 72          # three game days, Atom Lite, on 500 mAh
+TARGET_HOURS = report.TARGET_HOURS
 CAPACITY_MAH = 500
 # (label, board, config): every board as flashed by default, and the Atom Lite with
 # what the defaults save turned back off, to show what each saves.
@@ -118,6 +105,7 @@ def power_day(mp, board, config):
 
 
 def battery(mp):
+    """Every board's battery life over the day. -> {label: {"hours", "total_ma"}}"""
     from host_tools.power import BOARD_PARTS, estimate
     print("battery: %d mAh through a 12-hour game day, one fight an hour, whole app on"
           " virtual hardware (currents and sources: docs/POWER.md), average mA:"
@@ -126,6 +114,7 @@ def battery(mp):
         "board", "sleep", "awake", "wake-ups", "LEDs", "buzzer", "radio", "total",
         "hours"))
     unknown = {}
+    out = {}
     for label, board, config in POWER_RUNS:
         counts = power_day(mp, board, config)
         chip = "esp32c3" if counts["chip"].startswith("esp32c3") else "esp32"
@@ -143,6 +132,7 @@ def battery(mp):
             "" if counts["can_sleep"] else " (never sleeps: %s)" % (
                 "light sleep off in its config" if config.get("light_sleep") is False
                 else "its buttons can't wake it")))
+        out[label] = {"hours": round(e["hours"]), "total_ma": round(e["total"], 2)}
         if e["unknown"] and board not in unknown:
             unknown[board] = e["unknown"]
     print("  not counted, unknown (so these hours are upper bounds):")
@@ -150,10 +140,26 @@ def battery(mp):
         print("    %s: %s" % (board, "; ".join(what)))
     print("  on a 5 V power bank or a LiPo behind a 5 V boost, the battery gives ~1.5x"
           " these currents (3.3 V from 3.7 V through a ~90 % boost and an LDO)")
+    return out
+
+
+def main():
+    mp64 = find_micropython()
+    figures = {"engine": engine(mp64)}
+    if mp64 is None:
+        print("badges: skipped: " + HOW_TO_GET_MICROPYTHON)
+        return
+    figures.update(badges(mp64))
+    print()
+    figures["battery"] = battery(mp64)
+    path = os.path.join(REPO, "docs", "PERFORMANCE.md")
+    previous = report.read_figures(path)
+    print()
+    text = report.render(figures, previous)
+    print(text)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("written: docs/PERFORMANCE.md")
 
 
 main()
-mp_exe = find_micropython()
-if mp_exe:
-    badge_day(mp_exe)
-    battery(mp_exe)

@@ -68,13 +68,15 @@ _BADGE_ARGS = ("-X", "no-source-lines")
 
 
 def _sources():
-    for folder, dirs, names in os.walk(os.path.join(FIRMWARE_DIR, "cran")):
+    """-> (path, path in the firmware with "/") of every module of cran a badge gets,
+    in order."""
+    for where, dirs, names in os.walk(os.path.join(FIRMWARE_DIR, "cran")):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
         for name in sorted(names):
-            path = os.path.join(folder, name)
+            path = os.path.join(where, name)
             rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
             if name.endswith(".py") and rel not in HOST_ONLY:
-                yield path
+                yield path, rel
 
 
 def cache_dir():
@@ -87,12 +89,21 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     """The firmware as a badge gets it, in out_dir: cran/**.mpy and main.py.
     -> {badge path: local file}. A module compiled before by the same mpy-cross with the
     same options comes from the cache (cache_dir(); "" for none) instead of a new run."""
+    files = compile_modules(_sources(), out_dir, extra_args, cache)
+    main = os.path.join(out_dir, "main.py")
+    shutil.copyfile(os.path.join(FIRMWARE_DIR, "main.py"), main)
+    files["/main.py"] = main
+    return files
+
+
+def compile_modules(sources, out_dir, extra_args=(), cache=None):
+    """sources: (path, rel) -> out_dir/rel as .mpy, as compile_firmware compiles (and
+    caches) them. -> {"/" + rel as .mpy: local file}"""
     files = {}
     cross = mpy_cross_path()
     cache = cache_dir() if cache is None else cache
     compiler = _mpy_cross_banner()   # another mpy-cross, another .mpy: part of the key
-    for path in _sources():
-        rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
+    for path, rel in sources:
         target = os.path.join(out_dir, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(path, "rb") as f:
@@ -109,9 +120,6 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
             if kept:
                 _keep(target, kept)
         files["/" + rel[:-3] + ".mpy"] = target
-    main = os.path.join(out_dir, "main.py")
-    shutil.copyfile(os.path.join(FIRMWARE_DIR, "main.py"), main)
-    files["/main.py"] = main
     return files
 
 

@@ -1,5 +1,6 @@
 # Where the engine runs: in this CPython process, or inside the MicroPython unix port.
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -47,12 +48,20 @@ def run_scenario(text, runtime="cpython", start_tick=0):
                        timeout=120)
 
 
-def _json_lines(runtime, args, stdin, timeout):
-    """Run a driver of host_tools/mp/ on a runtime -> the JSON values it printed."""
+def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None):
+    """Run a driver of host_tools/mp/ on a runtime (options: the interpreter's own, e.g.
+    -X heapsize; compiled: a folder where MicroPython finds the driver as .mpy, run as a
+    module) -> the JSON values it printed."""
     exe = interpreter(runtime)
     if exe is None:
         raise RuntimeFailure(HOW_TO_GET_MICROPYTHON)
-    proc = subprocess.run([exe, os.path.join(MP_DIR, args[0])] + args[1:], input=stdin,
+    env = None
+    script = [os.path.join(MP_DIR, args[0])]
+    if compiled is not None:
+        # The port's own path is replaced: keep its frozen modules (asyncio).
+        env = dict(os.environ, MICROPYPATH=compiled + os.pathsep + ".frozen")
+        script = ["-m", args[0][:-3]]
+    proc = subprocess.run([exe, *options, *script] + args[1:], input=stdin, env=env,
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeFailure("%s failed (exit %d):\n%s%s" % (
@@ -81,15 +90,154 @@ def check_board(board_id):
         raise CommandError(problem)
 
 
-def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0):
+# The budget: the badge's own heap, in KB, in which every board must live the example
+# fight (tests/test_app.py) and the bench's 12-hour day, in 32-bit with the firmware as
+# .mpy. Set where the firmware lives, as measured: the fight needed 111-133 KB (the
+# M5StickC Plus the most), the day 115-127 KB. A stock ESP32 without PSRAM gives
+# MicroPython about 112 KB; the goal is 64 (bench/report.py): lower it as the firmware
+# shrinks.
+BADGE_HEAP_KB = 144
+# The first, measuring run's heap: room for anything the runner may take.
+MEASURING_HEAP = 4 << 20
+
+
+def find_micropython32():
+    """The 32-bit MicroPython unix port (ESP32 object sizes): $CRAN_MICROPYTHON32, else
+    ../shared/tools/micropython32 beside the repository. None when there is none."""
+    explicit = os.environ.get("CRAN_MICROPYTHON32")
+    if explicit:
+        return explicit
+    beside = os.path.join(os.path.dirname(os.path.dirname(FIRMWARE_DIR)), "shared", "tools",
+                          "micropython32")
+    return beside if os.path.exists(beside) else None
+
+
+class OutOfMemory(str):
+    """A badge's error text (one line) when it ran out of heap: MemoryError."""
+
+
+class RunnerHeap:
+    """What the virtual hardware and the runner take of the interpreter's heap, as
+    measured (base: bytes in use before the badge's first module), and what a -X heapsize
+    gives (ratio: usable bytes per byte asked; the GC keeps its tables in the heap too)."""
+
+    def __init__(self, base, total, heapsize):
+        self.base = base
+        self.ratio = total / heapsize
+
+    def heapsize(self, badge_kb):
+        """-X heapsize (bytes) that leaves the badge what a badge_kb KB heap gives."""
+        return int(math.ceil(badge_kb * 1024 + self.base / self.ratio))
+
+    def describe(self, badge_kb):
+        return ("heap: %g KB for the badge + %.1f KB measured for the virtual hardware and "
+                "runner (-X heapsize=%d)" % (badge_kb, self.base / self.ratio / 1024,
+                                             self.heapsize(badge_kb)))
+
+
+def badge_job(board_id, text):
+    """A scenario (text known to parse) as the badge driver takes it: parsed here, so
+    that cran.scenario, host-only, takes none of the badge's heap."""
+    parsed = scenario.parse(text)
+    steps = [[line, t, kind, payload.text()] if kind == "act" else [line, t, kind]
+             for line, t, kind, payload in parsed.steps]
+    return {"board": board_id, "character": parsed.character.as_dict(), "steps": steps}
+
+
+def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0, **options):
     """Scenarios through the whole badge app on virtual hardware. jobs: [(board id,
-    scenario text)] -> [events or an error text], one per job, from one process."""
+    scenario text)] -> [events, or an error text (OutOfMemory when it ran out of heap)],
+    one per job, from one process. options: as run_badge_jobs."""
+    return run_badge_jobs([badge_job(b, t) for b, t in jobs], runtime, start_tick,
+                          reboot_every, **options)
+
+
+def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mpy=False,
+                   heap_kb=None, runner=None, on_heap=None):
+    """badge_job()s through host_tools/mp/badge_driver.py. mpy: the firmware compiled as
+    `cran flash` does (build.compile_firmware), loaded as .mpy. heap_kb: the badge's own
+    heap, the runner's share added as measured (runner: a RunnerHeap measured before for
+    the same jobs, else measured now); on_heap(RunnerHeap) hears of it. MicroPython only."""
     import tempfile
 
     from host_tools.vhw import sys_path
-    stdin = "".join(json.dumps({"board": b, "text": t}) + "\n" for b, t in jobs)
-    with tempfile.TemporaryDirectory(prefix="cran-flash-") as flash:
-        out = _json_lines(runtime, ["badge_driver.py", FIRMWARE_DIR, BOARDS_DIR, flash,
-                                    str(start_tick), str(reboot_every)] + sys_path(runtime),
-                          stdin, timeout=600)
-    return [r["events"] if "events" in r else r["error"] for r in out]
+    stdin = "".join(json.dumps(job) + "\n" for job in jobs)
+    with tempfile.TemporaryDirectory(prefix="cran-badge-") as tmp:
+        firmware = FIRMWARE_DIR
+        if mpy:
+            from host_tools.build import compile_firmware
+            firmware = os.path.join(tmp, "firmware")
+            compile_firmware(firmware)
+        flash = os.path.join(tmp, "flash")
+        os.mkdir(flash)
+        vhw, compiled = sys_path(runtime), None
+        if heap_kb is not None:
+            # The runner as .mpy too: compiling its source would need more room at its
+            # start than it keeps, and a small badge's heap would die in its compiler.
+            compiled = os.path.join(tmp, "runner")
+            vhw = compile_runner(compiled)
+
+        def driver(mode, options):
+            return _json_lines(runtime, ["badge_driver.py", firmware, BOARDS_DIR, flash,
+                                         str(start_tick), str(reboot_every), mode] + vhw,
+                               stdin, 600, options, compiled)
+        options = ()
+        if heap_kb is not None:
+            if runner is None:
+                runner = measure_runner(driver)
+            if on_heap is not None:
+                on_heap(runner)
+            options = ("-X", "heapsize=%d" % runner.heapsize(heap_kb))
+        out = driver("run", options)
+    return _by_job(out, jobs, heap_kb)
+
+
+def compile_runner(out_dir):
+    """badge_driver.py and the virtual hardware compiled to .mpy in out_dir, as the
+    firmware is (build.compile_modules). -> the virtual hardware's folders, for sys.path"""
+    from host_tools.build import compile_modules
+    from host_tools.vhw import VHW_DIR, sys_path
+    folders = sys_path("micropython")
+    sources = [(os.path.join(MP_DIR, "badge_driver.py"), "badge_driver.py")]
+    for folder in folders:
+        rel = os.path.relpath(folder, os.path.dirname(VHW_DIR)).replace(os.sep, "/")
+        sources += [(os.path.join(folder, name), rel + "/" + name)
+                    for name in sorted(os.listdir(folder)) if name.endswith(".py")]
+    compile_modules(sources, out_dir)
+    return [os.path.join(out_dir, os.path.relpath(f, os.path.dirname(VHW_DIR)))
+            for f in folders]
+
+
+def measure_runner(driver):
+    """The runner's share of the heap: a first short run with a big heap, stopped before
+    the badge's first module. driver(mode, interpreter options) -> its JSON lines."""
+    heap = driver("overhead", ("-X", "heapsize=%d" % MEASURING_HEAP))[0]["heap"]
+    return RunnerHeap(heap["base"], heap["total"], MEASURING_HEAP)
+
+
+def _by_job(lines, jobs, heap_kb):
+    results = [[] for _ in jobs]
+    ended = set()
+    for line in lines:
+        n = line.get("job")
+        if n is None:
+            continue           # the "heap" line
+        if "event" in line:
+            results[n].append(line["event"])
+            continue
+        if "error" in line:
+            results[n] = line["error"]
+        elif "memory" in line:
+            results[n] = OutOfMemory(out_of_memory(jobs[n]["board"], heap_kb, line))
+        ended.add(n)           # "end", or a job that failed
+    return [r if n in ended else "%s: the runner stopped before the end" % jobs[n]["board"]
+            for n, r in enumerate(results)]
+
+
+def out_of_memory(board_id, heap_kb, line):
+    """The one line that says a badge ran out of memory: which heap, where it died."""
+    heap = ("its %g KB heap" % heap_kb) if heap_kb is not None else "the interpreter's heap"
+    where = ("at " + line["where"]) if line["where"] else "where unknown: no room was left " \
+        "for a traceback"
+    return "badge %s ran out of memory in %s: MemoryError %s%s" % (
+        board_id, heap, where, " (%s)" % line["memory"] if line["memory"] else "")

@@ -8,6 +8,7 @@ from cran.core.engine import FIELDS
 from host_tools import CommandError
 from host_tools.runtimes import (
     RUNTIMES,
+    OutOfMemory,
     RuntimeFailure,
     check_board,
     run_on_badge,
@@ -74,9 +75,11 @@ def events_as_records(events, parsed):
     return records
 
 
-def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, reboot_every=0):
+def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, reboot_every=0,
+             mpy=False, heap_kb=None):
     """badge: a board id to run the whole badge app on virtual hardware instead of the
-    bare engine; reboot_every N: restart it from flash after every N steps."""
+    bare engine; reboot_every N: restart it from flash after every N steps; mpy: its
+    firmware as .mpy, as cran flash makes it; heap_kb: the badge's own heap (MicroPython)."""
     text, parsed = load(path)
     if badge is not None:
         check_board(badge)
@@ -84,7 +87,11 @@ def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, rebo
         if badge is None:
             events = run_scenario(text, runtime, start_tick)
         else:
-            result = run_on_badge([(badge, text)], runtime, start_tick, reboot_every)[0]
+            result = run_on_badge([(badge, text)], runtime, start_tick, reboot_every,
+                                  mpy=mpy, heap_kb=heap_kb, on_heap=lambda runner: print(
+                                      runner.describe(heap_kb), file=sys.stderr))[0]
+            if isinstance(result, OutOfMemory):
+                raise RuntimeFailure(result)
             if isinstance(result, str):
                 raise RuntimeFailure("the badge failed: " + result)
             events = result
@@ -147,13 +154,43 @@ def setup(p):
                         "storage) on virtual hardware of this board (boards/BOARD.json)")
     p.add_argument("--reboot-every", type=int, default=0, metavar="N",
                    help="with --badge: restart the badge from flash after every N steps")
+    p.add_argument("--mpy", action="store_true",
+                   help="with --badge: the firmware compiled to .mpy, as cran flash puts it")
+    p.add_argument("--heap", type=heap_kb, metavar="KB",
+                   help="with --badge: the badge's own heap in KB (MicroPython's -X "
+                        "heapsize, plus what the runner takes, measured)")
     p.add_argument("--json", action="store_true",
                    help="one JSON object a line for each action and state change")
     p.add_argument("--start-tick", type=int, default=0, metavar="MS",
                    help="badge tick count at the scenario's 0:00 (tests wraparound)")
 
 
+MAX_HEAP_KB = 4096
+
+
+def heap_kb(text):
+    """--heap's value: KB, a whole or decimal number from 1 to MAX_HEAP_KB."""
+    import argparse
+    try:
+        kb = float(text)
+    except ValueError:
+        kb = None
+    if kb is None or not 1 <= kb <= MAX_HEAP_KB:
+        raise argparse.ArgumentTypeError(
+            "expected the badge's heap in KB, from 1 to %d (e.g. 64), got '%s'"
+            % (MAX_HEAP_KB, text))
+    return int(kb) if kb == int(kb) else kb
+
+
 def run(args):
     runtime = args.runtime or ("micropython" if args.badge else "cpython")
+    for flag, given in (("--mpy", args.mpy), ("--heap", args.heap is not None)):
+        if given and not args.badge:
+            raise CommandError("%s needs --badge BOARD: it is about the badge's firmware"
+                               % flag)
+        if given and runtime != "micropython":
+            raise CommandError("%s needs --runtime micropython (CPython has no .mpy and "
+                               "no heap of its own)" % flag)
     return run_file(args.file, runtime, args.json, args.start_tick,
-                    badge=args.badge, reboot_every=args.reboot_every)
+                    badge=args.badge, reboot_every=args.reboot_every, mpy=args.mpy,
+                    heap_kb=args.heap)

@@ -3,6 +3,7 @@
 # mode, sleep and a badge that can't start (tests/mp/app_driver.py, app_main.py).
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -10,7 +11,15 @@ import pytest
 from conftest import SCENARIO_DIR, WRAP_START, check_results, run_cran, scenario_files
 from cran import scenario
 from host_tools import FIRMWARE_DIR
-from host_tools.runtimes import BOARDS_DIR, board_ids, run_on_badge
+from host_tools.runtimes import (
+    BADGE_HEAP_KB,
+    BOARDS_DIR,
+    badge_job,
+    board_ids,
+    find_micropython32,
+    run_badge_jobs,
+    run_on_badge,
+)
 from host_tools.vhw import sys_path
 
 MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
@@ -30,10 +39,10 @@ def _bare(text, start_tick=0):
     return json.loads(json.dumps(list(scenario.run(scenario.parse(text), start_tick))))
 
 
-def _same_as_bare(board, runtime, start_tick=0, reboot_every=0, only=None):
+def _same_as_bare(board, runtime, start_tick=0, reboot_every=0, only=None, mpy=False):
     texts = [t for t in _texts() if only is None or t[0] in only]
     results = run_on_badge([(board, text) for _, text in texts], runtime, start_tick,
-                           reboot_every)
+                           reboot_every, mpy=mpy)
     assert len(results) == len(texts)
     for (name, text), events in zip(texts, results):
         assert not isinstance(events, str), "%s on %s: %s" % (name, board, events)
@@ -68,6 +77,86 @@ def test_cran_scenario_badge(micropython):
     assert out.stdout.splitlines()[-1].endswith("0 failed (micropython, badge atom-lite)")
     out = run_cran("scenario", "--badge", "nope", path)
     assert out.returncode == 2 and "unknown board 'nope'" in out.stderr
+
+
+# ---- the badge's heap: --mpy, --heap ---------------------------------------------------
+
+FIGHT = os.path.join(SCENARIO_DIR, "exemple-godefroy.txt")
+
+
+@pytest.fixture(scope="session")
+def micropython32():
+    exe = find_micropython32()
+    if exe is None:
+        pytest.skip("no 32-bit MicroPython (../shared/tools/micropython32, or set "
+                    "CRAN_MICROPYTHON32): the heap budget is only measured with the "
+                    "ESP32's object sizes")
+    return exe
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_the_example_fight_lives_in_the_heap_budget_in_32_bit(micropython32, board,
+                                                              monkeypatch):
+    # The ESP32's memory model: 32-bit objects, the firmware as .mpy as cran flash makes
+    # it, and the badge's own heap of BADGE_HEAP_KB, the runner's share measured apart.
+    monkeypatch.setenv("CRAN_MICROPYTHON", micropython32)
+    with open(FIGHT, encoding="utf-8") as f:
+        text = f.read()
+    heard = []
+    [events] = run_on_badge([(board, text)], mpy=True, heap_kb=BADGE_HEAP_KB,
+                            on_heap=heard.append)
+    assert not isinstance(events, str), events
+    assert events == _bare(text)
+    [runner] = heard
+    assert 10000 < runner.base < 100000 and 0.95 < runner.ratio < 1
+
+
+def test_the_firmware_as_mpy_gives_the_same_traces(micropython):
+    _same_as_bare("atom-matrix", "micropython", mpy=True,
+                  only=("exemple-ali.txt", "exemple-godefroy.txt", "exemple-nico.txt"))
+
+
+def test_neither_the_badge_nor_its_runner_grows_over_hours_of_play(micropython):
+    # A fight an hour, then a look at the live heap ("mem": after a collection, net of
+    # the runner's share at its start): events stream out, nothing piles up.
+    hour = 3600000
+    job = badge_job("atom-matrix", "")
+    for h in range(4):
+        job["steps"] += [[0, h * hour, "act", "coup"], [0, h * hour + 1000, "act",
+                                                        "effet peur"],
+                         [0, h * hour + 60000, "act", "soin"], [0, h * hour + 400000, "mem"]]
+    [events] = run_badge_jobs([job], start_tick=WRAP_START)
+    mems = [e for e in events if e[0] == "mem"]
+    assert len(mems) == 4
+    live = [m[2] for m in mems]
+    assert 20000 < live[0] and max(live) - min(live) <= 256, live
+    gcs = [m[3] for m in mems]
+    assert gcs == sorted(gcs) and gcs[-1] > gcs[0], gcs   # they run, and are counted
+
+
+def test_cran_scenario_heap_and_mpy_say_what_is_wrong():
+    out = run_cran("scenario", "--badge", "atom-lite", "--heap", "lots", FIGHT)
+    assert out.returncode == 2
+    assert ("argument --heap: expected the badge's heap in KB, from 1 to 4096 (e.g. 64), "
+            "got 'lots'") in out.stderr
+    assert run_cran("scenario", "--badge", "atom-lite", "--heap", "0", FIGHT).returncode == 2
+    out = run_cran("scenario", "--heap", "64", FIGHT)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == "cran: --heap needs --badge BOARD: it is about the badge's firmware\n"
+    out = run_cran("scenario", "--mpy", "--badge", "atom-lite", "--runtime", "cpython", FIGHT)
+    assert out.returncode == 2
+    assert out.stderr.startswith("cran: --mpy needs --runtime micropython")
+
+
+def test_a_badge_out_of_memory_says_so_in_one_line(micropython):
+    out = run_cran("scenario", "--badge", "atom-lite", "--mpy", "--heap", "24", FIGHT)
+    assert out.returncode == 3 and out.stdout == ""
+    heap, died = out.stderr.splitlines()
+    assert re.fullmatch(r"heap: 24 KB for the badge \+ \d+\.\d KB measured for the virtual "
+                        r"hardware and runner \(-X heapsize=\d+\)", heap), heap
+    assert re.fullmatch(r"cran: badge atom-lite ran out of memory in its 24 KB heap: "
+                        r"MemoryError at \S+\.py:\d+, in \S+ \(memory allocation failed, "
+                        r"allocating \d+ bytes\)", died), died
 
 
 # ---- the app's own behaviour --------------------------------------------------------

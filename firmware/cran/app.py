@@ -40,7 +40,6 @@ SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 _PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?")
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
-_FRAMES_KEPT = 8           # LED frames kept drawn: a look's rhythm and its effect's
 
 
 class App:
@@ -107,7 +106,8 @@ class App:
         self.flag = None        # wakes the show loop; made inside the running loop
         self.in_show = False
         self.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
-        self.frames = {}        # frame_code -> capped frame, drawn before
+        self.frames = {}        # frame_code -> capped frame, of the look on show
+        self.frames_look = None  # frame_code >> 3 of those: the look and its effect
         self.screen_for = None  # the state whose public lines the screen shows
         self.wdt = None
         self.last_input = now   # tick of the last console byte; boot counts as one
@@ -246,15 +246,16 @@ class App:
     def _show_look(self, state, now):
         """The public look on the LEDs. Most wake-ups find the frame already shown or
         one of the few of its rhythm drawn before: then nothing is allocated (frames
-        are kept by frame_code, a handful at a time: a look and its effect's steps)."""
+        are kept by frame_code, those of the look on show: at most 8, its key bits)."""
         code = frame_code(state, now, self.leds.count, self.layout)
         if code == self.frame_code:
             return
         frames = self.frames
+        if code >> 3 != self.frames_look:   # another look or effect: its own few frames
+            frames.clear()
+            self.frames_look = code >> 3
         frame = frames.get(code)
         if frame is None:
-            if len(frames) >= _FRAMES_KEPT:
-                frames.clear()
             frame = frames[code] = self.leds.capped(
                 led_frame(state, now, self.leds.count, self.layout))
         self.leds.write(frame)

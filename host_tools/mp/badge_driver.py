@@ -1,13 +1,24 @@
 # Runs scenarios through the whole badge (cran.app: console -> engine -> cues -> drivers
 # -> storage) on the virtual hardware, inside the MicroPython unix port or CPython:
-#   <python> badge_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR START_TICK REBOOT_EVERY VHW...
-# stdin: one JSON job a line, {"board": ID, "text": SCENARIO}; stdout: one JSON line a
-# job, {"events": [...]} in cran.scenario.run()'s format, or {"error": TEXT}.
+#   <python> badge_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR START_TICK REBOOT_EVERY MODE
+#            VHW...
+# stdin: one JSON job a line, parsed on the host (cran.scenario stays off the badge's heap):
+#   {"board": ID, "character": {...}, "steps": [[LINE, T_MS, "act", TEXT] |
+#    [LINE, T_MS, "expect"] | [LINE, T_MS, "mem"]]}
+# stdout: one JSON line as each thing happens, never kept (the runner must not grow):
+#   {"heap": {"base": B, "total": T}}   MicroPython: bytes in use before any cran module is
+#                                       imported (vhw, this runner, the first job), of T
+#   {"job": N, "event": [...]}          cran.scenario.run()'s format; a "mem" step gives
+#                                       ["mem", T_MS, live bytes of the badge, GCs so far]
+#   {"job": N, "end": true}             or {"job": N, "error": TEXT}, or, out of memory,
+#   {"job": N, "memory": MESSAGE, "where": "FILE:LINE, in FUNCTION"}
+# MODE "overhead": stop after the "heap" line (a short first run that measures the runner).
+import gc
 import json
 import sys
 
 if __name__ == "__main__":
-    sys.path[:0] = sys.argv[6:] + [sys.argv[1]]
+    sys.path[:0] = sys.argv[7:] + [sys.argv[1]]
 
 import machine  # noqa: E402
 import vclock  # noqa: E402
@@ -16,56 +27,114 @@ import world  # noqa: E402
 MICROPYTHON = sys.implementation.name == "micropython"
 if not MICROPYTHON:
     vclock.patch_cpython_time()
+else:
+    # The rest of the virtual hardware, in the runner's share of the heap: on a badge
+    # these are built in (select and vtasks are asyncio's queue on the 2**30 period).
+    import select  # noqa: E402, F401
+
+    import esp32  # noqa: E402, F401
+    import neopixel  # noqa: E402, F401
 
 import time  # noqa: E402
 
-from cran import scenario  # noqa: E402
-from cran.app import App  # noqa: E402
-from cran.config import load  # noqa: E402
-from cran.scenario import cue_list, view_list  # noqa: E402
-
 BOOT_MS = 1000   # the badge is switched on this long before the scenario's 0:00
+# Parts keep no history (PWM timeline, bus writes): a run that kept it would grow with
+# the scenario, and copying each write would count as the badge's garbage.
+machine.history = -1
 
 
 def _no_wait(ms):
     pass
 
 
+def emit(n, key, value):
+    print(json.dumps({"job": n, key: value}))
+
+
+class GcWatch:
+    """Counts garbage collections: the heap in use only falls when one ran. Looked at
+    on every wake-up of the app (at most one counted per wake-up) and at "mem" steps."""
+
+    def __init__(self):
+        self.count = 0
+        self.last = gc.mem_alloc()
+
+    def look(self):
+        now = gc.mem_alloc()
+        if now < self.last:
+            self.count += 1
+        self.last = now
+
+
 class Run:
-    def __init__(self, root, start, reboot_every):
+    def __init__(self, n, root, start, reboot_every, base):
+        self.n = n
         self.root = root
         self.start = start
         self.reboot_every = reboot_every
-        self.events = []
+        self.base = base          # heap bytes in use before the badge's first module
         self.act_cues = []
         self.app = None
+        self.fault = None         # a MemoryError the app's fault rule caught
+        self.died = None          # what ended the show loop's task
+        self.gcs = GcWatch() if MICROPYTHON else None
         self.boot()
 
     def boot(self):
-        app = self.app = App(self.root, load(self.root))
+        from cran.app import start  # as main() boots it: start-only modules let go
+        app = self.app = start(self.root)
         shown = app.badge.on_cues
 
         def hook(kind, now, cues):
             if kind == "timer":
-                self.events.append(["timer", vclock.ticks_diff(now, self.start), cue_list(cues),
-                                    view_list(app.badge.state, now)])
+                emit(self.n, "event", ["timer", vclock.ticks_diff(now, self.start),
+                                       cue_list(cues), view_list(app.badge.state, now)])
             elif kind == "act":
                 self.act_cues = cues
             shown(kind, now, cues)
         app.badge.on_cues = hook
+        app.on_fault = self.on_fault
+        if self.gcs is not None:
+            show = app.show
 
-    def step(self, line, t, kind, payload):
+            def watched(now):
+                self.gcs.look()
+                return show(now)
+            app.show = watched
+
+    def on_fault(self, e):
+        if isinstance(e, MemoryError):
+            self.fault = e
+
+    def check(self):
+        """A show loop that died ends the run here, and so does a MemoryError the app
+        survived (its show step journals a fault and retries): the badge ran out."""
+        if self.fault is not None:
+            raise self.fault
+        if self.died is not None:
+            raise self.died
+
+    def on_task_error(self, loop, context):
+        self.died = context["exception"]
+
+    def step(self, line, t, kind, text):
+        self.check()
         app = self.app
         now = time.ticks_ms()
         if kind == "act":
-            answer = app.line(payload.text(), now)
+            answer = app.line(text, now)
             if not answer or not answer[0].startswith("ok "):
-                raise RuntimeError("console refused %r: %r" % (payload.text(), answer))
-            self.events.append(["act", line, t, payload.text(), cue_list(self.act_cues),
-                                view_list(app.badge.state, now)])
+                raise RuntimeError("console refused %r: %r" % (text, answer))
+            emit(self.n, "event", ["act", line, t, text, cue_list(self.act_cues),
+                                   view_list(app.badge.state, now)])
+        elif kind == "mem":
+            self.gcs.look()
+            gc.collect()
+            self.gcs.last = gc.mem_alloc()
+            emit(self.n, "event", ["mem", t, self.gcs.last - self.base, self.gcs.count])
         else:
             app.badge.tick(now)
-            self.events.append(["expect", line, t, view_list(app.badge.state, now)])
+            emit(self.n, "event", ["expect", line, t, view_list(app.badge.state, now)])
 
     def segments(self, steps):
         n = self.reboot_every or len(steps) or 1
@@ -85,25 +154,39 @@ class Run:
             time.sleep_ms = wait
 
 
+def view_list(state, now):
+    """A view as a list in engine.FIELDS order (as cran.scenario.view_list, which is
+    host-only and stays off the badge's heap)."""
+    from cran.core.engine import FIELDS, view
+    seen = view(state, now)
+    return [seen[f] for f in FIELDS]
+
+
+def cue_list(cues):
+    return [[kind, value, private] for _, kind, value, private in cues]
+
+
 async def _segment(run, steps):
     import asyncio
+    asyncio.get_event_loop().set_exception_handler(run.on_task_error)
     app = run.app
     app.start_watchdog()
     show = asyncio.create_task(app.show_loop())
-    for line, t, kind, payload in steps:
-        left = vclock.ticks_diff(vclock.ticks_add(run.start, t), time.ticks_ms())
+    for step in steps:
+        left = vclock.ticks_diff(vclock.ticks_add(run.start, step[1]), time.ticks_ms())
         if left > 0:
             await asyncio.sleep_ms(left)
-        run.step(line, t, kind, payload)
+        run.step(step[0], step[1], step[2], step[3] if len(step) > 3 else None)
     show.cancel()
+    run.check()
 
 
 def _segment_sync(run, steps):
     # CPython's asyncio reads the real clock: the show loop's step on a plain loop instead.
     app = run.app
     app.start_watchdog()
-    for line, t, kind, payload in steps:
-        target = vclock.ticks_add(run.start, t)
+    for step in steps:
+        target = vclock.ticks_add(run.start, step[1])
         while True:
             now = time.ticks_ms()
             wait = app.step(now)   # its fault rule too, as show_loop's
@@ -111,56 +194,104 @@ def _segment_sync(run, steps):
             if left <= 0:
                 break
             vclock.advance(min(wait, left))
-        run.step(line, t, kind, payload)
+        run.step(step[0], step[1], step[2], step[3] if len(step) > 3 else None)
 
 
-def run_job(n, job, boards_dir, flash_dir, start, reboot_every):
-    parsed = scenario.parse(job["text"])
+def boot(n, job, boards_dir, flash_dir, start, reboot_every=0, base=0):
+    """A fresh badge of job["board"] with job["character"], booted from its flash. -> Run"""
     root = "%s/job%d" % (flash_dir, n)
     # Awake throughout: the scenario's actions come as console lines at set times, and a
     # badge in light sleep hears no console (app.CONSOLE_QUIET_MS).
     board = world.make_root(root, boards_dir, job["board"],
-                            {"character": parsed.character.as_dict(), "light_sleep": False})
+                            {"character": job["character"], "light_sleep": False})
     vclock.start(vclock.ticks_add(start, -BOOT_MS))
     machine.reset_all()
     world.wire(board)
-    run = Run(root, start, reboot_every)
-    segments = run.segments(parsed.steps)
-    for i, steps in enumerate(segments):
+    return Run(n, root, start, reboot_every, base)
+
+
+def run_job(n, job, boards_dir, flash_dir, start, reboot_every, base):
+    run = boot(n, job, boards_dir, flash_dir, start, reboot_every, base)
+    for i, steps in enumerate(run.segments(job["steps"])):
         if i:
             run.reboot()
         if MICROPYTHON:
             import asyncio
-            asyncio.run(_segment(run, steps))
-            asyncio.new_event_loop()
+            try:
+                asyncio.run(_segment(run, steps))
+            except machine.VirtualReset as e:
+                # Starved by a show loop that faulted or died: say why, when known.
+                run.check()
+                raise RuntimeError("the badge was reset: %s" % e) from None
+            finally:
+                asyncio.new_event_loop()   # drops the tasks, and the app they hold
         else:
             _segment_sync(run, steps)
     machine.reboot()
-    return run.events
+
+
+def where_it_died(e):
+    """-> "FILE:LINE, in FUNCTION" of the innermost frame of e's traceback, or None."""
+    import io
+    buf = io.StringIO()
+    sys.print_exception(e, buf)
+    place = None
+    for line in buf.getvalue().split("\n"):
+        line = line.strip()
+        if line.startswith('File "'):
+            path, _, rest = line[6:].partition('", line ')
+            number, _, function = rest.partition(", in ")
+            place = "%s:%s, in %s" % (path, number, function)
+    return place
+
+
+def report(n, job, e):
+    if MICROPYTHON and isinstance(e, MemoryError):
+        gc.collect()
+        try:
+            print(json.dumps({"job": n, "memory": str(e), "where": where_it_died(e)}))
+        except MemoryError:   # not even room to say where
+            print('{"job": %d, "memory": "", "where": null}' % n)
+        return
+    text = "%s: %r" % (job.get("board"), e)
+    if MICROPYTHON:
+        import io
+        buf = io.StringIO()
+        sys.print_exception(e, buf)
+        text += "\n" + buf.getvalue()
+    else:
+        import traceback
+        text += "\n" + traceback.format_exc()
+    emit(n, "error", text)
 
 
 def main():
     boards_dir, flash_dir = sys.argv[2], sys.argv[3]
-    start, reboot_every = int(sys.argv[4]), int(sys.argv[5])
+    start, reboot_every, mode = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
     n = 0
-    for raw in sys.stdin.read().split("\n"):
+    base = None
+    while True:
+        raw = sys.stdin.readline()
+        if not raw:
+            break
         if not raw.strip():
             continue
         job = json.loads(raw)
+        raw = None
+        if base is None and MICROPYTHON:
+            gc.collect()
+            base = gc.mem_alloc()
+            print(json.dumps({"heap": {"base": base, "total": base + gc.mem_free()}}))
+            if mode == "overhead":
+                return
         try:
-            out = {"events": run_job(n, job, boards_dir, flash_dir, start, reboot_every)}
+            run_job(n, job, boards_dir, flash_dir, start, reboot_every, base or 0)
+            emit(n, "end", True)
         except Exception as e:   # report this job, go on with the others
-            out = {"error": "%s: %r" % (job.get("board"), e)}
-            if MICROPYTHON:
-                import io
-                buf = io.StringIO()
-                sys.print_exception(e, buf)
-                out["error"] += "\n" + buf.getvalue()
-            else:
-                import traceback
-                out["error"] += "\n" + traceback.format_exc()
-        print(json.dumps(out))
+            report(n, job, e)
+        job = None
         n += 1
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -3,11 +3,12 @@
 
 
 def cap(color, max_brightness):
-    """Scale (r, g, b) so no channel exceeds max_brightness, keeping the hue."""
+    """Scale (r, g, b) so no channel exceeds max_brightness, keeping the hue. A colour
+    within the cap comes back as it is (frames share their colours' tuples)."""
     r, g, b = color
     top = max(r, g, b)
     if top <= max_brightness:
-        return (r, g, b)
+        return color if isinstance(color, tuple) else (r, g, b)
     half = top >> 1   # round to nearest: the brightest channel lands on the cap exactly
     return ((r * max_brightness + half) // top, (g * max_brightness + half) // top,
             (b * max_brightness + half) // top)
@@ -27,8 +28,12 @@ class Leds:
         write() takes it, each colour within the board's cap."""
         n = self.count
         out = [self.OFF] * n
+        capped = {}   # one tuple per colour: a 25-LED frame is 25 references
         for i in range(min(n, len(frame))):
-            out[i] = cap(frame[i], self.max_brightness)
+            colour = frame[i]
+            if colour not in capped:
+                capped[colour] = cap(colour, self.max_brightness)
+            out[i] = capped[colour]
         return out
 
     def show(self, frame):

@@ -1,0 +1,280 @@
+# docs/PERFORMANCE.md: the figures of `make bench`, board by board, with the method and
+# what changed since the file's previous figures (kept in it as JSON, read back here).
+import json
+import os
+import platform
+import time
+
+TARGET_HEAP_KB = 64      # every board lives the day in this heap (32-bit, .mpy)
+TARGET_PRESS_LED_US = 40   # press -> first LED write, 64-bit unix port
+TARGET_HOURS = 72         # the Atom Lite on 500 mAh: a weekend game and a margin
+TARGET_ENGINE_US = 50.0  # per action in the unix port; an ESP32 is about 50 times slower
+# How much slower an ESP32 runs Python than this machine's unix port: MicroPython's
+# perf_bench run here against published ESP32 scores (issue "Fit the chip").
+DEVICE_FACTOR = (170, 320)
+_MARK = "<!-- figures: "
+
+# (key, label, unit, scale): how each board figure is shown and compared.
+FIELDS = (
+    ("after_boot", "heap after boot", "KB", 1 / 1024),
+    ("peak", "live peak of the day", "KB", 1 / 1024),
+    ("smallest_kb", "smallest heap that lives the day", "KB", 1),
+    ("gcs_per_hour", "GCs per hour", "", 1),
+    ("idle_wake", "garbage per idle wake-up", "B", 1),
+    ("blink_wake", "garbage per blinking wake-up", "B", 1),
+    ("hit", "garbage per hit", "B", 1),
+    ("line", "garbage per console line", "B", 1),
+    ("press_led_us_min", "press -> first LED write (fastest)", "us", 1),
+    ("press_saved_us_min", "press -> saved (fastest)", "us", 1),
+)
+
+
+def _median(values):
+    values = sorted(values)
+    return values[len(values) // 2] if values else None
+
+
+def board_figures(day, garbage, timing):
+    """bench/badge_day.figures(), and probe() in 32-bit (garbage) and 64-bit (timing)."""
+    out = dict(day)
+    out.update({"runner_wake": garbage["runner_wake_bytes"],
+                "idle_wake": round(garbage["idle_wake_bytes"]),
+                "blink_wake": round(garbage["blink_wake_bytes"]),
+                "hit": _median(garbage["hit_bytes"]), "line": garbage["line_bytes"],
+                "press_led_us": _median(timing["press_led_us"]),
+                "press_led_us_min": min(timing["press_led_us"] or [None]),
+                "press_saved_us": _median(timing["press_saved_us"]),
+                "press_saved_us_min": min(timing["press_saved_us"]),
+                "hits_timed": len(timing["press_saved_us"])})
+    return out
+
+
+def read_figures(path):
+    """The figures a previous run left in path, or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None
+    at = text.rfind(_MARK)
+    if at < 0:
+        return None
+    try:
+        return json.loads(text[at + len(_MARK):text.index(" -->", at)])
+    except ValueError:
+        return None
+
+
+def changes(figures, previous):
+    """-> lines saying what moved since the previous figures."""
+    if previous is None:
+        return ["First figures written here: nothing to compare with."]
+    lines = []
+    if previous.get("bits") != figures.get("bits"):
+        lines.append("The heap figures were %s-bit, now %s-bit: not comparable."
+                     % (previous.get("bits"), figures.get("bits")))
+    if previous.get("budget_kb") != figures.get("budget_kb"):
+        lines.append("The budget (BADGE_HEAP_KB) was %s KB, now %s KB."
+                     % (previous.get("budget_kb"), figures.get("budget_kb")))
+    old_boards = previous.get("boards", {})
+    for board, now in sorted(figures.get("boards", {}).items()):
+        old = old_boards.get(board)
+        if old is None:
+            lines.append("%s: new board." % board)
+            continue
+        moved = []
+        for key, label, unit, scale in FIELDS:
+            a, b = old.get(key), now.get(key)
+            if a is None or b is None or a == b:
+                continue
+            moved.append("%s %s -> %s%s (%+.1f%%)" % (
+                label, _num(a * scale), _num(b * scale), " " + unit if unit else "",
+                (b - a) * 100.0 / a if a else 0))
+        if old.get("lives_budget") != now.get("lives_budget"):
+            moved.append("lives the budget: %s -> %s" % (_yes(old.get("lives_budget")),
+                                                         _yes(now.get("lives_budget"))))
+        lines.append("%s: %s." % (board, "; ".join(moved) if moved else "no change"))
+    for board in sorted(set(old_boards) - set(figures.get("boards", {}))):
+        lines.append("%s: no longer measured (no such board)." % board)
+    for engine in sorted(figures.get("engine", {})):
+        a = previous.get("engine", {}).get(engine, {}).get("us_per_action")
+        b = figures["engine"][engine]["us_per_action"]
+        if a is not None and a != b:
+            lines.append("engine, %s: %s -> %s us per action." % (engine, _num(a), _num(b)))
+    return lines
+
+
+def _num(x):
+    return ("%.1f" % x) if isinstance(x, float) and x != int(x) else "%d" % x
+
+
+def _yes(flag):
+    return "yes" if flag else "no"
+
+
+def _verdict(ok):
+    return "within" if ok else "OVER"
+
+
+def _kb(b):
+    return "%.1f KB" % (b / 1024)
+
+
+def render(figures, previous):
+    boards = figures["boards"]
+    bits, budget = figures["bits"], figures["budget_kb"]
+    worst_heap = max(boards, key=lambda b: boards[b]["smallest_kb"])
+    timed = [b for b in boards if boards[b]["press_led_us"] is not None]
+    worst_led = max(timed, key=lambda b: boards[b]["press_led_us_min"]) if timed else None
+    out = [
+        "# Performance",
+        "",
+        "Written by `make bench` (`bench/run.py`) on %s UTC, on %s (%d cores, load "
+        "average %.1f: other work on the machine slows the timed figures, not the memory "
+        "ones). The next run rewrites it, comparing with the figures kept at its end."
+        % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), platform.machine(),
+           os.cpu_count() or 1, os.getloadavg()[0]),
+        "",
+        "## What changed since the last run",
+        "",
+    ]
+    out += ["- " + line for line in changes(figures, previous)]
+    out += [
+        "",
+        "## Targets",
+        "",
+        "| target | measured | verdict |",
+        "|---|---|---|",
+        "| every board lives the 12-hour day in a %d KB heap (%d-bit, .mpy) | the largest "
+        "smallest heap: %d KB (%s) | %s |" % (
+            TARGET_HEAP_KB, bits, boards[worst_heap]["smallest_kb"], worst_heap,
+            _verdict(bits == 32 and boards[worst_heap]["smallest_kb"] <= TARGET_HEAP_KB)),
+    ]
+    if worst_led is not None:
+        us = boards[worst_led]["press_led_us_min"]
+        out.append("| press -> first LED write <= %d us (64-bit unix port) | the slowest "
+                   "board's fastest hit: %d us (%s) | %s |" % (
+                       TARGET_PRESS_LED_US, us, worst_led, _verdict(us <= TARGET_PRESS_LED_US)))
+    lite = (figures.get("battery") or {}).get("atom-lite")
+    if lite is not None:
+        out.append("| the Atom Lite lasts >= %d h on 500 mAh (estimate) | %d h | %s |" % (
+            TARGET_HOURS, lite["hours"], "within" if lite["hours"] >= TARGET_HOURS
+            else "OVER"))
+    out += [
+        "| every board lives the day in the budget, `BADGE_HEAP_KB` = %d KB "
+        "(host_tools/runtimes.py) | %d of %d boards | %s |" % (
+            budget, sum(b["lives_budget"] for b in boards.values()), len(boards),
+            _verdict(all(b["lives_budget"] for b in boards.values()))),
+        "",
+        "## Memory: a 12-hour game day (%d-bit MicroPython, firmware as .mpy)" % bits,
+        "",
+        "| board | heap after boot | live peak of the day | smallest heap that lives it "
+        "| in %d KB (target) | in %d KB (budget) | GCs per hour |" % (TARGET_HEAP_KB, budget),
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, b in sorted(boards.items()):
+        out.append("| %s | %s | %s | %d KB | %s | %s | %.1f (in %d KB) |" % (
+            name, _kb(b["after_boot"]), _kb(b["peak"]), b["smallest_kb"],
+            "lives" if b["smallest_kb"] <= TARGET_HEAP_KB else "OVER",
+            "lives" if b["lives_budget"] else "dies: " + b["died_at_budget"],
+            b["gcs_per_hour"], b["gcs_heap_kb"]))
+    out += [
+        "",
+        "## Garbage: bytes allocated (%d-bit)" % bits,
+        "",
+        "| board | per idle wake-up | per blinking wake-up | per hit | per console line |",
+        "|---|---|---|---|---|",
+    ]
+    for name, b in sorted(boards.items()):
+        out.append("| %s | %d B | %d B | %d B | %d B |" % (
+            name, b["idle_wake"], b["blink_wake"], b["hit"], b["line"]))
+    low, high = DEVICE_FACTOR
+    out += [
+        "",
+        "## A hit: press -> first LED write, press -> saved (64-bit unix port)",
+        "",
+        "| board | press -> LED, fastest (median) | target <= %d us | press -> saved, fastest "
+        "(median) | on an ESP32 (x%d-%d, fastest): LED, saved |" % (TARGET_PRESS_LED_US, low,
+                                                                    high),
+        "|---|---|---|---|---|",
+    ]
+    for name, b in sorted(boards.items()):
+        led, saved = b["press_led_us_min"], b["press_saved_us_min"]
+        out.append("| %s | %s | %s | %d us (%d) | %s, %.0f-%.0f ms |" % (
+            name, "no LEDs" if led is None else "%d us (%d)" % (led, b["press_led_us"]),
+            "-" if led is None else _verdict(led <= TARGET_PRESS_LED_US),
+            saved, b["press_saved_us"],
+            "-" if led is None else "%.0f-%.0f ms" % (led * low / 1000, led * high / 1000),
+            saved * low / 1000, saved * high / 1000))
+    battery = figures.get("battery")
+    if battery:
+        out += [
+            "",
+            "## Battery: 500 mAh through the same day (`docs/POWER.md`: currents, sources)",
+            "",
+            "| board (as flashed by default, unless said) | average mA | hours |",
+            "|---|---|---|",
+        ]
+        for label, b in battery.items():
+            out.append("| %s | %.2f | %d |" % (label, b["total_ma"], b["hours"]))
+    counts = sorted(set(e["actions"] for e in figures["engine"].values()))
+    out += ["", "## Engine (%s mixed actions, best of 3)" % "/".join(map(str, counts)), "",
+            "| runtime | actions/s | us/action | target < %.0f us (MicroPython) |"
+            % TARGET_ENGINE_US, "|---|---|---|---|"]
+    for name, e in sorted(figures["engine"].items()):
+        us = e["us_per_action"]
+        out.append("| %s | %d | %.2f | %s |" % (
+            name, e["actions_per_s"], us,
+            _verdict(us < TARGET_ENGINE_US) if name == "micropython" else ""))
+    runner = max(b["runner_kb"] for b in boards.values())
+    runner_wake = max(b["runner_wake"] for b in boards.values())
+    out += [
+        "",
+        "## Method",
+        "",
+        "- The whole badge app (`cran.app`) runs on the virtual hardware (`host_tools/vhw`) "
+        "inside the MicroPython unix port, driven by `host_tools/mp/badge_driver.py`, the "
+        "runner of `cran scenario --badge BOARD --mpy --heap KB`. The firmware is compiled "
+        "to .mpy by `build.compile_firmware`, as `cran flash` compiles it. %s" % (
+            "Heap figures come from 32-bit MicroPython 1.28 (`../shared/tools/micropython32`), "
+            "whose objects, bytecode and strings have an ESP32's sizes." if bits == 32 else
+            "There was no 32-bit MicroPython (`../shared/tools/micropython32`): heap "
+            "figures come from the 64-bit port, about 1.4x an ESP32's, NOT the badge's."),
+        "- The runner's share of the heap (the virtual hardware, the driver, the job's "
+        "steps: up to %.1f KB here) is measured in a first short run with a big heap: "
+        "`gc.mem_alloc()` before the badge's first module is imported. It is left out of "
+        "every figure; a badge of N KB gets `-X heapsize` = N KB plus that share, scaled "
+        "by the measured ratio of usable heap to heapsize (the GC's tables live in it)."
+        % runner,
+        "- The day: a fresh badge, one fight an hour for 12 hours (coup, coup, effet "
+        "peur, soin, soin in the first 66 s), crossing the 2**30 ms tick wrap. Heap after "
+        "boot and the live peak are `gc.mem_alloc()` after `gc.collect()`, after boot and "
+        "at the end of each hour. The smallest heap is found by bisection, 1 KB apart, "
+        "between a heap the badge lives the day in and one it dies in (MemoryError); "
+        "fragmentation makes living not quite monotonic in the heap's size, so it moves "
+        "by a KB or two with the bisection's path (the budget is its start). GCs "
+        "per hour: the live heap seen falling between two wake-ups of the app (at most "
+        "one counted per wake-up) during the day in the heap shown.",
+        "- Garbage (`bench/badge_probe.py`): bytes allocated with the GC held off. Idle: "
+        "10 minutes at full health (steady LEDs); blinking: a minute wounded. Both are "
+        "net of the runner's own asyncio plumbing (the virtual `select` and task queue, "
+        "Python here, C on a badge: %.0f B per wake-up, measured alone). Hit: a short "
+        "press on button a, from the press to 600 ms after its release (the hit is "
+        "decided 350 ms after it), median of %d. Console line: one `status`." % (
+            runner_wake, boards[sorted(boards)[0]]["hits_timed"]),
+        "- Press times: real microseconds (the port's own `utime.ticks_us`; the firmware "
+        "sees the virtual clock) from the app hearing of the press (`App._on_button`, "
+        "called by the button driver) to the call of the virtual NeoPixel's `write()` "
+        "(its per-pixel checks, Python here, C on a badge, count in it) and to "
+        "`StateStore.save` returning, fastest and median of %d hits (the fastest is the "
+        "code's own cost; the machine's other work only adds to a hit), in the 64-bit "
+        "unix port from PyPI, the badge's flash on a RAM disk (`/dev/shm`) so the host's "
+        "disk doesn't count. The ESP32 columns multiply by %d-%dx: how much slower an "
+        "ESP32 runs Python than this machine's unix port, from MicroPython's perf_bench "
+        "run here against published ESP32 scores; a real flash write comes on top." % (
+            boards[sorted(boards)[0]]["hits_timed"], low, high),
+        "",
+        _MARK + json.dumps(figures, sort_keys=True) + " -->",
+        "",
+    ]
+    return "\n".join(out)
