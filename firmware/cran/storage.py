@@ -35,9 +35,16 @@ def _crc(prefix, body):
 def encode_record(payload, seq):
     """payload dict, sequence number -> the bytes of one record file:
     b"cran-state <version> <seq> <body length> <crc32 hex>\\n" + JSON body."""
+    header, body = _record_parts(payload, seq)
+    return header + body
+
+
+def _record_parts(payload, seq):
+    # Written as two pieces: on a badge the whole record in one more block would need
+    # another ~600 contiguous bytes of a fragmented heap at every save.
     body = json.dumps(payload).encode()
     prefix = "%s %d %d %d " % (_MAGIC, FORMAT_VERSION, seq, len(body))
-    return ("%s%08x\n" % (prefix, _crc(prefix, body))).encode() + body
+    return ("%s%08x\n" % (prefix, _crc(prefix, body))).encode(), body
 
 
 def decode_record(data):
@@ -128,14 +135,15 @@ class StateStore:
         if not self._known:
             self.load()
         target = 1 if self._newest == 0 else 0
-        data = encode_record(payload, self._seq + 1)
-        if len(data) > MAX_RECORD_BYTES:
+        header, body = _record_parts(payload, self._seq + 1)
+        if len(header) + len(body) > MAX_RECORD_BYTES:
             # Never write what load() would refuse.
             raise ValueError("state record of %d bytes, at most %d"
-                             % (len(data), MAX_RECORD_BYTES))
+                             % (len(header) + len(body), MAX_RECORD_BYTES))
         self._known = False     # in doubt until the rename has landed
         with open(self._temp, "wb") as f:
-            f.write(data)
+            f.write(header)
+            f.write(body)
             f.flush()
             # LittleFS commits on close; a desktop OS needs fsync for the same promise.
             if hasattr(os, "fsync"):
@@ -167,23 +175,25 @@ class Journal:
 
     def append(self, entry):
         """Add one entry (a JSON-ready dict). Raises OSError when the flash fails."""
-        line = (json.dumps(entry) + "\n").encode()
+        line = json.dumps(entry).encode()   # "\n" written apart: one copy less
         if self._size is None:
             self._look()
         size = self._size or 0
         self._size = None       # in doubt until the write has landed
-        if size and size + len(line) > self._half_bytes:
+        if size and size + len(line) + 1 > self._half_bytes:
             # Rename replaces the previous file atomically: a cut here loses only the
             # oldest half, which rotation was about to drop anyway.
             replace(self._paths[1], self._paths[0])
             size = 0
             self._torn = False
-        if self._torn:
-            # A torn line would swallow this entry too: start it on a line of its own.
-            line = b"\n" + line
         with open(self._paths[1], "ab") as f:
+            if self._torn:
+                # A torn line would swallow this entry too: start it on a line of its own.
+                f.write(b"\n")
+                size += 1
             f.write(line)
-        self._size = size + len(line)
+            f.write(b"\n")
+        self._size = size + len(line) + 1
         self._torn = False
 
     def entries(self):
