@@ -44,10 +44,9 @@ _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "sof
 
 class App:
     def __init__(self, root, config):
+        from cran import boots, parts  # start-only: start() lets them go after
         # The clock first: restored timers run on from the instant the badge came back,
         # not after the screen's slow start.
-        # start-only: start() lets them go after
-        from cran import boots, parts
         now = time.ticks_ms()
         cause = machine.reset_cause()
         board = config.board

@@ -43,10 +43,11 @@ def badge(board, config=None, start=0, epoch_s=vclock.DEFAULT_EPOCH_S, i2c=False
     return root, App(root, load(root))
 
 
-def run_for(app, ms, during=None):
-    """The app's own asyncio loop for ms of virtual time (during: a coroutine alongside)."""
+def run_for(app, ms, during=None, console=False):
+    """The app's own asyncio loop for ms of virtual time (during: a coroutine alongside;
+    console: its console task too, on cran.app._STDIN)."""
     async def main():
-        task = asyncio.create_task(app.run(console=False))
+        task = asyncio.create_task(app.run(console=console))
         if during is not None:
             await during()
         await asyncio.sleep_ms(ms)
@@ -401,14 +402,7 @@ def console_and_light_sleep():
         _, app = badge("atom-lite")
 
         def run(ms):
-            async def main():
-                task = asyncio.create_task(app.run(console=True))
-                await asyncio.sleep_ms(ms)
-                task.cancel()
-            try:
-                asyncio.run(main())
-            finally:
-                asyncio.new_event_loop()
+            run_for(app, ms, console=True)
 
         def status_etats():
             return [json.loads(a)["etat"] for a in answers if a.startswith("{")]
