@@ -14,7 +14,7 @@ from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
     SLOT_MS,
     frame_code,
-    led_frame,
+    frame_of,
     menu_frame,
     next_change_ms,
     peek_frame,
@@ -256,7 +256,7 @@ class App:
         frame = frames.get(code)
         if frame is None:
             frame = frames[code] = self.leds.capped(
-                led_frame(state, now, self.leds.count, self.layout))
+                frame_of(code, self.leds.count, self.layout))
         self.leds.write(frame)
         self.frame_code = code
 

@@ -25,7 +25,7 @@ class Badge:
         self.names = {}   # {"id": the chip's unique id, "badge": the config's name}
         self.state = new_state(character, settings)
         self._saved_at = None       # tick of the last save, for checkpoints
-        self._unsaved = None        # the journal entry of an action not yet saved
+        self._unsaved = None        # (action or None: undo, cues, etat) not yet saved
         self.uptime_ms = 0
         self._last_now = None
         self.wall_s = None          # wall-clock seconds at _wall_set_uptime, once set
@@ -119,8 +119,7 @@ class Badge:
         cues = self.tick(now)
         self.flush(now)
         self.state, more = act(self.state, action, now)
-        self._unsaved = {"a": action.text(), "c": _brief(more),
-                         "etat": STATES[self.state.etat]}
+        self._unsaved = (action, more, self.state.etat)   # its entry is written by flush()
         self._tell("act", now, more)
         if save:
             self.flush(now)
@@ -134,18 +133,23 @@ class Badge:
         cues = []  # type: list
         announce(self.state.etat, before.etat, now, cues)
         self.state = before
-        self._unsaved = {"undo": _brief(cues), "etat": STATES[before.etat]}
+        self._unsaved = (None, cues, before.etat)
         self._tell("undo", now, cues)
         if save:
             self.flush(now)
         return cues
 
     def flush(self, now):
-        """The journal entry and the record of the last action, if still unsaved."""
-        entry = self._unsaved
-        if entry is not None:
+        """The journal entry and the record of the last action (or undo), if still
+        unsaved. The entry is made here, not in apply(): after what the wearer sees."""
+        unsaved = self._unsaved
+        if unsaved is not None:
             self._unsaved = None
-            self.log(entry)
+            action, cues, etat = unsaved
+            if action is None:
+                self.log({"undo": _brief(cues), "etat": STATES[etat]})
+            else:
+                self.log({"a": action.text(), "c": _brief(cues), "etat": STATES[etat]})
             self._save(now)
 
     def _time_off_ms(self, record):

@@ -127,10 +127,15 @@ def _single(layout, led_count):
 
 def led_frame(state, now, led_count, layout="strip"):
     """-> [(r, g, b)] * led_count, uncapped. layout: single, strip or matrix-5x5."""
-    seen = look(state, now)
-    effect = shown_effect(state, now, seen)
-    single = _single(layout, led_count)
-    return _paint(seen, effect, _key(seen, effect, _step(now), single), led_count, layout)
+    return frame_of(frame_code(state, now, led_count, layout), led_count, layout)
+
+
+def frame_of(code, led_count, layout="strip"):
+    """The frame a frame_code() names: what led_frame() gives, without reading the state
+    again (the app has the code already)."""
+    e = (code >> 3) & 15
+    return _paint(_LOOK_NAMES[code >> 7], EFFECTS[e - 1] if e else None, code & 7,
+                  led_count, layout)
 
 
 def _paint(seen, effect, key, n, layout):
