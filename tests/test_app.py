@@ -125,7 +125,8 @@ def test_neither_the_badge_nor_its_runner_grows_over_hours_of_play(micropython):
         job["steps"] += [[0, h * hour, "act", "coup"], [0, h * hour + 1000, "act",
                                                         "effet peur"],
                          [0, h * hour + 60000, "act", "soin"], [0, h * hour + 400000, "mem"]]
-    [events] = run_badge_jobs([job], start_tick=WRAP_START)
+    # A heap small enough that its garbage (a few KB a fight) makes the GC run.
+    [events] = run_badge_jobs([job], start_tick=WRAP_START, mpy=True, heap_kb=160)
     mems = [e for e in events if e[0] == "mem"]
     assert len(mems) == 4
     live = [m[2] for m in mems]

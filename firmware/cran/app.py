@@ -103,6 +103,7 @@ class App:
         self.faulted = False
         self.on_fault = None
         self.flag = None        # wakes the show loop; made inside the running loop
+        self.clock_due = 0      # tick the show loop's clock sleeps until
         self.in_show = False
         self.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
         self.frames = {}        # frame_code -> capped frame, of the look on show
@@ -338,18 +339,43 @@ class App:
             return FAULT_RETRY_MS
 
     async def show_loop(self):
+        """The show step, run by two loops. The clock's (a task of its own) sleeps until
+        the next thing to do, steps, sleeps again: asyncio.sleep_ms allocates nothing,
+        so an idle wake-up makes no garbage. This one waits for a press or a console
+        action (the flag) and steps at once; when that step wants the next wake-up
+        sooner than the clock's, the clock's sleep is made again (a press's
+        allocations, never an idle wake-up's)."""
         if self.flag is None:
             self.flag = _flag()
+        clock = asyncio.create_task(self._clock_loop(0))
+        try:
+            while True:
+                await self.flag.wait()
+                if not hasattr(asyncio, "ThreadSafeFlag"):
+                    self.flag.clear()   # an asyncio.Event; ThreadSafeFlag clears itself
+                now = time.ticks_ms()
+                wait = self.step(now)
+                if ticks_diff(ticks_add(now, wait), self.clock_due) < 0:
+                    clock.cancel()
+                    clock = asyncio.create_task(self._clock_loop(wait))
+        finally:
+            clock.cancel()
+
+    async def _clock_loop(self, wait):
         while True:
             now = time.ticks_ms()
-            wait = self.step(now)
+            self.clock_due = ticks_add(now, wait)
             if self.may_light_sleep(now, wait):
-                slept_at = time.ticks_ms()
                 machine.lightsleep(wait)
-                self._woke(slept_at, wait)
+                self.in_show = True   # what woke it is read now, and stepped just below:
+                try:                  # no poke for it (one step per wake-up)
+                    self._woke(now, wait)
+                finally:
+                    self.in_show = False
                 await asyncio.sleep_ms(0)   # let the other tasks see the time it took
             else:
-                await _wait(self.flag, wait)
+                await asyncio.sleep_ms(wait)
+            wait = self.step(time.ticks_ms())
 
     async def console_loop(self):
         reader = asyncio.StreamReader(_STDIN)
@@ -422,18 +448,6 @@ def _flag():
     # ThreadSafeFlag: set from a scheduled callback (a button) as safely as from a task.
     maker = getattr(asyncio, "ThreadSafeFlag", None) or asyncio.Event
     return maker()
-
-
-async def _wait(flag, ms):
-    try:
-        if hasattr(asyncio, "wait_for_ms"):
-            await asyncio.wait_for_ms(flag.wait(), ms)
-        else:
-            await asyncio.wait_for(flag.wait(), ms / 1000)
-    except asyncio.TimeoutError:
-        pass
-    if hasattr(flag, "clear"):
-        flag.clear()
 
 
 # ---- starting ------------------------------------------------------------------------
