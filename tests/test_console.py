@@ -22,10 +22,20 @@ class MemoryJournal:
         return list(self.lines)
 
 
-def make_console(**who):
+def make_console(config_path=None, **who):
     badge = Badge(Character(**who), Settings(), journal=MemoryJournal(), board_id="atom-lite")
     badge.boot(START)
-    return Console(badge, {"board": "atom-lite"})
+    return Console(badge, config_path)
+
+
+def test_config_answers_the_file_in_one_line(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text('{\n  "board": "atom-lite",\n  "badge": "b07"\n}\n')
+    assert make_console(str(path)).handle("config", START) == [
+        '{"board": "atom-lite", "badge": "b07"}']
+    missing = str(tmp_path / "none.json")
+    [answer] = make_console(missing).handle("config", START)
+    assert answer.startswith("error: %s: " % missing)
 
 
 def test_actions_answer_in_one_line():

@@ -68,7 +68,7 @@ class App:
             badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
                                     % (boots.LIMIT, boots.WINDOW_S)})
         badge.on_cues = self._on_cues
-        self.console = Console(badge, config.raw, set_rtc)
+        self.console = Console(badge, join(root, "config.json"), set_rtc)
         self.layout = board.leds["layout"] if board.leds else "single"
         self.leds = parts.leds(board)
         self.buzzer = parts.buzzer(board, config.volume_percent)

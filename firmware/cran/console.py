@@ -30,9 +30,11 @@ def text_of(raw):
 
 
 class Console:
-    def __init__(self, badge, config=None, on_clock=None):
+    def __init__(self, badge, config_path=None, on_clock=None):
         self.badge = badge
-        self.config = config or {}
+        # Read again for each `config` (a host's, rare): a roster's config kept parsed
+        # would hold ~1.6 KB of the badge's heap for it.
+        self.config_path = config_path
         self.on_clock = on_clock    # on_clock(unix seconds): also set the chip's RTC
 
     def handle(self, line, now):
@@ -49,7 +51,7 @@ class Console:
             journal = self.badge.journal
             return [json.dumps(e) for e in journal.entries()] if journal else []
         if command == "config":
-            return [json.dumps(self.config)]
+            return [self._config()]
         if command == "clock":
             return [self._clock(rest, now)]
         if command == "echo":   # a host marks the end of an answer with it
@@ -65,6 +67,16 @@ class Console:
         seen = self.badge.status(now)
         return ["ok %s: etat=%s armure=%d dit=%s" % (
             action.text(), seen["etat"], seen["armure"], said[-1] if said else "-")]
+
+    def _config(self):
+        """The badge's config.json as one line of JSON."""
+        if self.config_path is None:
+            return "{}"
+        try:
+            with open(self.config_path) as f:
+                return json.dumps(json.loads(f.read()))
+        except (OSError, ValueError) as e:
+            return "error: %s: %s" % (self.config_path, e)
 
     def _clock(self, rest, now):
         if not rest.strip().isdigit():
