@@ -1,7 +1,9 @@
-# ST7789 colour LCD on SPI (M5StickC Plus: 135 x 240), kept minimal: the screen image is
-# a 1-bit framebuf (MONO_HLSB, 4 KB for 135 x 240 instead of 64 KB in RGB565) shown in
-# two colours. show() turns 8 rows at a time into RGB565 with framebuf's palette blit
-# (done in C) and sends them; no partial updates, no rotation.
+# ST7789 colour LCD on SPI (M5StickC Plus: 135 x 240), kept minimal: text in two colours.
+# No image of the whole screen is kept (4 KB of the badge's heap, in one block, even as
+# 1 bit a pixel): fill() and text() are remembered, and show() draws them 8 rows at a
+# time into a 1-bit band, turns it into RGB565 with framebuf's palette blit (done in C)
+# and sends it. The same calls as a framebuf.FrameBuffer for what cran.hal.display uses;
+# no partial updates, no rotation.
 import time
 
 import framebuf
@@ -25,7 +27,7 @@ def _wire(color565):
     return ((color565 & 0xFF) << 8) | (color565 >> 8)
 
 
-class ST7789(framebuf.FrameBuffer):
+class ST7789:
     # The M5StickC Plus's 135 x 240 window sits at column 52, row 40 of the 240 x 320 RAM.
     def __init__(self, spi, width, height, dc, cs=None, rst=None, x_offset=52, y_offset=40,
                  fg=0xFFFF, bg=0x0000):
@@ -36,8 +38,10 @@ class ST7789(framebuf.FrameBuffer):
         self.cs = cs
         self.x_offset = x_offset
         self.y_offset = y_offset
-        self.buffer = bytearray(((width + 7) // 8) * height)
-        super().__init__(self.buffer, width, height, framebuf.MONO_HLSB)
+        self._fill = 0          # the colour (0 or 1) fill() asked for
+        self._texts = []        # (text, x, y, colour) since the last fill()
+        self._mono = framebuf.FrameBuffer(bytearray(((width + 7) // 8) * _BAND), width,
+                                          _BAND, framebuf.MONO_HLSB)
         self._band = bytearray(width * _BAND * 2)
         self._band_fb = framebuf.FrameBuffer(self._band, width, _BAND, framebuf.RGB565)
         self._palette = framebuf.FrameBuffer(bytearray(4), 2, 1, framebuf.RGB565)
@@ -90,12 +94,24 @@ class ST7789(framebuf.FrameBuffer):
         b[3] = end & 0xFF
         self._command(cmd, b)
 
+    def fill(self, c):
+        self._fill = c
+        self._texts = []
+
+    def text(self, s, x, y, c=1):
+        self._texts.append((s, x, y, c))
+
     def show(self):
         w = self.width
         x0 = self.x_offset
+        mono = self._mono
         self._window(_CASET, x0, x0 + w - 1)
         for y in range(0, self.height, _BAND):
             rows = min(_BAND, self.height - y)
-            self._band_fb.blit(self, 0, -y, -1, self._palette)
+            mono.fill(self._fill)
+            for s, x, ty, c in self._texts:
+                if y - 8 < ty < y + _BAND:   # 8 px glyphs that reach into this band
+                    mono.text(s, x, ty - y, c)
+            self._band_fb.blit(mono, 0, 0, -1, self._palette)
             self._window(_RASET, self.y_offset + y, self.y_offset + y + rows - 1)
             self._command(_RAMWR, memoryview(self._band)[:w * rows * 2])
