@@ -5,7 +5,7 @@ import cran
 from cran.core.engine import COUNTDOWN, act, announce, new_state, next_deadline, tick, view
 from cran.core.record import from_record, to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.words import STATES, ParseError
+from cran.core.vocab import STATES, ParseError
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.

@@ -3,7 +3,7 @@
 import json
 
 from cran.core.rules import ARMOR_NAMES, Character, Settings
-from cran.core.words import ParseError, keyword
+from cran.core.vocab import KEYWORDS, ParseError
 from cran.storage import join
 
 _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volume_percent")
@@ -100,7 +100,7 @@ def _character(path, raw):
     if not isinstance(resist, list):
         _fail(path, "character.resist", "expected a list of keywords")
     for word in resist:
-        if not isinstance(word, str) or keyword(word) != word or word in ("dissipe", "resiste"):
+        if word not in KEYWORDS or word in ("dissipe", "resiste"):   # canonical, as written
             _fail(path, "character.resist", "%r is not a keyword one can resist" % (word,))
     c.resist = tuple(resist)
     for name in ("agonisant_ms", "coma_ms"):

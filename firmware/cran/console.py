@@ -3,7 +3,7 @@
 
 import json
 
-from cran.core.words import ParseError, parse_action
+from cran.core.vocab import ParseError
 
 HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
         "status; journal; config; clock SECONDS; echo TEXT; help")
@@ -58,6 +58,9 @@ class Console:
             return [rest]
         if command in ("help", "?"):
             return [HELP]
+        # The grammar is loaded for the first action line only: a badge in play hears
+        # `status` and `journal` (read by hosts), actions come from its buttons.
+        from cran.core.words import parse_action
         try:
             action = parse_action(line)
         except ParseError as e:

@@ -4,7 +4,7 @@
 # its parts need, each module being bytecode in RAM.
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
-from cran.core.words import AGONISANT, COMA, STATES, TIMED_EFFECTS
+from cran.core.vocab import AGONISANT, COMA, STATES, TIMED_EFFECTS
 
 SLOT_MS = 128            # one step of every pattern
 _SLOTS = 32              # a pattern is 32 steps: 4096 ms

@@ -2,7 +2,7 @@
 # else is a small menu. Pure: presses come in as (button, kind, now), timing by ticks_diff.
 
 from cran.core.ticks import ticks_diff
-from cran.core.words import TIMED_EFFECTS, Action
+from cran.core.vocab import TIMED_EFFECTS, Action
 
 UNDO_MS = 5000   # a double press undoes the last action this long after it
 IDLE_MS = 8000   # an untouched menu closes by itself

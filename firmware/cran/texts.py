@@ -2,7 +2,7 @@
 # board with a screen loads this, one without never does.
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
-from cran.core.words import STATES
+from cran.core.vocab import STATES
 from cran.cues import EFFECTS, WARNING_MS
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves.

@@ -3,7 +3,7 @@
 # what the badge must tell the wearer, each (tick, kind, value, private).
 
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.words import AGONISANT, BLESSE, COMA, MORT, PLEINE_FORME, STATES, TIMED_EFFECTS
+from cran.core.vocab import AGONISANT, BLESSE, COMA, MORT, PLEINE_FORME, STATES, TIMED_EFFECTS
 
 # Timer names besides the 5-minute effects, which are timers named after themselves.
 COUNTDOWN = "countdown"    # S3/S4: agonisant -> coma -> mort

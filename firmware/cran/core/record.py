@@ -3,7 +3,7 @@
 
 from cran.core.engine import TIMER_NAMES, State, update_freeze
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.words import AGONISANT, COMA, STATES, ParseError
+from cran.core.vocab import AGONISANT, COMA, STATES, ParseError
 
 RECORD_VERSION = 1
 _LONG_AGO_MS = (1 << 29) - 1     # C2 only cares about the last few hundred ms

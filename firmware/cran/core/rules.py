@@ -1,7 +1,7 @@
 # Who the wearer is (RULES.md P1) and how this game plays every [choice] of RULES.md.
 # Plain data with validation; the engine reads them, never changes them.
 
-from cran.core.words import ParseError, parse_duration
+from cran.core.vocab import ParseError
 
 _MINUTES_5 = 300000
 
@@ -60,6 +60,8 @@ class Settings:
         kind = self.FIELDS[name][1]
         if isinstance(value, str):
             if kind == "duration":
+                # Text comes at the start or on the host: the grammar is loaded then only.
+                from cran.core.words import parse_duration
                 value = parse_duration(value)
             elif kind == "bool":
                 value = yes_no(value)

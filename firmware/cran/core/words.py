@@ -1,11 +1,21 @@
-# The words players shout, as the badge understands them (../shared/SCENARIOS.md).
-# Shared by the scenario runner and the serial console: accents optional, any case,
+# The words players shout, as the badge understands them (../shared/SCENARIOS.md): the
+# grammar of scenario files and the serial console. Accents optional, any case,
 # "coup :" = "coup", English aliases. Raises ParseError with a message for people.
+# The names it parses to are cran.core.vocab's (here too, for the host's convenience).
+# A badge loads this only for a console action (cran.console) and its start.
 
-
-class ParseError(ValueError):
-    pass
-
+from cran.core.vocab import (  # noqa: F401
+    AGONISANT,
+    BLESSE,
+    COMA,
+    KEYWORDS,
+    MORT,
+    PLEINE_FORME,
+    STATES,
+    TIMED_EFFECTS,
+    Action,
+    ParseError,
+)
 
 # The word tables are strings, "|key=value|...", read by lookup(): on a badge a dict of
 # 50 entries costs ~1.5 KB of RAM (a table of slots and a qstr for every word), a
@@ -41,21 +51,6 @@ def plain(text):
             return "".join(out)
     return text
 
-
-STATES = ("pleine-forme", "blesse", "agonisant", "coma", "mort")
-PLEINE_FORME = 0
-BLESSE = 1
-AGONISANT = 2
-COMA = 3
-MORT = 4
-
-# K3: the 5-minute effects.
-TIMED_EFFECTS = ("assomme", "aveugle", "charme", "douleur", "faiblesse", "immobilise",
-                 "obeis", "paralyse", "peur", "statue")
-KEYWORDS = ("agonisant", "assomme", "aveugle", "blesse", "brise", "charme", "coma",
-            "desarme", "dissipe", "douleur", "faiblesse", "immobilise", "invisible",
-            "message", "mort", "obeis", "paralyse", "peur", "regard", "resiste", "statue",
-            "vol")
 
 _KEYWORD_ALIASES = (
     "|dying=agonisant|stun=assomme|stunned=assomme|knockout=assomme|blind=aveugle|"
@@ -93,44 +88,6 @@ def keyword(word):
     if word in KEYWORDS:
         return word
     return lookup(_KEYWORD_ALIASES, word)
-
-
-class Action:
-    """One thing that happens to the wearer. verb is one of: coup, effet, soin,
-    soin-complet, repare, nuit, hors-jeu, en-jeu, stop, reprise, reset, renommee."""
-
-    def __init__(self, verb, kw=None, target=None, divin=False, masse=False, amount=0):
-        self.verb = verb
-        self.kw = kw            # keyword of a coup/effet; None for a normal hit
-        self.target = target    # broken limb, repaired thing, named object
-        self.divin = divin      # K10
-        self.masse = masse      # K11
-        self.amount = amount    # renommee: signed change, or value when set
-
-    def text(self):
-        """The canonical words for this action, as a console or trace shows them."""
-        if self.verb == "renommee":
-            return "renommee " + (("%+d" if self.target == "+" else "%d") % self.amount)
-        words = [self.verb]
-        if self.verb == "coup" and self.kw is None:
-            words.append("normal")
-        if self.kw == "mort-si-coma":
-            words.append("mort si coma")   # as said, so the text parses back
-        elif self.kw:
-            words.append(self.kw)
-        if self.target:
-            words.append(self.target)
-        if self.masse:
-            words.append("de masse")
-        if self.divin:
-            words.append("divin")
-        return " ".join(words)
-
-    def __eq__(self, other):
-        return isinstance(other, Action) and self.text() == other.text()
-
-    def __repr__(self):
-        return "Action(%r)" % self.text()
 
 
 def _strip_modifiers(words):

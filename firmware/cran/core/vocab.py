@@ -1,0 +1,61 @@
+# The badge's vocabulary: the states, keywords and effects the rules name, and an
+# action as the engine takes it. What every module of the badge needs; the grammar that
+# reads them from text (cran.core.words) is loaded only when text comes.
+
+
+class ParseError(ValueError):
+    pass
+
+
+STATES = ("pleine-forme", "blesse", "agonisant", "coma", "mort")
+PLEINE_FORME = 0
+BLESSE = 1
+AGONISANT = 2
+COMA = 3
+MORT = 4
+
+# K3: the 5-minute effects.
+TIMED_EFFECTS = ("assomme", "aveugle", "charme", "douleur", "faiblesse", "immobilise",
+                 "obeis", "paralyse", "peur", "statue")
+KEYWORDS = ("agonisant", "assomme", "aveugle", "blesse", "brise", "charme", "coma",
+            "desarme", "dissipe", "douleur", "faiblesse", "immobilise", "invisible",
+            "message", "mort", "obeis", "paralyse", "peur", "regard", "resiste", "statue",
+            "vol")
+
+
+class Action:
+    """One thing that happens to the wearer. verb is one of: coup, effet, soin,
+    soin-complet, repare, nuit, hors-jeu, en-jeu, stop, reprise, reset, renommee."""
+
+    def __init__(self, verb, kw=None, target=None, divin=False, masse=False, amount=0):
+        self.verb = verb
+        self.kw = kw            # keyword of a coup/effet; None for a normal hit
+        self.target = target    # broken limb, repaired thing, named object
+        self.divin = divin      # K10
+        self.masse = masse      # K11
+        self.amount = amount    # renommee: signed change, or value when set
+
+    def text(self):
+        """The canonical words for this action, as a console or trace shows them."""
+        if self.verb == "renommee":
+            return "renommee " + (("%+d" if self.target == "+" else "%d") % self.amount)
+        words = [self.verb]
+        if self.verb == "coup" and self.kw is None:
+            words.append("normal")
+        if self.kw == "mort-si-coma":
+            words.append("mort si coma")   # as said, so the text parses back
+        elif self.kw:
+            words.append(self.kw)
+        if self.target:
+            words.append(self.target)
+        if self.masse:
+            words.append("de masse")
+        if self.divin:
+            words.append("divin")
+        return " ".join(words)
+
+    def __eq__(self, other):
+        return isinstance(other, Action) and self.text() == other.text()
+
+    def __repr__(self):
+        return "Action(%r)" % self.text()
