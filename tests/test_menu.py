@@ -1,6 +1,7 @@
 # Buttons to actions (cran.menu, docs/controls.md): one press for a normal hit, every
 # action reachable on one button, at most 4 presses with two buttons and a screen.
 from conftest import WRAP_START
+from cran import texts
 from cran.core.ticks import ticks_add
 from cran.core.words import KEYWORDS, Action, parse_action
 from cran.menu import SLOTS, Menu
@@ -161,15 +162,16 @@ def test_peek_on_two_buttons_is_b():
 
 def test_menu_screen_lines_fit_and_name_the_inputs():
     menu, _ = run(TWO, [("a", "long"), ("a", "double")])    # Coup, divin on
-    assert menu.lines() == ["Coup (divin)", "a  Etats", "b  Effets 1", "A  Effets 2",
-                            "B  Autres", "aa Divin: oui", "bb Retour"]
+    assert texts.menu_lines(menu) == ["Coup (divin)", "a  Etats", "b  Effets 1",
+                                      "A  Effets 2", "B  Autres", "aa Divin: oui",
+                                      "bb Retour"]
     for board in (ONE, TWO):
         for lang in ("fr", "en"):
             stack = [[("a", "long")]]
             while stack:
                 seq = stack.pop()
                 menu, _ = run(board, seq)
-                lines = menu.lines(lang)
+                lines = texts.menu_lines(menu, lang)
                 assert all(len(x) <= 16 and x.isascii() for x in lines), lines
                 if len(seq) < 4:
                     stack += [seq + [i] for i in INPUTS if i[1] != "double"]

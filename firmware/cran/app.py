@@ -231,7 +231,7 @@ class App:
                 return   # the public lines follow the state alone: drawn already
             width = self.screen.columns
             if menu is not None and where is not None:
-                lines = menu.lines(self.lang, width)
+                lines = texts.menu_lines(menu, self.lang, width)
             else:
                 news = self.news
                 if news is not None and ticks_diff(now, news[1]) >= texts.NEWS_MS:

@@ -13,15 +13,15 @@ SLOTS = (("a", "short"), ("b", "short"), ("a", "long"), ("b", "long"), ("a", "do
 SLOT_NAMES = ("a", "b", "A", "B", "aa")
 BACK = ("b", "double")
 
-_PEEK = "peek"
-_DIVIN = "divin"
+PEEK = "peek"
+DIVIN = "divin"
 
 
 class Page:
     def __init__(self, fr, en, entries):
         self.fr = fr
         self.en = en
-        self.entries = entries   # Action, Page, _PEEK or _DIVIN
+        self.entries = entries   # Action, Page, PEEK or DIVIN
 
 
 def _kw(verb, kw):
@@ -41,7 +41,7 @@ def _keyword_page(verb, fr, en):
         Page("Effets 2", "Effects 2", [_kw(verb, k) for k in TIMED_EFFECTS[5:]]),
         Page("Autres", "Others", [_kw(verb, k) for k in ("brise", "desarme", "dissipe", "vol")]
              + [Page("Suite", "More", more)]),
-        _DIVIN,
+        DIVIN,
     ])
 
 
@@ -56,7 +56,7 @@ def _other_page():
 def build_tree():
     """The one-button top menu; its entries 1-3 are the two-button boards' menus."""
     return Page("Menu", "Menu", [
-        _PEEK,
+        PEEK,
         _keyword_page("coup", "Coup", "Hit"),
         _keyword_page("effet", "Effet", "Effect"),
         _other_page(),
@@ -73,7 +73,7 @@ class Menu:
         # menu is open: most presses are a plain hit, and a closed menu needs none of it.
         self.top = None
         self._stack = []            # [(page, cursor, group)]; empty: the menu is closed
-        self._divin = False
+        self.divin = False
         self._last_press = 0
         self._last_action = None    # tick of the last action, while it may be undone
 
@@ -143,13 +143,13 @@ class Menu:
         if isinstance(entry, Page):
             self._open(entry, self._stack[-1][2] if group is None else group)
             return []
-        if entry == _DIVIN:
-            self._divin = not self._divin
+        if entry == DIVIN:
+            self.divin = not self.divin
             return []
-        if entry == _PEEK:
+        if entry == PEEK:
             self._close()
             return [("peek",)]
-        if self._divin:
+        if self.divin:
             entry = Action(entry.verb, entry.kw, entry.target, True)
         return self._emit(entry, now)
 
@@ -169,7 +169,7 @@ class Menu:
 
     def _close(self):
         self._stack = []
-        self._divin = False
+        self.divin = False
         self.top = None   # the GC takes the tree back
 
     def _emit(self, action, now):
@@ -190,64 +190,10 @@ class Menu:
             return (group, len(self._stack) - 1, 0)
         return (group, len(self._stack) - 1, cursor + 1)
 
-    def here(self, lang="fr"):
-        """The words for where(): the page's title on direct boards, else the entry
-        under the cursor. None when closed. (For screens and the desktop sim: it loads
-        the screen's words, cran.texts.)"""
+    def page_here(self):
+        """(page, cursor) of the open menu, or None: for the screen's words (cran.texts
+        .menu_lines, .menu_here; only boards with a screen load them)."""
         if not self._stack:
             return None
         page, cursor, _ = self._stack[-1]
-        if self.direct:
-            return page.en if lang == "en" else page.fr
-        return self.entry_label(page.entries[cursor], lang)
-
-    def entry_label(self, entry, lang="fr"):
-        en = lang == "en"
-        if isinstance(entry, Page):
-            return entry.en if en else entry.fr
-        if entry == _PEEK:
-            return "Peek" if en else "Voir"
-        if entry == _DIVIN:
-            if en:
-                return "Divine: " + ("on" if self._divin else "off")
-            return "Divin: " + ("oui" if self._divin else "non")
-        return action_label(entry, lang)
-
-    def lines(self, lang="fr", width=16):
-        """Screen lines for the open menu: its title, then 'input entry' lines."""
-        if not self._stack:
-            return []
-        page, cursor, _ = self._stack[-1]
-        out = [page.en if lang == "en" else page.fr]
-        if self._divin:
-            out[0] += " (divin)"
-        for i, entry in enumerate(page.entries):
-            if self.direct:
-                out.append("%-2s %s" % (SLOT_NAMES[i], self.entry_label(entry, lang)))
-            else:
-                out.append(("> " if i == cursor else "  ") + self.entry_label(entry, lang))
-        if self.direct:
-            out.append("bb " + ("Back" if lang == "en" else "Retour"))
-        return [line[:width] for line in out]
-
-
-_ACTION_EN = {"soin": "Heal", "soin-complet": "Full heal", "nuit": "Night",
-              "hors-jeu": "Out of game", "en-jeu": "Back in game", "stop": "Stop game",
-              "reprise": "Resume game", "reset": "Reset"}
-
-
-def action_label(action, lang="fr"):
-    """A menu entry's words: the keyword alone inside a Coup/Effet page."""
-    from cran.texts import label  # screens only: a board without one never loads it
-    verb = action.verb
-    if verb in ("coup", "effet"):
-        if action.kw is None:
-            return "Hit" if lang == "en" else "Normal"
-        return label(action.kw, lang)
-    if verb == "repare":
-        if lang == "en":
-            return "Repair " + ("armor" if action.target == "armure" else "limb")
-        return "Repare " + action.target
-    if lang == "en":
-        return _ACTION_EN[verb]
-    return label(verb)
+        return page, cursor

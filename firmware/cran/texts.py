@@ -4,6 +4,7 @@
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.vocab import STATES
 from cran.cues import EFFECTS, WARNING_MS
+from cran.menu import DIVIN, PEEK, SLOT_NAMES, Page
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves.
 _EN = {
@@ -94,3 +95,69 @@ def _private(state, now, lang):
     for target in sorted(state.broken):
         lines.append(("Broken " if en else "Brise ") + target)
     return lines
+
+# ---- the menu on a screen (cran.menu) -------------------------------------------------
+
+def menu_here(menu, lang="fr"):
+    """The words for menu.where(): the page's title on direct boards, else the entry
+    under the cursor. None when closed."""
+    here = menu.page_here()
+    if here is None:
+        return None
+    page, cursor = here
+    if menu.direct:
+        return page.en if lang == "en" else page.fr
+    return entry_label(menu, page.entries[cursor], lang)
+
+
+def entry_label(menu, entry, lang="fr"):
+    en = lang == "en"
+    if isinstance(entry, Page):
+        return entry.en if en else entry.fr
+    if entry == PEEK:
+        return "Peek" if en else "Voir"
+    if entry == DIVIN:
+        if en:
+            return "Divine: " + ("on" if menu.divin else "off")
+        return "Divin: " + ("oui" if menu.divin else "non")
+    return action_label(entry, lang)
+
+
+def menu_lines(menu, lang="fr", width=16):
+    """Screen lines for the open menu: its title, then 'input entry' lines."""
+    here = menu.page_here()
+    if here is None:
+        return []
+    page, cursor = here
+    out = [page.en if lang == "en" else page.fr]
+    if menu.divin:
+        out[0] += " (divin)"
+    for i, entry in enumerate(page.entries):
+        if menu.direct:
+            out.append("%-2s %s" % (SLOT_NAMES[i], entry_label(menu, entry, lang)))
+        else:
+            out.append(("> " if i == cursor else "  ") + entry_label(menu, entry, lang))
+    if menu.direct:
+        out.append("bb " + ("Back" if lang == "en" else "Retour"))
+    return [line[:width] for line in out]
+
+
+_ACTION_EN = {"soin": "Heal", "soin-complet": "Full heal", "nuit": "Night",
+              "hors-jeu": "Out of game", "en-jeu": "Back in game", "stop": "Stop game",
+              "reprise": "Resume game", "reset": "Reset"}
+
+
+def action_label(action, lang="fr"):
+    """A menu entry's words: the keyword alone inside a Coup/Effet page."""
+    verb = action.verb
+    if verb in ("coup", "effet"):
+        if action.kw is None:
+            return "Hit" if lang == "en" else "Normal"
+        return label(action.kw, lang)
+    if verb == "repare":
+        if lang == "en":
+            return "Repair " + ("armor" if action.target == "armure" else "limb")
+        return "Repare " + action.target
+    if lang == "en":
+        return _ACTION_EN[verb]
+    return label(verb)

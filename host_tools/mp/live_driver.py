@@ -154,7 +154,8 @@ class Live:
             _forget_bus_traffic(app.screen.dev)
         where = app.menu.where() if app.menu is not None else None
         if where is not None:
-            where = list(where) + [app.menu.here(app.lang)]
+            from cran.texts import menu_here
+            where = list(where) + [menu_here(app.menu, app.lang)]
         out = {"now": vclock.elapsed_ms(), "leds": leds, "screen": screen,
                "notes": self.notes(now), "journal": _journal[:],
                "status": app.badge.status(now), "view": view(app.badge.state, now),

@@ -42,4 +42,4 @@ for buttons, screen in ((1, False), (2, True)):
         now = ticks_add(now, 700)
         got = [[r[0], r[1].text()] if r[0] == "action" else list(r)
                for r in menu.press(button, kind, now)]
-        print(json.dumps(["menu", got, menu.where(), menu.lines(), menu.tick(now)]))
+        print(json.dumps(["menu", got, menu.where(), texts.menu_lines(menu), menu.tick(now)]))
