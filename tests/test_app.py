@@ -420,6 +420,11 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     assert lines[1] == "error: the line is not UTF-8 text"
     assert lines[2] == "error: unknown action '[acoup'"
     assert json.loads(run("status\n")[0])["etat"] == "blesse"   # nothing changed
+    # A line past 256 bytes is dropped with one answer (a hit hidden at its end too),
+    # and the next line is read whole.
+    lines = run("coup " + "x" * 300 + " coup\nstatus\n")
+    assert lines[0] == "error: a line of more than 256 bytes: dropped"
+    assert json.loads(lines[1])["etat"] == "blesse" and len(lines) == 2
     # A line the console fails on (a bug) is answered and journaled; the next one works.
     lines = run("boom\nstatus\njournal\n", "faulty")
     assert lines[0] == "error: the badge failed on this line: ZeroDivisionError('a bug',)"

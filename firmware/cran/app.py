@@ -8,7 +8,7 @@ import time
 import machine
 
 from cran.badge import Badge
-from cran.console import NOT_TEXT, Console, text_of
+from cran.console import MAX_LINE_BYTES, NOT_TEXT, TOO_LONG, Console, text_of
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
@@ -381,7 +381,7 @@ class App:
         reader = asyncio.StreamReader(_STDIN)
         self.unread = select.poll()
         self.unread.register(_STDIN, select.POLLIN)
-        raw = b""
+        raw = bytearray()   # grown in place (a bytes joined a byte at a time: quadratic)
         while True:
             # Byte by byte: every byte, not only a whole line, keeps the badge awake
             # (may_light_sleep), and a half-sent line never holds up the show loop.
@@ -389,16 +389,20 @@ class App:
             if not got:
                 return   # stdin closed: only on a desktop
             self.last_input = time.ticks_ms()
-            raw += got
             if got != b"\n":
+                if len(raw) <= MAX_LINE_BYTES:   # past the bound, the rest is dropped
+                    raw.extend(got)
                 continue
-            text = text_of(raw)
-            raw = b""
-            try:
-                answers = [NOT_TEXT] if text is None else self.line(text, time.ticks_ms())
-            except Exception as e:   # a bug: said and journaled; the badge plays on
-                answers = ["error: the badge failed on this line: %r" % (e,)]
-                self.badge.log({"error": "console %r: %r" % (text[:40], e)})
+            line, raw = raw, bytearray()
+            if len(line) > MAX_LINE_BYTES:
+                answers = [TOO_LONG]
+            else:
+                text = text_of(bytes(line))
+                try:
+                    answers = [NOT_TEXT] if text is None else self.line(text, time.ticks_ms())
+                except Exception as e:   # a bug: said and journaled; the badge plays on
+                    answers = ["error: the badge failed on this line: %r" % (e,)]
+                    self.badge.log({"error": "console %r: %r" % (text[:40], e)})
             for out in answers:
                 print(out)
 

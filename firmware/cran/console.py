@@ -10,6 +10,10 @@ HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...)
 
 
 NOT_TEXT = "error: the line is not UTF-8 text"
+# The longest line read; a longer one is answered with TOO_LONG, and nothing of it is
+# kept past the bound (a badge's heap is small, and no command needs more).
+MAX_LINE_BYTES = 256
+TOO_LONG = "error: a line of more than %d bytes: dropped" % MAX_LINE_BYTES
 
 
 def text_of(raw):
