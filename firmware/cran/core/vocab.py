@@ -59,3 +59,16 @@ class Action:
 
     def __repr__(self):
         return "Action(%r)" % self.text()
+
+
+def lookup(table, key):
+    """The value of key in a "|key=value|..." table, or None. Word tables are strings:
+    on a badge a dict of 50 entries costs ~1.5 KB of RAM (a table of slots and a qstr
+    for every word), a string its characters; lookups are rare (text coming in)."""
+    if "|" in key or "=" in key:
+        return None
+    i = table.find("|%s=" % key)
+    if i < 0:
+        return None
+    i += len(key) + 2
+    return table[i:table.index("|", i)]

@@ -15,6 +15,7 @@ from cran.core.vocab import (  # noqa: F401
     TIMED_EFFECTS,
     Action,
     ParseError,
+    lookup,
 )
 
 # The word tables are strings, "|key=value|...", read by lookup(): on a badge a dict of
@@ -27,17 +28,6 @@ _PLAIN = (
     "|à=a|â=a|ä=a|á=a|ç=c|é=e|è=e|ê=e|ë=e|î=i|ï=i|í=i|ô=o|ö=o|ó=o|ù=u|û=u|ü=u|ú=u|ÿ=y|œ=oe|"
     "æ=ae|’='|À=a|Â=a|Ä=a|Á=a|Ç=c|É=e|È=e|Ê=e|Ë=e|Î=i|Ï=i|Í=i|Ô=o|Ö=o|Ó=o|Ù=u|Û=u|Ü=u|Ú=u|"
     "Ÿ=y|Œ=oe|Æ=ae|«= |»= |:= |!= |,= |")
-
-
-def lookup(table, key):
-    """The value of key in a "|key=value|..." table, or None."""
-    if "|" in key or "=" in key:
-        return None
-    i = table.find("|%s=" % key)
-    if i < 0:
-        return None
-    i += len(key) + 2
-    return table[i:table.index("|", i)]
 
 
 def plain(text):

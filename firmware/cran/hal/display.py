@@ -1,22 +1,20 @@
-# Text on a small screen: lines of 8x8 framebuf text. The device is a framebuf.FrameBuffer
+# Text on a small screen: lines of 8x8 framebuf text. The device draws as a FrameBuffer
 # with show() (SSD1306_I2C, ST7789); the screen is sent only when the text changes (a
 # full SSD1306 frame is ~25 ms of I2C at 400 kHz).
 
+from cran.core.vocab import lookup
+
 # The framebuf font has ASCII only, and draws each UTF-8 byte as a block: French letters
-# become their bare ones.
-_PLAIN = {
-    "à": "a", "â": "a", "ä": "a", "ç": "c", "é": "e", "è": "e", "ê": "e", "ë": "e",
-    "î": "i", "ï": "i", "ô": "o", "ö": "o", "ù": "u", "û": "u", "ü": "u", "ÿ": "y",
-    "œ": "oe", "æ": "ae", "À": "A", "Â": "A", "Ç": "C", "É": "E", "È": "E", "Ê": "E",
-    "Ë": "E", "Î": "I", "Ï": "I", "Ô": "O", "Ù": "U", "Û": "U", "Œ": "OE", "’": "'",
-    "«": "\"", "»": "\"",
-}
+# become their bare ones (a table as a string: see cran.core.vocab.lookup).
+_PLAIN = (
+    "|à=a|â=a|ä=a|ç=c|é=e|è=e|ê=e|ë=e|î=i|ï=i|ô=o|ö=o|ù=u|û=u|ü=u|ÿ=y|œ=oe|æ=ae|À=A|Â=A|"
+    "Ç=C|É=E|È=E|Ê=E|Ë=E|Î=I|Ï=I|Ô=O|Ù=U|Û=U|Œ=OE|’='|«=\"|»=\"|")
 
 
 def plain(text):
     if all(ord(ch) < 128 for ch in text):
         return text
-    return "".join([_PLAIN.get(ch, "?") if ord(ch) >= 128 else ch for ch in text])
+    return "".join([(lookup(_PLAIN, ch) or "?") if ord(ch) >= 128 else ch for ch in text])
 
 
 class Screen:
