@@ -93,7 +93,7 @@ def check_board(board_id):
 # The budget: the badge's own heap, in KB, in which every board must live the example
 # fight (tests/test_app.py) and the bench's 12-hour day, in 32-bit with the firmware as
 # .mpy. Set where the firmware lives, as measured, with a few KB to spare: the fight
-# needs 74-96 KB (the Atom Lite least, the M5StickC Plus most), the day 74-93 KB
+# needs 74-92 KB (the Atom Lite least, the M5StickC Plus most), the day 76-91 KB
 # (docs/PERFORMANCE.md); a stock ESP32 without PSRAM gives MicroPython 111.9 KB. The
 # goal is 64 (bench/report.py): lower it as the firmware shrinks.
 BADGE_HEAP_KB = 100
