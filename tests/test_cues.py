@@ -328,3 +328,17 @@ def test_the_wearers_news_go_on_the_peek_under_the_state(width):
     stolen, noticed = tick(stolen, 300000)
     assert texts.news_of(noticed) == (("Vol remarque", "Theft noticed"), 300000)
     assert texts.news_of(heard[0]) is None   # a blow is no news
+
+
+def test_next_change_finds_each_rhythm_s_flip_as_a_step_by_step_scan_would():
+    # next_change_ms() finds a look's next flip by a string search (the idle path);
+    # stepping key by key through the next 64 steps must agree, for every look and step.
+    for seen, (_, mask, _) in cues._LOOKS.items():
+        if seen == "stop":
+            continue   # its colours swap every step: the scan handles it
+        for step in range(64):
+            for single in (True, False):
+                key = cues._key(seen, None, step, single)
+                flips = [k for k in range(1, 65)
+                         if cues._key(seen, None, (step + k) % 64, single) != key]
+                assert cues._next_flip(mask, step) == (flips[0] if flips else None)
