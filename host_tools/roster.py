@@ -26,7 +26,8 @@ import tempfile
 from cran import config as badge_config
 from cran import storage
 from cran.board import BoardError
-from cran.core.rules import ARMOR_NAMES, Settings, yes_no
+from cran.core.choices import ARMOR_NAMES, FIELDS, yes_no
+from cran.core.rules import Settings
 from cran.core.words import KEYWORDS, ParseError, keyword, parse_duration, plain
 from cran.scenario import count
 from host_tools import CommandError
@@ -418,12 +419,12 @@ def read_settings(path):
         if key == "_about":
             continue
         value = raw[key]
-        if key not in Settings.FIELDS:
+        if key not in FIELDS:
             problems.append("%s: %s: unknown setting (known: %s)" % (
-                path, key, ", ".join(Settings.FIELDS)))
+                path, key, ", ".join(FIELDS)))
             continue
         try:
-            if Settings.FIELDS[key][1] == "duration" and isinstance(value, str):
+            if FIELDS[key][1] == "duration" and isinstance(value, str):
                 value = duration_ms(value)
             settings.set(key, value)
         except ParseError as e:
@@ -445,7 +446,7 @@ def settings_template():
     """Every setting at its default, durations written for people, and "_about"."""
     about = {"values": _ABOUT_FORMATS}
     out = {"_about": about}
-    for name, (default, kind) in Settings.FIELDS.items():
+    for name, (default, kind) in FIELDS.items():
         out[name] = _friendly_ms(default) if kind == "duration" else default
         about[name] = ABOUT.get(name, "")
     return out

@@ -9,7 +9,7 @@ import math
 import time
 from xml.sax.saxutils import escape
 
-from cran.core.rules import ARMOR_NAMES
+from cran.core.choices import ARMOR_NAMES
 from cran.core.words import STATES
 
 

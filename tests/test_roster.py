@@ -7,6 +7,7 @@ import pytest
 
 from conftest import REPO, run_cran
 from cran import config as badge_config
+from cran.core.choices import FIELDS
 from cran.core.rules import Settings
 from host_tools import cli, roster
 
@@ -175,7 +176,7 @@ def test_a_missing_roster_is_named(tmp_path):
 
 def test_the_template_lists_every_choice_with_its_default_and_its_meaning():
     template = roster.settings_template()
-    fields = list(Settings.FIELDS)
+    fields = list(FIELDS)
     assert [k for k in template if k != "_about"] == fields
     assert all(template["_about"][name] for name in fields)
     path_settings = roster.read_settings(GAME)   # the example is the template
@@ -198,7 +199,7 @@ def test_every_choice_switched_reaches_every_badge(tmp_path):
              "timers_run_out_of_game": False, "time_off_counts": True,
              "combat_rest_ms": "2 mn", "mitraille_ms": "500ms", "effect_ms": "240s",
              "desarme_ms": 5000, "vol_notice_ms": "1:00", "idle_look": "steady"}
-    assert sorted(other) == sorted(Settings.FIELDS)
+    assert sorted(other) == sorted(FIELDS)
     game = write(tmp_path, json.dumps(other), "game.json")
     settings = roster.badge_configs(EXAMPLE, game)["b03"][1]["settings"]
     default = Settings().as_dict()

@@ -456,10 +456,10 @@ def _flag():
 
 # ---- starting ------------------------------------------------------------------------
 
-# Modules a badge needs only to start: the config's check, the count of watchdog
-# resets, the wiring of drivers. On a badge every module imported is its bytecode in RAM
-# (3-4 KB each in 32-bit), so once the app is built they are let go.
-_BOOT_ONLY = ("cran.config", "cran.parts", "cran.boots")
+# Modules a badge needs only to start: the config's check and the game settings' table,
+# the count of watchdog resets, the wiring of drivers. On a badge every module imported
+# is its bytecode in RAM (3-4 KB each in 32-bit), so once the app is built they go.
+_BOOT_ONLY = ("cran.config", "cran.core.choices", "cran.parts", "cran.boots")
 
 
 def start(root):

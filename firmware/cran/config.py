@@ -2,7 +2,8 @@
 # plays (Settings), the screen's language. Checked here: a fault names the field.
 import json
 
-from cran.core.rules import ARMOR_NAMES, Character, Settings
+from cran.core.choices import ARMOR_NAMES
+from cran.core.rules import Character, Settings
 from cran.core.vocab import KEYWORDS, ParseError
 from cran.storage import join
 

@@ -2,8 +2,9 @@
 # engine, check `expect` lines. Runs the same under CPython and MicroPython, so the
 # host can compare the two runtimes event for event.
 
+from cran.core.choices import ARMOR_NAMES, yes_no
 from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
-from cran.core.rules import ARMOR_NAMES, Character, Settings, yes_no
+from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import (
     STATES,
