@@ -18,9 +18,10 @@ CHIPS = {
     },
 }
 # Each light-sleep wake-up keeps the CPU up for longer than the virtual clock shows (its
-# steps take no virtual time): waking (under 1 ms), one show step in MicroPython (a
-# couple of ms: the engine bench's ~40 us per action in the unix port, ~50 times slower
-# on an ESP32), a LED write. An assumption until measured on a badge.
+# steps take no virtual time): waking (under 1 ms), one show step in MicroPython (an idle
+# one takes ~20 us in this machine's unix port, docs/PERFORMANCE.md's device factor of
+# 170-320 makes it 3-7 ms on an ESP32), a LED write. An assumption until measured on a
+# badge.
 WAKE_MS = (5.0, "assumed: wake-up, one show step and a LED write; not yet measured")
 LED_IDLE = (1.0, "WS2812/SK6812 quiescent current per LED, lit or not: ~1 mA as "
                  "commonly measured (not given in the Worldsemi datasheet)")

@@ -12,6 +12,7 @@ from cran.console import MAX_LINE_BYTES, NOT_TEXT, TOO_LONG, Console, text_of
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
+    KEY_BITS,
     SLOT_MS,
     frame_code,
     frame_of,
@@ -107,7 +108,7 @@ class App:
         self.in_show = False
         self.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
         self.frames = {}        # frame_code -> capped frame, of the look on show
-        self.frames_look = None  # frame_code >> 3 of those: the look and its effect
+        self.frames_look = None  # frame_code >> KEY_BITS of those: look and effect
         self.screen_for = None  # the state whose public lines the screen shows
         self.wdt = None
         self.last_input = now   # tick of the last console byte; boot counts as one
@@ -246,14 +247,15 @@ class App:
     def _show_look(self, state, now):
         """The public look on the LEDs. Most wake-ups find the frame already shown or
         one of the few of its rhythm drawn before: then nothing is allocated (frames
-        are kept by frame_code, those of the look on show: at most 8, its key bits)."""
+        are kept by frame_code, those of the look on show: at most 2**KEY_BITS)."""
         code = frame_code(state, now, self.leds.count, self.layout)
         if code == self.frame_code:
             return
         frames = self.frames
-        if code >> 3 != self.frames_look:   # another look or effect: its own few frames
+        look = code >> KEY_BITS   # the look and its effect, without the step's key
+        if look != self.frames_look:   # another look or effect: its own few frames
             frames.clear()
-            self.frames_look = code >> 3
+            self.frames_look = look
         frame = frames.get(code)
         if frame is None:
             frame = frames[code] = self.leds.capped(
@@ -351,8 +353,8 @@ class App:
         try:
             while True:
                 await self.flag.wait()
-                if not hasattr(asyncio, "ThreadSafeFlag"):
-                    self.flag.clear()   # an asyncio.Event; ThreadSafeFlag clears itself
+                if isinstance(self.flag, asyncio.Event):
+                    self.flag.clear()   # a ThreadSafeFlag clears itself; an Event stays set
                 now = time.ticks_ms()
                 wait = self.step(now)
                 if ticks_diff(ticks_add(now, wait), self.clock_due) < 0:

@@ -90,6 +90,10 @@ def _step(now):
 
 # A frame's key: everything it depends on at one step, as bits of a small int (no
 # allocation: the show step computes it at every wake-up). Equal keys, equal frames.
+# frame_code() puts it in its KEY_BITS low bits, the effect shown (0: none) in the
+# _EFFECT_BITS above them, and the look above those.
+KEY_BITS = 3
+_EFFECT_BITS = 4
 _ON = 1            # the look's light
 _LIT2 = 2          # stop: the colours' phase; several LEDs: the effect's light
 _SECOND = 4        # one LED: the 4 s of effect code (and _ON is then the effect's)
@@ -118,7 +122,7 @@ def frame_code(state, now, led_count, layout="strip"):
     effect = shown_effect(state, now, seen)
     key = _key(seen, effect, _step(now), _single(layout, led_count))
     e = 0 if effect is None else EFFECTS.index(effect) + 1
-    return (_LOOK_NAMES.index(seen) * 16 + e) * 8 + key
+    return (((_LOOK_NAMES.index(seen) << _EFFECT_BITS) | e) << KEY_BITS) | key
 
 
 def _single(layout, led_count):
@@ -133,8 +137,9 @@ def led_frame(state, now, led_count, layout="strip"):
 def frame_of(code, led_count, layout="strip"):
     """The frame a frame_code() names: what led_frame() gives, without reading the state
     again (the app has the code already)."""
-    e = (code >> 3) & 15
-    return _paint(_LOOK_NAMES[code >> 7], EFFECTS[e - 1] if e else None, code & 7,
+    e = (code >> KEY_BITS) & ((1 << _EFFECT_BITS) - 1)
+    return _paint(_LOOK_NAMES[code >> (KEY_BITS + _EFFECT_BITS)],
+                  EFFECTS[e - 1] if e else None, code & ((1 << KEY_BITS) - 1),
                   led_count, layout)
 
 
