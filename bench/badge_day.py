@@ -7,6 +7,8 @@ import os
 import subprocess
 import tempfile
 
+from cran.core.words import parse_action
+from cran.menu import Menu
 from host_tools import MP_DIR
 from host_tools.build import compile_firmware
 from host_tools.runtimes import BOARDS_DIR, OutOfMemory, badge_job, run_badge_jobs
@@ -14,20 +16,84 @@ from host_tools.vhw import sys_path
 
 HOURS = 12
 HOUR_MS = 3600000
-# One fight an hour (ms into the hour): hits, a keyword, a heal; the rest of it is calm.
+# One fight an hour (ms into the hour): hits, a keyword, two heals, all pressed on the
+# badge's own buttons as its wearer does (the menu's way to each, found by presses_for);
+# then an organiser reads its status at the console. The rest of the hour is calm.
 FIGHT = (("coup", 0), ("coup", 2000), ("effet peur", 5000), ("soin", 65000),
-         ("soin", 66000))
+         ("soin", 85000))
+# What each of those leaves (etat, effects): a press that missed would make the day an
+# idle one, so play() checks them.
+AFTER = (("blesse", "-"), ("agonisant", "-"), ("agonisant", "peur"), ("blesse", "peur"),
+         ("pleine-forme", "peur"))
+STATUS_AT = 30 * 60000
 START = (1 << 30) - HOUR_MS      # the day crosses the tick wrap
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "badge_probe.py")
+# How long a finger holds each kind of press, and the pause after it (cran.hal.buttons:
+# a long press is 800 ms held; a click is short once 350 ms pass with no second one).
+HOLD_MS = {"short": 100, "long": 1000}
+PAUSE_MS = 700
+
+
+def presses_for(text, buttons, has_screen):
+    """The shortest presses [(button, kind)] that give the action `text` from a closed
+    menu (cran.menu, as the badge has it: `buttons` buttons, a screen or not)."""
+    text = parse_action(text).text()   # as the menu's actions say it: "coup normal"
+    inputs = [(b, k) for b in "ab"[:buttons] for k in ("short", "long", "double")]
+    todo = [(Menu(buttons, has_screen), [])]
+    seen = set()
+    while todo:
+        menu, seq = todo.pop(0)
+        for button, kind in inputs:
+            m = Menu(buttons, has_screen)
+            m.__dict__.update(menu.__dict__)
+            m._stack = list(menu._stack)
+            results = m.press(button, kind, (len(seq) + 1) * 2 * PAUSE_MS)
+            if [r for r in results if r[0] == "action" and r[1].text() == text]:
+                return seq + [(button, kind)]
+            key = (m.divin,) + tuple((id(p), c, g) for p, c, g in m._stack)
+            if m.is_open() and key not in seen and len(seq) < 16:
+                seen.add(key)
+                todo.append((m, seq + [(button, kind)]))
+    raise ValueError("no presses give %r" % text)
+
+
+def pin_steps(board, presses, at):
+    """Presses from tick `at` -> ("drive" steps for the badge driver, tick after them)."""
+    pins = dict((b["name"], (b["pin"], 0 if b["active_low"] else 1))
+                for b in board["buttons"])
+    steps = []
+    for button, kind in presses:
+        pin, down = pins[button]
+        if kind == "double":
+            steps += [[0, at, "drive", [pin, down]], [0, at + 80, "drive", [pin, None]],
+                      [0, at + 200, "drive", [pin, down]],
+                      [0, at + 280, "drive", [pin, None]]]
+            at += 280 + PAUSE_MS
+        else:
+            steps += [[0, at, "drive", [pin, down]],
+                      [0, at + HOLD_MS[kind], "drive", [pin, None]]]
+            at += HOLD_MS[kind] + PAUSE_MS
+    return steps, at
 
 
 def day_job(board_id):
-    """The day as the badge driver takes it: the fights, and a "mem" step (live heap after
-    a collection, GCs so far) after boot and at the end of each hour."""
+    """The day as the badge driver takes it: the fights pressed on the buttons, and a
+    "mem" step (live heap after a collection, GCs so far) after boot and at the end of
+    each hour."""
+    with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
+        board = json.load(f)
+    buttons, has_screen = len(board["buttons"]), board.get("display") is not None
     job = badge_job(board_id, "")
     steps = job["steps"] = [[0, 0, "mem"]]
     for hour in range(HOURS):
-        steps += [[0, hour * HOUR_MS + at, "act", text] for text, at in FIGHT]
+        at = hour * HOUR_MS
+        for text, offset in FIGHT:
+            pressed, after = pin_steps(board, presses_for(text, buttons, has_screen),
+                                       max(at, hour * HOUR_MS + offset))
+            steps += pressed
+            at = after
+            steps.append([0, at, "expect"])   # what the presses did: play() checks it
+        steps.append([0, hour * HOUR_MS + STATUS_AT, "line", "status"])
         steps.append([0, (hour + 1) * HOUR_MS, "mem"])
     return job
 
@@ -48,6 +114,9 @@ class Day:
             if isinstance(events, OutOfMemory):
                 return events
             raise RuntimeError(events)
+        seen = [(e[3][0], e[3][3]) for e in events if e[0] == "expect"]
+        if seen != list(AFTER) * HOURS:
+            raise RuntimeError("the presses did not play the fight: %s" % seen[:len(AFTER)])
         mems = [e for e in events if e[0] == "mem"]
         return {"after_boot": mems[0][2], "peak": max(m[2] for m in mems[1:]),
                 "gcs_per_hour": mems[-1][3] / HOURS}

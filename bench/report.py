@@ -247,7 +247,12 @@ def render(figures, previous):
         "by the measured ratio of usable heap to heapsize (the GC's tables live in it)."
         % runner,
         "- The day: a fresh badge, one fight an hour for 12 hours (coup, coup, effet "
-        "peur, soin, soin in the first 66 s), crossing the 2**30 ms tick wrap. Heap after "
+        "peur, soin, soin in the first 90 s), pressed on the badge's own buttons as its "
+        "wearer does (a hit is one press; the menu's shortest way to the others, found "
+        "by `bench/badge_day.py`'s presses_for, through the real button driver), each "
+        "one's result checked; half an hour later an organiser reads `status` at the "
+        "console. An action typed at the console loads the grammar (`cran.core.words`, "
+        "~5 KB) for that line only. The day crosses the 2**30 ms tick wrap. Heap after "
         "boot and the live peak are `gc.mem_alloc()` after `gc.collect()`, after boot and "
         "at the end of each hour. The smallest heap is found by bisection, 1 KB apart, "
         "between a heap the badge lives the day in and one it dies in (MemoryError); "

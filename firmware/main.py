@@ -1,2 +1,2 @@
-# The badge's entry point: everything else is cran.app.
-__import__("cran.app").app.main()
+# The badge's entry point: everything else is cran (start, then cran.app).
+__import__("cran").main()

@@ -30,7 +30,8 @@ def allocations(micropython, tmp_path_factory):
 
 @pytest.mark.parametrize("board", board_ids())
 def test_an_idle_badge_allocates_nothing(allocations, board):
-    looks = dict((k, v) for k, v in allocations[board].items() if k != "hit")
+    looks = dict((k, v) for k, v in allocations[board].items()
+                 if k not in ("hit", "modules"))
     assert len(looks) == 6
     for look, (steps, failed, _writes, where) in looks.items():
         assert failed == 0, "%s, %s: %d of %d steps allocated:\n%s" % (
@@ -45,3 +46,20 @@ def test_a_hit_allocates_within_its_bound(allocations, board):
     # (64 KB a redraw), which a real bus does not.
     used, etat = allocations[board]["hit"]
     assert etat == "blesse" and 0 < used <= HIT_BYTES
+
+
+# Modules a badge needs only at its start or for a console action line: each one's code is
+# RAM on a badge (cran.start, cran.console). Let go, they must not be in sys.modules.
+START_ONLY = ("cran.config", "cran.core.choices", "cran.parts", "cran.boots")
+HOST_ONLY = ("cran.board", "cran.scenario")
+
+
+@pytest.mark.parametrize("board", board_ids())
+def test_start_only_modules_and_the_grammar_are_let_go(allocations, board):
+    after_boot, after_line, answer = allocations[board]["modules"]
+    assert answer[0].startswith("ok effet peur"), answer
+    assert "cran.app" in after_boot and "cran.core.engine" in after_boot
+    for name in START_ONLY + HOST_ONLY + ("cran.core.words", "cran.fail"):
+        assert name not in after_boot, name
+    # The action line loaded the grammar to read it, and let it go after.
+    assert after_line == after_boot

@@ -386,7 +386,7 @@ def test_a_bad_config_gives_a_message(micropython, tmp_path, config, message):
 def test_main_py_is_one_line_that_starts_the_app():
     with open(os.path.join(FIRMWARE_DIR, "main.py")) as f:
         code = [x for x in f.read().splitlines() if x.strip() and not x.startswith("#")]
-    assert code == ['__import__("cran.app").app.main()']
+    assert code == ['__import__("cran").main()']
 
 
 def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micropython,

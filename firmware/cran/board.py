@@ -4,7 +4,7 @@
 
 import json
 
-from cran.config import ID_CHARS
+from cran.config import BOARD_KEYS, ID_CHARS
 from cran.config import Board as BadgeBoard
 
 
@@ -347,7 +347,8 @@ class Board(BadgeBoard):
     has no such part, with optional keys filled in so drivers need no .get()."""
 
     def __init__(self, data, claims):
-        super().__init__(data)
+        for key in BOARD_KEYS:      # what the badge reads (cran.config.read_board)
+            setattr(self, key, data[key])
         self.name = data["name"]
         self.imu = data["imu"]
         self.ir_tx = data["ir_tx"]

@@ -15,25 +15,26 @@ ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 # What the badge reads of its board file: `cran flash` checks the file on the host
 # (cran.board) and writes every part with its optional keys filled in, so the badge
 # never loads the checker (~10 KB of RAM on an ESP32).
-_BOARD_KEYS = ("id", "chip", "leds", "buzzer", "buttons", "display", "power")
+BOARD_KEYS = ("id", "chip", "leds", "buzzer", "buttons", "display", "power")
 
 
 class ConfigError(ValueError):
     pass
 
 
+# Board and Config have attributes and no methods: a method would keep this module's
+# globals (the checker) alive for as long as the app keeps a Board, and cran.start lets
+# the checker go before the app's modules load.
 class Board:
-    """A checked board file's parts: each its dict from the file, or None when the board
-    has no such part."""
-
-    def __init__(self, data):
-        self.id = data["id"]
-        self.chip = data["chip"]
-        self.leds = data["leds"]
-        self.buzzer = data["buzzer"]
-        self.buttons = data["buttons"]
-        self.display = data["display"]
-        self.power = data["power"]
+    """A checked board file's parts (BOARD_KEYS): each its dict from the file, or None
+    when the board has no such part."""
+    id: str
+    chip: str
+    leds: dict | None
+    buzzer: dict | None
+    buttons: list
+    display: dict | None
+    power: dict | None
 
 
 def read_board(path):
@@ -48,25 +49,26 @@ def read_board(path):
         raise ConfigError("%s: not valid JSON: %s" % (path, e)) from None
     if not isinstance(data, dict):
         raise ConfigError("%s: expected a JSON object" % path)
-    for key in _BOARD_KEYS:
+    for key in BOARD_KEYS:
         if key not in data:
             raise ConfigError("%s: %s: missing (a board file as cran flash writes it "
                               "has every part)" % (path, key))
-    return Board(data)
+    board = Board()
+    for key in BOARD_KEYS:
+        setattr(board, key, data[key])
+    return board
 
 
 class Config:
-    def __init__(self, raw, board, character, settings):
-        self.raw = raw                  # the file as read: the console's `config`
-        self.board = board
-        self.character = character
-        self.settings = settings
-        self.lang = raw.get("lang", "fr")
-        # On unless the config says no: a badge lives on a small battery. Boards whose
-        # buttons can't wake the chip stay awake anyway (App, parts.wake_on_buttons).
-        self.light_sleep = raw.get("light_sleep", True)
-        self.volume_percent = raw.get("volume_percent", 100)
-        self.badge = raw.get("badge")   # the organisers' name for this badge, if any
+    """The checked config (load): board, character, settings, lang, light_sleep,
+    volume_percent, badge (the organisers' name for this badge, or None)."""
+    board: Board
+    character: Character
+    settings: Settings
+    lang: str
+    light_sleep: bool
+    volume_percent: int
+    badge: str | None
 
 
 def _fail(path, field, problem):
@@ -155,5 +157,14 @@ def load(root):
             s.set(name, settings[name])
         except ParseError as e:
             _fail(path, "settings." + name, str(e))
-    board = read_board(join(root, "boards/%s.json" % board_id))
-    return Config(raw, board, character, s)
+    config = Config()
+    config.board = read_board(join(root, "boards/%s.json" % board_id))
+    config.character = character
+    config.settings = s
+    config.lang = raw.get("lang", "fr")
+    # On unless the config says no: a badge lives on a small battery. Boards whose
+    # buttons can't wake the chip stay awake anyway (App, parts.wake_on_buttons).
+    config.light_sleep = raw.get("light_sleep", True)
+    config.volume_percent = raw.get("volume_percent", 100)
+    config.badge = raw.get("badge")
+    return config

@@ -3,6 +3,7 @@
 
 import json
 
+from cran import forget
 from cran.core.vocab import ParseError
 
 HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
@@ -10,6 +11,7 @@ HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...)
 
 
 NOT_TEXT = "error: the line is not UTF-8 text"
+_GRAMMAR = ("cran.core.words",)
 # The longest line read; a longer one is answered with TOO_LONG, and nothing of it is
 # kept past the bound (a badge's heap is small, and no command needs more).
 MAX_LINE_BYTES = 256
@@ -62,13 +64,16 @@ class Console:
             return [rest]
         if command in ("help", "?"):
             return [HELP]
-        # The grammar is loaded for the first action line only: a badge in play hears
-        # `status` and `journal` (read by hosts), actions come from its buttons.
+        # The grammar is loaded for an action line and let go after it (~5 KB of a
+        # badge's heap): a badge in play hears `status` and `journal` (read by hosts),
+        # its actions come from its buttons.
         from cran.core.words import parse_action
         try:
             action = parse_action(line)
         except ParseError as e:
             return ["error: %s" % e]
+        finally:
+            forget(_GRAMMAR)   # the GC takes it back once this call has returned
         cues = self.badge.apply(action, now)
         said = [value for _, kind, value, _ in cues if kind == "dit"]
         seen = self.badge.status(now)

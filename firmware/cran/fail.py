@@ -3,14 +3,15 @@
 # starts never has this code in RAM.
 import asyncio
 import json
+import sys
 
 import machine
 
 import cran
-from cran.app import _STDIN
 from cran.console import NOT_TEXT, text_of
 from cran.storage import join
 
+_STDIN = getattr(sys.stdin, "buffer", sys.stdin)
 _ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
 
 

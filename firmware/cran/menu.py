@@ -18,10 +18,23 @@ DIVIN = "divin"
 
 
 class Page:
-    def __init__(self, fr, en, entries):
+    """A menu page: its entries (Action, Page, PEEK or DIVIN) are made by make(*args)
+    when the page is first shown. A page never opened costs one object, not the ~10 of
+    its entries: the whole tree is ~5 KB of a badge's heap, the pages on the way to one
+    action a fraction of it."""
+
+    def __init__(self, fr, en, make, *args):
         self.fr = fr
         self.en = en
-        self.entries = entries   # Action, Page, PEEK or DIVIN
+        self._make = make
+        self._args = args
+        self._entries = None
+
+    @property
+    def entries(self):
+        if self._entries is None:
+            self._entries = self._make(*self._args)
+        return self._entries
 
 
 def _kw(verb, kw):
@@ -29,38 +42,57 @@ def _kw(verb, kw):
     return Action(verb, kw, "membre" if kw == "brise" else None)
 
 
-def _keyword_page(verb, fr, en):
-    coup = verb == "coup"
-    states = ["blesse", "agonisant", "coma", "mort"] + (["mort-si-coma"] if coup else [])
-    more = [_kw(verb, k) for k in ("resiste", "invisible", "message", "regard")]
-    if coup:
-        more.append(Action("coup"))   # a normal hit from the menu: with divin (K10)
-    return Page(fr, en, [
-        Page("Etats", "States", [_kw(verb, k) for k in states]),
-        Page("Effets 1", "Effects 1", [_kw(verb, k) for k in TIMED_EFFECTS[:5]]),
-        Page("Effets 2", "Effects 2", [_kw(verb, k) for k in TIMED_EFFECTS[5:]]),
-        Page("Autres", "Others", [_kw(verb, k) for k in ("brise", "desarme", "dissipe", "vol")]
-             + [Page("Suite", "More", more)]),
+def _kws(verb, kws):
+    return [_kw(verb, k) for k in kws]
+
+
+def _keyword_entries(verb):
+    states = ("blesse", "agonisant", "coma", "mort") + (
+        ("mort-si-coma",) if verb == "coup" else ())
+    return [
+        Page("Etats", "States", _kws, verb, states),
+        Page("Effets 1", "Effects 1", _kws, verb, TIMED_EFFECTS[:5]),
+        Page("Effets 2", "Effects 2", _kws, verb, TIMED_EFFECTS[5:]),
+        Page("Autres", "Others", _others, verb),
         DIVIN,
-    ])
+    ]
 
 
-def _other_page():
-    orga = Page("Orga", "Organiser", [Action("stop"), Action("reprise"), Action("reset")])
-    game = Page("Jeu", "Game", [Action("hors-jeu"), Action("en-jeu"), Action("nuit"), orga])
-    return Page("Autre", "Other", [
-        Action("soin"), Action("soin-complet"), Action("repare", target="armure"),
-        Action("repare", target="membre"), game])
+def _others(verb):
+    return _kws(verb, ("brise", "desarme", "dissipe", "vol")) + [
+        Page("Suite", "More", _more, verb)]
+
+
+def _more(verb):
+    more = _kws(verb, ("resiste", "invisible", "message", "regard"))
+    if verb == "coup":
+        more.append(Action("coup"))   # a normal hit from the menu: with divin (K10)
+    return more
+
+
+def _other_entries():
+    return [Action("soin"), Action("soin-complet"), Action("repare", target="armure"),
+            Action("repare", target="membre"), Page("Jeu", "Game", _game)]
+
+
+def _game():
+    return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"),
+            Page("Orga", "Organiser", _orga)]
+
+
+def _orga():
+    return [Action("stop"), Action("reprise"), Action("reset")]
+
+
+def _top():
+    return [PEEK, Page("Coup", "Hit", _keyword_entries, "coup"),
+            Page("Effet", "Effect", _keyword_entries, "effet"),
+            Page("Autre", "Other", _other_entries)]
 
 
 def build_tree():
     """The one-button top menu; its entries 1-3 are the two-button boards' menus."""
-    return Page("Menu", "Menu", [
-        PEEK,
-        _keyword_page("coup", "Coup", "Hit"),
-        _keyword_page("effet", "Effet", "Effect"),
-        _other_page(),
-    ])
+    return Page("Menu", "Menu", _top)
 
 
 class Menu:

@@ -4,7 +4,10 @@
 #            VHW...
 # stdin: one JSON job a line, parsed on the host (cran.scenario stays off the badge's heap):
 #   {"board": ID, "character": {...}, "steps": [[LINE, T_MS, "act", TEXT] |
-#    [LINE, T_MS, "expect"] | [LINE, T_MS, "mem"]]}
+#    [LINE, T_MS, "expect"] | [LINE, T_MS, "mem"] | [LINE, T_MS, "line", TEXT] |
+#    [LINE, T_MS, "drive", [PIN, LEVEL or null]]]}
+#   "line": a console line whose answer is not checked (an organiser's `status`);
+#   "drive": a pin driven, or let go to its pull (null), as a finger on a button does
 # stdout: one JSON line as each thing happens, never kept (the runner must not grow):
 #   {"heap": {"base": B, "total": T}}   MicroPython: bytes in use before any cran module is
 #                                       imported (vhw, this runner, the first job), of T
@@ -81,7 +84,7 @@ class Run:
         self.boot()
 
     def boot(self):
-        from cran.app import start  # as main() boots it: start-only modules let go
+        from cran import start  # as main() boots it: start-only modules let go
         app = self.app = start(self.root)
         shown = app.badge.on_cues
 
@@ -127,6 +130,10 @@ class Run:
                 raise RuntimeError("console refused %r: %r" % (text, answer))
             emit(self.n, "event", ["act", line, t, text, cue_list(self.act_cues),
                                    view_list(app.badge.state, now)])
+        elif kind == "drive":
+            machine.drive(text[0], text[1])   # the pin's IRQ fires: the button driver
+        elif kind == "line":
+            app.line(text, now)
         elif kind == "mem":
             self.gcs.look()
             gc.collect()
@@ -137,7 +144,9 @@ class Run:
             emit(self.n, "event", ["expect", line, t, view_list(app.badge.state, now)])
 
     def segments(self, steps):
-        n = self.reboot_every or len(steps) or 1
+        if not self.reboot_every:
+            return [steps]   # no copy: the runner's share was measured with one list
+        n = self.reboot_every
         return [steps[i:i + n] for i in range(0, len(steps), n)]
 
     def reboot(self):
@@ -265,19 +274,27 @@ def report(n, job, e):
     emit(n, "error", text)
 
 
+def read_job():
+    """The next job from stdin, or None at its end. In a function of its own: the job's
+    JSON text (~20 KB for a day of presses) must be garbage once it returns, not kept
+    by a pointer left in this frame, or the runner's share would count it."""
+    while True:
+        raw = sys.stdin.readline()
+        if not raw:
+            return None
+        if raw.strip():
+            return json.loads(raw)
+
+
 def main():
     boards_dir, flash_dir = sys.argv[2], sys.argv[3]
     start, reboot_every, mode = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
     n = 0
     base = None
     while True:
-        raw = sys.stdin.readline()
-        if not raw:
+        job = read_job()
+        if job is None:
             break
-        if not raw.strip():
-            continue
-        job = json.loads(raw)
-        raw = None
         if base is None and MICROPYTHON:
             gc.collect()
             base = gc.mem_alloc()

@@ -26,8 +26,7 @@ if not MICROPYTHON:
 
 import time  # noqa: E402
 
-from cran import storage  # noqa: E402
-from cran.app import start  # noqa: E402
+from cran import start, storage  # noqa: E402
 from cran.core.engine import view  # noqa: E402
 from cran.hal.buttons import Button  # noqa: E402
 

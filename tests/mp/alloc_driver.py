@@ -17,7 +17,7 @@ import micropython  # noqa: E402
 import vclock  # noqa: E402
 import world  # noqa: E402
 
-from cran.app import start  # noqa: E402
+from cran import start  # noqa: E402
 
 BOARDS = ("atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
           "m5stickc-plus")
@@ -107,11 +107,21 @@ def hit(app):
     return [used, app.badge.status(now)["etat"]]
 
 
+def resident():
+    return sorted(name for name in sys.modules if name.startswith("cran"))
+
+
 def main():
     out = {}
     n = 0
     for board in BOARDS:
         results = {}
+        n += 1
+        app = boot(board, n)
+        after_boot = resident()
+        answer = app.line("effet peur", time.ticks_ms())
+        results["modules"] = [after_boot, resident(), answer]
+        machine.reboot()
         for line in IDLE:
             n += 1
             results[line or "pleine-forme"] = idle(boot(board, n), line)

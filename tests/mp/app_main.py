@@ -1,4 +1,4 @@
-# cran.app.main() on the virtual hardware, console on stdin, then what the hardware shows:
+# cran.main() on the virtual hardware, console on stdin, then what the hardware shows:
 #   micropython app_main.py FIRMWARE_DIR VHW_DIR EXTRA_DIR ROOT
 import json
 import sys
@@ -9,9 +9,9 @@ import machine  # noqa: E402
 import neopixel  # noqa: E402
 import vclock  # noqa: E402
 
-from cran import app  # noqa: E402
+import cran  # noqa: E402
 
-started = app.main(sys.argv[4])
+started = cran.main(sys.argv[4])
 strips = dict((pin, [list(c) for c in np.last or ()]) for pin, np in neopixel._strips.items())
 print(json.dumps({"started": started is not None, "strips": strips,
                   "watchdog": [a for a in vclock._alarms if isinstance(a, machine.WDT)] != []}))
