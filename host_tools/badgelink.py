@@ -82,13 +82,15 @@ def _say(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def connect(port):
+def connect(port, keys=()):
     """mpremote's SerialTransport on port, raw REPL entered (the running app is stopped
-    with Ctrl-C, as mpremote does; a sleeping badge is knocked awake first, see wake()).
-    -> transport; call close() when done."""
+    with Ctrl-C, as mpremote does; a sleeping badge is knocked awake first, see wake(),
+    and a locked one unlocked with its game key, see unlock()). keys: game keys to try
+    besides this computer's key ring. -> transport; call close() when done."""
     conn = _open(port)
     try:
-        wake(conn, port)
+        if wake(conn, port) == "firmware":
+            unlock(conn, port, keys)
     except OSError:   # the port takes nothing (its write timed out): mpremote says more
         pass
     finally:
@@ -163,19 +165,50 @@ def reset(link):
 
 # ---- the running firmware's console ----------------------------------------------
 
-def ask(port, line, timeout=CONSOLE_TIMEOUT_S, again=False):
+def unlock(conn, port, keys=()):
+    """Open a locked badge's console and Ctrl-C for a while (cran.auth.ConsoleLock): its
+    challenge answered with the game key it names, found among keys and in this
+    computer's key ring (host_tools.gamekey). -> "open" (nothing was locked: no key on
+    the badge, or a firmware without the lock) or "unlocked"; CommandError if it can't."""
+    from host_tools import gamekey
+    for line in _ask(conn, port, "challenge", CONSOLE_TIMEOUT_S, False):
+        words = line.split()
+        if words[:1] == ["challenge"] and len(words) == 3:
+            nonce = bytes.fromhex(words[1])
+            key = gamekey.find(words[2], keys)
+            if key is None:
+                raise CommandError(
+                    "%s: the badge is locked with game key %s, which this computer does "
+                    "not have: give the game's settings (--settings GAME.json, its "
+                    "\"game_key\"), or use the computer that flashed it" % (port, words[2]))
+            said = _ask(conn, port, "unlock " + gamekey.unlock_tag(key, nonce),
+                        CONSOLE_TIMEOUT_S, False)
+            if said[:1] and said[0].startswith("ok "):
+                return "unlocked"
+            raise CommandError("%s: the badge refused the unlock: %s"
+                               % (port, said[0] if said else "no answer"))
+        if line.startswith("error: game key damaged"):
+            raise CommandError("%s: %s (esptool erase-flash, then cran flash "
+                               "--micropython IMAGE.bin)" % (port, line[7:]))
+    return "open"   # "open", or an older firmware's error: it has no lock
+
+
+def ask(port, line, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
     """Send one console line to the running badge -> its answer lines. A badge sitting
     at its REPL (left there by mpremote) is soft-reset into its firmware first. again:
     the line only reads (status, journal): sent again each second until the badge says
-    anything, in case it lost it."""
-    return ask_lines(port, [line], timeout, again)[0]
+    anything, in case it lost it. keys: not None for a line that needs the console
+    unlocked (config, clock, actions): unlock() with them first."""
+    return ask_lines(port, [line], timeout, again, keys)[0]
 
 
-def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False):
+def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
     """ask() for several lines in a row, on one knock (wake()). -> [answer lines]."""
     conn = _open(port)
     try:
         wake(conn, port)
+        if keys is not None:
+            unlock(conn, port, keys)
         return [_ask(conn, port, line, timeout, again) for line in lines]
     except OSError as e:   # pyserial's errors: the port went away mid-answer
         raise CommandError("%s: lost the badge: %s" % (port, e)) from None

@@ -14,13 +14,14 @@ import tempfile
 import threading
 import time
 
-from host_tools import CommandError, badgelink, build
+from host_tools import CommandError, badgelink, build, gamekey
 from host_tools.runtimes import BOARDS_DIR, check_board
 
 HELP = "flash the firmware, board and character config onto badges (mpremote, mpy-cross)"
 
 MAIN = "/main.py"
 CONFIG = "/config.json"
+GAME_KEY = "/" + gamekey.KEY_FILE   # read by cran.auth.read_key, never shown by a command
 PARKED_MAIN = "/main.py.off"    # main.py set aside while a flash is under way
 CHUNK = 2048
 # machine.reset() runs ~100 ms after the raw REPL has let go: what is sent before then
@@ -127,18 +128,23 @@ def _look(link, paths):
 
 
 def flash_one(port, board_id, config_text, builds, progress=lambda done, total: None,
-              find=None):
+              find=None, key=None):
     """Bring one badge up to date. config_text None: keep the badge's own config (the
     board alone where it has none). board_id None: find(chip id, config's badge name)
-    -> (board id, config text) says what this badge gets. -> Report."""
+    -> (board id, config text) says what this badge gets. key: the game key it gets
+    (GAME_KEY; default: this computer's own, host_tools.gamekey). -> Report."""
+    if key is None:
+        key = gamekey.own_key()
+    gamekey.remember(key)   # so that this computer unlocks the badge from now on
     report = Report(port)
     started = time.monotonic()
-    link = badgelink.connect(port)
+    link = badgelink.connect(port, [key])
     try:
         if board_id is None:
             board_id, config_text = find(*json.loads(badgelink.run(link, _NAMES)))
         files = builds.files(json.loads(badgelink.run(link, _IMPL)))
         files["/boards/%s.json" % board_id] = build.board_file_text(board_id).encode()
+        files[GAME_KEY] = key
         seen = _look(link, list(files) + [CONFIG])
         on_badge = seen["hashes"]
         if config_text is None and on_badge.get(CONFIG) is None:
@@ -270,7 +276,9 @@ def setup(p):
                    help="the game's roster (`cran config`): each badge gets the row with "
                         "its port, or else the row whose badge column names it (its config's "
                         "badge name, or its chip id); without --port/--all, the ports it names")
-    p.add_argument("--settings", metavar="GAME.json", help="with --roster: game settings")
+    p.add_argument("--settings", metavar="GAME.json",
+                   help="the game's settings: with --roster, every badge's; always, the "
+                        "game key badges get (its \"game_key\")")
     p.add_argument("--micropython", metavar="IMAGE.bin",
                    help="first install MicroPython itself from this image, with esptool")
 
@@ -374,8 +382,26 @@ def _jobs(args):
     return jobs, find
 
 
+def game_key(args):
+    """The game key badges get: the settings file's (--settings), or the one `cran config`
+    wrote beside the --config file; else None (this computer's own, flash_one)."""
+    if args.settings:
+        from host_tools.roster import RosterError, read_game_key
+        try:
+            return read_game_key(args.settings)
+        except RosterError as e:
+            raise CommandError("\n".join(e.messages), prefixed=False) from None
+    if args.config:
+        beside = os.path.join(os.path.dirname(os.path.abspath(args.config)),
+                              gamekey.KEY_FILE)
+        if os.path.exists(beside):
+            return gamekey.read_key_file(beside)
+    return None
+
+
 def run(args):
     jobs, find = _jobs(args)
+    key = game_key(args)
     if args.micropython:
         for port, job in jobs.items():
             if job is None:
@@ -386,7 +412,7 @@ def run(args):
         time.sleep(2)   # the badge boots MicroPython, then formats its flash
     failures = []
     with tempfile.TemporaryDirectory(prefix="cran-build-") as out:
-        reports = _flash_all(jobs, find, Builds(out), failures)
+        reports = _flash_all(jobs, find, Builds(out), failures, key)
     for r in reports:
         s = r.status
         print("%s: %s, %d file(s) copied (%d B), %d removed%s in %.1f s; status: %s %s, "
@@ -400,7 +426,7 @@ def run(args):
     return 1 if failures else 0
 
 
-def _flash_all(jobs, find, builds, failures):
+def _flash_all(jobs, find, builds, failures, key=None):
     from rich.progress import BarColumn, Progress, TextColumn
     reports = []
     lock = threading.Lock()
@@ -413,7 +439,7 @@ def _flash_all(jobs, find, builds, failures):
             try:
                 r = flash_one(port, board, config_text, builds,
                               lambda done, total: bars.update(task, completed=done,
-                                                              total=total), find)
+                                                              total=total), find, key)
                 with lock:
                     reports.append(r)
             except CommandError as e:

@@ -32,6 +32,9 @@ def setup(p):
     p.add_argument("--config", metavar="CONFIG.json",
                    help="the badge's config (as `cran config` writes it): name, board and "
                         "armor count for the picture; --port asks the badge itself")
+    p.add_argument("--settings", metavar="GAME.json",
+                   help="with --port: the game's settings, whose \"game_key\" unlocks the "
+                        "badge's config (not needed on the computer that flashed it)")
     p.add_argument("--save", metavar="JOURNAL",
                    help="with --port: also keep the journal as pulled, for `--file` later")
 
@@ -61,15 +64,16 @@ def read_config(path):
     return config
 
 
-def pull(port, want_config=True):
+def pull(port, want_config=True, keys=()):
     """-> (journal lines, config dict or None) from the badge on `port`; its config only
-    when wanted (a --config file says it already)."""
+    when wanted (a --config file says it already), read with the console unlocked by
+    one of keys or this computer's key ring."""
     from host_tools import badgelink  # only here: --file needs no serial link
     lines = badgelink.ask(port, "journal", again=True)
     if not want_config:
         return lines, None
     try:
-        answer = badgelink.ask(port, "config", again=True)
+        answer = badgelink.ask(port, "config", again=True, keys=keys)
     except CommandError as e:
         answer = []
         print("cran: config not read (%s): the picture names no character" % e,
@@ -135,7 +139,15 @@ def run(args):
     config = read_config(args.config) if args.config else None
     if args.port:
         source = "journal"
-        lines, asked = pull(args.port, want_config=not config)
+        keys = ()
+        if args.settings:
+            from host_tools.roster import RosterError, read_game_key
+            try:
+                key = read_game_key(args.settings)
+            except RosterError as e:
+                raise CommandError("\n".join(e.messages), EXIT_BAD_INPUT) from None
+            keys = () if key is None else (key,)
+        lines, asked = pull(args.port, want_config=not config, keys=keys)
         config = config or asked
         if args.save:
             _write(args.save, "".join(line.rstrip("\n") + "\n" for line in lines))

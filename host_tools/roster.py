@@ -25,15 +25,17 @@ import tempfile
 
 from cran import config as badge_config
 from cran import storage
+from cran.auth import key_id, to_hex
 from cran.board import BoardError
 from cran.core.choices import ARMOR_NAMES, FIELDS, yes_no
 from cran.core.rules import Settings
 from cran.core.words import KEYWORDS, ParseError, keyword, parse_duration, plain
 from cran.scenario import count
-from host_tools import CommandError
+from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
 
 EXIT_BAD_INPUT = 2
+GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
 _MAX_MS = 1 << 29          # the longest a badge's tick arithmetic can count
 
 # What each setting means, for the template's "_about" (RULES.md IDs in front).
@@ -416,7 +418,7 @@ def read_settings(path):
     settings = Settings()
     problems = []
     for key in raw:
-        if key == "_about":
+        if key in ("_about", GAME_KEY):   # the key: read_game_key(), never a setting
             continue
         value = raw[key]
         if key not in FIELDS:
@@ -434,6 +436,19 @@ def read_settings(path):
     return settings
 
 
+def read_game_key(path):
+    """The game settings file's "game_key" -> bytes, or None when it has none.
+    Raises RosterError when it is not a key."""
+    raw = read_json(path)
+    text = raw.get(GAME_KEY) if isinstance(raw, dict) else None
+    if text is None:
+        return None
+    try:
+        return gamekey.parse_key(text if isinstance(text, str) else "", path + ": " + GAME_KEY)
+    except CommandError as e:
+        raise RosterError([str(e)]) from None
+
+
 def _friendly_ms(ms):
     if ms and ms % 60000 == 0:
         return "%dmin" % (ms // 60000)
@@ -444,8 +459,11 @@ def _friendly_ms(ms):
 
 def settings_template():
     """Every setting at its default, durations written for people, and "_about"."""
-    about = {"values": _ABOUT_FORMATS}
-    out = {"_about": about}
+    about = {"values": _ABOUT_FORMATS,
+             GAME_KEY: "the game's secret, made fresh by each --settings-template: it "
+                       "unlocks every badge of the game (console, Ctrl-C) and signs their "
+                       "radio. cran flash installs it; keep this file to the organisers"}
+    out = {"_about": about, GAME_KEY: to_hex(gamekey.new_key())}
     for name, (default, kind) in FIELDS.items():
         out[name] = _friendly_ms(default) if kind == "duration" else default
         about[name] = ABOUT.get(name, "")
@@ -533,7 +551,16 @@ def run(args):
               file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
+        key = read_game_key(args.settings) if args.settings else None
+    except RosterError as e:
+        for message in e.messages:
+            print(message, file=sys.stderr)
+        print("cran: nothing written", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
         os.makedirs(args.out, exist_ok=True)
+        if key is not None:   # beside the configs: cran flash --config finds it there
+            gamekey.write_key_file(os.path.join(args.out, gamekey.KEY_FILE), key)
         for info, config in configs.values():
             path = _write(args.out, info["file"], config)
             print("%-24s row %-3d %-26s %-16s %s" % (
@@ -544,4 +571,8 @@ def run(args):
     print("%d badge config%s in %s (settings: %s)" % (
         len(configs), "" if len(configs) == 1 else "s", args.out,
         args.settings or "the defaults"))
+    if key is not None:
+        print("game key %s in %s: cran flash --config installs it; keep it, and %s, "
+              "to the organisers" % (key_id(key), os.path.join(args.out, gamekey.KEY_FILE),
+                                     args.settings))
     return 0

@@ -76,6 +76,25 @@ class Chip:
             os.close(line)
         os.set_blocking(self.fd, False)
 
+    def hears_ctrl_c(self):
+        """Whether Ctrl-C interrupts the firmware now: MicroPython's kbd_intr(-1) (a
+        locked badge, cran.auth) gives SIGINT back to its default in the unix port, where
+        an ESP32 makes Ctrl-C a byte like any other. Linux says it in SigCgt."""
+        try:
+            with open("/proc/%d/status" % self.process.pid) as f:
+                for line in f:
+                    if line.startswith("SigCgt:"):
+                        return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+        except (OSError, ValueError):
+            pass
+        return True   # no /proc: as before the lock existed
+
+    def ctrl_c_is_a_signal(self, on):
+        attrs = termios.tcgetattr(self.fd)
+        if bool(attrs[3] & termios.ISIG) != on:
+            attrs[3] = attrs[3] | termios.ISIG if on else attrs[3] & ~termios.ISIG
+            termios.tcsetattr(self.fd, termios.TCSANOW, attrs)
+
     def kill(self):
         self.process.kill()
         self.process.wait()
@@ -262,14 +281,18 @@ class VBadge:
         if not self.to_chip or self.starting or self.hold_until is not None:
             return
         data = bytes(self.to_chip)
-        if self.chip.kind == "boot" and b"\x03" in data:
+        interrupts = self.chip.kind == "boot" and b"\x03" in data
+        if interrupts:
+            interrupts = self.chip.hears_ctrl_c()
+            self.chip.ctrl_c_is_a_signal(interrupts)   # locked: the console reads it
+        if interrupts:
             data = data[:data.index(b"\x03") + 1]
         try:
             n = os.write(self.chip.fd, data)
         except OSError:   # full, or the chip is ending: its end is read from its fd
             return
         del self.to_chip[:n]
-        if self.chip.kind == "boot" and b"\x03" in data[:n]:
+        if interrupts and b"\x03" in data[:n]:
             self.hold_until = time.monotonic() + INTERRUPT_S
 
     # ---- the loop -----------------------------------------------------------------

@@ -17,6 +17,8 @@ WRAP_START = (1 << 30) - 60000
 def _own_build_cache(tmp_path_factory):
     # Modules `cran flash` compiles are cached in a folder of this run, not the user's.
     os.environ["CRAN_CACHE"] = str(tmp_path_factory.mktemp("mpy-cache"))
+    # Game keys (the key ring, this computer's own key) in a folder of this run too.
+    os.environ["CRAN_HOME"] = str(tmp_path_factory.mktemp("cran-home"))
 
 
 def scenario_files():
@@ -40,10 +42,12 @@ def micropython():
     return exe
 
 
-def run_cran(*args, stdin=None):
-    """Run the real `cran` command (as `python -m host_tools`) -> CompletedProcess."""
+def run_cran(*args, stdin=None, env=None):
+    """Run the real `cran` command (as `python -m host_tools`) -> CompletedProcess.
+    env: variables to set for it (CRAN_HOME: another computer's key ring)."""
     return subprocess.run([sys.executable, "-m", "host_tools", *args], capture_output=True,
-                          text=True, cwd=REPO, input=stdin, timeout=120)
+                          text=True, cwd=REPO, input=stdin, timeout=120,
+                          env=dict(os.environ, **env) if env else None)
 
 
 def check_results(results):

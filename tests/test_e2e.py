@@ -53,12 +53,14 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
         port = badge.port
         roster = _roster(tmp_path, port)
         out = _flash("--roster", roster)
-        every = len(build.compile_firmware(str(tmp_path))) + 2   # + board file, config
+        # + board file, config, game key
+        every = len(build.compile_firmware(str(tmp_path))) + 3
         assert "%s: ok, %d file(s) copied" % (port, every) in out
         assert "status: Godefroy pleine-forme" in out
 
-        # The fight over the serial console, as a person at a terminal would play it.
-        answers = [a[-1] for a in badgelink.ask_lines(port, FIGHT)]
+        # The fight over the serial console, as an organiser at a terminal would play
+        # it: the console unlocked with the game key cran flash installed.
+        answers = [a[-1] for a in badgelink.ask_lines(port, FIGHT, keys=())]
         got = []
         for line in answers:
             assert line.startswith("ok "), answers
@@ -203,3 +205,34 @@ def test_a_roster_finds_badges_by_their_names(tmp_path):
                      "--port", one.port, "--port", two.port)
         assert r.returncode == 1 and "status: Ali" in r.stdout
         assert "%s: badge %s is in no row of" % (two.port, chip) in r.stderr
+
+
+def test_a_flashed_badge_is_locked_and_only_its_game_key_opens_it(tmp_path):
+    import subprocess
+    import sys
+
+    from cran.console import LOCKED
+    mpremote = os.path.join(os.path.dirname(sys.executable), "mpremote")
+    with vbadge.running(tmp_path / "badge.img") as badge:
+        port = badge.port
+        roster = _roster(tmp_path, port)
+        _flash("--roster", roster)
+        # A player at the USB port: status reads, actions don't, and mpremote's Ctrl-C
+        # is a byte like any other: no REPL.
+        assert json.loads(badgelink.ask(port, "status")[0])["etat"] == "pleine-forme"
+        assert badgelink.ask(port, "soin complet") == [LOCKED]
+        try:   # mpremote waits for a raw REPL that never comes
+            proc = subprocess.run([mpremote, "connect", port, "exec", "print(6*7)"],
+                                  capture_output=True, text=True, timeout=8)
+            assert proc.returncode != 0 and "42" not in proc.stdout, proc.stdout
+        except subprocess.TimeoutExpired as e:
+            assert b"42" not in (e.stdout or b"")
+        assert json.loads(badgelink.ask(port, "status")[0])["etat"] == "pleine-forme"
+        # Another computer, without the game key: refused, and told why.
+        r = run_cran("flash", "--roster", roster,
+                     env={"CRAN_HOME": str(tmp_path / "another-laptop")})
+        assert r.returncode != 0
+        assert "locked with game key" in r.stderr and "--settings GAME.json" in r.stderr
+        # This computer keeps the keys it installed: it unlocks, flashes, plays.
+        assert "(already up to date)" in _flash("--roster", roster)
+        assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")

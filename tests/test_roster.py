@@ -177,17 +177,56 @@ def test_a_missing_roster_is_named(tmp_path):
 def test_the_template_lists_every_choice_with_its_default_and_its_meaning():
     template = roster.settings_template()
     fields = list(FIELDS)
-    assert [k for k in template if k != "_about"] == fields
-    assert all(template["_about"][name] for name in fields)
+    assert [k for k in template if k not in ("_about", "game_key")] == fields
+    assert all(template["_about"][name] for name in fields + ["game_key"])
     path_settings = roster.read_settings(GAME)   # the example is the template
     assert path_settings.as_dict() == Settings().as_dict()
+    # ... without a game key: one printed in a public example would be no secret.
+    assert roster.read_game_key(GAME) is None
     with open(GAME, encoding="utf-8") as f:
-        assert json.load(f) == template
+        assert json.load(f) == dict((k, v) for k, v in template.items() if k != "game_key")
+
+
+def test_each_template_has_a_fresh_game_key_that_reaches_the_configs_folder(tmp_path):
+    keys = [roster.settings_template()["game_key"] for _ in range(2)]
+    assert keys[0] != keys[1] and all(len(bytes.fromhex(k)) == 32 for k in keys)
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps(roster.settings_template()))
+    assert cli.main(["config", EXAMPLE, "--settings", str(game), "--out",
+                     str(tmp_path / "out")]) == 0
+    key = bytes.fromhex(json.loads(game.read_text())["game_key"])
+    assert (tmp_path / "out" / "game.key").read_text().strip() == key.hex()
+    # No config carries it: a badge's `config` answer must not show it.
+    for name in os.listdir(str(tmp_path / "out")):
+        if name.endswith(".json"):
+            assert key.hex() not in (tmp_path / "out" / name).read_text()
+    # cran flash --config picks it up from beside the config.
+    import argparse
+
+    from host_tools import flash
+    args = argparse.Namespace(roster=None, settings=None, config=str(tmp_path / "out" / name))
+    assert flash.game_key(args) == key
+    args = argparse.Namespace(roster=EXAMPLE, settings=str(game), config=None)
+    assert flash.game_key(args) == key
+
+
+def test_a_game_key_that_is_not_one_is_named(tmp_path, capsys):
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps({"game_key": "abc"}))
+    assert cli.main(["config", EXAMPLE, "--settings", str(game), "--out",
+                     str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "game.json: game_key: a game key is 64 hex digits" in err
+    assert not (tmp_path / "out").exists() or not os.listdir(str(tmp_path / "out"))
 
 
 def test_cran_config_prints_the_template(capsys):
     assert cli.main(["config", "--settings-template"]) == 0
-    assert json.loads(capsys.readouterr().out) == roster.settings_template()
+    printed = json.loads(capsys.readouterr().out)
+    assert len(bytes.fromhex(printed.pop("game_key"))) == 32   # fresh: compared apart
+    template = roster.settings_template()
+    del template["game_key"]
+    assert printed == template
 
 
 def test_every_choice_switched_reaches_every_badge(tmp_path):

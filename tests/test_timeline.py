@@ -361,7 +361,7 @@ class FakeLink:
     def __init__(self):
         self.asked = []
 
-    def ask(self, port, line, again=False):
+    def ask(self, port, line, again=False, keys=None):
         self.asked.append((port, line))
         if line == "journal":
             return lines_of(GODEFROY)
@@ -395,7 +395,7 @@ def test_port_with_a_config_file_asks_only_the_journal(tmp_path, capsys, monkeyp
 def test_port_draws_even_when_the_config_is_not_read(tmp_path, capsys, monkeypatch):
     link = FakeLink()
 
-    def ask(port, line, again=False):
+    def ask(port, line, again=False, keys=None):
         if line == "config":
             raise host_tools.CommandError("%s: the badge's firmware does not answer" % port)
         return FakeLink.ask(link, port, line)

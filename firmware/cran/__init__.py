@@ -17,6 +17,12 @@ def main(root="/", console=True):
     """Start the badge from root/config.json. A config or board file that is missing or
     wrong: one console message, the error cue, then the console answers - no reboot."""
     import asyncio
+    import time
+
+    import machine
+    import micropython
+    # First of all: until the app has read the game key (cran.auth), Ctrl-C is a byte.
+    micropython.kbd_intr(-1)
     try:
         app = start(root)
     except (ValueError, OSError) as e:   # ConfigError is a ValueError
@@ -25,9 +31,16 @@ def main(root="/", console=True):
         print("cran: cannot start: %s" % message)
         fail.error_cue(root)
         if console:
-            asyncio.run(fail.error_console(message))
+            asyncio.run(fail.error_console(message, root))
         return None
-    asyncio.run(app.run(console))
+    try:
+        asyncio.run(app.run(console))
+    except BaseException as e:   # KeyboardInterrupt too
+        if app.lock.is_open(time.ticks_ms()):
+            raise   # an organiser's Ctrl-C, or a badge without a key: the REPL
+        # A locked badge never leaves a player at the REPL: it comes back as saved.
+        app.badge.log({"error": "the app ended: %r" % (e,)})
+        machine.reset()
     return app
 
 

@@ -1,12 +1,14 @@
 # The badge app: everything built from the config and board files, then one asyncio
 # loop: the show loop (timers, buttons, cues, drivers, watchdog) and the serial console.
 import asyncio
+import os
 import select
 import sys
 import time
 
 import machine
 
+from cran.auth import ConsoleLock, read_key, set_interrupt
 from cran.badge import Badge
 from cran.console import MAX_LINE_BYTES, NOT_TEXT, TOO_LONG, Console, text_of
 from cran.core.engine import COUNTDOWN
@@ -39,7 +41,9 @@ CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 _PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
-_SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?")
+_SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?", "challenge",
+                  "unlock", "reboot")
+BOOTS_FILE = "boots.json"   # the watchdog resets remembered (cran.boots)
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 
 
@@ -53,7 +57,7 @@ class App:
         board = config.board
         self.board_id = board.id
         self.lang = config.lang
-        self.safe = boots.note_boot(join(root, "boots.json"), cause == machine.WDT_RESET,
+        self.safe = boots.note_boot(join(root, BOOTS_FILE), cause == machine.WDT_RESET,
                                     int(time.time()))
         badge = self.badge = Badge(config.character, config.settings, StateStore(root),
                                    Journal(root), board.id)
@@ -69,7 +73,13 @@ class App:
             badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
                                     % (boots.LIMIT, boots.WINDOW_S)})
         badge.on_cues = self._on_cues
-        self.console = Console(badge, join(root, "config.json"), set_rtc)
+        # The game key locks the console and Ctrl-C from the moment the app runs.
+        key, problem = read_key(join(root, "game.key"))
+        if problem:
+            badge.log({"error": problem})
+        self.lock = ConsoleLock(key, problem, set_interrupt)
+        self.root = root
+        self.console = Console(badge, join(root, "config.json"), set_rtc, self.lock)
         self.layout = board.leds["layout"] if board.leds else "single"
         self.leds = parts.leds(board)
         self.buzzer = parts.buzzer(board, config.volume_percent)
@@ -139,7 +149,8 @@ class App:
         self.last_input = now
         words = text.split()
         if self.safe and words and words[0].lower() not in _SAFE_COMMANDS:
-            return ["error: safe mode after %d watchdog resets: actions are off (%s answer)"
+            return ["error: safe mode after %d watchdog resets: actions are off (%s "
+                    "answer; an organiser's `reboot` ends it)"
                     % (self.resets_for_safe, ", ".join(_SAFE_COMMANDS[:4]))]
         return self.console.handle(text, now)
 
@@ -152,6 +163,9 @@ class App:
         self.in_show = True
         try:
             self.badge.tick(now)
+            self.lock.tick(now)
+            if ticks_diff(now, self.last_input) >= CONSOLE_QUIET_MS:
+                self.console.let_grammar_go()
             for button in self.buttons:
                 button.poll(now)
             menu = self.menu
@@ -291,6 +305,8 @@ class App:
             wait = _least(wait, self.buzzer.update(now))
         for button in self.buttons:
             wait = _least(wait, button.next_timeout_ms(now))
+        if self.lock.open_until is not None:   # lock again on time, not at a later wake
+            wait = min(wait, ticks_diff(self.lock.open_until, now))
         return max(0, wait)
 
     def may_light_sleep(self, now, wait_ms):
@@ -407,6 +423,18 @@ class App:
                     self.badge.log({"error": "console %r: %r" % (text[:40], e)})
             for out in answers:
                 print(out)
+            if self.console.reboot:
+                self.reboot()
+
+    def reboot(self):
+        """The console's `reboot` (an organiser's): the state saved as of now, the count
+        of watchdog resets forgotten (so safe mode ends), the chip reset."""
+        self.badge.checkpoint(time.ticks_ms())
+        try:
+            os.remove(join(self.root, BOOTS_FILE))
+        except OSError:
+            pass   # none yet
+        machine.reset()
 
     def start_watchdog(self):
         if self.wdt is None:   # once: a started WDT can't be stopped or made again

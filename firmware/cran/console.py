@@ -1,5 +1,6 @@
 # The serial console: one line in, one line out. The same action words as scenario
-# files (../shared/SCENARIOS.md), plus status, journal, config and clock.
+# files (../shared/SCENARIOS.md), plus status, journal, config, clock and reboot. What
+# changes the game is the organisers' (cran.auth.ConsoleLock): reading is free.
 
 import json
 
@@ -7,7 +8,10 @@ from cran import forget
 from cran.core.vocab import ParseError
 
 HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
-        "status; journal; config; clock SECONDS; echo TEXT; help")
+        "status; journal; config; clock SECONDS; reboot; challenge; unlock TAG; "
+        "echo TEXT; help. Actions, config, clock and reboot need an unlock.")
+LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` with "
+          "the game key: cran does it)")
 
 
 NOT_TEXT = "error: the line is not UTF-8 text"
@@ -36,8 +40,14 @@ def text_of(raw):
 
 
 class Console:
-    def __init__(self, badge, config_path=None, on_clock=None):
+    def __init__(self, badge, config_path=None, on_clock=None, lock=None):
         self.badge = badge
+        self.lock = lock            # cran.auth.ConsoleLock; None: open (a desktop run)
+        self.reboot = False         # `reboot` said: the app resets after the answer
+        # The grammar (~5 KB of a badge's heap) is loaded by an action line and let go
+        # once the console is quiet (let_grammar_go): a badge in play hears `status` and
+        # `journal` from hosts, its actions come from its buttons.
+        self.parse_action = None
         # Read again for each `config` (a host's, rare): a roster's config kept parsed
         # would hold ~1.6 KB of the badge's heap for it.
         self.config_path = config_path
@@ -56,29 +66,41 @@ class Console:
         if command == "journal":
             journal = self.badge.journal
             return [json.dumps(e) for e in journal.entries()] if journal else []
-        if command == "config":
-            return [self._config()]
-        if command == "clock":
-            return [self._clock(rest, now)]
         if command == "echo":   # a host marks the end of an answer with it
             return [rest]
         if command in ("help", "?"):
             return [HELP]
-        # The grammar is loaded for an action line and let go after it (~5 KB of a
-        # badge's heap): a badge in play hears `status` and `journal` (read by hosts),
-        # its actions come from its buttons.
-        from cran.core.words import parse_action
+        lock = self.lock
+        if command == "challenge":
+            return [lock.challenge() if lock else "open"]
+        if command == "unlock":
+            return [lock.unlock(rest, now) if lock else "ok open"]
+        if lock is not None and not lock.is_open(now):
+            return [LOCKED]
+        if command == "reboot":    # also how an organiser takes a badge out of safe mode
+            self.reboot = True
+            return ["ok reboot"]
+        if command == "config":
+            return [self._config()]
+        if command == "clock":
+            return [self._clock(rest, now)]
+        if self.parse_action is None:
+            from cran.core.words import parse_action
+            self.parse_action = parse_action
         try:
-            action = parse_action(line)
+            action = self.parse_action(line)
         except ParseError as e:
             return ["error: %s" % e]
-        finally:
-            forget(_GRAMMAR)   # the GC takes it back once this call has returned
         cues = self.badge.apply(action, now)
         said = [value for _, kind, value, _ in cues if kind == "dit"]
         seen = self.badge.status(now)
         return ["ok %s: etat=%s armure=%d dit=%s" % (
             action.text(), seen["etat"], seen["armure"], said[-1] if said else "-")]
+
+    def let_grammar_go(self):
+        if self.parse_action is not None:
+            self.parse_action = None
+            forget(_GRAMMAR)
 
     def _config(self):
         """The badge's config.json as one line of JSON."""

@@ -4,10 +4,12 @@
 import asyncio
 import json
 import sys
+import time
 
 import machine
 
 import cran
+from cran.auth import ConsoleLock, read_key, set_interrupt
 from cran.console import NOT_TEXT, text_of
 from cran.storage import join
 
@@ -49,19 +51,31 @@ def error_cue(root):
     return np
 
 
-async def error_console(message):
+async def error_console(message, root="/"):
+    """The console of a badge that can't start: it says why, and opens to the game's
+    organisers as the app's does (cran flash mends the badge through it)."""
+    key, problem = read_key(join(root, "game.key"))
+    lock = ConsoleLock(key, problem, set_interrupt)
     reader = asyncio.StreamReader(_STDIN)
     while True:
         raw = await reader.readline()
         if not raw:
             return
+        now = time.ticks_ms()
+        lock.tick(now)
         text = text_of(raw)
         words = text.split() if text is not None else None
+        command = words[0].lower() if words else None
+        rest = " ".join(words[1:]) if words else ""
         if words is None:
             print(NOT_TEXT)
-        elif words and words[0].lower() == "status":
+        elif command == "status":
             print(json.dumps({"error": message, "firmware": cran.VERSION}))
-        elif words and words[0].lower() == "echo":
-            print(" ".join(words[1:]))
+        elif command == "echo":
+            print(rest)
+        elif command == "challenge":
+            print(lock.challenge())
+        elif command == "unlock":
+            print(lock.unlock(rest, now))
         elif words:
             print("error: the badge could not start: %s" % message)

@@ -17,7 +17,8 @@ import micropython  # noqa: E402
 import vclock  # noqa: E402
 import world  # noqa: E402
 
-from cran import start  # noqa: E402
+from cran import forget, start  # noqa: E402
+from cran.app import CONSOLE_QUIET_MS  # noqa: E402
 
 BOARDS = ("atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
           "m5stickc-plus")
@@ -49,6 +50,9 @@ class Pixels:
 
 
 def boot(board, n):
+    # A badge boots with a fresh interpreter: the grammar an earlier one's console line
+    # loaded in this process is not its.
+    forget(("cran.core.words",))
     vclock.start(0)
     machine.reset_all()
     root = "%s/%s%d" % (sys.argv[3], board, n)
@@ -120,7 +124,10 @@ def main():
         app = boot(board, n)
         after_boot = resident()
         answer = app.line("effet peur", time.ticks_ms())
-        results["modules"] = [after_boot, resident(), answer]
+        after_line = resident()
+        app.last_input = time.ticks_ms()   # as the console loop notes a line
+        app.show(time.ticks_add(time.ticks_ms(), CONSOLE_QUIET_MS))
+        results["modules"] = [after_boot, after_line, resident(), answer]
         machine.reboot()
         for line in IDLE:
             n += 1

@@ -30,3 +30,11 @@ def heap_lock():
 
 def heap_unlock():
     return 0
+
+
+interrupt_char = 3   # what kbd_intr() last set: -1 while a locked badge ignores Ctrl-C
+
+
+def kbd_intr(char):
+    global interrupt_char
+    interrupt_char = char
