@@ -166,7 +166,7 @@ def reset(link):
 # ---- the running firmware's console ----------------------------------------------
 
 def unlock(conn, port, keys=()):
-    """Open a locked badge's console and Ctrl-C for a while (cran.auth.ConsoleLock): its
+    """Open a locked badge's console and Ctrl-C for a while (cran.lock.ConsoleLock): its
     challenge answered with the game key it names, found among keys and in this
     computer's key ring (host_tools.gamekey). -> "open" (nothing was locked: no key on
     the badge, or a firmware without the lock) or "unlocked"; CommandError if it can't."""

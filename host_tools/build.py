@@ -96,6 +96,68 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     return files
 
 
+MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
+
+
+def manifest_text(files):
+    """{badge path: bytes} of what a badge gets -> the manifest main.py checks the
+    firmware against: the SHA-256 of every module, and the modules the can't-start path
+    (cran.fail) imports, which main.py uses only when they are whole."""
+    import hashlib
+    hashes = dict((path, hashlib.sha256(data).hexdigest()) for path, data in files.items()
+                  if path.startswith("/cran/"))
+    return json.dumps({"files": hashes, "fail_needs": imported_by("cran.fail")},
+                      sort_keys=True)
+
+
+def _module_file(name):
+    """cran.x.y -> (source path, badge path), or None when it is no module of cran."""
+    base = os.path.join(FIRMWARE_DIR, *name.split("."))
+    if os.path.isdir(base):
+        return os.path.join(base, "__init__.py"), "/%s/__init__.mpy" % name.replace(".", "/")
+    if os.path.isfile(base + ".py"):
+        return base + ".py", "/%s.mpy" % name.replace(".", "/")
+    return None
+
+
+def _run_at_import(node):
+    """The statements an import of the module runs: not the bodies of its functions
+    (cran/__init__.py imports the app inside start(), not when it is imported)."""
+    import ast
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield from _run_at_import(child)
+
+
+def imported_by(module):
+    """Badge paths of the module and every module of cran its import runs, at any depth,
+    with their packages' __init__ (importing cran.core.ticks runs cran/core/__init__
+    first). Imports inside functions are left out: they run when the function does."""
+    import ast
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            found = _module_file(".".join(parts[:i]))
+            if found is None or found[1] in seen:
+                continue
+            seen.add(found[1])
+            with open(found[0], encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            for node in _run_at_import(tree):
+                if isinstance(node, ast.Import):
+                    todo += [a.name for a in node.names if a.name.startswith("cran")]
+                elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                        "cran"):
+                    todo.append(node.module)
+                    # `from cran import fail`: a submodule, not a name in cran
+                    todo += ["%s.%s" % (node.module, a.name) for a in node.names
+                             if _module_file("%s.%s" % (node.module, a.name))]
+    return sorted(seen)
+
+
 def compile_modules(sources, out_dir, extra_args=(), cache=None):
     """sources: (path, rel) -> out_dir/rel as .mpy, as compile_firmware compiles (and
     caches) them. -> {"/" + rel as .mpy: local file}"""

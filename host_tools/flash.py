@@ -21,7 +21,7 @@ HELP = "flash the firmware, board and character config onto badges (mpremote, mp
 
 MAIN = "/main.py"
 CONFIG = "/config.json"
-GAME_KEY = "/" + gamekey.KEY_FILE   # read by cran.auth.read_key, never shown by a command
+GAME_KEY = "/" + gamekey.KEY_FILE   # read by cran.lock.read_key, never shown by a command
 PARKED_MAIN = "/main.py.off"    # main.py set aside while a flash is under way
 CHUNK = 2048
 # machine.reset() runs ~100 ms after the raw REPL has let go: what is sent before then
@@ -143,6 +143,7 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         if board_id is None:
             board_id, config_text = find(*json.loads(badgelink.run(link, _NAMES)))
         files = builds.files(json.loads(badgelink.run(link, _IMPL)))
+        files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks it
         files["/boards/%s.json" % board_id] = build.board_file_text(board_id).encode()
         files[GAME_KEY] = key
         seen = _look(link, list(files) + [CONFIG])

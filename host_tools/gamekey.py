@@ -7,7 +7,8 @@
 import os
 import secrets
 
-from cran.auth import KEY_BYTES, derive, hmac_sha256, key_id, to_hex
+from cran.auth import derive, hmac_sha256, key_id, to_hex
+from cran.lock import KEY_BYTES
 from host_tools import CommandError
 
 KEY_FILE = "game.key"       # beside a config (cran config --out), and on the badge
@@ -99,5 +100,5 @@ def find(wanted_id, extra=()):
 
 
 def unlock_tag(key, nonce):
-    """The answer to a badge's challenge (cran.auth.ConsoleLock.unlock)."""
+    """The answer to a badge's challenge (cran.lock.ConsoleLock.unlock)."""
     return to_hex(hmac_sha256(derive(key, b"console"), b"unlock:" + nonce))

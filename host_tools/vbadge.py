@@ -78,7 +78,7 @@ class Chip:
 
     def hears_ctrl_c(self):
         """Whether Ctrl-C interrupts the firmware now: MicroPython's kbd_intr(-1) (a
-        locked badge, cran.auth) gives SIGINT back to its default in the unix port, where
+        locked badge, cran.lock) gives SIGINT back to its default in the unix port, where
         an ESP32 makes Ctrl-C a byte like any other. Linux says it in SigCgt."""
         try:
             with open("/proc/%d/status" % self.process.pid) as f:

@@ -1,4 +1,4 @@
-# The game key (cran.auth): HMAC-SHA256 against RFC 4231's vectors in both runtimes, the
+# The game key (cran.auth, cran.lock): HMAC-SHA256 against RFC 4231's vectors in both runtimes, the
 # console's lock (challenge-response, one answer per nonce, a window that closes on its
 # own across the tick wrap), and the whole badge locked in the MicroPython unix port,
 # its challenges answered by the stdlib's own hmac.
@@ -11,9 +11,10 @@ import subprocess
 import pytest
 
 from conftest import WRAP_START
-from cran.auth import UNLOCK_MS, ConsoleLock, derive, from_hex, hmac_sha256, key_id, same
+from cran.auth import derive, from_hex, hmac_sha256, key_id, same
 from cran.console import LOCKED
 from cran.core.ticks import ticks_add
+from cran.lock import UNLOCK_MS, ConsoleLock
 from host_tools import FIRMWARE_DIR, CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR
 from host_tools.vhw import sys_path
@@ -183,10 +184,13 @@ def test_a_keyed_badge_reads_freely_and_changes_nothing_until_unlocked(locked):
     journal = locked.line("journal")["answer"]
     assert journal and KEY.hex() not in "".join(journal)
 
-    nonce = locked.line("challenge")["answer"][0].split()[1]
+    said = locked.line("challenge")
+    nonce = said["answer"][0].split()[1]
+    assert said["auth_loaded"] is False   # the proof's code is let go after each use
     said = locked.line("unlock " + _tag(KEY, nonce))
     assert said["answer"] == ["ok unlocked %d" % (UNLOCK_MS // 1000)]
     assert said["ctrl_c"] is True   # an organiser's tool may now stop the app
+    assert said["auth_loaded"] is False
     assert locked.line("coup")["answer"][0].startswith("ok coup normal: etat=blesse")
     assert "board" in json.loads(locked.line("config")["answer"][0])
     # The window closes on time: the app wakes for it, Ctrl-C is a byte again.
@@ -197,7 +201,7 @@ def test_a_keyed_badge_reads_freely_and_changes_nothing_until_unlocked(locked):
     nonce = locked.line("challenge")["answer"][0].split()[1]
     locked.line("unlock " + _tag(KEY, nonce))
     assert locked.line("reboot") == {"answer": ["ok reboot"], "ctrl_c": True,
-                                     "reboot": True}
+                                     "reboot": True, "auth_loaded": False}
 
 
 def test_a_badge_without_a_key_file_is_open(micropython, tmp_path):

@@ -53,8 +53,8 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
         port = badge.port
         roster = _roster(tmp_path, port)
         out = _flash("--roster", roster)
-        # + board file, config, game key
-        every = len(build.compile_firmware(str(tmp_path))) + 3
+        # + board file, config, game key, manifest
+        every = len(build.compile_firmware(str(tmp_path))) + 4
         assert "%s: ok, %d file(s) copied" % (port, every) in out
         assert "status: Godefroy pleine-forme" in out
 
@@ -236,3 +236,29 @@ def test_a_flashed_badge_is_locked_and_only_its_game_key_opens_it(tmp_path):
         # This computer keeps the keys it installed: it unlocks, flashes, plays.
         assert "(already up to date)" in _flash("--roster", roster)
         assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
+
+
+def test_a_damaged_firmware_file_is_named_never_imported_and_the_next_flash_mends_it(
+        tmp_path):
+    with vbadge.running(tmp_path / "badge.img") as badge:
+        port = badge.port
+        roster = _roster(tmp_path, port)
+        _flash("--roster", roster)
+        assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
+        # Half of a module lost (a write cut short, a worn block): the app's own, whose
+        # import could hang; then the chip resets.
+        link = badgelink.connect(port, ())
+        badgelink.run(link, "f = open('/cran/app.mpy', 'rb')\nd = f.read()\nf.close()\n"
+                            "f = open('/cran/app.mpy', 'wb')\nf.write(d[:len(d) // 2])\n"
+                            "f.close()")
+        badgelink.reset(link)
+        status = badgelink.status(port)
+        assert status["error"] == "firmware /cran/app.mpy: damaged (reflash: cran flash)"
+        journal = [json.loads(x) for x in badgelink.ask(port, "journal")]
+        assert journal[-1]["error"] == "cannot start: " + status["error"]
+        # A player can't reach the REPL of a badge that can't start either.
+        assert badgelink.ask(port, "coup") == [
+            "error: the badge could not start: " + status["error"]]
+        out = _flash("--roster", roster)
+        assert "1 file(s) copied" in out and "status: Godefroy pleine-forme" in out
+        assert badgelink.status(port)["armure"] == 1   # the hit before, kept

@@ -1,5 +1,6 @@
 # `cran flash` and `cran status` where no badge is needed: what they refuse, and how
 # they say it (port missing, busy, silent; bad board or config), and what a badge gets.
+import hashlib
 import json
 import os
 import pty
@@ -239,3 +240,17 @@ def test_a_sleeping_badge_is_knocked_awake():
     assert badgelink.wake(_SleepyBadge(kind="nothing"), "P", knock_s=2, say=said.append) \
         is None
     assert time.monotonic() - started >= 2 and len(said) == 1
+
+
+def test_the_manifest_names_every_module_and_what_the_cannot_start_path_imports():
+    from host_tools import build
+    needs = build.imported_by("cran.fail")
+    # What importing cran.fail runs, packages included; not what cran's functions
+    # import when they run (cran.start imports the app).
+    assert {"/cran/fail.mpy", "/cran/__init__.mpy", "/cran/console.mpy",
+            "/cran/storage.mpy", "/cran/lock.mpy", "/cran/core/__init__.mpy"} <= set(needs)
+    assert "/cran/app.mpy" not in needs and "/cran/config.mpy" not in needs
+    files = {"/cran/app.mpy": b"x", "/main.py": b"y", "/config.json": b"{}"}
+    made = json.loads(build.manifest_text(files))
+    assert made["files"] == {"/cran/app.mpy": hashlib.sha256(b"x").hexdigest()}
+    assert made["fail_needs"] == needs

@@ -21,7 +21,7 @@ def main(root="/", console=True):
 
     import machine
     import micropython
-    # First of all: until the app has read the game key (cran.auth), Ctrl-C is a byte.
+    # First of all: until the app has read the game key (cran.lock), Ctrl-C is a byte.
     micropython.kbd_intr(-1)
     try:
         app = start(root)
@@ -29,9 +29,7 @@ def main(root="/", console=True):
         from cran import fail  # only a badge that can't start loads it
         message = str(e)
         print("cran: cannot start: %s" % message)
-        fail.error_cue(root)
-        if console:
-            asyncio.run(fail.error_console(message, root))
+        fail.cannot_start(message, root, console)
         return None
     try:
         asyncio.run(app.run(console))

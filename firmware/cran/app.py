@@ -8,7 +8,6 @@ import time
 
 import machine
 
-from cran.auth import ConsoleLock, read_key, set_interrupt
 from cran.badge import Badge
 from cran.console import MAX_LINE_BYTES, NOT_TEXT, TOO_LONG, Console, text_of
 from cran.core.engine import COUNTDOWN
@@ -24,6 +23,7 @@ from cran.cues import (
     warning_cue,
     warning_due,
 )
+from cran.lock import ConsoleLock, read_key, set_interrupt
 from cran.menu import UNDO_MS, Menu
 from cran.storage import Journal, StateStore, join
 

@@ -1,6 +1,6 @@
 # The serial console: one line in, one line out. The same action words as scenario
 # files (../shared/SCENARIOS.md), plus status, journal, config, clock and reboot. What
-# changes the game is the organisers' (cran.auth.ConsoleLock): reading is free.
+# changes the game is the organisers' (cran.lock.ConsoleLock): reading is free.
 
 import json
 
@@ -42,7 +42,7 @@ def text_of(raw):
 class Console:
     def __init__(self, badge, config_path=None, on_clock=None, lock=None):
         self.badge = badge
-        self.lock = lock            # cran.auth.ConsoleLock; None: open (a desktop run)
+        self.lock = lock            # cran.lock.ConsoleLock; None: open (a desktop run)
         self.reboot = False         # `reboot` said: the app resets after the answer
         # The grammar (~5 KB of a badge's heap) is loaded by an action line and let go
         # once the console is quiet (let_grammar_go): a badge in play hears `status` and

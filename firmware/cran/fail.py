@@ -9,11 +9,12 @@ import time
 import machine
 
 import cran
-from cran.auth import ConsoleLock, read_key, set_interrupt
 from cran.console import NOT_TEXT, text_of
-from cran.storage import join
+from cran.lock import ConsoleLock, read_key, set_interrupt
+from cran.storage import Journal, join
 
 _STDIN = getattr(sys.stdin, "buffer", sys.stdin)
+WDT_TIMEOUT_MS = 45000   # cran.app's: not imported, a badge that can't start never loads it
 _ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
 
 
@@ -51,6 +52,33 @@ def error_cue(root):
     return np
 
 
+def cannot_start(message, root="/", console=True):
+    """Everything a badge that can't start does: the error cue, the journal's entry, then
+    (console) its console, the watchdog fed (main.py started it)."""
+    error_cue(root)
+    try:
+        Journal(root).append({"error": "cannot start: %s" % message, "up": 0})
+    except OSError:
+        pass   # a flash that fails too: the console still says it
+    if console:
+        asyncio.run(_fed(error_console(message, root)))
+
+
+async def _fed(task):
+    wdt = machine.WDT(timeout=WDT_TIMEOUT_MS)   # the one main.py started
+    feeder = asyncio.create_task(_feed(wdt))
+    try:
+        await task
+    finally:
+        feeder.cancel()
+
+
+async def _feed(wdt):
+    while True:
+        wdt.feed()
+        await asyncio.sleep_ms(WDT_TIMEOUT_MS // 3)
+
+
 async def error_console(message, root="/"):
     """The console of a badge that can't start: it says why, and opens to the game's
     organisers as the app's does (cran flash mends the badge through it)."""
@@ -73,6 +101,9 @@ async def error_console(message, root="/"):
             print(json.dumps({"error": message, "firmware": cran.VERSION}))
         elif command == "echo":
             print(rest)
+        elif command == "journal":   # cran logs reads why, and what came before
+            for entry in Journal(root).entries():
+                print(json.dumps(entry))
         elif command == "challenge":
             print(lock.challenge())
         elif command == "unlock":

@@ -432,11 +432,21 @@ def pwm_on(pin_id):
 
 # ---- watchdog ---------------------------------------------------------------------
 
+_watchdog = [None]   # the chip's running WDT, if one was started since its reset
+
+
 class WDT:
     """Starved for timeout ms of virtual time, it resets the chip (VirtualReset with
-    WDT_RESET, raised from whatever moved the clock). It can't be stopped once started."""
+    WDT_RESET, raised from whatever moved the clock). It can't be stopped once started.
+    A chip has one: another WDT() (main.py starts it, the app makes its own) sets its
+    timeout and feeds it, and feeding any of them feeds it, as on an ESP32."""
 
     def __init__(self, id=0, timeout=5000):
+        running = _watchdog[0]
+        if running is not None and running.due_ms is not None:
+            vclock.remove_alarm(running)   # this object takes its place
+            running.due_ms = None
+        _watchdog[0] = self
         self.timeout_ms = timeout
         self.due_ms = vclock.elapsed_ms() + timeout
         vclock.add_alarm(self)
@@ -445,10 +455,11 @@ class WDT:
 
     def feed(self):
         vclock.catch_up()   # real time: starved already, it resets now (late, not never)
-        if self.due_ms is not None:
-            self.due_ms = vclock.elapsed_ms() + self.timeout_ms
+        dog = _watchdog[0]
+        if dog is not None and dog.due_ms is not None:
+            dog.due_ms = vclock.elapsed_ms() + dog.timeout_ms
             if on_watchdog is not None:
-                on_watchdog(self.timeout_ms)
+                on_watchdog(dog.timeout_ms)
 
     def fire(self):
         self.due_ms = None
@@ -597,6 +608,7 @@ def reboot():
     _pwms.clear()
     wake_sources.clear()
     _drop_alarms(WDT)
+    _watchdog[0] = None
 
 
 def _drop_alarms(kind):

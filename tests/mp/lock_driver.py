@@ -1,11 +1,11 @@
-# A badge with a game key (cran.auth.ConsoleLock) on the virtual hardware, inside the
+# A badge with a game key (cran.lock.ConsoleLock) on the virtual hardware, inside the
 # MicroPython unix port, talked to line by line so that the test (CPython, the stdlib's
 # own hmac) answers its challenges:
 #   micropython lock_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR VHW_DIR EXTRA_DIR KEY_HEX
 # stdin, one JSON a line: {"line": TEXT} (a console line) or {"advance": MS} (virtual
 # time, then a show step). stdout, one JSON a line: {"answer": [...] or null, "ctrl_c":
 # whether Ctrl-C would stop the app (the unix port catches SIGINT only then), "reboot":
-# whether the console asked for one}.
+# whether the console asked for one, "auth_loaded": whether cran.auth is in RAM}.
 import json
 import sys
 
@@ -51,7 +51,8 @@ def main():
             vclock.advance(ask["advance"])
             app.show(time.ticks_ms())
         print(json.dumps({"answer": answer, "ctrl_c": ctrl_c_stops_the_app(),
-                          "reboot": app.console.reboot}))
+                          "reboot": app.console.reboot,
+                          "auth_loaded": "cran.auth" in sys.modules}))
 
 
 main()

@@ -1,0 +1,86 @@
+# The console's lock: console commands that change the game, and Ctrl-C (the REPL), are
+# for the game's organisers, who prove it with the game key (/game.key, written by cran
+# flash) without sending it: `challenge` gives a fresh random nonce, `unlock TAG` with
+# TAG = HMAC(derive(key, b"console"), b"unlock:" + nonce) opens the console for
+# UNLOCK_MS. The proof's code (cran.auth) is loaded only to make or check one, and let go
+# after: a badge in play keeps 32 bytes of key and this.
+from cran import forget
+from cran.core.ticks import ticks_add, ticks_diff
+
+KEY_BYTES = 32
+UNLOCK_MS = 60000        # the console stays open this long after an unlock
+_AUTH = ("cran.auth",)
+
+
+def read_key(path):
+    """The game key in the file at path -> (key, None); (None, None) when there is no
+    file (a badge set up without one: its console is open); (None, problem) when the
+    file is there but not a key (damaged: the console stays locked)."""
+    try:
+        with open(path, "rb") as f:
+            key = f.read(KEY_BYTES + 1)
+    except OSError as e:
+        if e.args and e.args[0] == 2:   # ENOENT
+            return None, None
+        return None, "%s: unreadable (%s)" % (path, e)
+    if len(key) != KEY_BYTES:
+        return None, "%s: %d bytes, not a game key of %d" % (path, len(key), KEY_BYTES)
+    return key, None
+
+
+def set_interrupt(on):
+    """Ctrl-C on the console stops the app (on), or is a byte like any other (off)."""
+    import micropython  # here: the host tools import this module too, on CPython
+    micropython.kbd_intr(3 if on else -1)
+
+
+class ConsoleLock:
+    """No key file: open for good (a badge set up by hand); a damaged one: locked for
+    good (reflash it)."""
+    open_ms = UNLOCK_MS
+
+    def __init__(self, key, problem=None, set_interrupt=None):
+        self.key = key
+        self.problem = problem
+        self._set_interrupt = set_interrupt   # set_interrupt(on): Ctrl-C stops the app
+        self.nonce = None         # the challenge's, until its one answer
+        self.open_until = None   # the tick the open window ends, while it is open
+        self._tell(self.locks())
+
+    def locks(self):
+        return self.key is not None or self.problem is not None
+
+    def is_open(self, now):
+        if not self.locks():
+            return True
+        return self.open_until is not None and ticks_diff(self.open_until, now) > 0
+
+    def tick(self, now):
+        """Lock again once the window has passed (the app wakes for open_until)."""
+        if self.open_until is not None and not self.is_open(now):
+            self.open_until = None
+            self._tell(True)
+
+    def challenge(self):
+        """-> the answer to `challenge` (cran.auth makes it, and goes)."""
+        from cran import auth
+        try:
+            return auth.challenge(self)
+        finally:
+            forget(_AUTH)
+
+    def unlock(self, tag_hex, now):
+        """-> the answer to `unlock TAG`; the console opens if TAG is right."""
+        from cran import auth
+        try:
+            return auth.unlock(self, tag_hex, now)
+        finally:
+            forget(_AUTH)
+
+    def opened(self, now):
+        self.open_until = ticks_add(now, self.open_ms)
+        self._tell(False)
+
+    def _tell(self, locked):
+        if self._set_interrupt is not None:
+            self._set_interrupt(not locked)
