@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STUBS := .stubs
 STAMP := $(VENV)/.installed
 
-.PHONY: all sim test lint bench install clean
+.PHONY: all sim test lint bench soak install clean
 
 all: test
 
@@ -40,6 +40,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/mpy_size.py
 	$(BIN)/python bench/deploy.py
+
+# Long, not in CI: hostile console lines and power cuts on a virtual badge, with figures
+# (docs/RELIABILITY.md). SOAK_LINES=100000 SOAK_KILLS=200 by default.
+soak: $(STAMP)
+	$(BIN)/python bench/soak.py
 
 clean:
 	rm -rf $(VENV) $(STUBS) .pytest_cache .hypothesis .mypy_cache .ruff_cache
