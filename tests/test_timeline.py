@@ -277,6 +277,71 @@ def test_the_scale_keeps_order_and_opens_up_bursts():
     assert xs[3] - xs[0] > 100          # the three blows of the fight get room
 
 
+
+def long_journal(n):
+    """n journal lines: the long sample again and again, its wall clock moving on, each
+    round breaking a limb of its own (one lane more each time)."""
+    sample = [json.loads(line) for line in lines_of(LONG)]
+    span_s = sample[-1]["t"] - sample[0]["t"] + 60
+    out = []
+    rounds = 0
+    while len(out) < n:
+        for raw in sample[:n - len(out)]:
+            raw = dict(raw, t=raw["t"] + rounds * span_s)
+            out.append(json.dumps(raw))
+        out.append(json.dumps({"a": "coup brise membre-%d" % rounds,
+                               "c": [["brise", "membre-%d" % rounds]], "etat": "blesse",
+                               "up": sample[-1]["up"] + 1000,
+                               "t": sample[-1]["t"] + rounds * span_s + 1}))
+        rounds += 1
+    return out[:n]
+
+
+class _TooMuch(Exception):
+    pass
+
+
+def lines_run(lines, budget=None):
+    """Lines of host_tools/timeline.py executed to read, place, print and draw a journal:
+    its work, counted the same on any machine under any load (a clock would not be).
+    Past `budget` it stops with _TooMuch: a quadratic run would take minutes here."""
+    count = [0]
+    path = timeline.__file__
+
+    def local(frame, event, arg):
+        if event == "line":
+            count[0] += 1
+            if budget is not None and count[0] > budget:
+                raise _TooMuch()
+        return local
+
+    def calls(frame, event, arg):
+        return local if frame.f_code.co_filename == path else None
+
+    sys.settrace(calls)
+    try:
+        entries, problems = timeline.parse_lines(lines)
+        assert problems == []
+        tl = timeline.build(entries)
+        timeline.text_lines(tl)
+        timeline.as_json(tl)
+        timeline.svg(tl)
+    finally:
+        sys.settrace(None)
+    return count[0]
+
+
+def test_cran_logs_work_grows_linearly_with_the_journal():
+    # 20,000 entries once took 15-50 s (every marker looked through every moment of the
+    # time axis and every row of labels): now ~2 s. Eight times the entries must cost
+    # about eight times the work, not sixty-four.
+    small = lines_run(long_journal(250))
+    try:
+        lines_run(long_journal(2000), budget=10 * small)
+    except _TooMuch:
+        pytest.fail("8 times the entries took more than 10 times the work: quadratic again")
+
+
 # ---- the command ------------------------------------------------------------------------
 
 def test_cran_logs_prints_the_timeline_and_draws_it(tmp_path):
