@@ -62,10 +62,12 @@ WATCHDOG_LOOK_MS = 250  # while the firmware runs: how often to see whether it f
 class Chip:
     """One MicroPython process, from a reset to the next, on its own pty."""
 
-    def __init__(self, exe, action, image, board_file, cause, watchdog_file, pass_fds=()):
+    def __init__(self, exe, action, image, board_file, cause, watchdog_file, nvs_file,
+                 pass_fds=()):
         repl = action.startswith("repl")
         argv = [exe] + (["-i"] if repl else []) + [BOOT_SCRIPT, action, image, board_file,
-                                                   str(cause), VHW_DIR, watchdog_file]
+                                                   str(cause), VHW_DIR, watchdog_file,
+                                                   nvs_file]
         self.kind = "repl" if repl else "boot"
         self.started = time.monotonic()
         self.fd, line = os.openpty()
@@ -145,10 +147,11 @@ def unnamed_temp(prefix, suffix=""):
 
 
 class VBadge:
-    def __init__(self, exe, image, board_file, pass_fds=()):
+    def __init__(self, exe, image, board_file, nvs_file, pass_fds=()):
         self.exe = exe
         self.image = image
         self.board_file = board_file
+        self.nvs_file = nvs_file   # the chip's NVS partition (esp32.NVS)
         self.port_fd, slave = os.openpty()
         tty.setraw(slave)   # a UART: bytes as they are, both ways
         self.port = os.ttyname(slave)
@@ -182,7 +185,7 @@ class VBadge:
             self.watchdog_at = None   # a new firmware, a new watchdog of its own
             os.ftruncate(self.watchdog_fd, 0)
         self.chip = Chip(self.exe, action, self.image, self.board_file, cause,
-                         self.watchdog_file, self.pass_fds)
+                         self.watchdog_file, self.nvs_file, self.pass_fds)
         self.starting = self.chip.kind == "repl"
         self.start_out = bytearray()
         self.tail = b""
@@ -439,8 +442,9 @@ HELP = "a virtual badge on a pseudo-terminal, for mpremote and `cran flash`"
 
 def setup(p):
     p.add_argument("--image", metavar="FILE",
-                   help="the badge's flash (LittleFS image), kept between runs; made "
-                        "when missing (default: a temporary one, dropped at exit)")
+                   help="the badge's flash (LittleFS image), kept between runs with its "
+                        "NVS partition in FILE.nvs; made when missing (default: a "
+                        "temporary one, dropped at exit)")
     p.add_argument("--board", default="atom-lite",
                    help="the virtual hardware's wiring (boards/BOARD.json; default "
                         "atom-lite); what the firmware thinks comes from the flashed config")
@@ -472,18 +476,24 @@ def run(args):
 
 def _run(exe, board_file, args):
     temporary = args.image is None
-    lock = None
+    lock = nvs = None
     try:
-        if temporary:   # unnamed: nothing is left of it once the supervisor ends
+        if temporary:   # unnamed: nothing is left of them once the supervisor ends
             lock, image = unnamed_temp("cran-vbadge-", ".img")
             _erase(lock)
-            new, pass_fds = True, (lock,)
+            nvs, nvs_file = unnamed_temp("cran-vbadge-nvs-")
+            new, pass_fds = True, (lock, nvs)
         else:
             image = os.path.abspath(args.image)
             lock, new = open_image(image)
+            nvs_file = image + ".nvs"   # locked with the image
+            if new:
+                open(nvs_file, "wb").close()   # a new flash: its NVS erased too
+            else:
+                open(nvs_file, "ab").close()
             pass_fds = ()
         check_image(exe, image, new, board_file, pass_fds)
-        badge = VBadge(exe, image, board_file, pass_fds)
+        badge = VBadge(exe, image, board_file, nvs_file, pass_fds)
         try:
             if args.link:
                 _link(badge.port, args.link)
@@ -498,8 +508,9 @@ def _run(exe, board_file, args):
                 with contextlib.suppress(OSError):
                     os.remove(args.link)
     finally:
-        if lock is not None:
-            os.close(lock)
+        for fd in (lock, nvs):
+            if fd is not None:
+                os.close(fd)
     return 0
 
 

@@ -172,6 +172,19 @@ def test_flash_image_persists_between_runs(tmp_path):
     assert not os.path.lexists(tmp_path / "port")
 
 
+def test_the_nvs_partition_lives_through_resets_and_runs(tmp_path):
+    image = tmp_path / "badge.img"
+    read = "import esp32; print(esp32.NVS('t').get_i32('k'))"
+    with vbadge.running(image=image) as badge:
+        mpremote(badge.port, "exec", "import esp32; n = esp32.NVS('t'); n.set_i32('k', 7); "
+                                     "n.commit(); n.set_i32('k', 8)")   # 8: never committed
+        reset(badge.port)
+        assert mpremote(badge.port, "exec", read).strip() == "7"
+    assert (tmp_path / "badge.img.nvs").stat().st_size > 0   # beside its image
+    with vbadge.running(image=image) as badge:
+        assert mpremote(badge.port, "exec", read).strip() == "7"
+
+
 def test_killed_mid_copy_the_image_still_mounts(tmp_path):
     image = tmp_path / "badge.img"
     small, big = tmp_path / "small.txt", tmp_path / "big.txt"
@@ -251,7 +264,7 @@ def test_sigterm_stops_it_and_its_temporary_image_has_no_name():
         assert b"--image" not in cmdline
         # Its temporary files are open, and already unlinked: nothing to leave behind.
         temporary = [p for p in _open_files(badge.process.pid) if "cran-vbadge-" in p]
-        assert sorted(p.endswith(".img (deleted)") for p in temporary) == [False, True]
+        assert sorted(p.endswith(".img (deleted)") for p in temporary) == [False, False, True]
         assert all(p.endswith(" (deleted)") for p in temporary)
         badge.stop()
         assert badge.process.returncode == 0
