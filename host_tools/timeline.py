@@ -2,8 +2,9 @@
 # actions and answers marked, boots marked; as text, as JSON, as an SVG picture.
 # The journal is what cran.storage.Journal holds: one JSON object a line, written by
 # cran/badge.py and cran/app.py: {"boot"}, {"a", "c", "etat"}, {"timer", "etat"},
-# {"undo", "etat"}, {"error"}, {"safe_mode"}, each with "up" (ms since that boot) and
-# "t" (wall-clock seconds) once the badge knows the time.
+# {"undo", "etat"}, {"error"}, {"safe_mode"}, {"restored"} (the state came back from its
+# copy in NVS), {"inconnu"} (the state is lost: etat inconnu until a reset), each with
+# "up" (ms since that boot) and "t" (wall-clock seconds) once the badge knows the time.
 import bisect
 import heapq
 import json
@@ -63,7 +64,7 @@ class Timeline:
 def _kind(raw):
     for key, kind in (("boot", "boot"), ("a", "act"), ("timer", "timer"),
                       ("undo", "undo"), ("safe_mode", "safe_mode"), ("fresh", "fresh"),
-                      ("error", "error")):
+                      ("restored", "restored"), ("inconnu", "inconnu"), ("error", "error")):
         if key in raw:
             return kind
     return "other"
@@ -324,19 +325,27 @@ def build(entries, config=None, source="journal"):
     model.etat = _first_etat(entries)
     before_act = before_hit = None      # for undo, and for K9's dissipe
     restored = {}                       # after a boot: state copy -> why it was skipped
+    explained = False                   # ... and the boot said what became of the state
     open_spans = {}
     previous = None
     for e in entries:
         raw = e.raw
         if e.kind == "boot":
             restored = {}
+            explained = False
             before_act = None
             if previous is not None:
                 e.note = _boot_note(e, previous)
         elif e.kind == "fresh":
             model.fresh()
             e.fresh = "no state saved yet"
-        elif e.kind == "error" and isinstance(raw["error"], str):
+        elif e.kind == "restored":
+            explained = True                # the state saved last: the model goes on
+        elif e.kind == "inconnu":
+            explained = True
+            model.fresh()
+            model.etat = "inconnu"          # until a reset (its cue makes it fresh)
+        elif e.kind == "error" and isinstance(raw["error"], str) and not explained:
             text = raw["error"]
             if text[:8] in ("state.a:", "state.b:"):
                 restored[text[:7]] = text[9:]
@@ -443,6 +452,11 @@ def _mark(tl, e):
         tl.markers.append(Marker(e.at, "undo", "undo", e.line))
     elif e.kind == "fresh":
         tl.markers.append(Marker(e.at, "note", "fresh start: no state saved yet", e.line))
+    elif e.kind == "restored":
+        tl.markers.append(Marker(e.at, "note", "restored from NVS", e.line))
+    elif e.kind == "inconnu":
+        tl.markers.append(Marker(e.at, "error", "etat inconnu: %s" % (raw["inconnu"],),
+                                 e.line))
     elif e.kind == "error":
         # A new badge has no state copies yet (as journals before the "fresh" entry
         # said it): that is one note, not two errors.
@@ -493,6 +507,10 @@ def _what(e):
         return "safe mode: %s" % (raw["safe_mode"],)
     if e.kind == "fresh":
         return "fresh start: %s" % (raw["fresh"],)
+    if e.kind == "restored":
+        return "restored: %s" % (raw["restored"],)
+    if e.kind == "inconnu":
+        return "etat inconnu: %s" % (raw["inconnu"],)
     if e.kind == "undo":
         return "undo (double press)"
     return json.dumps(raw, sort_keys=True)
@@ -559,7 +577,7 @@ FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 # alike on a badge (S7) but not in a debrief. Every span also carries its name.
 COLOURS = {
     "pleine-forme": "#66bb6a", "blesse": "#ffa726", "agonisant": "#e53935",
-    "coma": "#8e24aa", "mort": "#212121", "?": "#e0e0e0",
+    "coma": "#8e24aa", "mort": "#212121", "?": "#e0e0e0", "inconnu": "#f48fb1",
     "armure": "#90a4ae", "abimee": "#ef9a9a", "combat": "#ffccbc", "hors-jeu": "#4dd0e1",
     "stop": "#cfd8dc", "effet": "#64b5f6", "brise": "#bcaaa4",
 }

@@ -484,3 +484,26 @@ def test_older_journals_with_two_missing_copies_start_fresh_too():
     assert [(m.kind, m.label) for m in tl.markers][:2] == [
         ("boot", "boot 0.1.0 (power-on)"), ("note", "fresh start: no state saved yet")]
     assert "error" not in [m.kind for m in tl.markers]
+
+
+def test_a_state_restored_from_nvs_goes_on_and_a_lost_one_is_inconnu_until_reset():
+    def at(t, **entry):   # t s into the day; each boot's up counts from 0 (t = its time)
+        session = max(b for b in (0, 60, 120) if b <= t)
+        return json.dumps(dict(entry, up=(t - session) * 1000, t=EPOCH_S + t))
+    missing = [at(t, error="state.%s: missing" % c) for t in (60, 120) for c in "ab"]
+    lines = [at(0, boot="0.1.0", cause="power-on"),
+             at(1, a="coup blesse", c=[["etat", "blesse"]], etat="blesse"),
+             at(60, boot="0.1.0", cause="power-on"),
+             at(60, restored="state restored from its copy in NVS (record 2; the flash's "
+                             "newest: none)")] + missing[:2] + [
+             at(120, boot="0.1.0", cause="power-on"),
+             at(120, inconnu="state lost: ...")] + missing[2:] + [
+             at(125, a="reset", c=[["reset", "-"], ["vu", "debout"]], etat="pleine-forme")]
+    tl = build(lines)
+    # Restored: the wounded badge goes on wounded (no fresh start); lost: inconnu.
+    assert [value for value, _, _ in spans(tl, "etat")] == ["?", "blesse", "inconnu",
+                                                           "pleine-forme"]
+    kinds = [(m.kind, m.label[:20]) for m in tl.markers]
+    assert ("note", "restored from NVS") in kinds
+    assert ("error", "etat inconnu: state ") in kinds
+    assert "fresh start" not in " ".join(m.label for m in tl.markers)
