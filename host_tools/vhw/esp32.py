@@ -79,6 +79,10 @@ def wake_on_gpio(pins, level):
 # Hooks for tests and tools: nvs_erase() (a new chip: machine.reset_all() calls it),
 # nvs_keep_in(file) (the partition in a host file: `cran vbadge`), nvs_cut_after(k),
 # nvs_written (entries written since nvs_erase: flash wear).
+# On a badge NVS lives in flash and its code in C: none of it is in MicroPython's heap.
+# Here the values committed live in two buffers made once, at import (the runner's share
+# of the heap, not the badge's, when `cran scenario --heap` measures), and a set or a
+# commit makes as little garbage as it can, so the badge's figures stay its own.
 import binascii  # noqa: E402
 import json  # noqa: E402
 
@@ -100,7 +104,10 @@ _ERROR_NAMES = {_NOT_FOUND: "ESP_ERR_NVS_NOT_FOUND", _TYPE_MISMATCH: "ESP_ERR_NV
                 _KEY_TOO_LONG: "ESP_ERR_NVS_KEY_TOO_LONG",
                 _INVALID_LENGTH: "ESP_ERR_NVS_INVALID_LENGTH"}
 
-_nvs = {}            # what the flash holds: namespace -> {key: ("i32" or "blob", value)}
+_nvs = {}            # the flash: namespace -> {key: ("i32", value) or ("blob", (at, n))}
+_pool = bytearray(NVS_PARTITION_BYTES)    # the committed blobs' bytes, at _pool[at:at+n]
+_spare = bytearray(NVS_PARTITION_BYTES)   # where they move when _pool is full
+_tail = 0            # _pool's first free byte
 nvs_written = 0      # entries written since nvs_erase()
 _cut_after = None    # changes the next commit writes before the power goes
 _file = None         # the partition in a host file (nvs_keep_in), or None: in memory
@@ -118,52 +125,66 @@ def _check_name(name):
         raise _nvs_error(_KEY_TOO_LONG)
 
 
-def _entries(kind, value):
-    if kind == "i32":
+def _entries(change):
+    """Entries a value takes: ("i32", v) 1; a blob 2 and one per 32 bytes; None 0."""
+    if change is None:
+        return 0
+    if change[0] == "i32":
         return 1
-    return 2 + (len(value) + 31) // 32
+    value = change[1]
+    n = value[1] if isinstance(value, tuple) else len(value)
+    return 2 + (n + 31) // 32
 
 
-def _used(store):
+def _used():
     n = 0
-    for keys in store.values():
+    for keys in _nvs.values():
         n += 1   # the namespace's own entry
-        for kind, value in keys.values():
-            n += _entries(kind, value)
+        for change in keys.values():
+            n += _entries(change)
     return n
 
 
 class NVS:
-    """One namespace, as esp32.NVS(name)."""
+    """One namespace, as esp32.NVS(name). Opening it makes the namespace (its entry)."""
 
     def __init__(self, namespace):
         _check_name(namespace)
         self._ns = namespace
-        self._pending = []   # (key, ("i32" or "blob", value) or None: erased), in order
+        self._pending = []   # (key, ("i32", v) or ("blob", bytes) or None: erased), in order
+        if namespace not in _nvs:
+            _nvs[namespace] = {}
 
-    def _find(self, key):
-        # What this handle sees: the flash, then its own changes not yet committed.
-        _check_name(key)
-        found = _nvs.get(self._ns, {}).get(key)
-        for pending_key, change in self._pending:
-            if pending_key == key:
-                found = change
-        if found is None:
-            raise _nvs_error(_NOT_FOUND)
+    def _find(self, key, upto=None):
+        # What this handle sees: the flash, then its own changes not yet committed (the
+        # first `upto` of them).
+        found = _nvs[self._ns].get(key)
+        pending = self._pending
+        for i in range(len(pending) if upto is None else upto):
+            if pending[i][0] == key:
+                found = pending[i][1]
         return found
 
     def _get(self, key, kind):
+        _check_name(key)
         found = self._find(key)
+        if found is None:
+            raise _nvs_error(_NOT_FOUND)
         if found[0] != kind:
             raise _nvs_error(_TYPE_MISMATCH)
         return found[1]
 
     def _set(self, key, change):
         _check_name(key)
-        after = _apply(_copy_store(_nvs), self._ns, self._pending + [(key, change)])
-        if _used(after) > NVS_ENTRIES:
+        # Room once every change of this handle is on the flash, this one too.
+        used = _used()
+        pending = self._pending
+        for i in range(len(pending)):
+            used += _entries(pending[i][1]) - _entries(self._find(pending[i][0], i))
+        used += _entries(change) - _entries(self._find(key))
+        if used > NVS_ENTRIES:
             raise _nvs_error(_NOT_ENOUGH_SPACE)
-        self._pending.append((key, change))
+        pending.append((key, change))
 
     def set_i32(self, key, value):
         if not isinstance(value, int):
@@ -176,64 +197,87 @@ class NVS:
         return self._get(key, "i32")
 
     def set_blob(self, key, value):
-        data = value.encode() if isinstance(value, str) else bytes(value)
-        if len(data) > NVS_BLOB_MAX:
+        if isinstance(value, str):
+            value = value.encode()
+        elif not isinstance(value, bytes):
+            value = bytes(value)   # as the IDF copies it: later changes to it don't count
+        if len(value) > NVS_BLOB_MAX:
             raise _nvs_error(_NOT_ENOUGH_SPACE)   # what the IDF answers past its bound
-        self._set(key, ("blob", data))
+        self._set(key, ("blob", value))
 
     def get_blob(self, key, buffer):
         if not isinstance(buffer, (bytearray, memoryview)):
             raise TypeError("object with buffer protocol required")
-        data = self._get(key, "blob")
-        if len(buffer) < len(data):
+        value = self._get(key, "blob")
+        if isinstance(value, tuple):   # committed: in the pool
+            at, n = value
+            value = memoryview(_pool)[at:at + n]
+        if len(buffer) < len(value):
             raise _nvs_error(_INVALID_LENGTH)
-        buffer[:len(data)] = data
-        return len(data)
+        buffer[:len(value)] = value
+        return len(value)
 
     def erase_key(self, key):
-        self._find(key)
+        _check_name(key)
+        if self._find(key) is None:
+            raise _nvs_error(_NOT_FOUND)
         self._pending.append((key, None))
 
     def commit(self):
         """Each change to the flash in turn, each whole or not at all."""
         global _cut_after, nvs_written
         pending, self._pending = self._pending, []
-        for i, (key, change) in enumerate(pending):
+        for i in range(len(pending)):
             if _cut_after is not None and i >= _cut_after:
                 _cut_after = None
                 machine._reset(machine.PWRON_RESET, "power cut during an NVS commit")
-            _apply(_nvs, self._ns, [(key, change)])
-            if change is not None:
-                nvs_written += _entries(change[0], change[1])
+            key, change = pending[i]
+            _put(self._ns, key, change)
+            nvs_written += _entries(change)
             if _file is not None:
                 _write_snapshot()
         _cut_after = None
 
 
-def _copy_store(store):
-    out = {}
-    for ns, keys in store.items():
-        out[ns] = dict(keys)
-    return out
+def _put(ns, key, change):
+    keys = _nvs.setdefault(ns, {})
+    if change is None:
+        keys.pop(key, None)
+    elif change[0] == "blob":
+        keys.pop(key, None)   # its old bytes are garbage in the pool from now on
+        keys[key] = ("blob", _keep(change[1]))
+    else:
+        keys[key] = change
 
 
-def _apply(store, ns, changes):
-    for key, change in changes:
-        keys = store.setdefault(ns, {})
-        if change is None:
-            keys.pop(key, None)
-        else:
-            keys[key] = change
-        if not keys:
-            del store[ns]
-    return store
+def _keep(data):
+    """Copy data into the pool -> (at, n); when it is full, the live blobs move up."""
+    global _tail, _pool, _spare
+    n = len(data)
+    if _tail + n > len(_pool):
+        to = memoryview(_spare)
+        src = memoryview(_pool)
+        _tail = 0
+        for keys in _nvs.values():
+            for key in keys:
+                kind, value = keys[key]
+                if kind == "blob":
+                    at, size = value
+                    to[_tail:_tail + size] = src[at:at + size]
+                    keys[key] = ("blob", (_tail, size))
+                    _tail += size
+        _pool, _spare = _spare, _pool
+    _pool[_tail:_tail + n] = data
+    _tail += n
+    return _tail - n, n
 
 
 def nvs_erase():
     """An erased NVS partition: a new chip (machine.reset_all), or esptool erase_flash.
     The file kept by nvs_keep_in(), if any, is let go, not erased."""
-    global _nvs, nvs_written, _cut_after, _file, _slot_seq
+    global _nvs, nvs_written, _cut_after, _file, _slot_seq, _tail
     _nvs = {}
+    _tail = 0
     nvs_written = 0
     _cut_after = None
     _file = None
@@ -256,22 +300,22 @@ _SLOT_BYTES = 65536   # the partition's 20 KB of values, as hex, with room to sp
 def nvs_keep_in(f):
     """Keep the partition in f (a binary file open for reading and writing, empty for an
     erased partition): read what it holds now, write every change committed from now on."""
-    global _nvs, _file, _slot_seq
+    global _file, _slot_seq
     best = None
     for slot in (0, 1):
         f.seek(slot * _SLOT_BYTES)
         found = _read_slot(f.read(_SLOT_BYTES))
         if found is not None and (best is None or found[0] > best[0]):
             best = found
-    _nvs = {}
-    _slot_seq = 0
+    nvs_erase()
     if best is not None:
         _slot_seq = best[0]
         for ns, keys in best[1].items():
+            _nvs[ns] = {}
             for key, (kind, value) in keys.items():
                 if kind == "blob":
                     value = binascii.unhexlify(value)
-                _nvs.setdefault(ns, {})[key] = (kind, value)
+                _put(ns, key, (kind, value))
     _file = f
 
 
@@ -297,7 +341,8 @@ def _write_snapshot():
         plain[ns] = {}
         for key, (kind, value) in keys.items():
             if kind == "blob":
-                value = binascii.hexlify(value).decode()
+                at, n = value
+                value = binascii.hexlify(_pool[at:at + n]).decode()
             plain[ns][key] = [kind, value]
     body = json.dumps(plain).encode()
     _slot_seq += 1
