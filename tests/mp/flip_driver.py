@@ -2,11 +2,15 @@
 # as an ESP32's) with its state's copy in the virtual esp32.NVS; then, one at a time,
 # every bit of the image's first two blocks (the superblock and root directory pair:
 # state.a, state.b, the journal, the config) flipped, and the badge booted on it.
-#   micropython flip_driver.py FIRMWARE_DIR VHW_DIR EXTRA_DIR FIRST COUNT [nvs|no-nvs
-#                              [STEP]]
-# Flips bits FIRST .. FIRST+COUNT-1, every STEP-th (bit b: byte b // 8, bit b % 8), of
-# those blocks' written part (past it the flash is erased: all ones). Prints one line:
-#   {"bits": TOTAL, "outcomes": {outcome: count}, "bad": [[bit, what], ...] (at most 20)}
+#   micropython flip_driver.py FIRMWARE_DIR VHW_DIR EXTRA_DIR play IMAGE NVS_FILE
+#   micropython flip_driver.py FIRMWARE_DIR VHW_DIR EXTRA_DIR flip IMAGE NVS_FILE
+#                              FIRST COUNT nvs|no-nvs STEP
+# play: plays the badge, keeps its flash in IMAGE and its NVS in NVS_FILE (every batch
+# flips the same image: LittleFS's file times make each new one differ), prints
+# {"bits": N}, the bits of those blocks' written part (past it the flash is erased).
+# flip: flips bits FIRST .. FIRST+COUNT-1, every STEP-th (bit b: byte b // 8, bit b % 8),
+# booting with the copy in NVS or without; prints one JSON line:
+#   {"bits": N, "outcomes": {outcome: count}, "bad": [[bit, what], ...] (at most 20)}
 # outcome: "same" (booted as acknowledged, nothing to say), "restored" (from NVS, said),
 # "unknown" (etat inconnu, said), "unmountable" (the chip's _boot.py would format the
 # flash: booted again on it, flashed anew, it must restore from NVS); "bad": anything
@@ -82,8 +86,7 @@ def flash_firmware():
 
 
 def play(data, nvs):
-    """The badge flashed and played on a new flash. -> (its state's record, acknowledged
-    at the end, as a boot brings it back at tick 10**6)."""
+    """The badge flashed and played on a new flash."""
     os.VfsLfs2.mkfs(RamFlash(data))
     mount(data)
     os.mkdir(MOUNT + "/cran")
@@ -97,42 +100,49 @@ def play(data, nvs):
         else:
             b.apply(parse_action(text), ms)
     os.umount(MOUNT)
-    mount(data)
-    return boot(data, nvs)[0]
 
 
 def boot(data, nvs):
     """A boot on data, as the app's. -> (record of the state it shows, or "unknown";
-    what its journal said of the state at boot)."""
+    what it journaled of the state: restored, inconnu, fresh)."""
     b = badge(nvs)
-    b.boot(10 ** 6, "power-on")
     said = []
-    for entry in b.journal.entries()[-6:]:
+    log = b.log
+
+    def heard(entry):   # what the boot says, as it goes to the journal
         for key in ("restored", "inconnu", "fresh"):
             if key in entry:
                 said.append(key)
+        log(entry)
+    b.log = heard
+    b.boot(10 ** 6, "power-on")
     os.umount(MOUNT)
     return ("unknown" if b.unknown else to_record(b.state, 10 ** 6)), said
 
 
-def written(data, block):
-    """The written part of a block: up to its last byte that is not erased."""
-    end = (block + 1) * BLOCK_SIZE
-    while end > block * BLOCK_SIZE and data[end - 1] == 0xFF:
-        end -= 1
-    return block * BLOCK_SIZE, end
-
-
 def main():
-    first, count = int(sys.argv[4]), int(sys.argv[5])
-    with_nvs = len(sys.argv) < 7 or sys.argv[6] == "nvs"
-    step = int(sys.argv[7]) if len(sys.argv) > 7 else 1
+    action, image, nvs_file = sys.argv[4:7]
     machine.reset_all()
+    if action == "play":
+        esp32.nvs_keep_in(open(nvs_file, "w+b"))
+        base = bytearray(b"\xff" * (BLOCK_SIZE * BLOCK_COUNT))
+        play(base, esp32.NVS("cran"))
+        with open(image, "wb") as f:
+            f.write(base)
+        print(json.dumps({"bits": sum(8 * (end - start) for start, end in spans(base))}))
+        return
+    first, count, with_nvs, step = (int(sys.argv[7]), int(sys.argv[8]),
+                                    sys.argv[9] == "nvs", int(sys.argv[10]))
+    esp32.nvs_keep_in(open(nvs_file, "r+b"))
     nvs = esp32.NVS("cran") if with_nvs else None
-    base = bytearray(b"\xff" * (BLOCK_SIZE * BLOCK_COUNT))
-    acknowledged = play(base, nvs)
-    spans = [written(base, 0), written(base, 1)]
-    bits = sum(8 * (end - start) for start, end in spans)
+    with open(image, "rb") as f:
+        base = bytearray(f.read())
+    mount(base)
+    acknowledged = boot(base, nvs)[0]    # the image as played: where the badge stands
+    with open(image, "rb") as f:
+        base = bytearray(f.read())
+    where = spans(base)
+    bits = sum(8 * (end - start) for start, end in where)
     wear = esp32.nvs_written
     data = bytearray(len(base))
     outcomes = {}
@@ -140,7 +150,7 @@ def main():
     for bit in range(first, min(first + count, bits), step):
         data[:] = base
         at = bit // 8
-        for start, end in spans:
+        for start, end in where:
             if at < end - start:
                 data[start + at] ^= 1 << (bit % 8)
                 break
@@ -171,6 +181,17 @@ def main():
     if esp32.nvs_written != wear:
         bad.append([-1, "a boot wrote NVS"])
     print(json.dumps({"bits": bits, "outcomes": outcomes, "bad": bad}))
+
+
+def spans(data):
+    """The written part of blocks 0 and 1: up to each one's last byte not erased."""
+    out = []
+    for block in (0, 1):
+        end = (block + 1) * BLOCK_SIZE
+        while end > block * BLOCK_SIZE and data[end - 1] == 0xFF:
+            end -= 1
+        out.append((block * BLOCK_SIZE, end))
+    return out
 
 
 main()
