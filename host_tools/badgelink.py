@@ -216,6 +216,9 @@ def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
         conn.close()
 
 
+_RAW_BANNER = b"raw REPL; CTRL-B to exit"
+
+
 def _ask(conn, port, line, timeout, again):
     # An `echo` after the command marks the end of its answer: the console answers lines
     # in order, and no answer line can be this nonce. Sent again, the answer before the
@@ -224,22 +227,28 @@ def _ask(conn, port, line, timeout, again):
     woke = False
     deadline = time.monotonic() + timeout
     sent = None
-    got = b""
+    got = bytearray()
+    mark = nonce.encode()
     while time.monotonic() < deadline:
         if sent is None or (again and not got and time.monotonic() - sent > 1.0):
             conn.write(("%s\r\necho %s\r\n" % (line, nonce)).encode())
             sent = time.monotonic()
+        # Only the bytes just read are searched (and the end of those before, where a
+        # mark may have been cut in two): a long journal read whole at every chunk
+        # would make its pulling quadratic.
+        seen = max(0, len(got) - len(_RAW_BANNER))
         got += conn.read(4096)
-        text = got.decode("utf-8", "replace")
-        lines = [x.strip("\r") for x in text.split("\n")]
-        if nonce in lines:
-            answer = lines[:lines.index(nonce)]
-            # A terminal's echo of what was sent is not an answer.
-            return [x for x in answer if x.strip() and x.strip() not in (line, "echo " + nonce)]
-        if not woke and (text.endswith(">>> ") or "raw REPL; CTRL-B to exit" in text):
+        if mark in got[seen:]:
+            lines = [x.strip("\r") for x in got.decode("utf-8", "replace").split("\n")]
+            if nonce in lines:
+                answer = lines[:lines.index(nonce)]
+                # A terminal's echo of what was sent is not an answer.
+                return [x for x in answer
+                        if x.strip() and x.strip() not in (line, "echo " + nonce)]
+        if not woke and (got.endswith(b">>> ") or _RAW_BANNER in got[seen:]):
             # At the REPL, not in the firmware: leave raw REPL, soft reset, ask again.
             conn.write(b"\r\x02\x04")
-            woke, sent, got = True, None, b""
+            woke, sent, got = True, None, bytearray()
             deadline = time.monotonic() + BOOT_TIMEOUT_S
             time.sleep(0.5)
     raise CommandError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "

@@ -36,6 +36,7 @@ ROWS = [
     ("desarme (3 s)", ["coup desarme"], 1000),
     ("hors-jeu (out of game)", ["hors-jeu"], 4000),
     ("game stop (K15)", ["stop"], 4000),
+    ("etat inconnu (state lost: reset)", None, 4000),   # None: the app's UNKNOWN_LOOK
 ]
 # Sounds alone: the answer the wearer must say (A1, K12, A6).
 SOUNDS = [
@@ -87,12 +88,13 @@ def render():
            '<text x="%d" y="60">sound as it starts</text>' % (LEFT + COLUMNS * CELL + 10)]
     y = 70
     for label, actions, lead in ROWS:
-        state, tune = _played(actions, lead)
+        state, tune = _played(actions or [], lead)
+        seen = cues.UNKNOWN_LOOK if actions is None else None
         out.append('<text x="10" y="%d">%s</text>' % (y + ROW // 2 + 4, label))
         for col in range(COLUMNS):
             at = ticks_add(WINDOW_START, col * STEP_MS)
             state, _ = tick(state, at)      # effects run out as on a badge
-            frame = cues.led_frame(state, at, LEDS, "strip")
+            frame = cues.led_frame(state, at, LEDS, "strip", seen)
             for led, color in enumerate(frame):
                 out.append('<rect x="%d" y="%d" width="%d" height="3" fill="%s"/>' % (
                     LEFT + col * CELL, y + 2 + led * 3, CELL - 1, _rgb(color)))

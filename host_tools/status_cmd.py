@@ -27,7 +27,10 @@ def run(args):
         _left(s.get("uptime_ms"))))
     print("  etat      %s%s" % (s["etat"], "" if s.get("reste_ms") is None
                                  else " (%s left)" % _left(s["reste_ms"])))
-    print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))
+    if s["etat"] == "inconnu":
+        print("  the badge lost its saved state: an organiser sets it with `reset`")
+    else:
+        print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))
     print("  effets    %s" % (effects or "-"))
     print("  jeu       %s%s" % (s.get("jeu"), ", in combat" if s.get("combat") else ""))
     return 0

@@ -2,8 +2,11 @@
 # actions and answers marked, boots marked; as text, as JSON, as an SVG picture.
 # The journal is what cran.storage.Journal holds: one JSON object a line, written by
 # cran/badge.py and cran/app.py: {"boot"}, {"a", "c", "etat"}, {"timer", "etat"},
-# {"undo", "etat"}, {"error"}, {"safe_mode"}, each with "up" (ms since that boot) and
-# "t" (wall-clock seconds) once the badge knows the time.
+# {"undo", "etat"}, {"error"}, {"safe_mode"}, {"restored"} (the state came back from its
+# copy in NVS), {"inconnu"} (the state is lost: etat inconnu until a reset), each with
+# "up" (ms since that boot) and "t" (wall-clock seconds) once the badge knows the time.
+import bisect
+import heapq
 import json
 import math
 import time
@@ -61,7 +64,7 @@ class Timeline:
 def _kind(raw):
     for key, kind in (("boot", "boot"), ("a", "act"), ("timer", "timer"),
                       ("undo", "undo"), ("safe_mode", "safe_mode"), ("fresh", "fresh"),
-                      ("error", "error")):
+                      ("restored", "restored"), ("inconnu", "inconnu"), ("error", "error")):
         if key in raw:
             return kind
     return "other"
@@ -322,19 +325,27 @@ def build(entries, config=None, source="journal"):
     model.etat = _first_etat(entries)
     before_act = before_hit = None      # for undo, and for K9's dissipe
     restored = {}                       # after a boot: state copy -> why it was skipped
+    explained = False                   # ... and the boot said what became of the state
     open_spans = {}
     previous = None
     for e in entries:
         raw = e.raw
         if e.kind == "boot":
             restored = {}
+            explained = False
             before_act = None
             if previous is not None:
                 e.note = _boot_note(e, previous)
         elif e.kind == "fresh":
             model.fresh()
             e.fresh = "no state saved yet"
-        elif e.kind == "error" and isinstance(raw["error"], str):
+        elif e.kind == "restored":
+            explained = True                # the state saved last: the model goes on
+        elif e.kind == "inconnu":
+            explained = True
+            model.fresh()
+            model.etat = "inconnu"          # until a reset (its cue makes it fresh)
+        elif e.kind == "error" and isinstance(raw["error"], str) and not explained:
             text = raw["error"]
             if text[:8] in ("state.a:", "state.b:"):
                 restored[text[:7]] = text[9:]
@@ -365,14 +376,23 @@ def build(entries, config=None, source="journal"):
         e.changes = _update_spans(tl, open_spans, model.lanes(with_armor), e.at)
         _mark(tl, e)
         previous = e
-    tl.lanes = sorted(set(s.lane for s in tl.spans),
-                      key=lambda lane: (_LANE_RANK.get(lane, 4 if lane[:5] == "effet" else 5),
-                                        _first_start(tl, lane)))
+    # Spans replaced at the instant they began are dropped here, in one pass: removing
+    # each from the list as it ended made a long journal quadratic.
+    tl.spans = [s for s in tl.spans if s.end != s.start]
+    first = {}
+    for s in tl.spans:
+        first[s.lane] = min(first.get(s.lane, s.start), s.start)
+    tl.lanes = sorted(first, key=lambda lane: (
+        _LANE_RANK.get(lane, 4 if lane[:5] == "effet" else 5), first[lane]))
     return tl
 
 
-def _first_start(tl, lane):
-    return min(s.start for s in tl.spans if s.lane == lane)
+def spans_by_lane(tl):
+    """lane -> its spans, in order: one pass, for drawing lane after lane."""
+    out = {}
+    for s in tl.spans:
+        out.setdefault(s.lane, []).append(s)
+    return out
 
 
 def _update_spans(tl, open_spans, values, at):
@@ -383,10 +403,8 @@ def _update_spans(tl, open_spans, values, at):
         if (span.value if span is not None else None) == value:
             continue
         if span is not None:
-            span.end = at
+            span.end = at               # at its start: replaced as it began (build drops it)
             del open_spans[lane]
-            if span.end == span.start:
-                tl.spans.remove(span)       # replaced at the instant it began
         if value is not None:
             span = open_spans[lane] = Span(lane, value, at)
             tl.spans.append(span)
@@ -434,6 +452,11 @@ def _mark(tl, e):
         tl.markers.append(Marker(e.at, "undo", "undo", e.line))
     elif e.kind == "fresh":
         tl.markers.append(Marker(e.at, "note", "fresh start: no state saved yet", e.line))
+    elif e.kind == "restored":
+        tl.markers.append(Marker(e.at, "note", "restored from NVS", e.line))
+    elif e.kind == "inconnu":
+        tl.markers.append(Marker(e.at, "error", "etat inconnu: %s" % (raw["inconnu"],),
+                                 e.line))
     elif e.kind == "error":
         # A new badge has no state copies yet (as journals before the "fresh" entry
         # said it): that is one note, not two errors.
@@ -484,6 +507,10 @@ def _what(e):
         return "safe mode: %s" % (raw["safe_mode"],)
     if e.kind == "fresh":
         return "fresh start: %s" % (raw["fresh"],)
+    if e.kind == "restored":
+        return "restored: %s" % (raw["restored"],)
+    if e.kind == "inconnu":
+        return "etat inconnu: %s" % (raw["inconnu"],)
     if e.kind == "undo":
         return "undo (double press)"
     return json.dumps(raw, sort_keys=True)
@@ -507,14 +534,14 @@ def text_lines(tl, source="journal"):
         out.append("%8s  %8s  %-34s %s" % (fmt_ms(e.at), wall, _what(e), " ".join(e.changes)))
     out.append("")
     out.append("spans (start - end, how long):")
+    by_lane = spans_by_lane(tl)
     for lane in tl.lanes:
-        for s in tl.spans:
-            if s.lane == lane:
-                end = "end" if s.end is None else fmt_ms(s.end)
-                length = ("%s+" % fmt_ms(tl.end - s.start) if s.end is None
-                          else fmt_ms(s.end - s.start))
-                out.append("  %-14s %8s - %-8s %8s  %s" % (
-                    lane, fmt_ms(s.start), end, length, s.value))
+        for s in by_lane[lane]:
+            end = "end" if s.end is None else fmt_ms(s.end)
+            length = ("%s+" % fmt_ms(tl.end - s.start) if s.end is None
+                      else fmt_ms(s.end - s.start))
+            out.append("  %-14s %8s - %-8s %8s  %s" % (
+                lane, fmt_ms(s.start), end, length, s.value))
     return out
 
 
@@ -550,7 +577,7 @@ FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 # alike on a badge (S7) but not in a debrief. Every span also carries its name.
 COLOURS = {
     "pleine-forme": "#66bb6a", "blesse": "#ffa726", "agonisant": "#e53935",
-    "coma": "#8e24aa", "mort": "#212121", "?": "#e0e0e0",
+    "coma": "#8e24aa", "mort": "#212121", "?": "#e0e0e0", "inconnu": "#f48fb1",
     "armure": "#90a4ae", "abimee": "#ef9a9a", "combat": "#ffccbc", "hors-jeu": "#4dd0e1",
     "stop": "#cfd8dc", "effet": "#64b5f6", "brise": "#bcaaa4",
 }
@@ -580,11 +607,11 @@ class _Scale:
         times, xs = self.times, self.xs
         if ms <= times[0]:
             return xs[0]
-        for i in range(1, len(times)):
-            if ms <= times[i]:
-                a, b = times[i - 1], times[i]
-                return xs[i - 1] + (xs[i] - xs[i - 1]) * (ms - a) / (b - a)
-        return xs[-1]
+        i = bisect.bisect_left(times, ms)   # the first moment at or after ms
+        if i == len(times):
+            return xs[-1]
+        a, b = times[i - 1], times[i]
+        return xs[i - 1] + (xs[i] - xs[i - 1]) * (ms - a) / (b - a)
 
 
 def _text(x, y, text, size=11, anchor="start", fill="#000", extra=""):
@@ -639,15 +666,18 @@ def _marker_shape(kind, x, y, colour):
 
 
 def _label_rows(items):
-    """(x, text) -> row per item, the first row where it clears the label before it."""
-    ends = []
+    """(x, text) -> row per item, the first row where it clears the label before it.
+    Items come in time order (x never goes back), so a row once clear stays clear: the
+    clear rows wait in one heap (lowest first), the others in one by where they end.
+    n log n, where looking at every row for every label was quadratic."""
+    busy = []       # (x where its last label ends, row)
+    clear = []      # rows
     rows = []
     for x, text in items:
-        free = [row for row, end in enumerate(ends) if x >= end + 6]
-        row = free[0] if free else len(ends)
-        if not free:
-            ends.append(0)
-        ends[row] = x + len(text) * CHAR_W
+        while busy and x >= busy[0][0] + 6:
+            heapq.heappush(clear, heapq.heappop(busy)[1])
+        row = heapq.heappop(clear) if clear else len(busy)
+        heapq.heappush(busy, (x + len(text) * CHAR_W, row))
         rows.append(row)
     return rows
 
@@ -701,15 +731,14 @@ def svg(tl, source="journal"):
     out.append('</g>')
 
     # Lanes.
+    by_lane = spans_by_lane(tl)
     for lane in tl.lanes:
         y = lane_y[lane]
         out.append('<g class="lane" data-lane="%s">' % escape(lane))
         out.append(_text(LEFT - 8, y + LANE_H / 2 + 4, _lane_title(lane), 12, "end"))
         out.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="#f5f5f5"/>' % (
             LEFT, y, end_x - LEFT, LANE_H))
-        for s in tl.spans:
-            if s.lane != lane:
-                continue
+        for s in by_lane[lane]:
             x0 = scale.x(s.start)
             x1 = end_x if s.end is None else scale.x(s.end)
             colour = _span_colour(s)

@@ -18,6 +18,9 @@
 #     started or fed, and the supervisor resets the chip with WDT_RESET when that runs
 #     out: a hung firmware (which moves no clock) or, after Ctrl-C, the REPL (nothing
 #     can stop the watchdog on an ESP32).
+# Nothing outlives the supervisor, even killed with SIGKILL: a chip dies with it (Linux's
+# parent-death signal), and its temporary files are unlinked as soon as they are made,
+# reached through their descriptors (/dev/fd/N in a chip, which inherits them).
 import contextlib
 import errno
 import fcntl
@@ -59,19 +62,23 @@ WATCHDOG_LOOK_MS = 250  # while the firmware runs: how often to see whether it f
 class Chip:
     """One MicroPython process, from a reset to the next, on its own pty."""
 
-    def __init__(self, exe, action, image, board_file, cause, watchdog_file):
+    def __init__(self, exe, action, image, board_file, cause, watchdog_file, nvs_file,
+                 pass_fds=()):
         repl = action.startswith("repl")
         argv = [exe] + (["-i"] if repl else []) + [BOOT_SCRIPT, action, image, board_file,
-                                                   str(cause), VHW_DIR, watchdog_file]
+                                                   str(cause), VHW_DIR, watchdog_file,
+                                                   nvs_file]
         self.kind = "repl" if repl else "boot"
         self.started = time.monotonic()
         self.fd, line = os.openpty()
         _uart_mode(line)   # before any byte arrives: none must meet a default tty
         try:
             # Its own session with the pty as controlling terminal: Ctrl-C reaches it.
+            # Out of the supervisor's process group, it must still die with it.
+            supervisor = os.getpid()
             self.process = subprocess.Popen(
                 argv, stdin=line, stdout=line, stderr=line, start_new_session=True,
-                preexec_fn=_take_terminal)
+                pass_fds=pass_fds, preexec_fn=lambda: _chip_setup(supervisor))
         finally:
             os.close(line)
         os.set_blocking(self.fd, False)
@@ -116,15 +123,54 @@ def _uart_mode(fd):
     termios.tcsetattr(fd, termios.TCSANOW, attrs)
 
 
-def _take_terminal():
+def _chip_setup(supervisor):
+    # In the chip's process, before MicroPython: the pty as its controlling terminal,
+    # and death with the supervisor (else a supervisor killed with SIGKILL, or its
+    # process group, leaves the chip running on, writing its flash).
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    die_with_parent(supervisor)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _find_prctl():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _find_prctl()   # found before any fork: a child only calls it
+
+
+def die_with_parent(parent):
+    """In a child between fork and exec: SIGKILL when `parent` ends (Linux; elsewhere
+    nothing, and the README says so)."""
+    if _PRCTL is None:
+        return
+    _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:   # it ended before the line above: nothing will come
+        os._exit(1)
+
+
+def unnamed_temp(prefix, suffix=""):
+    """A temporary file nothing can leave behind, even a SIGKILL: unlinked as soon as it
+    is made, kept by its descriptor. -> (fd, its path for a child that inherits fd)."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=suffix)
+    os.unlink(path)
+    return fd, "/dev/fd/%d" % fd
 
 
 class VBadge:
-    def __init__(self, exe, image, board_file):
+    def __init__(self, exe, image, board_file, nvs_file, pass_fds=()):
         self.exe = exe
         self.image = image
         self.board_file = board_file
+        self.nvs_file = nvs_file   # the chip's NVS partition (esp32.NVS)
         self.port_fd, slave = os.openpty()
         tty.setraw(slave)   # a UART: bytes as they are, both ways
         self.port = os.ttyname(slave)
@@ -147,8 +193,8 @@ class VBadge:
         # stopped): when it bites (monotonic s), or None. The boot chip says how long
         # it had left in this file.
         self.watchdog_at = None
-        fd, self.watchdog_file = tempfile.mkstemp(prefix="cran-vbadge-wdt-")
-        os.close(fd)
+        self.watchdog_fd, self.watchdog_file = unnamed_temp("cran-vbadge-wdt-")
+        self.pass_fds = tuple(pass_fds) + (self.watchdog_fd,)   # what every chip inherits
 
     # ---- chips --------------------------------------------------------------------
 
@@ -156,9 +202,9 @@ class VBadge:
         self.cause = cause
         if action == "boot":
             self.watchdog_at = None   # a new firmware, a new watchdog of its own
-            open(self.watchdog_file, "w").close()
+            os.ftruncate(self.watchdog_fd, 0)
         self.chip = Chip(self.exe, action, self.image, self.board_file, cause,
-                         self.watchdog_file)
+                         self.watchdog_file, self.nvs_file, self.pass_fds)
         self.starting = self.chip.kind == "repl"
         self.start_out = bytearray()
         self.tail = b""
@@ -209,10 +255,9 @@ class VBadge:
         """watchdog_at: when the watchdog bites (monotonic s, None when none was started),
         from what the chip last wrote (ms left, at the file's time)."""
         try:
-            with open(self.watchdog_file) as f:
-                left = f.read().strip()
-            written = os.stat(self.watchdog_file).st_mtime
-        except OSError:
+            left = os.pread(self.watchdog_fd, 64, 0).decode().strip()
+            written = os.fstat(self.watchdog_fd).st_mtime
+        except (OSError, ValueError):
             return
         if not left:
             self.watchdog_at = None
@@ -364,8 +409,7 @@ class VBadge:
             self.chip.kill()
             self.chip = None
         os.close(self.port_fd)
-        with contextlib.suppress(OSError):
-            os.remove(self.watchdog_file)
+        os.close(self.watchdog_fd)
 
 
 def _hung_up(fd):
@@ -390,17 +434,21 @@ def open_image(path):
         raise CommandError("%s: in use by another cran vbadge" % path) from None
     new = os.fstat(fd).st_size == 0
     if new:
-        os.write(fd, b"\xff" * IMAGE_BYTES)
+        _erase(fd)
     return fd, new
 
 
-def check_image(exe, path, new, board_file):
+def _erase(fd):
+    os.write(fd, b"\xff" * IMAGE_BYTES)   # an erased flash reads all ones
+
+
+def check_image(exe, path, new, board_file, pass_fds=()):
     """Mount it once (formatting a new one) before the port opens: a bad image is one
     clear line, not a badge failing on the port."""
     action = "check-new" if new else "check"
     try:
         proc = subprocess.run([exe, BOOT_SCRIPT, action, path, board_file, "1", VHW_DIR],
-                              capture_output=True, text=True, timeout=60)
+                              capture_output=True, text=True, timeout=60, pass_fds=pass_fds)
     except subprocess.TimeoutExpired:
         raise CommandError("%s: micropython took over a minute to mount it" % path) from None
     if proc.returncode != 0:
@@ -417,8 +465,9 @@ HELP = "a virtual badge on a pseudo-terminal, for mpremote and `cran flash`"
 
 def setup(p):
     p.add_argument("--image", metavar="FILE",
-                   help="the badge's flash (LittleFS image), kept between runs; made "
-                        "when missing (default: a temporary one, dropped at exit)")
+                   help="the badge's flash (LittleFS image), kept between runs with its "
+                        "NVS partition in FILE.nvs; made when missing (default: a "
+                        "temporary one, dropped at exit)")
     p.add_argument("--board", default="atom-lite",
                    help="the virtual hardware's wiring (boards/BOARD.json; default "
                         "atom-lite); what the firmware thinks comes from the flashed config")
@@ -450,16 +499,24 @@ def run(args):
 
 def _run(exe, board_file, args):
     temporary = args.image is None
-    if temporary:
-        fd, image = tempfile.mkstemp(prefix="cran-vbadge-", suffix=".img")
-        os.close(fd)
-    else:
-        image = os.path.abspath(args.image)
-    lock = None
+    lock = nvs = None
     try:
-        lock, new = open_image(image)
-        check_image(exe, image, new, board_file)
-        badge = VBadge(exe, image, board_file)
+        if temporary:   # unnamed: nothing is left of them once the supervisor ends
+            lock, image = unnamed_temp("cran-vbadge-", ".img")
+            _erase(lock)
+            nvs, nvs_file = unnamed_temp("cran-vbadge-nvs-")
+            new, pass_fds = True, (lock, nvs)
+        else:
+            image = os.path.abspath(args.image)
+            lock, new = open_image(image)
+            nvs_file = image + ".nvs"   # locked with the image
+            if new:
+                open(nvs_file, "wb").close()   # a new flash: its NVS erased too
+            else:
+                open(nvs_file, "ab").close()
+            pass_fds = ()
+        check_image(exe, image, new, board_file, pass_fds)
+        badge = VBadge(exe, image, board_file, nvs_file, pass_fds)
         try:
             if args.link:
                 _link(badge.port, args.link)
@@ -474,11 +531,9 @@ def _run(exe, board_file, args):
                 with contextlib.suppress(OSError):
                     os.remove(args.link)
     finally:
-        if lock is not None:
-            os.close(lock)
-        if temporary:
-            with contextlib.suppress(OSError):
-                os.remove(image)
+        for fd in (lock, nvs):
+            if fd is not None:
+                os.close(fd)
     return 0
 
 

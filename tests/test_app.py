@@ -10,6 +10,7 @@ import pytest
 
 from conftest import SCENARIO_DIR, WRAP_START, check_results, run_cran, scenario_files
 from cran import scenario
+from cran.console import UNKNOWN
 from host_tools import FIRMWARE_DIR
 from host_tools.runtimes import (
     BADGE_HEAP_KB,
@@ -215,6 +216,39 @@ def test_private_news_shows_on_the_peek(app_checks):
     assert r["at_4_59"] == ["Blesse", "Oubli agonie"]
     assert r["at_5_01"] == ["Blesse"]
     assert r["theft"] == ["Blesse", "Vol remarque"]
+
+
+
+def test_a_lost_state_comes_back_from_nvs_else_the_badge_is_unknown(app_checks):
+    r = app_checks("a_lost_state_comes_back_from_nvs_or_is_unknown")
+    assert r["fresh"] == ["fresh"]                      # a new badge: no NVS, no state
+    # state.a and state.b gone: the copy in NVS, the same state, journaled.
+    assert r["restored"] == ["blesse", True, ["restored"]]
+    # The directory rolled back to older, healthier records: the newer copy wins.
+    assert r["rolled_back"] == ["agonisant", ["restored"]]
+    # Records and copy lost: etat inconnu, said by status, with nothing else known.
+    assert r["unknown"] == ["inconnu", ["inconnu"]]
+    assert r["status"] == [None, None, None]
+    assert r["refused"] == [[UNKNOWN], [UNKNOWN]]
+    assert r["after_press"] == "inconnu"                # the button plays nothing either
+    # Its own look on the LED (a 1 s glow, four quick flashes, magenta, capped), drawn
+    # every step; nothing saved, so a reboot finds it unknown still.
+    assert r["frames"] == ["[[0, 0, 0]]", "[[60, 0, 60]]"]
+    assert r["saved_nothing"] == [] and r["reboot"] == "inconnu"
+    # An organiser's reset sets it; what is played then is saved and comes back.
+    assert r["reset"] == "ok reset: etat=plei"
+    assert r["after_reset"] == ["blesse", []]
+    assert r["screen"] == ["ETAT INCONNU", "Voir un orga"]
+
+
+
+def test_a_power_cut_mid_nvs_commit_never_brings_back_an_older_state(app_checks):
+    # k of the save's 3 NVS changes written: LittleFS has the new record either way;
+    # without it, the copy's newest whole record (the unanswered hit's or the one
+    # before it), or etat inconnu when the copy is torn (body new, head old).
+    assert app_checks("nvs_commit_cut_short") == [
+        [0, "agonisant", "blesse"], [1, "agonisant", "inconnu"],
+        [2, "agonisant", "agonisant"], [None, "agonisant", "agonisant"]]
 
 
 def test_the_show_loop_sleeps(app_checks):

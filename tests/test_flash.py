@@ -192,8 +192,8 @@ class _SleepyBadge:
     every period_s, hearing only then; a byte heard keeps it awake (cran.app); awake,
     it answers `echo X` with X. Or a MicroPython REPL, or nothing at all."""
 
-    def __init__(self, period_s=0.6, awake_s=0.004, kind="badge"):
-        self.start = time.monotonic() - 0.01   # asleep: it last woke 10 ms ago
+    def __init__(self, period_s=0.6, awake_s=0.02, kind="badge"):
+        self.start = time.monotonic() - 0.03   # asleep: it last woke 30 ms ago
         self.period_s, self.awake_s, self.kind = period_s, awake_s, kind
         self.kept_awake = False
         self.heard = b""
@@ -232,7 +232,8 @@ def test_a_sleeping_badge_is_knocked_awake():
     badge = _SleepyBadge()
     started = time.monotonic()
     assert badgelink.wake(badge, "P", knock_s=3, say=said.append) == "firmware"
-    assert time.monotonic() - started < 0.6 + 0.5 and badge.lost > 0   # within a sleep
+    # Within a sleep or two: a busy machine may delay a knock past one awake window.
+    assert time.monotonic() - started < 2 * 0.6 + 0.5 and badge.lost > 0
     assert said in ([], ["P: waking the badge (asleep, it hears nothing for up to 30 s)"])
     assert badgelink.wake(_SleepyBadge(kind="repl"), "P", knock_s=3) == "repl"
     said = []

@@ -167,3 +167,43 @@ def test_asyncio_runs_on_virtual_time(on_micropython):
     assert r["elapsed"] == 300000 and r["wall_ms"] < 1000     # 5 minutes, no waiting
     assert r["event_then_timeout"] == [1000, 2500]
     assert r["starved"] == [3, 303000]     # the reset escapes asyncio.run
+
+
+# ---- the virtual esp32.NVS ------------------------------------------------------------
+
+NOT_FOUND = [-0x1102, "ESP_ERR_NVS_NOT_FOUND"]
+
+
+def test_nvs_answers_and_limits_are_the_esp_idfs(result):
+    r = result("nvs_api_and_limits")
+    # check_esp_err's OSError: the negated ESP-IDF code and its name (not ENOENT).
+    assert r["missing"] == [NOT_FOUND, NOT_FOUND]
+    assert r["read"] == [-7, 5, list(b"hello") + [0, 0, 0]]
+    assert r["small_buffer"] == [-0x110C, "ESP_ERR_NVS_INVALID_LENGTH"]
+    assert r["wrong_type"] == [-0x1103, "ESP_ERR_NVS_TYPE_MISMATCH"]
+    too_long = [-0x1109, "ESP_ERR_NVS_KEY_TOO_LONG"]
+    assert r["names"] == ["ok", too_long, too_long]
+    assert r["i32"] == ["OverflowError", "ok"]
+    # 24 KB partition: 97.6 % less 4000 bytes for one blob; 5 pages of 126 entries.
+    assert r["blob_max"] == [19986, [-0x1105, "ESP_ERR_NVS_NOT_ENOUGH_SPACE"]]
+    # 7 + 1 (the namespace "fill") + 19 blobs of 32 entries = 616 of 630: a 20th
+    # does not fit, one i32 more does.
+    assert r["full"] == [19, "ok"]
+    assert r["room_again"] == "ok"
+
+
+def test_nvs_keeps_only_what_was_committed_one_change_at_a_time(result):
+    r = result("nvs_commit_and_power")
+    assert r["own_view"] == 2 and r["other_handle"] == 1
+    assert r["after_reboot"] == [1, NOT_FOUND]        # set, never committed: lost
+    assert r["cut"] == 1                              # machine.PWRON_RESET
+    assert r["after_cut"] == [1, "one"]               # the first change whole, no more
+    assert r["written"] == 4
+    assert r["new_chip"] == NOT_FOUND
+
+
+def test_nvs_in_a_file_survives_a_process_and_a_torn_write(result):
+    r = result("nvs_in_a_file")
+    assert r["kept"] == [42, list(b"\x00\xffrecord")]
+    assert r["torn"] == 41       # the snapshot before the change being written
+    assert r["empty"] == NOT_FOUND

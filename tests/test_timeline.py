@@ -277,6 +277,71 @@ def test_the_scale_keeps_order_and_opens_up_bursts():
     assert xs[3] - xs[0] > 100          # the three blows of the fight get room
 
 
+
+def long_journal(n):
+    """n journal lines: the long sample again and again, its wall clock moving on, each
+    round breaking a limb of its own (one lane more each time)."""
+    sample = [json.loads(line) for line in lines_of(LONG)]
+    span_s = sample[-1]["t"] - sample[0]["t"] + 60
+    out = []
+    rounds = 0
+    while len(out) < n:
+        for raw in sample[:n - len(out)]:
+            raw = dict(raw, t=raw["t"] + rounds * span_s)
+            out.append(json.dumps(raw))
+        out.append(json.dumps({"a": "coup brise membre-%d" % rounds,
+                               "c": [["brise", "membre-%d" % rounds]], "etat": "blesse",
+                               "up": sample[-1]["up"] + 1000,
+                               "t": sample[-1]["t"] + rounds * span_s + 1}))
+        rounds += 1
+    return out[:n]
+
+
+class _TooMuch(Exception):
+    pass
+
+
+def lines_run(lines, budget=None):
+    """Lines of host_tools/timeline.py executed to read, place, print and draw a journal:
+    its work, counted the same on any machine under any load (a clock would not be).
+    Past `budget` it stops with _TooMuch: a quadratic run would take minutes here."""
+    count = [0]
+    path = timeline.__file__
+
+    def local(frame, event, arg):
+        if event == "line":
+            count[0] += 1
+            if budget is not None and count[0] > budget:
+                raise _TooMuch()
+        return local
+
+    def calls(frame, event, arg):
+        return local if frame.f_code.co_filename == path else None
+
+    sys.settrace(calls)
+    try:
+        entries, problems = timeline.parse_lines(lines)
+        assert problems == []
+        tl = timeline.build(entries)
+        timeline.text_lines(tl)
+        timeline.as_json(tl)
+        timeline.svg(tl)
+    finally:
+        sys.settrace(None)
+    return count[0]
+
+
+def test_cran_logs_work_grows_linearly_with_the_journal():
+    # 20,000 entries once took 15-50 s (every marker looked through every moment of the
+    # time axis and every row of labels): now ~2 s. Eight times the entries must cost
+    # about eight times the work, not sixty-four.
+    small = lines_run(long_journal(250))
+    try:
+        lines_run(long_journal(2000), budget=10 * small)
+    except _TooMuch:
+        pytest.fail("8 times the entries took more than 10 times the work: quadratic again")
+
+
 # ---- the command ------------------------------------------------------------------------
 
 def test_cran_logs_prints_the_timeline_and_draws_it(tmp_path):
@@ -419,3 +484,26 @@ def test_older_journals_with_two_missing_copies_start_fresh_too():
     assert [(m.kind, m.label) for m in tl.markers][:2] == [
         ("boot", "boot 0.1.0 (power-on)"), ("note", "fresh start: no state saved yet")]
     assert "error" not in [m.kind for m in tl.markers]
+
+
+def test_a_state_restored_from_nvs_goes_on_and_a_lost_one_is_inconnu_until_reset():
+    def at(t, **entry):   # t s into the day; each boot's up counts from 0 (t = its time)
+        session = max(b for b in (0, 60, 120) if b <= t)
+        return json.dumps(dict(entry, up=(t - session) * 1000, t=EPOCH_S + t))
+    missing = [at(t, error="state.%s: missing" % c) for t in (60, 120) for c in "ab"]
+    lines = [at(0, boot="0.1.0", cause="power-on"),
+             at(1, a="coup blesse", c=[["etat", "blesse"]], etat="blesse"),
+             at(60, boot="0.1.0", cause="power-on"),
+             at(60, restored="state restored from its copy in NVS (record 2; the flash's "
+                             "newest: none)")] + missing[:2] + [
+             at(120, boot="0.1.0", cause="power-on"),
+             at(120, inconnu="state lost: ...")] + missing[2:] + [
+             at(125, a="reset", c=[["reset", "-"], ["vu", "debout"]], etat="pleine-forme")]
+    tl = build(lines)
+    # Restored: the wounded badge goes on wounded (no fresh start); lost: inconnu.
+    assert [value for value, _, _ in spans(tl, "etat")] == ["?", "blesse", "inconnu",
+                                                           "pleine-forme"]
+    kinds = [(m.kind, m.label[:20]) for m in tl.markers]
+    assert ("note", "restored from NVS") in kinds
+    assert ("error", "etat inconnu: state ") in kinds
+    assert "fresh start" not in " ".join(m.label for m in tl.markers)

@@ -1,8 +1,10 @@
 # `cran vbadge`: the firmware in the MicroPython unix port behind a pty, driven by the real
 # mpremote (a subprocess, nothing faked) and read over the port as a serial console.
+import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -114,6 +116,23 @@ def test_flashed_firmware_boots_and_answers_on_the_console(tmp_path):
         assert json.loads(ask(badge.port, "status"))["armure"] == 1
 
 
+
+def test_a_badge_whose_flash_lost_its_records_comes_back_from_nvs(tmp_path):
+    with vbadge.running(image=tmp_path / "badge.img") as badge:
+        flash_firmware(badge.port, tmp_path)
+        reset(badge.port)
+        ask(badge.port, "status")   # booted
+        assert badgelink.ask(badge.port, "coup blesse")[-1].startswith(
+            "ok coup blesse: etat=blesse")
+        # LittleFS loses both records (mpremote's Ctrl-C first stops the app).
+        mpremote(badge.port, "exec", "import os\nfor n in os.listdir('/'):\n"
+                                     "    if n.startswith('state.'): os.remove(n)")
+        reset(badge.port)
+        assert json.loads(ask(badge.port, "status"))["etat"] == "blesse"
+        journal = badgelink.ask(badge.port, "journal")
+        assert [line for line in journal if '"restored"' in line]
+
+
 def test_the_watchdog_runs_on_at_the_repl(tmp_path):
     # A firmware's watchdog can't be stopped: stopped by mpremote's Ctrl-C, the badge
     # resets when it bites, as an ESP32 does, unless something resets it first.
@@ -168,6 +187,19 @@ def test_flash_image_persists_between_runs(tmp_path):
         assert os.readlink(tmp_path / "port") == badge.port
         assert mpremote(str(tmp_path / "port"), "fs", "cat", ":note.txt") == "gardé"
     assert not os.path.lexists(tmp_path / "port")
+
+
+def test_the_nvs_partition_lives_through_resets_and_runs(tmp_path):
+    image = tmp_path / "badge.img"
+    read = "import esp32; print(esp32.NVS('t').get_i32('k'))"
+    with vbadge.running(image=image) as badge:
+        mpremote(badge.port, "exec", "import esp32; n = esp32.NVS('t'); n.set_i32('k', 7); "
+                                     "n.commit(); n.set_i32('k', 8)")   # 8: never committed
+        reset(badge.port)
+        assert mpremote(badge.port, "exec", read).strip() == "7"
+    assert (tmp_path / "badge.img.nvs").stat().st_size > 0   # beside its image
+    with vbadge.running(image=image) as badge:
+        assert mpremote(badge.port, "exec", read).strip() == "7"
 
 
 def test_killed_mid_copy_the_image_still_mounts(tmp_path):
@@ -243,20 +275,76 @@ def test_one_image_one_badge(tmp_path):
     assert proc.stderr == "cran: %s: in use by another cran vbadge\n" % image
 
 
-def test_sigterm_stops_it_and_drops_its_temporary_image():
+def test_sigterm_stops_it_and_its_temporary_image_has_no_name():
     with vbadge.running() as badge:
         cmdline = open("/proc/%d/cmdline" % badge.process.pid, "rb").read()
         assert b"--image" not in cmdline
-        images = [p for p in _open_files(badge.process.pid) if "cran-vbadge-" in p]
-        assert len(images) == 1
+        # Its temporary files are open, and already unlinked: nothing to leave behind.
+        temporary = [p for p in _open_files(badge.process.pid) if "cran-vbadge-" in p]
+        assert sorted(p.endswith(".img (deleted)") for p in temporary) == [False, False, True]
+        assert all(p.endswith(" (deleted)") for p in temporary)
         badge.stop()
         assert badge.process.returncode == 0
-    assert not os.path.exists(images[0])
+
+
+def test_killed_with_its_process_group_it_leaves_no_chip_and_no_file(tmp_path):
+    # SIGKILL to the supervisor's process group (a CI job cancelled, a terminal closed
+    # hard): its chip, in a session of its own, dies with it; no temporary file stays.
+    env = dict(os.environ, TMPDIR=str(tmp_path))   # its chips carry it: how they are found
+    process = subprocess.Popen([sys.executable, "-m", "host_tools", "vbadge"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO,
+                               env=env, start_new_session=True)
+    try:
+        assert process.stdout.readline().strip()   # its port: it runs
+        deadline = time.monotonic() + 20
+        chips = []   # looked at once each time: one chip may be ending as the next starts
+        while not chips and time.monotonic() < deadline:
+            time.sleep(0.05)
+            chips = _chips_with(env["TMPDIR"])
+        assert chips and os.listdir(tmp_path) == []
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+        deadline = time.monotonic() + 5
+        while _chips_with(env["TMPDIR"]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _chips_with(env["TMPDIR"]) == []
+        assert os.listdir(tmp_path) == []
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+
+
+def _chips_with(tmpdir):
+    """Running vbadge chips whose environment has TMPDIR=tmpdir. A zombie is not one:
+    dead, its parent not yet told (in a container whose init reaps nothing, a chip
+    reparented there stays so)."""
+    mark = ("TMPDIR=%s" % tmpdir).encode()
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if b"vbadge_boot.py" not in f.read():
+                    continue
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if mark not in f.read().split(b"\0"):
+                    continue
+            with open("/proc/%s/stat" % pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(pid)
+        except (OSError, IndexError):
+            pass
+    return found
 
 
 def _open_files(pid):
     fd_dir = "/proc/%d/fd" % pid
-    return [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
+    found = []
+    for fd in os.listdir(fd_dir):
+        with contextlib.suppress(OSError):   # one closed meanwhile
+            found.append(os.readlink(os.path.join(fd_dir, fd)))
+    return found
 
 
 def test_a_hung_firmware_is_reset_by_its_watchdog(tmp_path):

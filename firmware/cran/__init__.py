@@ -8,9 +8,9 @@ VERSION = "0.1.0"
 # in RAM (3-4 KB each in 32-bit), so they go as soon as they have served: the config's
 # checker and the game settings' table before the app's modules load (the heap never
 # holds both: that was the start's peak), the count of watchdog resets and the wiring
-# of drivers once the app is built.
+# of drivers and the state's copy in NVS, read at boot, once the app is built.
 _CONFIG_ONLY = ("cran.config", "cran.core.choices")
-_BOOT_ONLY = ("cran.parts", "cran.boots")
+_BOOT_ONLY = ("cran.parts", "cran.boots", "cran.rescue")
 
 
 def main(root="/", console=True):

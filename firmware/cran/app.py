@@ -15,6 +15,7 @@ from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
     KEY_BITS,
     SLOT_MS,
+    UNKNOWN_LOOK,
     frame_code,
     frame_of,
     menu_frame,
@@ -49,7 +50,7 @@ _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "sof
 
 class App:
     def __init__(self, root, config):
-        from cran import boots, parts  # start-only: start() lets them go after
+        from cran import boots, parts, rescue  # start-only: start() lets them go after
         # The clock first: restored timers run on from the instant the badge came back,
         # not after the screen's slow start.
         now = time.ticks_ms()
@@ -59,8 +60,9 @@ class App:
         self.lang = config.lang
         self.safe = boots.note_boot(join(root, BOOTS_FILE), cause == machine.WDT_RESET,
                                     int(time.time()))
-        badge = self.badge = Badge(config.character, config.settings, StateStore(root),
-                                   Journal(root), board.id)
+        copy, nvs_problem = rescue.open_copy()
+        badge = self.badge = Badge(config.character, config.settings,
+                                   StateStore(root, copy=copy), Journal(root), board.id)
         # How the organisers' tools tell badges apart (cran flash --roster).
         badge.names = {"id": _hex(machine.unique_id()), "badge": config.badge}
         # The RTC runs on through resets but starts again in 2000 after a power cut:
@@ -68,6 +70,8 @@ class App:
         wall = int(time.time()) + _epoch_shift()
         badge.boot(now, _CAUSE_NAMES.get(cause, cause),
                    wall if wall > _PLAUSIBLE_WALL_S else None)
+        if nvs_problem is not None:
+            badge.log({"error": nvs_problem})
         self.resets_for_safe = boots.LIMIT
         if self.safe:
             badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
@@ -226,7 +230,8 @@ class App:
 
     def _draw(self, now):
         state = self.badge.state
-        peeking = self.peek_until is not None
+        unknown = self.badge.unknown   # its own look: the state on hand is a placeholder
+        peeking = self.peek_until is not None and not unknown
         menu = self.menu
         where = menu.where() if menu is not None else None
         leds = self.leds
@@ -247,6 +252,8 @@ class App:
             width = self.screen.columns
             if menu is not None and where is not None:
                 lines = texts.menu_lines(menu, self.lang, width)
+            elif unknown:
+                lines = texts.unknown_lines(self.lang, width)
             else:
                 news = self.news
                 if news is not None and ticks_diff(now, news[1]) >= texts.NEWS_MS:
@@ -262,7 +269,8 @@ class App:
         """The public look on the LEDs. Most wake-ups find the frame already shown or
         one of the few of its rhythm drawn before: then nothing is allocated (frames
         are kept by frame_code, those of the look on show: at most 2**KEY_BITS)."""
-        code = frame_code(state, now, self.leds.count, self.layout)
+        code = frame_code(state, now, self.leds.count, self.layout,
+                          UNKNOWN_LOOK if self.badge.unknown else None)
         if code == self.frame_code:
             return
         frames = self.frames
@@ -290,8 +298,9 @@ class App:
             if showing_menu or self.peek_until is not None:
                 wait = min(wait, SLOT_MS - (now & (SLOT_MS - 1)))   # their rhythm's step
             else:
-                wait = _least(wait, next_change_ms(state, now, self.leds.count,
-                                                   self.layout))
+                wait = _least(wait, next_change_ms(
+                    state, now, self.leds.count, self.layout,
+                    UNKNOWN_LOOK if self.badge.unknown else None))
         if self.peek_until is not None:
             wait = min(wait, ticks_diff(self.peek_until, now))
             if self.screen is not None:

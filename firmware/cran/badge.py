@@ -24,7 +24,12 @@ class Badge:
         self.board_id = board_id
         self.names = {}   # {"id": the chip's unique id, "badge": the config's name}
         self.state = new_state(character, settings)
+        # État inconnu: the saved state is lost (damaged flash) and the badge has lived,
+        # so it may be anything: nothing is played, shown or saved as if it were known
+        # until an organiser's reset (the state above is only a placeholder).
+        self.unknown = False
         self._saved_at = None       # tick of the last save, for checkpoints
+        self._copy_failed = False   # the last save's NVS copy failed (journaled once)
         self._unsaved = None        # (action or None: undo, cues, etat) not yet saved
         self.uptime_ms = 0
         self._last_now = None
@@ -84,7 +89,8 @@ class Badge:
 
     def boot(self, now, reset_cause=None, wall_s=None):
         """Restore the saved state, timers running again from now (time off counts as
-        paused). A bad or missing record is journaled and the badge starts fresh."""
+        paused). A bad or missing record is journaled; a new badge starts fresh, one that
+        has lived (its NVS says so) comes back from the copy there, or else unknown."""
         if wall_s is not None:
             self.set_wall_clock(wall_s, now)
         self._advance(now)
@@ -94,12 +100,18 @@ class Badge:
         if self.store is None:
             return
         record, problems = self.store.load()
-        if record is None and len(problems) == 2 and all(
+        note = None
+        if self.store.copy is not None:
+            from cran.rescue import with_copy  # start-only: let go once the app is built
+            record, note, self.unknown = with_copy(self.store, record, problems)
+        if note is not None:   # first: what follows (state.a: missing...) is explained
+            self.log({"inconnu" if self.unknown else "restored": note})
+        elif record is None and len(problems) == 2 and all(
                 p.endswith(": missing") for p in problems):
+            problems = []
             self.log({"fresh": "no state saved yet"})   # a new badge, not a fault
-        else:
-            for problem in problems:
-                self.log({"error": problem})
+        for problem in problems:
+            self.log({"error": problem})
         if record is None:
             return
         off_ms = self._time_off_ms(record)
@@ -109,13 +121,22 @@ class Badge:
                                      ticks_add(now, -off_ms))
             self._saved_at = now
         except ParseError as e:
-            self.log({"error": "state record refused: %s" % e})
+            # A record this firmware can't read (another version's, a character changed
+            # under it): the state is lost as well.
+            self.unknown = True
+            self.log({"inconnu": "state record refused: %s: actions refused until an "
+                                 "organiser's reset" % e})
 
     def apply(self, action, now, save=True):
         """One action on the wearer. -> cues (timers due by then have fired first).
         save=False: the cues are told at once and the journal entry and the record wait
         for flush(), so a press shows before the flash write (the app flushes in the
-        same step; a power cut in between loses this one action, never more)."""
+        same step; a power cut in between loses this one action, never more). An
+        unknown badge takes only a reset (an organiser's), and nothing else happens."""
+        if self.unknown:
+            if action.verb != "reset":
+                return []
+            self.unknown = False
         cues = self.tick(now)
         self.flush(now)
         self.state, more = act(self.state, action, now)
@@ -128,6 +149,8 @@ class Badge:
     def undo(self, before, now, save=True):
         """Put back `before`, the state an action the wearer takes back started from (its
         timers are ticks: they run on as if the action never came). -> cues"""
+        if self.unknown:
+            return []
         self.tick(now)
         self.flush(now)
         cues = []  # type: list
@@ -195,7 +218,7 @@ class Badge:
         effects = {}
         for name in self.state.effects():
             effects[name] = self.state.left_ms(name, now)
-        return {"etat": seen["etat"], "armure": int(seen["armure"]),
+        status = {"etat": seen["etat"], "armure": int(seen["armure"]),
                 "armure_abimee": self.state.armor_damaged, "effets": effects,
                 "brises": sorted(self.state.broken), "dit": seen["dit"],
                 "reste_ms": self.state.left_ms(COUNTDOWN, now),
@@ -204,6 +227,11 @@ class Badge:
                 "board": self.board_id, "firmware": cran.VERSION,
                 "id": self.names.get("id"), "badge": self.names.get("badge"),
                 "uptime_ms": self.uptime_ms, "clock": self.wall_clock()}
+        if self.unknown:   # nothing of the wearer is known: no field says more than that
+            for key in ("armure", "armure_abimee", "reste_ms", "combat", "jeu", "renommee"):
+                status[key] = None
+            status["etat"] = "inconnu"
+        return status
 
     def log(self, entry):
         if self.journal is None:
@@ -218,8 +246,8 @@ class Badge:
             pass   # a failing flash must not stop the badge; the state on show is right
 
     def _save(self, now, exact=False):
-        if self.store is None:
-            return
+        if self.store is None or self.unknown:
+            return   # unknown: the records lost stay lost, until the organiser's reset
         record = to_record(self.state, now)
         record["wall_s"] = self.wall_clock()
         left = record["timers"].get(COUNTDOWN)
@@ -228,11 +256,15 @@ class Badge:
             # moment finds at most the time really left (S3, S4: never healthier).
             record["timers"][COUNTDOWN] = max(0, left - CHECKPOINT_MS)
         try:
-            self.store.save(record)
+            failed = self.store.save(record)
             self._saved_at = now
         except (OSError, ValueError) as e:
             # The badge goes on showing the truth; the journal says flash failed.
             self.log({"error": "state not saved: %r" % (e,)})
+            return
+        if failed is not None and not self._copy_failed:   # said once, not at every save
+            self.log({"error": "state saved, its copy in NVS not: %r" % (failed,)})
+        self._copy_failed = failed is not None
 
 
 def _brief(cues):

@@ -20,6 +20,8 @@ _GRAMMAR = ("cran.core.words",)
 # kept past the bound (a badge's heap is small, and no command needs more).
 MAX_LINE_BYTES = 256
 TOO_LONG = "error: a line of more than %d bytes: dropped" % MAX_LINE_BYTES
+UNKNOWN = ("error: etat inconnu: the badge lost its saved state; an organiser sets it "
+           "with `reset` (or the Orga menu's reset), then plays what is known")
 
 
 def text_of(raw):
@@ -91,6 +93,8 @@ class Console:
             action = self.parse_action(line)
         except ParseError as e:
             return ["error: %s" % e]
+        if self.badge.unknown and action.verb != "reset":
+            return [UNKNOWN]
         cues = self.badge.apply(action, now)
         said = [value for _, kind, value, _ in cues if kind == "dit"]
         seen = self.badge.status(now)

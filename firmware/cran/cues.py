@@ -32,7 +32,12 @@ _LOOKS = {
     "inerte": ((16, 0, 28), "11" + "0" * 30, 1),
     "hors-jeu": ((0, 160, 160), "1" * 24 + "0" * 8, 0),          # long on, short off
     "stop": (_WHITE, "1110" * 8, 0),                             # strobe white/blue
+    # État inconnu (a lost state, cran.badge): a 1 s glow then four quick flashes on
+    # every LED, a rhythm no state, effect code or menu has; not a state of the scale,
+    # so no bar that could read as healthier than anything.
+    "inconnu": ((255, 0, 255), "1" * 8 + "00" + "10" * 4 + "0" * 14, 0),
 }
+UNKNOWN_LOOK = "inconnu"   # the app shows it in place of look() while the state is lost
 
 _LOOK_NAMES = tuple(_LOOKS)
 
@@ -72,7 +77,7 @@ def shown_effect(state, now, seen=None):
     """The effect the LEDs show, or None: the one ending first (desarme's 3 s before a
     5-minute one). None in coma and mort: an effect would tell them apart (S7)."""
     seen = seen or look(state, now)
-    if seen in ("stop", "hors-jeu", "inerte"):
+    if seen in ("stop", "hors-jeu", "inerte", "inconnu"):   # literals: a constant tuple
         return None
     best = None
     best_left = 0
@@ -115,10 +120,11 @@ def _key(seen, effect, step, single):
     return on | (_LIT2 if effect_on else 0)
 
 
-def frame_code(state, now, led_count, layout="strip"):
+def frame_code(state, now, led_count, layout="strip", seen=None):
     """A small int naming led_frame(state, now, ...) among the frames this board can
-    show: equal codes, equal frames. The app redraws only when it changes."""
-    seen = look(state, now)
+    show: equal codes, equal frames. The app redraws only when it changes. seen: the
+    look to show instead of look(state) (UNKNOWN_LOOK)."""
+    seen = seen or look(state, now)
     effect = shown_effect(state, now, seen)
     key = _key(seen, effect, _step(now), _single(layout, led_count))
     e = 0 if effect is None else EFFECTS.index(effect) + 1
@@ -129,9 +135,9 @@ def _single(layout, led_count):
     return layout == "single" or (layout == "strip" and led_count < 6)
 
 
-def led_frame(state, now, led_count, layout="strip"):
+def led_frame(state, now, led_count, layout="strip", seen=None):
     """-> [(r, g, b)] * led_count, uncapped. layout: single, strip or matrix-5x5."""
-    return frame_of(frame_code(state, now, led_count, layout), led_count, layout)
+    return frame_of(frame_code(state, now, led_count, layout, seen), led_count, layout)
 
 
 def frame_of(code, led_count, layout="strip"):
@@ -162,6 +168,8 @@ def _paint(seen, effect, key, n, layout):
     if key & _ON:
         if seen == "hors-jeu":
             cells = [0, 4, 20, 24] if matrix else [0, n - 1]   # the corners, the ends
+        elif seen == UNKNOWN_LOOK:
+            cells = list(range(n))
         elif matrix:
             cells = list(range(25 - 5 * bar, 25))               # rows from the bottom
         else:
@@ -175,10 +183,11 @@ def _paint(seen, effect, key, n, layout):
     return frame
 
 
-def next_change_ms(state, now, led_count=1, layout="single"):
+def next_change_ms(state, now, led_count=1, layout="single", seen=None):
     """ms until led_frame() next changes on its own, or None if it is steady. The app
-    also wakes at the engine's next_deadline(): a timer running out changes the state."""
-    seen = look(state, now)
+    also wakes at the engine's next_deadline(): a timer running out changes the state.
+    seen: as frame_code's."""
+    seen = seen or look(state, now)
     effect = shown_effect(state, now, seen)
     step = _step(now)
     if effect is None and seen != "stop":

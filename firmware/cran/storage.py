@@ -95,14 +95,17 @@ def decode_record(data):
 class StateStore:
     """The latest state, in two copies (name.a, name.b). A save never touches the copy
     holding the newest valid record, and a copy only changes by an atomic rename of a
-    finished temp file: a power cut leaves the old record or the new one, nothing else."""
+    finished temp file: a power cut leaves the old record or the new one, nothing else.
+    copy: an esp32.NVS namespace that keeps the newest record once more, out of reach of
+    the file system (cran.rescue reads it at boot), or None."""
 
-    def __init__(self, directory, name="state"):
+    def __init__(self, directory, name="state", copy=None):
         self.names = (name + ".a", name + ".b")
         self._slots = (join(directory, self.names[0]), join(directory, self.names[1]))
         self._temp = join(directory, name + ".tmp")
+        self.copy = copy
         self._newest = None     # index of the slot holding the newest valid record
-        self._seq = 0           # its sequence number
+        self.seq = 0            # the newest record's sequence number (the next one is +1)
         self._known = False     # False until the disk has been read, or after a failed save
 
     def load(self):
@@ -112,7 +115,7 @@ class StateStore:
         problems = []
         best = None
         self._newest = None
-        self._seq = 0
+        self.seq = 0
         for i in (0, 1):
             try:
                 seq, payload = self._read(i)
@@ -123,19 +126,20 @@ class StateStore:
             except ValueError as e:
                 problems.append("%s: %s" % (self.names[i], e))
                 continue
-            if self._newest is None or seq > self._seq:
-                self._newest, self._seq, best = i, seq, payload
+            if self._newest is None or seq > self.seq:
+                self._newest, self.seq, best = i, seq, payload
         self._known = True
         return best, problems
 
     def save(self, payload):
         """Write payload (a JSON-ready dict) as the newest record. Raises OSError when the
         flash fails (the previous record is then still there for the next load), and
-        ValueError for a record over MAX_RECORD_BYTES, writing nothing."""
+        ValueError for a record over MAX_RECORD_BYTES, writing nothing. -> None, or the
+        OSError that kept the NVS copy from being written (the record itself is saved)."""
         if not self._known:
             self.load()
         target = 1 if self._newest == 0 else 0
-        header, body = _record_parts(payload, self._seq + 1)
+        header, body = _record_parts(payload, self.seq + 1)
         if len(header) + len(body) > MAX_RECORD_BYTES:
             # Never write what load() would refuse.
             raise ValueError("state record of %d bytes, at most %d"
@@ -150,8 +154,35 @@ class StateStore:
                 os.fsync(f.fileno())
         replace(self._temp, self._slots[target])
         self._newest = target
-        self._seq += 1
+        self.seq += 1
         self._known = True
+        if self.copy is not None:
+            return self._keep_copy(header, body)
+        return None
+
+    def _keep_copy(self, header, body):
+        # The same record in NVS, after LittleFS: a flipped bit in LittleFS's metadata can
+        # roll its directory back to older records, or lose both. Every save, checkpoints
+        # included: a copy older than the newest record would bring a countdown back with
+        # more time left. NVS takes it cheaply: ~23 entries of 32 bytes a save, 192 saves
+        # and each 4 KB sector erased ~6 times in the bench's game day, ~45 years of
+        # daily play at 100,000 cycles (README, «Damaged flash»); LittleFS already
+        # erases a 4 KB block at every save. Two blobs, not one: joined, they would
+        # need ~600 bytes more of the heap in one block at every save. Each change of a
+        # commit lands whole, in order (esp32.NVS): body, head, then seq. A cut between
+        # them leaves a head that doesn't match its body (its CRC fails) or a seq past
+        # the copy (too old to use), and LittleFS, written first, has the newer record.
+        nvs = self.copy
+        try:
+            try:
+                nvs.set_blob("body", body)
+                nvs.set_blob("head", header)
+            finally:
+                nvs.set_i32("seq", self.seq)   # the newest save: a copy older is not used
+                nvs.commit()
+        except OSError as e:
+            return e
+        return None
 
     def _read(self, i):
         size = os.stat(self._slots[i])[6]

@@ -72,6 +72,14 @@ def screen_lines(state, now, lang="fr", private=False, width=16, news=None):
     return [line[:width] for line in lines]
 
 
+def unknown_lines(lang="fr", width=16):
+    """The screen of a badge whose state is lost (cran.badge: unknown), public or peeked:
+    nothing of the wearer is known."""
+    lines = ["STATE UNKNOWN", "See an organiser"] if lang == "en" else [
+        "ETAT INCONNU", "Voir un orga"]
+    return [line[:width] for line in lines]
+
+
 def _private(state, now, lang):
     en = lang == "en"
     line = label(STATES[state.etat], lang)

@@ -1,9 +1,11 @@
 # The chip of `cran vbadge` (host_tools/vbadge.py starts it on a pty), inside the
 # MicroPython unix port:
-#   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR [WATCHDOG_FILE]
+#   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR
+#                                   [WATCHDOG_FILE NVS_FILE]
 # The flash image is mounted at "/" (LittleFS, as an ESP32's vfs partition), so paths
-# are a badge's. The parts are virtual (VHW_DIR: machine, neopixel, esp32, wired as
-# BOARD_FILE says); time and asyncio are the port's own: the vbadge runs in real time.
+# are a badge's; NVS_FILE holds the chip's NVS partition (the virtual esp32.NVS). The
+# parts are virtual (VHW_DIR: machine, neopixel, esp32, wired as BOARD_FILE says); time
+# and asyncio are the port's own: the vbadge runs in real time.
 # ACTION  check: mount (NEW: format first) and exit;  boot: boot.py then main.py, then
 # exit (the supervisor starts the REPL);  repl (with -i): the REPL;  repl-boot (with
 # -i): boot.py, then the REPL (a soft reset in the raw REPL skips main.py, as a board's).
@@ -164,6 +166,9 @@ def main():
         return
     load_virtual_parts(vhw_dir)
     wire(board_file, int(cause), image)
+    if len(sys.argv) > 7:
+        import esp32
+        esp32.nvs_keep_in(open(sys.argv[7], "r+b"))   # before "/" hides the host's files
     # Opened while the host's files are in reach: once the image is at "/", they aren't.
     watchdog = WatchdogFile(open(sys.argv[6], "w")) if action == "boot" else None
     if watchdog is not None:

@@ -484,7 +484,10 @@ class SimApp(App):
         out.append("etat       ")
         out.append(s["etat"], "bold")
         out.append("\n")
-        armor = "%d answer%s left" % (s["armure"], "" if s["armure"] == 1 else "s")
+        if s["armure"] is None:   # etat inconnu: nothing of the wearer is known
+            armor = "-"
+        else:
+            armor = "%d answer%s left" % (s["armure"], "" if s["armure"] == 1 else "s")
         out.append("armure     %s%s\n" % (armor, ", damaged" if s["armure_abimee"] else ""))
         effects = ", ".join("%s %s" % (name, fmt_left(ms))
                             for name, ms in sorted(s["effets"].items())) or "-"

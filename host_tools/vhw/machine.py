@@ -4,6 +4,8 @@
 # fire on real level changes, the watchdog resets when starved, sleeps take virtual time.
 # Test/sim hooks are module functions: drive(), set_board_pull(), spurious_irq(),
 # attach_i2c(), reboot(), reset_all().
+import sys
+
 import vclock
 
 PWRON_RESET = 1
@@ -618,9 +620,13 @@ def _drop_alarms(kind):
 
 
 def reset_all(cause=PWRON_RESET):
-    """A new world for a test: power-on, nothing driven, nothing attached."""
+    """A new world for a test: power-on, nothing driven, nothing attached, a new chip
+    (its NVS partition erased)."""
     global _cause, wakeups, lightsleep_ms, _counting_since, radio_on_ms
     reboot()
+    esp32 = sys.modules.get("esp32")   # imported by the firmware, or not at all
+    if esp32 is not None and hasattr(esp32, "nvs_erase"):
+        esp32.nvs_erase()
     _driven.clear()
     _board_pull.clear()
     _i2c_devices.clear()

@@ -203,22 +203,22 @@ def saves_keep_up_with_a_countdown():
     store = StateStore(root)
     out = {"healthier": [], "saves_while_stopped": None}
     store.load()
-    first = store._seq
+    first = store.seq
     for _ in range(40):
         run_for(app, 3700)
         saved = store.load()[0]["timers"]["countdown"]
         really = app.badge.state.left_ms("countdown", time.ticks_ms())
         if saved > really:
             out["healthier"].append([saved, really])
-    out["saves"] = store._seq - first
+    out["saves"] = store.seq - first
     # A stopped game freezes the countdown: the saved time stays right with no new save.
     app.line("stop", time.ticks_ms())
     run_for(app, 1000)
     store.load()
-    seq = store._seq   # the sequence number of the newest record
+    seq = store.seq   # the sequence number of the newest record
     run_for(app, 60000)
     store.load()
-    out["saves_while_stopped"] = store._seq - seq
+    out["saves_while_stopped"] = store.seq - seq
     return out
 
 
@@ -302,6 +302,127 @@ def watchdog_and_safe_mode():
     machine.reset_all(machine.PWRON_RESET)
     machine.set_board_pull(39, 1)
     out["after_power_on"] = App(root, load(root)).safe
+    return out
+
+
+
+def _lost(root, copy_too=False):
+    """The flash loses state.a and state.b (a LittleFS directory rolled back by a flipped
+    bit), and with copy_too the copy in NVS is torn (its head gone)."""
+    import os
+
+    import esp32
+    machine.reboot()
+    for name in ("state.a", "state.b"):
+        try:
+            os.remove(root + "/" + name)
+        except OSError:
+            pass
+    if copy_too:
+        nvs = esp32.NVS("cran")
+        nvs.erase_key("head")
+        nvs.commit()
+
+
+def _kinds(app):
+    """What the last boot journaled of the state: restored, inconnu, fresh, or nothing."""
+    entries = app.badge.journal.entries()
+    last = [i for i, e in enumerate(entries) if "boot" in e][-1]
+    return [k for e in entries[last:] for k in ("restored", "inconnu", "fresh") if k in e]
+
+
+@check
+def a_lost_state_comes_back_from_nvs_or_is_unknown():
+    import os
+    out = {}
+    root, app = badge("atom-lite", {"settings": {"idle_look": "steady"}})
+    run_for(app, 1000)
+    out["fresh"] = _kinds(app)
+    for line in ("coup blesse", "effet peur"):
+        app.line(line, time.ticks_ms())
+    saved = json.loads(app.line("status", time.ticks_ms())[0])
+    # Both records gone: the copy in NVS brings the state back, and says so.
+    _lost(root)
+    app = App(root, load(root))
+    now = json.loads(app.line("status", time.ticks_ms())[0])
+    out["restored"] = [now["etat"], now["effets"] == saved["effets"], _kinds(app)]
+    # The flash rolled back to older, healthier records: the newer copy wins.
+    app.line("renommee +1", time.ticks_ms())
+    app.line("renommee +1", time.ticks_ms())                # two records: blesse
+    with open(root + "/state.a", "rb") as f:
+        a = f.read()
+    with open(root + "/state.b", "rb") as f:
+        b = f.read()
+    app.line("coup agonisant", time.ticks_ms())
+    machine.reboot()
+    for name, data in (("state.a", a), ("state.b", b)):      # the older two, back
+        with open(root + "/" + name, "wb") as f:
+            f.write(data)
+    app = App(root, load(root))
+    out["rolled_back"] = [etat(app), _kinds(app)]
+    # Records and copy both lost: etat inconnu, on the console, the LEDs, the buttons.
+    _lost(root, copy_too=True)
+    app = App(root, load(root))
+    run_for(app, 1000)
+    out["unknown"] = [etat(app), _kinds(app)]
+    status = json.loads(app.line("status", time.ticks_ms())[0])
+    out["status"] = [status["armure"], status["reste_ms"], status["renommee"]]
+    out["refused"] = [app.line("coup", time.ticks_ms()), app.line("soin complet",
+                                                                 time.ticks_ms())]
+    run_for(app, 3000, press(39))                           # a hit on the button
+    out["after_press"] = etat(app)
+    leds = app.leds
+    frames = set()
+    for _ in range(16):                                     # 4 s: its whole rhythm
+        run_for(app, 250)
+        frames.add(json.dumps([list(c) for c in leds.np.last]))
+        want = [list(cap(c, leds.max_brightness)) for c in led_frame(
+            app.badge.state, time.ticks_ms(), leds.count, app.layout, "inconnu")]
+        if [list(c) for c in leds.np.last] != want:
+            frames.add("wrong")
+    out["frames"] = sorted(frames)
+    out["saved_nothing"] = sorted(n for n in os.listdir(root) if n.startswith("state"))
+    machine.reboot()                                        # still unknown after a reboot
+    app = App(root, load(root))
+    out["reboot"] = etat(app)
+    out["reset"] = app.line("reset", time.ticks_ms())[0][:19]
+    app.line("coup", time.ticks_ms())
+    machine.reboot()
+    app = App(root, load(root))
+    out["after_reset"] = [etat(app), _kinds(app)]
+    # The StickC has no LED: its screen says so, peeked or not.
+    root, app = badge("m5stickc-plus", i2c=True)
+    run_for(app, 1000)
+    app.line("coup", time.ticks_ms())
+    _lost(root, copy_too=True)
+    app = App(root, load(root))
+    run_for(app, 1000)
+    out["screen"] = app.screen.shown
+    return out
+
+
+
+@check
+def nvs_commit_cut_short():
+    # The power goes in the NVS commit of a save, after k of its 3 changes (body, head,
+    # seq): LittleFS, written first, has the new record; lost too, the copy brings back
+    # the newest whole record, or the badge is unknown. Never anything older than the
+    # last acknowledged action (the cut one was never answered).
+    import esp32
+    out = []
+    for k in range(4):
+        root, app = badge("atom-lite")
+        app.line("coup", time.ticks_ms())
+        esp32.nvs_cut_after(k)
+        try:
+            app.line("coup blesse", time.ticks_ms())
+            cut = None
+        except machine.VirtualReset:
+            cut = k
+        machine.reboot()
+        kept = etat(App(root, load(root)))
+        _lost(root)
+        out.append([cut, kept, etat(App(root, load(root)))])
     return out
 
 

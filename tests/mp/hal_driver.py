@@ -390,6 +390,116 @@ if MICROPYTHON:
         return out
 
 
+
+def _nvs_error(do, *args):
+    try:
+        do(*args)
+    except OSError as e:
+        return [e.args[0], e.args[1] if len(e.args) > 1 else None]
+    except (OverflowError, TypeError) as e:
+        return type(e).__name__
+    return "ok"
+
+
+@check
+def nvs_api_and_limits():
+    import esp32
+    fresh(0)
+    nvs = esp32.NVS("cran")
+    out = {}
+    out["missing"] = [_nvs_error(nvs.get_i32, "seq"), _nvs_error(nvs.erase_key, "seq")]
+    nvs.set_i32("seq", -7)
+    nvs.set_blob("state", b"hello")
+    buf = bytearray(8)
+    out["read"] = [nvs.get_i32("seq"), nvs.get_blob("state", buf), list(buf)]
+    out["small_buffer"] = _nvs_error(nvs.get_blob, "state", bytearray(4))
+    out["wrong_type"] = _nvs_error(nvs.get_i32, "state")
+    out["names"] = [_nvs_error(nvs.set_i32, "k" * 15, 1), _nvs_error(nvs.set_i32, "k" * 16, 1),
+                    _nvs_error(esp32.NVS, "n" * 16)]
+    out["i32"] = [_nvs_error(nvs.set_i32, "big", 1 << 31),
+                  _nvs_error(nvs.set_i32, "lo", -(1 << 31))]
+    out["blob_max"] = [esp32.NVS_BLOB_MAX,
+                       _nvs_error(nvs.set_blob, "b", bytes(esp32.NVS_BLOB_MAX + 1))]
+    nvs.commit()
+    # The partition fills: "cran" holds 7 entries (its own, 3 i32, a 5-byte blob's 3).
+    fill = esp32.NVS("fill")
+    n = 0
+    while _nvs_error(fill.set_blob, "f%d" % n, bytes(32 * 30)) == "ok":
+        n += 1
+    out["full"] = [n, _nvs_error(fill.set_i32, "one", 1)]
+    fill.erase_key("f0")
+    out["room_again"] = _nvs_error(fill.set_i32, "one", 1)
+    return out
+
+
+@check
+def nvs_commit_and_power():
+    import esp32
+    fresh(0)
+    out = {}
+    a = esp32.NVS("cran")
+    a.set_i32("x", 1)
+    a.commit()
+    a.set_i32("x", 2)
+    a.set_blob("y", b"new")
+    out["own_view"] = a.get_i32("x")
+    out["other_handle"] = esp32.NVS("cran").get_i32("x")   # not yet committed
+    machine.reboot()   # before the commit: lost
+    b = esp32.NVS("cran")
+    out["after_reboot"] = [b.get_i32("x"), _nvs_error(b.get_blob, "y", bytearray(4))]
+    # Three changes, power lost after the first: the first only.
+    b.set_blob("y", b"one")
+    b.set_i32("x", 3)
+    b.erase_key("x")
+    esp32.nvs_cut_after(1)
+    try:
+        b.commit()
+        out["cut"] = "no cut"
+    except machine.VirtualReset as e:
+        out["cut"] = e.cause
+    machine.reboot()
+    c = esp32.NVS("cran")
+    buf = bytearray(4)
+    out["after_cut"] = [c.get_i32("x"), buf[:c.get_blob("y", buf)].decode()]
+    out["written"] = esp32.nvs_written   # x=1: 1 entry; y: 2 + 1 (x=2 never reached it)
+    machine.reset_all()   # a new chip: erased
+    out["new_chip"] = _nvs_error(esp32.NVS("cran").get_i32, "x")
+    return out
+
+
+@check
+def nvs_in_a_file():
+    import io
+
+    import esp32
+    fresh(0)
+    f = io.BytesIO()
+    esp32.nvs_keep_in(f)
+    nvs = esp32.NVS("cran")
+    nvs.set_i32("seq", 41)
+    nvs.set_blob("state", b"\x00\xffrecord")
+    nvs.commit()
+    nvs.set_i32("seq", 42)
+    nvs.commit()
+    image = f.getvalue()
+    out = {}
+    machine.reset_all()
+    esp32.nvs_keep_in(io.BytesIO(image))
+    buf = bytearray(16)
+    again = esp32.NVS("cran")
+    out["kept"] = [again.get_i32("seq"), list(buf[:again.get_blob("state", buf)])]
+    # The newest slot torn (a process killed while writing it): the change before.
+    torn = bytearray(image)
+    torn[65536 + 40] ^= 1   # three changes committed: the third snapshot went to slot 1
+    machine.reset_all()
+    esp32.nvs_keep_in(io.BytesIO(bytes(torn)))
+    out["torn"] = esp32.NVS("cran").get_i32("seq")
+    machine.reset_all()
+    esp32.nvs_keep_in(io.BytesIO())
+    out["empty"] = _nvs_error(esp32.NVS("cran").get_i32, "seq")
+    return out
+
+
 def main():
     for fn in CHECKS:
         try:
