@@ -94,7 +94,8 @@ class Console:
                 text = got.decode("utf-8", "replace")
                 answers = [x.strip("\r") for x in text.split("\n")]
                 return answers[:answers.index(nonce)]
-        raise AssertionError("no answer in %d s to a batch (last: %r)" % (timeout, got[-200:]))
+        raise AssertionError("no answer in %d s to a batch of %d lines (last said: %r; "
+                             "sent: %r)" % (timeout, len(lines), got[-300:], lines))
 
     def unlock(self):
         [challenge] = self.exchange([b"challenge"])
@@ -262,27 +263,33 @@ def main():
                                          micropython=None))
             console = Console(badge.port)
             console.supervisor = badge.process.pid
-            rss = []
-            started = time.monotonic()
-            locked = locked_fuzz(console, rng, LINES // 2, rss)
-            print("locked: %d fuzzed lines, state unchanged, no reset (%.0f s)"
-                  % (locked, time.monotonic() - started))
-            started = time.monotonic()
-            sent, acked, replayed = unlocked_fuzz(console, rng, LINES - LINES // 2,
-                                                  checked.character, checked.settings, rss)
-            print("unlocked: %d fuzzed lines, %d actions acknowledged, %d replayed by the "
-                  "engine: 0 divergences (%.0f s)" % (sent, acked, replayed,
-                                                      time.monotonic() - started))
-            samples = [r for r in rss if r]
-            print("chip's resident memory over the fuzz: %d -> %d KB (max %d)"
-                  % (samples[0], samples[-1], max(samples)))
-            started = time.monotonic()
-            healthier = kill_cycles(console, rng, KILLS, rss)
-            print("kill -9: %d power cuts among hits, %d came back healthier than "
-                  "acknowledged (%.0f s)" % (KILLS, healthier, time.monotonic() - started))
-            console.close()
-            print(badge.stderr().strip()[-2000:] or "cran vbadge said nothing else",
-                  file=sys.stderr)
+            try:
+                return _phases(console, rng, checked)
+            finally:
+                console.close()
+                print(badge.stderr().strip()[-2000:] or "cran vbadge said nothing else",
+                      file=sys.stderr)
+
+
+def _phases(console, rng, checked):
+    rss = []
+    started = time.monotonic()
+    locked = locked_fuzz(console, rng, LINES // 2, rss)
+    print("locked: %d fuzzed lines, state unchanged, no reset (%.0f s)"
+          % (locked, time.monotonic() - started), flush=True)
+    started = time.monotonic()
+    sent, acked, replayed = unlocked_fuzz(console, rng, LINES - LINES // 2,
+                                          checked.character, checked.settings, rss)
+    print("unlocked: %d fuzzed lines, %d actions acknowledged, %d replayed by the engine: "
+          "0 divergences (%.0f s)" % (sent, acked, replayed, time.monotonic() - started),
+          flush=True)
+    samples = [r for r in rss if r]
+    print("chip's resident memory over the fuzz: %d -> %d KB (max %d)"
+          % (samples[0], samples[-1], max(samples)), flush=True)
+    started = time.monotonic()
+    healthier = kill_cycles(console, rng, KILLS, rss)
+    print("kill -9: %d power cuts among hits, %d came back healthier than acknowledged "
+          "(%.0f s)" % (KILLS, healthier, time.monotonic() - started), flush=True)
     return 1 if healthier else 0
 
 
