@@ -383,6 +383,36 @@ def test_a_bad_config_gives_a_message(micropython, tmp_path, config, message):
     assert message in lines[0] and not hw["started"] and not hw["watchdog"]
 
 
+def test_a_config_that_is_not_utf8_or_out_of_range_says_why(micropython, tmp_path):
+    # A Latin-1 byte (a text editor's) gave an empty reason; numbers past what a badge
+    # holds were taken as they came.
+    (tmp_path / "boards").mkdir()
+    (tmp_path / "boards" / "atom-lite.json").write_text(_atom_lite())
+    cases = [
+        (b'{"board": "atom-lite", "character": {"name": "Jos\xe9"}}',
+         "config.json: not UTF-8 text: save it as UTF-8"),
+        (b'{"board": "atom-lite", "character": {"name": "\xc0\xaf"}}',   # overlong "/"
+         "config.json: not UTF-8 text"),
+        (b'{"board": "atom-lite", "character": {"armor": 99999999999999999999999}}',
+         "character.armor: expected a whole number from 0 to 99, got 99999999999999999999999"),
+        (b'{"board": "atom-lite", "character": {"creature": 100}}', "character.creature"),
+        (b'{"board": "atom-lite", "character": {"coma_ms": 536870912}}',
+         "character.coma_ms: expected a whole number from 1 to 536870911"),
+    ]
+    for config, message in cases:
+        (tmp_path / "config.json").write_bytes(config)
+        out = subprocess.run([micropython, os.path.join(MP, "app_main.py"), FIRMWARE_DIR,
+                              *sys_path("micropython"), str(tmp_path)], input="status\nsoin\n",
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stdout + out.stderr
+        lines = out.stdout.splitlines()
+        assert lines[0].startswith("cran: cannot start: ") and message in lines[0], lines
+        assert message in json.loads(lines[1])["error"]
+        assert lines[2].startswith("error: the badge could not start: ") and message in lines[2]
+        # The error cue still finds the LEDs: the one board file there is.
+        assert json.loads(lines[-1])["strips"] == {"27": [[60, 0, 0]]}
+
+
 def test_main_py_is_one_line_that_starts_the_app():
     with open(os.path.join(FIRMWARE_DIR, "main.py")) as f:
         code = [x for x in f.read().splitlines() if x.strip() and not x.startswith("#")]
@@ -425,6 +455,15 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     lines = run("coup " + "x" * 300 + " coup\nstatus\n")
     assert lines[0] == "error: a line of more than 256 bytes: dropped"
     assert json.loads(lines[1])["etat"] == "blesse" and len(lines) == 2
+    # Numbers from outside are range-checked before use: a huge clock crashed the
+    # interpreter (time.gmtime); overlong UTF-8 is refused as the desktop refuses it.
+    lines = run(b"clock 99999999999999999999999\nclock " + b"9" * 250 + b"\nclock 1795000000\n"
+                b"coup \xc0\xaf\ncoup \xed\xa0\x80\nstatus\n")
+    assert lines[0].startswith("error: clock needs the time in whole seconds since 1970")
+    assert lines[1] == lines[0] and lines[2] == "ok clock 1795000000"
+    assert lines[3] == lines[4] == "error: the line is not UTF-8 text"
+    status = json.loads(lines[5])
+    assert status["etat"] == "blesse" and 1795000000 <= status["clock"] < 1795000005
     # A line the console fails on (a bug) is answered and journaled; the next one works.
     lines = run("boom\nstatus\njournal\n", "faulty")
     assert lines[0] == "error: the badge failed on this line: ZeroDivisionError('a bug',)"

@@ -35,7 +35,7 @@ def test_an_unknown_board_is_refused_before_any_port_is_opened():
 
 @pytest.mark.parametrize("config, message", [
     ('{"board": "atom-lite", "character": {"armor": -1}}',
-     "badge.json: character.armor: expected a whole number from 0, got -1"),
+     "badge.json: character.armor: expected a whole number from 0 to 99, got -1"),
     ('{"board": "atom-lite", "lang": "de"}', 'badge.json: lang: expected "fr" or "en"'),
     ('{"board": "atom-lite", ', "badge.json: not readable as JSON"),
     ('{"board": "atom-matrix"}', "board is 'atom-matrix' but --board says 'atom-lite'"),

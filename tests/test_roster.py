@@ -244,7 +244,7 @@ def test_check_passes_a_good_config(tmp_path, capsys):
 
 @pytest.mark.parametrize("config, message", [
     ({"board": "atom-lite", "character": {"armor": "bronze"}},
-     "character.armor: expected a whole number from 0, got 'bronze'"),
+     "character.armor: expected a whole number from 0 to 99, got 'bronze'"),
     ({"board": "atom-heavy"}, "board: unknown board 'atom-heavy'"),
     ({"board": "atom-lite", "colour": "red"}, "colour: unknown field"),
     ({"board": "atom-lite", "settings": {"coma_ms": -1}}, "settings.coma_ms: "),

@@ -8,7 +8,15 @@ import time
 import machine
 
 from cran.badge import Badge
-from cran.console import MAX_LINE_BYTES, NOT_TEXT, TOO_LONG, Console, text_of
+from cran.console import (
+    EARLIEST_WALL_S,
+    MAX_LINE_BYTES,
+    NOT_TEXT,
+    TOO_LONG,
+    Console,
+    command_of,
+    text_of,
+)
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
@@ -38,7 +46,6 @@ MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
 CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
-_PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?")
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 
@@ -63,7 +70,7 @@ class App:
         # only a plausible date may count the time switched off (time_off_counts).
         wall = int(time.time()) + _epoch_shift()
         badge.boot(now, _CAUSE_NAMES.get(cause, cause),
-                   wall if wall > _PLAUSIBLE_WALL_S else None)
+                   wall if wall > EARLIEST_WALL_S else None)   # else: never set
         self.resets_for_safe = boots.LIMIT
         if self.safe:
             badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
@@ -137,8 +144,8 @@ class App:
     def line(self, text, now):
         """One console line -> answer lines. Safe mode answers only what reads."""
         self.last_input = now
-        words = text.split()
-        if self.safe and words and words[0].lower() not in _SAFE_COMMANDS:
+        command = command_of(text)[0]
+        if self.safe and command and command not in _SAFE_COMMANDS:
             return ["error: safe mode after %d watchdog resets: actions are off (%s answer)"
                     % (self.resets_for_safe, ", ".join(_SAFE_COMMANDS[:4]))]
         return self.console.handle(text, now)

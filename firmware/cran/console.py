@@ -4,7 +4,7 @@
 import json
 
 from cran import forget
-from cran.core.vocab import ParseError
+from cran.core.vocab import DIGITS, SPACES, ParseError
 
 HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
         "status; journal; config; clock SECONDS; echo TEXT; help")
@@ -16,16 +16,41 @@ _GRAMMAR = ("cran.core.words",)
 # kept past the bound (a badge's heap is small, and no command needs more).
 MAX_LINE_BYTES = 256
 TOO_LONG = "error: a line of more than %d bytes: dropped" % MAX_LINE_BYTES
+# The wall clock `clock` takes: from 2024 (a badge whose clock says less was never set)
+# to 2100. Checked before use: time.gmtime() crashes the interpreter on a huge number.
+EARLIEST_WALL_S = 1704067200
+LATEST_WALL_S = 4102444800
+
+
+def command_of(line):
+    """A console line -> (its first word in ASCII lower case, the rest), split at SPACES:
+    one answer on every runtime (CPython's split() and lower() go beyond ASCII)."""
+    line = line.strip(SPACES)
+    i = 0
+    n = len(line)
+    while i < n and line[i] not in SPACES:
+        i += 1
+    return line[:i].encode().lower().decode(), line[i:].strip(SPACES)
 
 
 def text_of(raw):
     """Bytes from the serial port -> the line's text as typed: control characters (a
     terminal's stray Ctrl-B, or one that reaches a badge rebooted under a host tool) are
     not part of a word, and backspace rubs out. None when the bytes are not UTF-8."""
-    try:
-        text = raw.decode() if isinstance(raw, bytes) else raw
-    except UnicodeError:
-        return None
+    text = raw
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode()
+        except UnicodeError:
+            return None
+        if len(text) != len(raw):
+            # Beyond ASCII, MicroPython's decode() takes what CPython's refuses: the
+            # grammar's check, loaded for that rare line (RAM on a badge).
+            from cran.core.words import well_formed
+            ok = well_formed(raw)
+            forget(_GRAMMAR)
+            if not ok:
+                return None
     typed = ""
     for c in text:
         if c in "\x08\x7f":    # backspace, as a terminal sends it, rubs out one character
@@ -46,11 +71,9 @@ class Console:
     def handle(self, line, now):
         """-> the answer lines for one console line. A bad line gets one error line and
         changes nothing."""
-        words = line.strip().split(None, 1)
-        if not words:
+        command, rest = command_of(line)
+        if not command:
             return []
-        command = words[0].lower()
-        rest = words[1] if len(words) > 1 else ""
         if command == "status":
             return [json.dumps(self.badge.status(now))]
         if command == "journal":
@@ -91,9 +114,13 @@ class Console:
             return "error: %s: %s" % (self.config_path, e)
 
     def _clock(self, rest, now):
-        if not rest.strip().isdigit():
-            return "error: clock needs the wall-clock time in whole seconds since 1970"
-        self.badge.set_wall_clock(int(rest), now)
+        # ASCII digits, no more than a date has, and a date a badge can hold.
+        if (not rest or rest.strip(DIGITS) or len(rest) > 10
+                or not EARLIEST_WALL_S <= int(rest) < LATEST_WALL_S):
+            return ("error: clock needs the time in whole seconds since 1970, %d (2024) "
+                    "to %d (2099)" % (EARLIEST_WALL_S, LATEST_WALL_S - 1))
+        seconds = int(rest)
+        self.badge.set_wall_clock(seconds, now)
         if self.on_clock is not None:
-            self.on_clock(int(rest))
-        return "ok clock %d" % int(rest)
+            self.on_clock(seconds)
+        return "ok clock %d" % seconds
