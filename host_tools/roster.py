@@ -26,9 +26,9 @@ import tempfile
 from cran import config as badge_config
 from cran import storage
 from cran.board import BoardError
-from cran.core.choices import ARMOR_NAMES, FIELDS, yes_no
+from cran.core.choices import ARMOR_NAMES, FIELDS, parse_duration, yes_no
 from cran.core.rules import Settings
-from cran.core.words import KEYWORDS, ParseError, keyword, parse_duration, plain
+from cran.core.words import KEYWORDS, ParseError, keyword, plain
 from cran.scenario import count
 from host_tools import CommandError
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board

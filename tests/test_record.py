@@ -108,8 +108,9 @@ def _action(text):
 # the state before (K9) as big again: built here, it must fit storage.MAX_RECORD_BYTES.
 
 def _worst_state(now):
+    from cran.core.choices import MAX_ANSWERS
     from cran.core.engine import MAX_BROKEN, TIMER_NAMES
-    from cran.core.rules import MAX_ANSWERS, Character
+    from cran.core.rules import Character
     from cran.core.vocab import KEYWORDS, MAX_RENOWN, STATES
     from cran.core.words import MAX_TARGET_CHARS
     longest = (1 << 29) - 1

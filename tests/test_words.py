@@ -1,7 +1,8 @@
 # The action grammar of ../shared/SCENARIOS.md, shared with the serial console.
 import pytest
 
-from cran.core.words import ParseError, parse_action, parse_duration, plain
+from cran.core.choices import parse_duration
+from cran.core.words import ParseError, parse_action, plain
 
 SPELLINGS = [
     ("coup", "coup normal"),
@@ -110,8 +111,9 @@ def test_durations(text, ms):
 @pytest.mark.parametrize("text, message", [
     ("", "empty duration"), ("m", "bad duration"), ("5x", "bad duration"),
     ("1.5m", "bad duration"), ("-3s", "bad duration"),
-    ("\u0665m", "bad duration '\\u0665m'"),      # an Arabic-Indic 5: not a digit here
-    ("5\u00a0m", "bad duration '5\\u00a0m'"),
+    ("\u0665m", "bad duration: character U+0665"),      # an Arabic-Indic 5: no digit here
+    ("5\u00a0m", "bad duration: character U+00A0"),
+    ("5\x01m", "bad duration: character U+0001"),
     ("9" * 5000, "bad duration '999999999"),       # no 5,000-digit number reaches int()
     ("150h", "duration '150h' is longer than a badge can count (149 hours)"),
     ("999999999h", "longer than a badge can count"),

@@ -6,11 +6,10 @@ VERSION = "0.1.0"
 
 # Modules a badge needs only to start. On a badge every module imported is its bytecode
 # in RAM (3-4 KB each in 32-bit), so they go as soon as they have served: the config's
-# checker and the game settings' table (and the grammar, if a duration's text or a
-# config beyond ASCII loaded it) before the app's modules load (the heap never holds
-# both: that was the start's peak), the count of watchdog resets and the wiring of
-# drivers once the app is built.
-_CONFIG_ONLY = ("cran.config", "cran.core.choices", "cran.core.words")
+# checker and the game settings' table before the app's modules load (the heap never
+# holds both: that was the start's peak), the count of watchdog resets and the wiring
+# of drivers once the app is built.
+_CONFIG_ONLY = ("cran.config", "cran.core.choices")
 _BOOT_ONLY = ("cran.parts", "cran.boots")
 
 
@@ -22,7 +21,7 @@ def main(root="/", console=True):
         app = start(root)
     except (ValueError, OSError) as e:   # ConfigError is a ValueError
         from cran import fail  # only a badge that can't start loads it
-        message = str(e) or repr(e)   # never an empty reason: at least the error's name
+        message = str(e)
         print("cran: cannot start: %s" % message)
         fail.error_cue(root)
         if console:

@@ -9,7 +9,6 @@ import machine
 
 from cran.badge import Badge
 from cran.console import (
-    EARLIEST_WALL_S,
     MAX_LINE_BYTES,
     NOT_TEXT,
     TOO_LONG,
@@ -46,6 +45,7 @@ MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
 CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
+_PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?")
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 
@@ -70,7 +70,7 @@ class App:
         # only a plausible date may count the time switched off (time_off_counts).
         wall = int(time.time()) + _epoch_shift()
         badge.boot(now, _CAUSE_NAMES.get(cause, cause),
-                   wall if wall > EARLIEST_WALL_S else None)   # else: never set
+                   wall if wall > _PLAUSIBLE_WALL_S else None)
         self.resets_for_safe = boots.LIMIT
         if self.safe:
             badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"

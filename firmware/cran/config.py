@@ -2,8 +2,9 @@
 # plays (Settings), the screen's language. Checked here: a fault names the field.
 import json
 
-from cran.core.choices import ARMOR_NAMES
-from cran.core.rules import MAX_ANSWERS, Character, Settings
+from cran import forget
+from cran.core.choices import ARMOR_NAMES, MAX_ANSWERS
+from cran.core.rules import Character, Settings
 from cran.core.vocab import KEYWORDS, ParseError
 from cran.storage import join
 
@@ -134,9 +135,10 @@ def load(root):
     except UnicodeError:
         text = None
     if text is not None and len(text) != len(data):
-        from cran.core.words import well_formed  # let go with this module (cran.start)
+        from cran.utf8 import well_formed
         if not well_formed(data):
             text = None
+        forget(("cran.utf8",))
     if text is None:   # a text editor's Latin-1, or a damaged file
         raise ConfigError("%s: not UTF-8 text: save it as UTF-8 (cran config writes it so)"
                           % path)

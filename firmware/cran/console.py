@@ -6,20 +6,13 @@ import json
 from cran import forget
 from cran.core.vocab import DIGITS, SPACES, ParseError
 
-HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
-        "status; journal; config; clock SECONDS; echo TEXT; help")
-
-
 NOT_TEXT = "error: the line is not UTF-8 text"
 _GRAMMAR = ("cran.core.words",)
+_UTF8 = ("cran.utf8",)
 # The longest line read; a longer one is answered with TOO_LONG, and nothing of it is
 # kept past the bound (a badge's heap is small, and no command needs more).
 MAX_LINE_BYTES = 256
 TOO_LONG = "error: a line of more than %d bytes: dropped" % MAX_LINE_BYTES
-# The wall clock `clock` takes: from 2024 (a badge whose clock says less was never set)
-# to 2100. Checked before use: time.gmtime() crashes the interpreter on a huge number.
-EARLIEST_WALL_S = 1704067200
-LATEST_WALL_S = 4102444800
 
 
 def command_of(line):
@@ -45,10 +38,10 @@ def text_of(raw):
             return None
         if len(text) != len(raw):
             # Beyond ASCII, MicroPython's decode() takes what CPython's refuses: the
-            # grammar's check, loaded for that rare line (RAM on a badge).
-            from cran.core.words import well_formed
+            # check is loaded for that rare line (RAM on a badge).
+            from cran.utf8 import well_formed
             ok = well_formed(raw)
-            forget(_GRAMMAR)
+            forget(_UTF8)
             if not ok:
                 return None
     typed = ""
@@ -85,7 +78,9 @@ class Console:
             return [self._clock(rest, now)]
         if command == "echo":   # a host marks the end of an answer with it
             return [rest]
-        if command in ("help", "?"):
+        if command in ("help", "?"):   # rare: its words come with the grammar's
+            from cran.core.words import HELP
+            forget(_GRAMMAR)
             return [HELP]
         # The grammar is loaded for an action line and let go after it (~5 KB of a
         # badge's heap): a badge in play hears `status` and `journal` (read by hosts),
@@ -114,11 +109,11 @@ class Console:
             return "error: %s: %s" % (self.config_path, e)
 
     def _clock(self, rest, now):
-        # ASCII digits, no more than a date has, and a date a badge can hold.
-        if (not rest or rest.strip(DIGITS) or len(rest) > 10
-                or not EARLIEST_WALL_S <= int(rest) < LATEST_WALL_S):
-            return ("error: clock needs the time in whole seconds since 1970, %d (2024) "
-                    "to %d (2099)" % (EARLIEST_WALL_S, LATEST_WALL_S - 1))
+        # Checked before any use (time.gmtime() crashes the interpreter on a huge number):
+        # from 2024 (an RTC showing less was never set) to 2099, ten ASCII digits, which
+        # compare as their numbers do (and make no big int on a badge to do it).
+        if len(rest) != 10 or rest.strip(DIGITS) or not "1704067200" <= rest < "4102444800":
+            return "error: clock needs whole seconds since 1970, from 2024 to 2099"
         seconds = int(rest)
         self.badge.set_wall_clock(seconds, now)
         if self.on_clock is not None:

@@ -2,12 +2,17 @@
 # engine, check `expect` lines. Runs the same under CPython and MicroPython, so the
 # host can compare the two runtimes event for event.
 
-from cran.core.choices import ARMOR_NAMES, yes_no
+from cran.core.choices import (
+    ARMOR_NAMES,
+    MAX_ANSWERS,
+    MAX_DURATION_MS,
+    parse_duration,
+    yes_no,
+)
 from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
-from cran.core.rules import MAX_ANSWERS, Character, Settings
+from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import (
-    MAX_DURATION_MS,
     MAX_RENOWN,
     SPACES,
     STATES,
@@ -16,7 +21,6 @@ from cran.core.words import (
     is_digits,
     keyword,
     parse_action,
-    parse_duration,
     plain,
     shown,
     whole,

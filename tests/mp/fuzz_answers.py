@@ -4,7 +4,8 @@ import binascii
 
 from cran import scenario
 from cran.console import command_of, text_of
-from cran.core.words import ParseError, parse_action, parse_duration
+from cran.core.choices import parse_duration
+from cran.core.words import ParseError, parse_action
 
 
 def _step(step):

@@ -4,12 +4,6 @@
 # that plays (its table and checks are ~2 KB of the heap).
 
 
-# P1: armor answers and creature absorptions per combat, at most. A count from outside
-# (a config, a scenario) is checked against it before use: the state and its record
-# hold no number bigger than the rules need.
-MAX_ANSWERS = 99
-
-
 class Settings:
     """Every [choice] of RULES.md (cran.core.choices.FIELDS), with the project's default.
     One per game."""

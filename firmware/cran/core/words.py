@@ -21,6 +21,11 @@ from cran.core.vocab import (  # noqa: F401
     lookup,
 )
 
+# What the serial console answers to `help` (cran.console): here, loaded when asked,
+# not in the badge's RAM all day.
+HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
+        "status; journal; config; clock SECONDS; echo TEXT; help")
+
 # The word tables are strings, "|key=value|...", read by lookup(): on a badge a dict of
 # 50 entries costs ~1.5 KB of RAM (a table of slots and a qstr for every word), a
 # string its characters. Parsing is rare (a console line), so the scan costs nothing.
@@ -65,32 +70,6 @@ def shown(text, most=40):
     for c in text[:most]:
         out.append(c if " " <= c < "\x7f" else "\\u%04x" % ord(c))
     return "'%s%s'" % ("".join(out), "..." if len(text) > most else "")
-
-
-def well_formed(raw):
-    """True when bytes that decode() took are well-formed UTF-8. MicroPython's decode()
-    also takes overlong forms, surrogates and code points past U+10FFFF, which CPython's
-    refuses: those are refused here too (Unicode's table 3-7), so a badge keeps only
-    what the desktop reads."""
-    i = 0
-    n = len(raw)
-    while i < n:
-        b = raw[i]
-        i += 1
-        if b < 0x80:
-            continue
-        if b < 0xc2 or b > 0xf4:
-            return False
-        more = 1 if b < 0xe0 else 2 if b < 0xf0 else 3
-        low = 0xa0 if b == 0xe0 else 0x90 if b == 0xf0 else 0x80
-        high = 0x9f if b == 0xed else 0x8f if b == 0xf4 else 0xbf
-        if i + more > n or not low <= raw[i] <= high:
-            return False
-        for j in range(i + 1, i + more):
-            if not 0x80 <= raw[j] <= 0xbf:
-                return False
-        i += more
-    return True
 
 
 def words_of(text):
@@ -265,44 +244,3 @@ def _parse_keyword_action(verb, words):
     elif extra:
         raise ParseError("unexpected %s after '%s'" % (shown(" ".join(extra)), kw))
     return Action(verb, kw, named, divin, masse)
-
-
-# A duration's numbers: 9 digits are more than any duration a badge counts (below).
-_MAX_DURATION_DIGITS = 9
-# The longest a badge's tick arithmetic counts (cran.core.ticks: differences below 2**29
-# ms, about 149 hours).
-MAX_DURATION_MS = (1 << 29) - 1
-
-
-def parse_duration(text):
-    """'90', '90s', '500ms', '5m', '1h', '1m30s' -> milliseconds, below 2**29 (what a
-    badge counts). Raises ParseError."""
-    units = {"ms": 1, "s": 1000, "m": 60000, "min": 60000, "h": 3600000}
-    text = text.strip(SPACES)
-    for c in text:
-        if c >= "\x80":   # lower() would treat it differently on each runtime
-            raise ParseError("bad duration %s" % shown(text))
-    text = text.lower()
-    total = 0
-    i = 0
-    n = len(text)
-    if n == 0:
-        raise ParseError("empty duration")
-    while i < n:
-        j = i
-        while j < n and text[j] in DIGITS:
-            j += 1
-        if j == i or j - i > _MAX_DURATION_DIGITS:
-            raise ParseError("bad duration %s" % shown(text))
-        k = j
-        while k < n and "a" <= text[k] <= "z":
-            k += 1
-        unit = text[j:k] or "s"
-        if unit not in units or (unit == "s" and k == j and k != n):
-            raise ParseError("bad duration %s (use 90, 90s, 500ms, 5m, 1h)" % shown(text))
-        total += int(text[i:j]) * units[unit]
-        i = k
-    if total > MAX_DURATION_MS:
-        raise ParseError("duration %s is longer than a badge can count (149 hours)"
-                         % shown(text))
-    return total
