@@ -323,6 +323,35 @@ def test_clock_sets_the_rtc_which_outlives_a_reset(app_checks):
     assert r["rtc"][:3] == [2026, 1, 1]
 
 
+@pytest.mark.parametrize("board", BOARDS)
+def test_a_failed_save_is_never_silent(app_checks, board):
+    # The flash refuses writes (issue 13: a save that failed was only journaled, and the
+    # journal is on the same flash): status says so, and every board shows it, LEDs at
+    # the last 4 steps of each 4 s (red, dark, white, dark) or a line on the screen,
+    # until a save works again.
+    r = app_checks("a_failed_save_is_never_silent")[board]
+    assert r["etat"] == "blesse" and r["save_error"] == "OSError(28, 'ENOSPC')"
+    assert r["answer"] == ["ok coup normal: etat=agonisant armure=0 dit=-"]
+    mended_error, mended = r["mended"]
+    assert mended_error is None
+    if board == "m5stickc-plus":
+        assert r["before"] == ["Debout"] and r["failed"] == ["Blesse", "NON SAUVEGARDE"]
+        assert mended == ["Blesse"]
+        return
+    top = {"atom-lite": 60, "atom-matrix": 20}.get(board, 40)   # the board's brightness cap
+    # Steps 27-31: the look alone, then the cue as cran.cues paints it, unlike the look.
+    assert [s[:2] for s in r["failed"]] == [[True, False], [True, True], [True, False],
+                                            [True, True], [True, False]]
+    assert [r["failed"][1][2], r["failed"][3][2]] == [[top, 0, 0], [top, top, top]]
+    for before in (r["before"], mended):   # no cue: never the cue's frames
+        assert not before[1][0] and not before[3][0]
+
+
+def test_the_journal_says_why_a_state_was_not_saved(app_checks):
+    assert app_checks("a_failed_save_is_never_silent")["journal"] == [
+        "state not saved: OSError(5, 'EIO')"]
+
+
 def test_watchdog_resets_go_in_the_journal_and_three_make_safe_mode(app_checks):
     r = app_checks("watchdog_and_safe_mode")
     # The hung loop is reset by the watchdog within its 45 s.

@@ -180,3 +180,25 @@ def test_commands_are_ascii_words_on_every_runtime():
     assert command_of("cloc\u212a 1795000000") == ("cloc\u212a", "1795000000")  # no k
     assert command_of("status\u00a0x") == ("status\u00a0x", "")    # not a space
     assert command_of("") == ("", "")
+
+
+def test_a_failed_save_is_journaled_and_status_says_it_until_one_works(tmp_path):
+    from cran.storage import StateStore
+    store = StateStore(str(tmp_path))
+    badge = Badge(Character(), Settings(), store, MemoryJournal())
+    badge.boot(START)
+    console = Console(badge)
+    assert json.loads(console.handle("status", START)[0])["save_error"] is None
+    saving = store.save
+
+    def refuse(payload):
+        raise OSError(28, "ENOSPC")
+    store.save = refuse
+    console.handle("coup", START)
+    assert json.loads(console.handle("status", START)[0])["save_error"] == \
+        "OSError(28, 'ENOSPC')"
+    assert badge.journal.lines[-1]["error"] == "state not saved: OSError(28, 'ENOSPC')"
+    store.save = saving
+    console.handle("coup", ticks_add(START, 1000))
+    assert json.loads(console.handle("status", START)[0])["save_error"] is None
+    assert json.loads(console.handle("status", START)[0])["etat"] == "agonisant"

@@ -239,3 +239,17 @@ def test_a_sleeping_badge_is_knocked_awake():
     assert badgelink.wake(_SleepyBadge(kind="nothing"), "P", knock_s=2, say=said.append) \
         is None
     assert time.monotonic() - started >= 2 and len(said) == 1
+
+
+def test_status_says_a_badge_could_not_save(monkeypatch, capsys):
+    # Issue 13: a failed save is never silent; `cran status` names it, exit 1.
+    from host_tools import cli
+    status = {"etat": "blesse", "armure": 0, "effets": {}, "jeu": "en-jeu", "board": "atom-lite",
+              "firmware": "0.1.0", "uptime_ms": 1000, "save_error": "OSError(28, 'ENOSPC')"}
+    monkeypatch.setattr(badgelink, "status", lambda port: dict(status))
+    assert cli.main(["status", "--port", "P"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "  NOT SAVED the last save failed: OSError(28, 'ENOSPC')")
+    status["save_error"] = None
+    assert cli.main(["status", "--port", "P"]) == 0
+    assert "NOT SAVED" not in capsys.readouterr().out

@@ -117,6 +117,7 @@ class App:
         self.frames = {}        # frame_code -> capped frame, of the look on show
         self.frames_look = None  # frame_code >> KEY_BITS of those: look and effect
         self.screen_for = None  # the state whose public lines the screen shows
+        self.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
         self.wdt = None
         self.last_input = now   # tick of the last console byte; boot counts as one
         self.unread = None      # a poll of the console's input, once it is read
@@ -179,6 +180,9 @@ class App:
         finally:
             self.in_show = False
             self.badge.flush(now)
+        if self.fault_shown != (self.badge.save_error is not None):
+            self.screen_for = None   # that save failed, or one worked again: said at once
+            self._draw(now)
         if self.wdt is not None:
             self.wdt.feed()
         return self._next_wake(now)
@@ -219,6 +223,7 @@ class App:
 
     def _draw(self, now):
         state = self.badge.state
+        fault = self.fault_shown = self.badge.save_error is not None
         peeking = self.peek_until is not None
         menu = self.menu
         where = menu.where() if menu is not None else None
@@ -248,6 +253,8 @@ class App:
                                            news[0] if news is not None else None)
             if self.safe:
                 lines = lines + ["SAFE MODE" if self.lang == "en" else "MODE SECOURS"]
+            if fault:
+                lines = lines + [texts.not_saved(self.lang)]
             self.screen.show_lines(lines)
             self.screen_for = state if where is None and not peeking else None
 
@@ -255,7 +262,8 @@ class App:
         """The public look on the LEDs. Most wake-ups find the frame already shown or
         one of the few of its rhythm drawn before: then nothing is allocated (frames
         are kept by frame_code, those of the look on show: at most 2**KEY_BITS)."""
-        code = frame_code(state, now, self.leds.count, self.layout)
+        code = frame_code(state, now, self.leds.count, self.layout,
+                          self.fault_shown)
         if code == self.frame_code:
             return
         frames = self.frames
@@ -284,7 +292,7 @@ class App:
                 wait = min(wait, SLOT_MS - (now & (SLOT_MS - 1)))   # their rhythm's step
             else:
                 wait = _least(wait, next_change_ms(state, now, self.leds.count,
-                                                   self.layout))
+                                                   self.layout, self.fault_shown))
         if self.peek_until is not None:
             wait = min(wait, ticks_diff(self.peek_until, now))
             if self.screen is not None:
