@@ -46,7 +46,7 @@ from conftest import run_cran
     ("+" + "9" * 5000 + "s coup\n", 1, "bad duration"),
     ("0:00.\u0661 coup\n", 1, "character U+0661 is not one the badge reads"),
     ("\u0660:00 coup\n", 1, "character U+0660"),
-    ("0:00 coup brise " + "x" * 5000 + "\n", 1, "at most 24 characters"),
+    ("0:00 coup brise " + "x" * 5000 + "\n", 1, "at most 24 letters"),
     ("0:00 renommee +" + "9" * 5000 + "\n", 1, "renommee is at most 999"),
     ("character armor=" + "9" * 5000 + "\n", 1, "is at most 99"),
     ("character creature=100\n", 1, "creature is at most 99, got '100'"),

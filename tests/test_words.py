@@ -52,14 +52,15 @@ MISTAKES = [
     ("", "empty action"),
     # Every field that reaches a saved record is bounded here (issue 13): a target is one
     # word of at most 24 letters, digits or '-', renown a number up to 999.
-    ("coup brise " + "x" * 25, "the target of brise is one word of at most 24 characters, "
-                              "got 'xxxxxxxxxxxxxxxxxxxxxxxx...' (25)"),
-    ("coup brise " + "x" * 5000, "at most 24 characters"),
+    ("coup brise " + "x" * 25, "the target of brise is one word of at most 24 letters, "
+                              "digits or '-', got 'xxxxxxxxxxxxxxxxxxxxxxxx...'"),
+    ("coup brise " + "x" * 5000, "at most 24 letters"),
     ("effet vol " + "bourse" * 10, "the target of vol is one word of at most 24"),
     ("coup desarme " + "e" * 30, "the target of desarme is one word of at most 24"),
     ("repare " + "b" * 30, "the thing to repair is one word of at most 24"),
-    ('coup brise bras"gauche', "the target of brise is one word of letters, digits and '-'"),
-    ("coup brise bras/gauche", "letters, digits and '-', got 'bras/gauche'"),
+    ('coup brise bras"gauche', "the target of brise is one word of at most 24 letters, "
+                               "digits or '-', got 'bras\"gauche'"),
+    ("coup brise bras/gauche", "letters, digits or '-', got 'bras/gauche'"),
     ("renommee 1000", "renommee is at most 999, got '1000'"),
     ("renommee +" + "9" * 5000, "renommee is at most 999, got '9999999999"),
     ("renommee -" + "9" * 5000, "renommee is at most 999"),

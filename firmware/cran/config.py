@@ -140,8 +140,7 @@ def load(root):
             text = None
         forget(("cran.utf8",))
     if text is None:   # a text editor's Latin-1, or a damaged file
-        raise ConfigError("%s: not UTF-8 text: save it as UTF-8 (cran config writes it so)"
-                          % path)
+        raise ConfigError("%s: not UTF-8 text" % path)
     try:
         raw = json.loads(text)
     except ValueError as e:

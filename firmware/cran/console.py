@@ -8,7 +8,6 @@ from cran.core.vocab import DIGITS, SPACES, ParseError
 
 NOT_TEXT = "error: the line is not UTF-8 text"
 _GRAMMAR = ("cran.core.words",)
-_UTF8 = ("cran.utf8",)
 # The longest line read; a longer one is answered with TOO_LONG, and nothing of it is
 # kept past the bound (a badge's heap is small, and no command needs more).
 MAX_LINE_BYTES = 256
@@ -41,7 +40,7 @@ def text_of(raw):
             # check is loaded for that rare line (RAM on a badge).
             from cran.utf8 import well_formed
             ok = well_formed(raw)
-            forget(_UTF8)
+            forget(("cran.utf8",))
             if not ok:
                 return None
     typed = ""

@@ -164,14 +164,9 @@ _TARGET_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-_'"
 
 def target(word, what):
     """A target as said -> itself, checked. Raises ParseError naming what and why."""
-    if len(word) > MAX_TARGET_CHARS:
-        raise ParseError("the %s is one word of at most %d characters, got %s (%d)"
-                         % (what, MAX_TARGET_CHARS, shown(word, MAX_TARGET_CHARS),
-                            len(word)))
-    for c in word:
-        if c not in _TARGET_CHARS:
-            raise ParseError("the %s is one word of letters, digits and '-', got %s"
-                             % (what, shown(word)))
+    if len(word) > MAX_TARGET_CHARS or word.strip(_TARGET_CHARS):
+        raise ParseError("the %s is one word of at most %d letters, digits or '-', got %s"
+                         % (what, MAX_TARGET_CHARS, shown(word, MAX_TARGET_CHARS)))
     return word
 
 
