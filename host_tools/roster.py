@@ -27,9 +27,16 @@ from cran import config as badge_config
 from cran import storage
 from cran.auth import key_id, to_hex
 from cran.board import BoardError
-from cran.core.choices import ARMOR_NAMES, FIELDS, yes_no
+from cran.core.choices import (
+    ARMOR_NAMES,
+    FIELDS,
+    MAX_ANSWERS,
+    MAX_DURATION_MS,
+    parse_duration,
+    yes_no,
+)
 from cran.core.rules import Settings
-from cran.core.words import KEYWORDS, ParseError, keyword, parse_duration, plain
+from cran.core.words import KEYWORDS, ParseError, is_digits, keyword, plain, whole
 from cran.scenario import count
 from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
@@ -105,28 +112,34 @@ def duration_ms(text):
     t = text.strip().lower().replace(" ", "")
     if ":" in t:
         parts = t.split(":")
-        if len(parts) > 3 or [p for p in parts if not p.isdigit()] or [
+        # ASCII digits, and no more of them than a badge's durations need (a 5,000-digit
+        # number would stop int()): a longer one is past the limit anyway.
+        if len(parts) > 3 or [p for p in parts if not is_digits(p) or len(p) > 6] or [
                 p for p in parts[1:] if len(p) != 2 or int(p) > 59]:
-            raise ParseError("bad duration '%s' (M:SS or H:MM:SS)" % text.strip())
+            raise ParseError("bad duration '%s' (M:SS or H:MM:SS)" % text.strip()[:40])
         total = 0
         for p in parts:
             total = total * 60 + int(p)
+        if total * 1000 > MAX_DURATION_MS:
+            raise ParseError("duration '%s' is longer than a badge can count (149 hours)"
+                             % text.strip())
         return total * 1000
     if t.endswith("mn"):
         t = t[:-2] + "min"          # the French abbreviation
     try:
         return parse_duration(t)
     except ParseError:
-        raise ParseError("bad duration '%s' (e.g. 5min, 3:00, 300s)" % text.strip()) from None
+        raise ParseError("bad duration '%s' (e.g. 5min, 3:00, 300s)" % text.strip()[:40]) from None
 
 
 def _armor(text):
     low = plain(text).strip()
     if low in ARMOR_NAMES:
         return ARMOR_NAMES[low]
-    if low.isdigit():
-        return int(low)
-    raise ParseError("expected none, cuir, metal or a number of answers, got '%s'" % text)
+    if is_digits(low):
+        return whole(low, "armor", MAX_ANSWERS)
+    raise ParseError("expected none, cuir, metal or a number of answers, got '%s'"
+                     % text[:40])
 
 
 def _resist(text):
@@ -151,8 +164,8 @@ def _competence(text):
 
 def _volume(text):
     t = text.strip().rstrip("%").strip()
-    if not t.isdigit() or int(t) > 100:
-        raise ParseError("expected a percentage from 0 to 100, got '%s'" % text)
+    if not is_digits(t) or len(t) > 3 or int(t) > 100:
+        raise ParseError("expected a percentage from 0 to 100, got '%s'" % text[:40])
     return int(t)
 
 

@@ -33,6 +33,10 @@ def run(args):
         print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))
     print("  effets    %s" % (effects or "-"))
     print("  jeu       %s%s" % (s.get("jeu"), ", in combat" if s.get("combat") else ""))
+    if s.get("save_error"):
+        # Its state is not on its flash: after a power cut it would come back older.
+        print("  NOT SAVED the last save failed: %s" % s["save_error"])
+        return 1
     return 0
 
 

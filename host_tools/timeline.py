@@ -113,6 +113,8 @@ def parse_lines(lines, source="journal"):
             raw = json.loads(text)
         except ValueError:
             why = "not JSON"
+        except RecursionError:   # [[[[... deeper than the JSON reader goes
+            why = "not JSON: nested too deep"
         else:
             why = _fault(raw)
         if why:

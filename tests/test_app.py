@@ -357,6 +357,35 @@ def test_clock_sets_the_rtc_which_outlives_a_reset(app_checks):
     assert r["rtc"][:3] == [2026, 1, 1]
 
 
+@pytest.mark.parametrize("board", BOARDS)
+def test_a_failed_save_is_never_silent(app_checks, board):
+    # The flash refuses writes (issue 13: a save that failed was only journaled, and the
+    # journal is on the same flash): status says so, and every board shows it, LEDs at
+    # the last 4 steps of each 4 s (red, dark, white, dark) or a line on the screen,
+    # until a save works again.
+    r = app_checks("a_failed_save_is_never_silent")[board]
+    assert r["etat"] == "blesse" and r["save_error"] == "OSError(28, 'ENOSPC')"
+    assert r["answer"] == ["ok coup normal: etat=agonisant armure=0 dit=-"]
+    mended_error, mended = r["mended"]
+    assert mended_error is None
+    if board == "m5stickc-plus":
+        assert r["before"] == ["Debout"] and r["failed"] == ["Blesse", "NON SAUVEGARDE"]
+        assert mended == ["Blesse"]
+        return
+    top = {"atom-lite": 60, "atom-matrix": 20}.get(board, 40)   # the board's brightness cap
+    # Steps 27-31: the look alone, then the cue as cran.cues paints it, unlike the look.
+    assert [s[:2] for s in r["failed"]] == [[True, False], [True, True], [True, False],
+                                            [True, True], [True, False]]
+    assert [r["failed"][1][2], r["failed"][3][2]] == [[top, 0, 0], [top, top, top]]
+    for before in (r["before"], mended):   # no cue: never the cue's frames
+        assert not before[1][0] and not before[3][0]
+
+
+def test_the_journal_says_why_a_state_was_not_saved(app_checks):
+    assert app_checks("a_failed_save_is_never_silent")["journal"] == [
+        "state not saved: OSError(5, 'EIO')"]
+
+
 def test_watchdog_resets_go_in_the_journal_and_three_make_safe_mode(app_checks):
     r = app_checks("watchdog_and_safe_mode")
     # The hung loop is reset by the watchdog within its 45 s.
@@ -418,6 +447,36 @@ def test_a_bad_config_gives_a_message(micropython, tmp_path, config, message):
     assert message in lines[0] and not hw["started"]
 
 
+def test_a_config_that_is_not_utf8_or_out_of_range_says_why(micropython, tmp_path):
+    # A Latin-1 byte (a text editor's) gave an empty reason; numbers past what a badge
+    # holds were taken as they came.
+    (tmp_path / "boards").mkdir()
+    (tmp_path / "boards" / "atom-lite.json").write_text(_atom_lite())
+    cases = [
+        (b'{"board": "atom-lite", "character": {"name": "Jos\xe9"}}',
+         "config.json: not UTF-8 text"),
+        (b'{"board": "atom-lite", "character": {"name": "\xc0\xaf"}}',   # overlong "/"
+         "config.json: not UTF-8 text"),
+        (b'{"board": "atom-lite", "character": {"armor": 99999999999999999999999}}',
+         "character.armor: expected a whole number from 0 to 99, got 99999999999999999999999"),
+        (b'{"board": "atom-lite", "character": {"creature": 100}}', "character.creature"),
+        (b'{"board": "atom-lite", "character": {"coma_ms": 536870912}}',
+         "character.coma_ms: expected a whole number from 1 to 536870911"),
+    ]
+    for config, message in cases:
+        (tmp_path / "config.json").write_bytes(config)
+        out = subprocess.run([micropython, os.path.join(MP, "app_main.py"), FIRMWARE_DIR,
+                              *sys_path("micropython"), str(tmp_path)], input="status\nsoin\n",
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stdout + out.stderr
+        lines = out.stdout.splitlines()
+        assert lines[0].startswith("cran: cannot start: ") and message in lines[0], lines
+        assert message in json.loads(lines[1])["error"]
+        assert lines[2].startswith("error: the badge could not start: ") and message in lines[2]
+        # The error cue still finds the LEDs: the one board file there is.
+        assert json.loads(lines[-1])["strips"] == {"27": [[60, 0, 0]]}
+
+
 def test_main_py_locks_ctrl_c_and_starts_the_watchdog_before_any_firmware():
     # Its first statements, before any module of the firmware is imported: a damaged one
     # that hangs at its import is then reset by the watchdog, and a player's Ctrl-C in
@@ -471,6 +530,15 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     lines = run("coup " + "x" * 300 + " coup\nstatus\n")
     assert lines[0] == "error: a line of more than 256 bytes: dropped"
     assert json.loads(lines[1])["etat"] == "blesse" and len(lines) == 2
+    # Numbers from outside are range-checked before use: a huge clock crashed the
+    # interpreter (time.gmtime); overlong UTF-8 is refused as the desktop refuses it.
+    lines = run(b"clock 99999999999999999999999\nclock " + b"9" * 250 + b"\nclock 1795000000\n"
+                b"coup \xc0\xaf\ncoup \xed\xa0\x80\nstatus\n")
+    assert lines[0] == "error: clock needs whole seconds since 1970, from 2024 to 2099"
+    assert lines[1] == lines[0] and lines[2] == "ok clock 1795000000"
+    assert lines[3] == lines[4] == "error: the line is not UTF-8 text"
+    status = json.loads(lines[5])
+    assert status["etat"] == "blesse" and 1795000000 <= status["clock"] < 1795000005
     # A line the console fails on (a bug) is answered and journaled; the next one works.
     lines = run("boom\nstatus\njournal\n", "faulty")
     assert lines[0] == "error: the badge failed on this line: ZeroDivisionError('a bug',)"

@@ -1,4 +1,7 @@
 # A malformed scenario: exit 2, `FILE:LINE: what is wrong`, and nothing runs.
+import json
+import os
+
 import pytest
 
 from conftest import run_cran
@@ -35,6 +38,26 @@ from conftest import run_cran
     ("+5x coup\n", 1, "bad duration"),
     ("0:00\n", 1, "nothing to do at 0:00"),
     ("0:00 coup brise\n", 1, "brise needs a target"),
+    # Numbers and words from outside are bounded before any use (issue 13): no
+    # traceback, however long the number or the word.
+    ("0:00 coup\n" + "9" * 5000 + ":00 coup\n", 2, "time '9999999999"),
+    ("150:00:00 coup\n", 1, "time '150:00:00' is past 149 hours"),
+    ("+100h coup\n+100h coup\n", 2, "time '+100h' is past 149 hours"),
+    ("+" + "9" * 5000 + "s coup\n", 1, "bad duration"),
+    ("0:00.\u0661 coup\n", 1, "character U+0661 is not one the badge reads"),
+    ("\u0660:00 coup\n", 1, "character U+0660"),
+    ("0:00 coup brise " + "x" * 5000 + "\n", 1, "at most 24 letters"),
+    ("0:00 renommee +" + "9" * 5000 + "\n", 1, "renommee is at most 999"),
+    ("character armor=" + "9" * 5000 + "\n", 1, "is at most 99"),
+    ("character creature=100\n", 1, "creature is at most 99, got '100'"),
+    ("character agonisant=" + "9" * 5000 + "\n", 1, "bad duration"),
+    ("0:00 expect armure=" + "9" * 5000 + "\n", 1, "armure is at most 99"),
+    ("0:00 expect renommee=1000\n", 1, "renommee is at most 999"),
+    ("0:00 expect reste=" + "9" * 5000 + "\n", 1, "reste is at most"),
+    ("0:00\u00a0coup\n", 1, "character U+00A0"),
+    ("0:00 Coup\u00a0: Blessé\n", 1, "character U+00A0 is not one the badge reads"),
+    ("0:00 coup\u2003blesse\n", 1, "character U+2003"),
+    ("0:00 expect armure=\u0661\n", 1, "character U+0661"),
 ])
 def test_malformed_file_exits_2_with_line_and_reason(tmp_path, text, line, message):
     f = tmp_path / "bad.txt"
@@ -45,6 +68,47 @@ def test_malformed_file_exits_2_with_line_and_reason(tmp_path, text, line, messa
     assert first.startswith("%s:%d: " % (f, line)), r.stderr
     assert message in first, r.stderr
     assert r.stdout == ""           # nothing ran
+
+
+def test_malformed_file_is_refused_in_micropython_too(tmp_path, micropython):
+    # The host reads the file first, with the same words as the badge: what MicroPython
+    # would refuse never reaches it, and both say the same.
+    from cran import scenario
+    f = tmp_path / "nbsp.txt"
+    f.write_text("0:00 Coup\u00a0: Blessé\n", encoding="utf-8")
+    r = run_cran("scenario", "--runtime", "micropython", str(f))
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == "%s:1: character U+00A0 is not one the badge reads (a no-break " \
+                       "space: type a plain one)\n" % f
+    # And the MicroPython side says it in the same words (ScenarioError there too).
+    import subprocess
+
+    from host_tools import FIRMWARE_DIR
+    code = ("import sys; sys.path.insert(0, %r)\nfrom cran import scenario\n"
+            "try:\n scenario.parse(%r)\nexcept scenario.ScenarioError as e:\n"
+            " print(e.line, e.message)" % (FIRMWARE_DIR, "0:00 Coup\u00a0: Blessé\n"))
+    out = subprocess.run([micropython, "-c", code], capture_output=True, text=True,
+                         timeout=30)
+    with pytest.raises(scenario.ScenarioError) as err:
+        scenario.parse("0:00 Coup\u00a0: Blessé\n")
+    assert out.stdout == "1 %s\n" % err.value.message, out.stdout + out.stderr
+
+
+def test_a_long_scenario_runs_in_micropython_a_line_at_a_time(micropython):
+    # MicroPython reads and runs one line at a time, in a heap that stays flat: 10,000
+    # lines live in 128 KB (holding the whole file's steps needed ~1 MB, and a 100,000-line
+    # scenario died of MemoryError in the unix port's own heap).
+    import subprocess
+
+    from host_tools import FIRMWARE_DIR, MP_DIR
+    text = "character armor=1\n" + "+1s coup\n+1s soin\n" * 5000 + "+1s expect etat=pleine-forme\n"
+    out = subprocess.run([micropython, "-X", "heapsize=128k",
+                          os.path.join(MP_DIR, "scenario_driver.py"), FIRMWARE_DIR, "0"],
+                         input=text, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(events) == 10001 and events[-1][:3] == ["expect", 10002, 10001000]
+    assert events[-2][3] == "soin" and events[-1][3][0] == "pleine-forme"
 
 
 def test_malformed_file_runs_nothing_even_after_good_lines(tmp_path):

@@ -60,6 +60,21 @@ def test_status_is_one_json_line():
     ("coup tartempion", "error: unknown keyword 'tartempion'"),
     ("frappe", "error: unknown action 'frappe'"),
     ("clock demain", "error: clock needs"),
+    # Every number from outside is range-checked before use (issue 13): a huge one
+    # crashed the badge's interpreter in time.gmtime().
+    ("clock 99999999999999999999999", "error: clock needs whole seconds since 1970, from "
+                                      "2024 to 2099"),
+    ("clock 9999999999", "error: clock needs"),
+    ("clock 0001795000", "error: clock needs"),
+    ("clock " + "9" * 5000, "error: clock needs"),
+    ("clock 4102444800", "error: clock needs"),
+    ("clock 1704067199", "error: clock needs"),
+    ("clock -1795000000", "error: clock needs"),
+    ("clock \u0661\u0667\u0669\u0665\u0660\u0660\u0660\u0660\u0660\u0660", "error: clock needs"),
+    ("clock 1795000000\u00a0", "error: clock needs"),
+    ("coup brise " + "x" * 25, "error: the target of brise is one word of at most 24"),
+    ("renommee +1000", "error: renommee is at most 999"),
+    ("status\u00a0", "error: character U+00A0"),   # no command: CPython split there
     ("soin partiel", "error: 'soin' takes no words after it"),
 ])
 def test_a_bad_line_gets_one_error_and_changes_nothing(line, message):
@@ -151,3 +166,39 @@ def test_serial_bytes_become_the_line_as_typed():
     assert text_of(b"\x7f\x7fsoin") == "soin"              # nothing to rub out: no harm
     assert text_of("Coup : Bless\u00e9".encode()) == "Coup : Bless\u00e9"
     assert text_of(b"\xff\xfecoup") is None                 # line noise, not UTF-8
+    # What MicroPython's decode() takes and CPython's refuses, refused on both: overlong
+    # forms, surrogates, past U+10FFFF.
+    for bad in (b"\xc0\xaf", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc3"):
+        assert text_of(b"coup " + bad) is None, bad
+    assert text_of("\U0010ffff\ud7ff\u00e9".encode()) == "\U0010ffff\ud7ff\u00e9"
+
+
+def test_commands_are_ascii_words_on_every_runtime():
+    from cran.console import command_of
+    assert command_of("  STATUS  ") == ("status", "")
+    assert command_of("echo\t a b ") == ("echo", "a b")
+    assert command_of("cloc\u212a 1795000000") == ("cloc\u212a", "1795000000")  # no k
+    assert command_of("status\u00a0x") == ("status\u00a0x", "")    # not a space
+    assert command_of("") == ("", "")
+
+
+def test_a_failed_save_is_journaled_and_status_says_it_until_one_works(tmp_path):
+    from cran.storage import StateStore
+    store = StateStore(str(tmp_path))
+    badge = Badge(Character(), Settings(), store, MemoryJournal())
+    badge.boot(START)
+    console = Console(badge)
+    assert json.loads(console.handle("status", START)[0])["save_error"] is None
+    saving = store.save
+
+    def refuse(payload):
+        raise OSError(28, "ENOSPC")
+    store.save = refuse
+    console.handle("coup", START)
+    assert json.loads(console.handle("status", START)[0])["save_error"] == \
+        "OSError(28, 'ENOSPC')"
+    assert badge.journal.lines[-1]["error"] == "state not saved: OSError(28, 'ENOSPC')"
+    store.save = saving
+    console.handle("coup", ticks_add(START, 1000))
+    assert json.loads(console.handle("status", START)[0])["save_error"] is None
+    assert json.loads(console.handle("status", START)[0])["etat"] == "agonisant"

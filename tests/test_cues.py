@@ -212,6 +212,44 @@ def test_next_change_is_when_the_frame_changes():
                     assert cues.led_frame(state, ticks_add(now, d), n, layout) != frame
 
 
+FAULT_STEPS = (28, 29, 30, 31)   # of each 32: where a failed save shows
+
+
+def _with_fault(state, now, n, layout):
+    return cues.frame_of(cues.frame_code(state, now, n, layout, True), n, layout)
+
+
+def test_a_failed_save_shows_on_every_look_alike_and_leaves_the_rest():
+    # The error cue (issue 13): every LED red, dark, white, dark over the last 4 steps of
+    # each 4 s, whatever the look, so coma and mort stay alike (S7); every other step is
+    # the look's own, and next_change_ms() wakes for the cue's steps.
+    red, white = (255, 0, 0), (255, 255, 255)
+    states = looks()
+    for n, layout in LAYOUTS:
+        for name, state in states.items():
+            for k in range(64):
+                now = k * STEP + 5
+                frame = _with_fault(state, now, n, layout)
+                if k % 32 in FAULT_STEPS:
+                    assert frame == [(red, OFF, white, OFF)[k % 32 - 28]] * n, (name, k)
+                else:
+                    assert frame == cues.led_frame(state, now, n, layout), (name, k)
+            for now in (0, 77, 3000, 3600, 3700, 3900, 4095, WRAP_START + 59990):
+                # (By the frame's code: a dark step of the cue may meet a dark step of
+                # the look, one wake-up for nothing.)
+                d = cues.next_change_ms(state, now, n, layout, fault=True)
+                code = cues.frame_code(state, now, n, layout, fault=True)
+                for t in (0, d // 2, d - 1):
+                    assert cues.frame_code(state, ticks_add(now, t), n, layout, True) == code
+                if name != "alerte" or d < 1000:
+                    assert cues.frame_code(state, ticks_add(now, d), n, layout, True) != code
+                assert d <= 4096
+        coma, mort = play([(0, "coup coma"), (1000, "effet peur")])[0], play(
+            [(0, "coup mort")])[0]
+        for t in range(0, 8192, STEP // 2):
+            assert _with_fault(coma, t, n, layout) == _with_fault(mort, t, n, layout)
+
+
 def test_patterns_keep_their_rhythm_across_the_tick_wrap():
     # Same phase, one far from the wrap and one across it: the same frames each ms.
     far = WRAP_START - 8192 * 1000
@@ -338,7 +376,7 @@ def test_next_change_finds_each_rhythm_s_flip_as_a_step_by_step_scan_would():
             continue   # its colours swap every step: the scan handles it
         for step in range(64):
             for single in (True, False):
-                key = cues._key(seen, None, step, single)
+                key = cues._key(seen, None, step, single, False)
                 flips = [k for k in range(1, 65)
-                         if cues._key(seen, None, (step + k) % 64, single) != key]
+                         if cues._key(seen, None, (step + k) % 64, single, False) != key]
                 assert cues._next_flip(mask, step) == (flips[0] if flips else None)

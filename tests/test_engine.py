@@ -172,3 +172,28 @@ def test_what_is_private_does_not_depend_on_how_often_the_badge_ticks():
     _, second = tick(early, 300000)
     assert at_once == list(first) + list(second)
     assert (3000, "fin", "desarme", False) in at_once
+
+
+def test_broken_things_and_renown_are_bounded():
+    # K7 with free names: at most MAX_BROKEN at once, so the state record stays bounded
+    # (tests/test_record.py); one more is ignored and said privately, never half-kept.
+    from cran.core.engine import MAX_BROKEN
+    state = new_state(Character(), Settings())
+    for i in range(MAX_BROKEN):
+        state, _ = act(state, parse_action("coup brise objet-%d" % i), i * 1000)
+    state, cues = act(state, parse_action("coup brise objet-0"), 20000)   # again: kept
+    assert len(state.broken) == MAX_BROKEN and ("brise", "objet-0") in _kv(cues)
+    state, cues = act(state, parse_action("coup brise un-de-trop"), 21000)
+    assert len(state.broken) == MAX_BROKEN and "un-de-trop" not in state.broken
+    assert [c for c in cues if c[1] == "ignore"] == [(21000, "ignore", "trop-de-brises", True)]
+    state, _ = act(state, parse_action("repare objet-3"), 22000)
+    state, cues = act(state, parse_action("coup brise un-de-trop"), 23000)   # room again
+    assert "un-de-trop" in state.broken
+    for text, renown in (("renommee 999", 999), ("renommee +999", 999), ("renommee -5", 994),
+                         ("renommee -999", 0)):
+        state, _ = act(state, parse_action(text), 30000)
+        assert state.renown == renown, text
+
+
+def _kv(cues):
+    return [(kind, value) for _, kind, value, _ in cues]

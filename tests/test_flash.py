@@ -36,7 +36,7 @@ def test_an_unknown_board_is_refused_before_any_port_is_opened():
 
 @pytest.mark.parametrize("config, message", [
     ('{"board": "atom-lite", "character": {"armor": -1}}',
-     "badge.json: character.armor: expected a whole number from 0, got -1"),
+     "badge.json: character.armor: expected a whole number from 0 to 99, got -1"),
     ('{"board": "atom-lite", "lang": "de"}', 'badge.json: lang: expected "fr" or "en"'),
     ('{"board": "atom-lite", ', "badge.json: not readable as JSON"),
     ('{"board": "atom-matrix"}', "board is 'atom-matrix' but --board says 'atom-lite'"),
@@ -255,3 +255,17 @@ def test_the_manifest_names_every_module_and_what_the_cannot_start_path_imports(
     made = json.loads(build.manifest_text(files))
     assert made["files"] == {"/cran/app.mpy": hashlib.sha256(b"x").hexdigest()}
     assert made["fail_needs"] == needs
+
+
+def test_status_says_a_badge_could_not_save(monkeypatch, capsys):
+    # Issue 13: a failed save is never silent; `cran status` names it, exit 1.
+    from host_tools import cli
+    status = {"etat": "blesse", "armure": 0, "effets": {}, "jeu": "en-jeu", "board": "atom-lite",
+              "firmware": "0.1.0", "uptime_ms": 1000, "save_error": "OSError(28, 'ENOSPC')"}
+    monkeypatch.setattr(badgelink, "status", lambda port: dict(status))
+    assert cli.main(["status", "--port", "P"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "  NOT SAVED the last save failed: OSError(28, 'ENOSPC')")
+    status["save_error"] = None
+    assert cli.main(["status", "--port", "P"]) == 0
+    assert "NOT SAVED" not in capsys.readouterr().out

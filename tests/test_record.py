@@ -3,6 +3,9 @@
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from conftest import WRAP_START, scenario_files
 from cran import scenario
@@ -13,6 +16,8 @@ from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import ParseError
 
 OFF_MS = 3 * 3600 * 1000 + 17     # switched off for three hours
+# Targets as long as the grammar takes, mostly distinct.
+TARGETS = st.text("abcdefghijklmnopqrstuvwxyz0123456789-", min_size=20, max_size=24)
 
 
 def _replay(parsed, cut_after=None, start=0):
@@ -93,3 +98,75 @@ def _character_settings():
 def _action(text):
     from cran.core.words import parse_action
     return parse_action(text)
+
+
+# ---- a record never outgrows its slot (issue 13) ------------------------------------
+# Every field that reaches a record is bounded: states, timers and keywords by the
+# vocabulary, counts by MAX_ANSWERS, renown by MAX_RENOWN, ms left below 2**29, and the
+# only free text, broken targets, by the grammar (MAX_TARGET_CHARS) and the engine
+# (MAX_BROKEN). So the biggest record is the one with each field at its bound at once,
+# the state before (K9) as big again: built here, it must fit storage.MAX_RECORD_BYTES.
+
+def _worst_state(now):
+    from cran.core.choices import MAX_ANSWERS
+    from cran.core.engine import MAX_BROKEN, TIMER_NAMES
+    from cran.core.rules import Character
+    from cran.core.vocab import KEYWORDS, MAX_RENOWN, STATES
+    from cran.core.words import MAX_TARGET_CHARS
+    longest = (1 << 29) - 1
+    s = new_state(Character(armor=MAX_ANSWERS, creature=MAX_ANSWERS), Settings())
+    s.etat = max(range(len(STATES)), key=lambda i: len(STATES[i]))
+    for name in TIMER_NAMES:
+        s.timers[name] = ticks_add(now, longest)
+    s.armor_left = s.creature_left = MAX_ANSWERS
+    s.broken = [("%02d" % i) * (MAX_TARGET_CHARS // 2) for i in range(MAX_BROKEN)]
+    s.said = max(("-", "armure", "resiste", "cri"), key=len)
+    s.renown = MAX_RENOWN
+    s.last_hit = ticks_add(now, -longest)
+    s.last_kw = max(KEYWORDS + ("mort-si-coma", "coup"), key=len)
+    return s
+
+
+WORST_RECORD_BYTES = 2100   # what the worst record takes, rounded up (2088 today)
+
+
+def _record_bytes(state, now):
+    from cran.storage import encode_record
+    record = to_record(state, now)
+    record["wall_s"] = 10 ** 12   # the badge adds its wall clock: 2099 + centuries of uptime
+    return len(encode_record(record, 10 ** 12))
+
+
+def test_the_biggest_record_fits_its_slot_four_times_over():
+    from cran.storage import MAX_RECORD_BYTES
+    state = _worst_state(WRAP_START)
+    state.before = _worst_state(WRAP_START)
+    assert _record_bytes(state, WRAP_START) <= WORST_RECORD_BYTES <= MAX_RECORD_BYTES // 3
+
+
+OTHERS = st.one_of(
+    st.builds("effet vol {}".format, TARGETS), st.builds("repare {}".format, TARGETS),
+    st.builds("coup desarme {}".format, TARGETS),
+    st.sampled_from(["coup", "effet peur", "effet dissipe", "soin", "coup agonisant",
+                     "renommee +999", "renommee -5", "renommee 999", "stop", "reprise",
+                     "coup brise armure", "effet statue de masse divin", "effet charme"]))
+
+
+@hyp_settings(max_examples=100, deadline=None)
+@given(st.lists(TARGETS, min_size=30, max_size=40, unique=True),
+       st.lists(st.tuples(OTHERS, st.integers(0, 400000)), max_size=40))
+def test_no_sequence_of_actions_makes_a_record_bigger_than_the_worst(targets, others):
+    # 30-40 long distinct targets broken one after the other (past MAX_BROKEN), renown
+    # pushed up, effects and countdowns between: each record the badge would save stays
+    # within the worst one's size.
+    from cran.core.rules import Character
+    state = new_state(Character(armor=2, creature=3), Settings(single_effect=False))
+    now = WRAP_START
+    for i in range(max(len(targets), len(others))):
+        lines = ["coup brise " + targets[i]] if i < len(targets) else []
+        if i < len(others):
+            lines.append(others[i][0])
+            now = ticks_add(now, others[i][1])
+        for text in lines:
+            state, _ = act(state, _action(text), now)
+            assert _record_bytes(state, now) <= WORST_RECORD_BYTES

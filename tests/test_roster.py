@@ -116,6 +116,25 @@ def test_every_fault_of_every_row_is_named_and_nothing_is_written(tmp_path, caps
     assert not out.exists()
 
 
+def test_numbers_of_any_length_are_named_not_a_traceback(tmp_path):
+    # Issue 13: a 5,000-digit cell stopped int() with a traceback; numbers are bounded
+    # before use, and a message quotes at most 40 characters of them.
+    huge = "9" * 5000
+    path = write(tmp_path, HEADER + "Ana,%s,,%s,,%s:00,%s,atom-lite,b1\n" % ((huge,) * 4)
+                 + "Bob,\u0662,,100,,150:00:00,,atom-lite,b2\n")
+    forty = "9" * 40
+    assert faults(path) == [
+        "%s:2: armor: armor is at most 99, got '%s...'" % (path, forty),
+        "%s:2: creature: creature is at most 99, got '%s...'" % (path, forty),
+        "%s:2: agonisant: bad duration '%s' (M:SS or H:MM:SS)" % (path, forty),
+        "%s:2: coma: bad duration '%s' (e.g. 5min, 3:00, 300s)" % (path, forty),
+        "%s:3: armor: character U+0662 is not one the badge reads" % path,
+        "%s:3: creature: creature is at most 99, got '100'" % path,
+        "%s:3: agonisant: duration '150:00:00' is longer than a badge can count (149 hours)"
+        % path,
+    ]
+
+
 def test_a_badge_used_twice_names_both_rows(tmp_path):
     path = write(tmp_path, "name,board,badge,port\n"
                  "Ana,atom-lite,b1,\n"
@@ -283,7 +302,7 @@ def test_check_passes_a_good_config(tmp_path, capsys):
 
 @pytest.mark.parametrize("config, message", [
     ({"board": "atom-lite", "character": {"armor": "bronze"}},
-     "character.armor: expected a whole number from 0, got 'bronze'"),
+     "character.armor: expected a whole number from 0 to 99, got 'bronze'"),
     ({"board": "atom-heavy"}, "board: unknown board 'atom-heavy'"),
     ({"board": "atom-lite", "colour": "red"}, "colour: unknown field"),
     ({"board": "atom-lite", "settings": {"coma_ms": -1}}, "settings.coma_ms: "),

@@ -233,7 +233,8 @@ def test_character_files(tmp_path):
     bad.write_text('{"name": "Ali", "armor": -1}')
     with pytest.raises(CommandError) as e:
         prepare(SimpleNamespace(board=None, script=None, character=str(bad)), "cpython")
-    assert str(e.value) == "%s: character.armor: expected a whole number from 0, got -1" % bad
+    assert str(e.value) == ("%s: character.armor: expected a whole number from 0 to 99, got -1"
+                            % bad)
     odd = tmp_path / "odd.json"
     odd.write_text('{"character": {}, "colour": "red"}')
     with pytest.raises(CommandError, match="odd.json: colour: unknown field"):

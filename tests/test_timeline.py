@@ -396,6 +396,23 @@ def test_a_journal_with_nothing_readable_exits_2(tmp_path, capsys):
     assert "j.jsonl:1: unreadable" in err and "no readable journal entry" in err
 
 
+def test_a_line_nested_past_the_json_reader_is_named_not_a_traceback(tmp_path):
+    # 200,000 "[" stopped cran logs with a RecursionError (issue 13): the real command,
+    # one line a fault.
+    journal = tmp_path / "j.jsonl"
+    journal.write_bytes(b"[" * 200000 + b"\n" + open(GODEFROY, "rb").read())
+    r = run_cran("logs", "--file", str(journal), "--out", str(tmp_path / "j.svg"))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        "%s:1: unreadable, skipped (not JSON: nested too deep)" % journal)
+    journal.write_bytes(b"[" * 200000)
+    r = run_cran("logs", "--file", str(journal), "--out", str(tmp_path / "j.svg"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.splitlines() == [
+        "%s:1: unreadable, skipped (not JSON: nested too deep)" % journal,
+        "%s: no readable journal entry: nothing to show" % journal]
+
+
 def test_without_a_png_converter_the_svg_is_drawn_and_said(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(logs_cmd, "png_converter", lambda: None)
     out = tmp_path / "g.png"

@@ -1,7 +1,8 @@
 # The action grammar of ../shared/SCENARIOS.md, shared with the serial console.
 import pytest
 
-from cran.core.words import ParseError, parse_action, parse_duration, plain
+from cran.core.choices import parse_duration
+from cran.core.words import ParseError, parse_action, plain
 
 SPELLINGS = [
     ("coup", "coup normal"),
@@ -49,6 +50,31 @@ MISTAKES = [
     ("effet dissipe tartempion", "unknown keyword 'tartempion' to dissipate"),
     ("renommee beaucoup", "whole number"),
     ("", "empty action"),
+    # Every field that reaches a saved record is bounded here (issue 13): a target is one
+    # word of at most 24 letters, digits or '-', renown a number up to 999.
+    ("coup brise " + "x" * 25, "the target of brise is one word of at most 24 letters, "
+                              "digits or '-', got 'xxxxxxxxxxxxxxxxxxxxxxxx...'"),
+    ("coup brise " + "x" * 5000, "at most 24 letters"),
+    ("effet vol " + "bourse" * 10, "the target of vol is one word of at most 24"),
+    ("coup desarme " + "e" * 30, "the target of desarme is one word of at most 24"),
+    ("repare " + "b" * 30, "the thing to repair is one word of at most 24"),
+    ('coup brise bras"gauche', "the target of brise is one word of at most 24 letters, "
+                               "digits or '-', got 'bras\"gauche'"),
+    ("coup brise bras/gauche", "letters, digits or '-', got 'bras/gauche'"),
+    ("renommee 1000", "renommee is at most 999, got '1000'"),
+    ("renommee +" + "9" * 5000, "renommee is at most 999, got '9999999999"),
+    ("renommee -" + "9" * 5000, "renommee is at most 999"),
+    # One definition of a space and a digit, ASCII, on every runtime: CPython's split()
+    # and isdigit() would take these, MicroPython's not.
+    ("coup\u00a0blesse", "character U+00A0 is not one the badge reads (a no-break space"),
+    ("Coup\u00a0: Blessé", "character U+00A0"),
+    ("coup\u2003blesse", "character U+2003 is not one the badge reads"),
+    ("coup\u202fblesse", "character U+202F"),
+    ("renommee +\u0663", "character U+0663"),
+    ("renommee +²", "character U+00B2"),
+    ("coup ñ", "character U+00F1"),
+    ("cloc\u212a", "character U+212A"),   # CPython's lower() makes it a k
+    ("coup\x0bblesse\x01", "unknown keyword 'blesse\\u0001'"),
 ]
 
 
@@ -70,18 +96,40 @@ def test_bad_actions_say_what_is_wrong(text, message):
     assert message in str(err.value)
 
 
+def test_a_target_of_24_characters_is_kept_whole():
+    assert parse_action("coup brise " + "b" * 24).target == "b" * 24
+    assert parse_action("Coup : Brisé Épée-d'Or").text() == "coup brise epee-d'or"
+
+
 @pytest.mark.parametrize("text, ms", [
     ("90", 90000), ("90s", 90000), ("500ms", 500), ("5m", 300000), ("1h", 3600000),
-    ("1m30s", 90000), ("5min", 300000),
+    ("1m30s", 90000), ("5min", 300000), (" 5M ", 300000), ("149h", 149 * 3600000),
 ])
 def test_durations(text, ms):
     assert parse_duration(text) == ms
 
 
-@pytest.mark.parametrize("text", ["", "m", "5x", "1.5m", "-3s"])
-def test_bad_durations(text):
-    with pytest.raises(ParseError):
+@pytest.mark.parametrize("text, message", [
+    ("", "empty duration"), ("m", "bad duration"), ("5x", "bad duration"),
+    ("1.5m", "bad duration"), ("-3s", "bad duration"),
+    ("\u0665m", "bad duration: character U+0665"),      # an Arabic-Indic 5: no digit here
+    ("5\u00a0m", "bad duration: character U+00A0"),
+    ("5\x01m", "bad duration: character U+0001"),
+    ("9" * 5000, "bad duration '999999999"),       # no 5,000-digit number reaches int()
+    ("150h", "duration '150h' is longer than a badge can count (149 hours)"),
+    ("999999999h", "longer than a badge can count"),
+])
+def test_bad_durations(text, message):
+    with pytest.raises(ParseError) as err:
         parse_duration(text)
+    assert message in str(err.value)
+
+
+def test_messages_quote_what_cannot_be_seen_and_no_more_than_40_characters():
+    from cran.core.words import shown
+    assert shown("coup") == "'coup'"
+    assert shown("a\u00a0b\x01") == "'a\\u00a0b\\u0001'"
+    assert shown("x" * 100) == "'%s...'" % ("x" * 40)
 
 
 def test_plain_drops_accents_and_case():
@@ -104,7 +152,9 @@ def test_micropython_parses_every_line_like_cpython(micropython):
 
     from host_tools import FIRMWARE_DIR
     lines = [t for t, _ in SPELLINGS + MISTAKES]
-    lines += ["COUP : BLESSÉ !", "Effet Statue Divin De Masse", "EFFET PEUR DE MASSE"]
+    lines += ["COUP : BLESSÉ !", "Effet Statue Divin De Masse", "EFFET PEUR DE MASSE",
+              "coup\u3000blesse", "renommee +\u0967", "\u00c9ffet peur",
+              "coup brise \u00e9p\u00e9e", "coup\x1cblesse"]
     driver = os.path.join(os.path.dirname(__file__), "mp", "parse_driver.py")
     out = subprocess.run([micropython, driver, FIRMWARE_DIR], input="\n".join(lines),
                          capture_output=True, text=True, timeout=60, check=True).stdout

@@ -9,7 +9,14 @@ import time
 import machine
 
 from cran.badge import Badge
-from cran.console import MAX_LINE_BYTES, NOT_TEXT, TOO_LONG, Console, text_of
+from cran.console import (
+    MAX_LINE_BYTES,
+    NOT_TEXT,
+    TOO_LONG,
+    Console,
+    command_of,
+    text_of,
+)
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
@@ -124,6 +131,7 @@ class App:
         self.frames = {}        # frame_code -> capped frame, of the look on show
         self.frames_look = None  # frame_code >> KEY_BITS of those: look and effect
         self.screen_for = None  # the state whose public lines the screen shows
+        self.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
         self.wdt = None
         self.last_input = now   # tick of the last console byte; boot counts as one
         self.unread = None      # a poll of the console's input, once it is read
@@ -151,8 +159,8 @@ class App:
     def line(self, text, now):
         """One console line -> answer lines. Safe mode answers only what reads."""
         self.last_input = now
-        words = text.split()
-        if self.safe and words and words[0].lower() not in _SAFE_COMMANDS:
+        command = command_of(text)[0]
+        if self.safe and command and command not in _SAFE_COMMANDS:
             return ["error: safe mode after %d watchdog resets: actions are off (%s "
                     "answer; an organiser's `reboot` ends it)"
                     % (self.resets_for_safe, ", ".join(_SAFE_COMMANDS[:4]))]
@@ -190,6 +198,9 @@ class App:
         finally:
             self.in_show = False
             self.badge.flush(now)
+        if self.fault_shown != (self.badge.save_error is not None):
+            self.screen_for = None   # that save failed, or one worked again: said at once
+            self._draw(now)
         if self.wdt is not None:
             self.wdt.feed()
         return self._next_wake(now)
@@ -231,6 +242,7 @@ class App:
     def _draw(self, now):
         state = self.badge.state
         unknown = self.badge.unknown   # its own look: the state on hand is a placeholder
+        fault = self.fault_shown = self.badge.save_error is not None
         peeking = self.peek_until is not None and not unknown
         menu = self.menu
         where = menu.where() if menu is not None else None
@@ -262,6 +274,8 @@ class App:
                                            news[0] if news is not None else None)
             if self.safe:
                 lines = lines + ["SAFE MODE" if self.lang == "en" else "MODE SECOURS"]
+            if fault:
+                lines = lines + [texts.not_saved(self.lang)]
             self.screen.show_lines(lines)
             self.screen_for = state if where is None and not peeking else None
 
@@ -270,7 +284,7 @@ class App:
         one of the few of its rhythm drawn before: then nothing is allocated (frames
         are kept by frame_code, those of the look on show: at most 2**KEY_BITS)."""
         code = frame_code(state, now, self.leds.count, self.layout,
-                          UNKNOWN_LOOK if self.badge.unknown else None)
+                          self.fault_shown, UNKNOWN_LOOK if self.badge.unknown else None)
         if code == self.frame_code:
             return
         frames = self.frames
@@ -299,7 +313,7 @@ class App:
                 wait = min(wait, SLOT_MS - (now & (SLOT_MS - 1)))   # their rhythm's step
             else:
                 wait = _least(wait, next_change_ms(
-                    state, now, self.leds.count, self.layout,
+                    state, now, self.leds.count, self.layout, self.fault_shown,
                     UNKNOWN_LOOK if self.badge.unknown else None))
         if self.peek_until is not None:
             wait = min(wait, ticks_diff(self.peek_until, now))

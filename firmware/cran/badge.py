@@ -30,6 +30,10 @@ class Badge:
         self.unknown = False
         self._saved_at = None       # tick of the last save, for checkpoints
         self._copy_failed = False   # the last save's NVS copy failed (journaled once)
+        # Why the last save failed (the flash refused it), until one works again: the
+        # app shows it on every board and `status` says it. A badge that can't save
+        # would come back after a power cut as it was before: never silently.
+        self.save_error = None
         self._unsaved = None        # (action or None: undo, cues, etat) not yet saved
         self.uptime_ms = 0
         self._last_now = None
@@ -226,7 +230,8 @@ class Badge:
                 "renommee": self.state.renown, "personnage": self.character.name,
                 "board": self.board_id, "firmware": cran.VERSION,
                 "id": self.names.get("id"), "badge": self.names.get("badge"),
-                "uptime_ms": self.uptime_ms, "clock": self.wall_clock()}
+                "uptime_ms": self.uptime_ms, "clock": self.wall_clock(),
+                "save_error": self.save_error}
         if self.unknown:   # nothing of the wearer is known: no field says more than that
             for key in ("armure", "armure_abimee", "reste_ms", "combat", "jeu", "renommee"):
                 status[key] = None
@@ -258,9 +263,12 @@ class Badge:
         try:
             failed = self.store.save(record)
             self._saved_at = now
+            self.save_error = None
         except (OSError, ValueError) as e:
-            # The badge goes on showing the truth; the journal says flash failed.
-            self.log({"error": "state not saved: %r" % (e,)})
+            # The badge goes on showing the truth, with the error cue; the journal says
+            # the flash failed (if it can still write that).
+            self.save_error = "%r" % (e,)
+            self.log({"error": "state not saved: " + self.save_error})
             return
         if failed is not None and not self._copy_failed:   # said once, not at every save
             self.log({"error": "state saved, its copy in NVS not: %r" % (failed,)})

@@ -2,7 +2,8 @@
 # plays (Settings), the screen's language. Checked here: a fault names the field.
 import json
 
-from cran.core.choices import ARMOR_NAMES
+from cran import forget
+from cran.core.choices import ARMOR_NAMES, MAX_ANSWERS
 from cran.core.rules import Character, Settings
 from cran.core.vocab import KEYWORDS, ParseError
 from cran.storage import join
@@ -75,9 +76,16 @@ def _fail(path, field, problem):
     raise ConfigError("%s: %s: %s" % (path, field, problem))
 
 
-def _whole(path, field, value, low=0):
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        _fail(path, field, "expected a whole number from %d, got %r" % (low, value))
+# The longest countdown a badge's ticks can count (cran.core.ticks: 2**29 ms, about 149 h).
+_MAX_MS = (1 << 29) - 1
+
+
+def _whole(path, field, value, low, high):
+    # Every number of the file is checked before use: the badge holds what it needs.
+    if (isinstance(value, bool) or not isinstance(value, int) or value < low
+            or value > high):
+        _fail(path, field, "expected a whole number from %d to %d, got %r"
+              % (low, high, value))
     return value
 
 
@@ -94,11 +102,11 @@ def _character(path, raw):
     armor = raw.get("armor", 0)
     if isinstance(armor, str) and armor in ARMOR_NAMES:
         armor = ARMOR_NAMES[armor]
-    c.armor = _whole(path, "character.armor", armor)
+    c.armor = _whole(path, "character.armor", armor, 0, MAX_ANSWERS)
     c.helmet = raw.get("helmet", False)
     if not isinstance(c.helmet, bool):
         _fail(path, "character.helmet", "expected true or false")
-    c.creature = _whole(path, "character.creature", raw.get("creature", 0))
+    c.creature = _whole(path, "character.creature", raw.get("creature", 0), 0, MAX_ANSWERS)
     resist = raw.get("resist", [])
     if not isinstance(resist, list):
         _fail(path, "character.resist", "expected a list of keywords")
@@ -109,7 +117,7 @@ def _character(path, raw):
     for name in ("agonisant_ms", "coma_ms"):
         value = raw.get(name)
         if value is not None:
-            setattr(c, name, _whole(path, "character." + name, value, 1))
+            setattr(c, name, _whole(path, "character." + name, value, 1, _MAX_MS))
     return c
 
 
@@ -118,10 +126,21 @@ def load(root):
     BoardError (both ValueError) saying which file and field, OSError never."""
     path = join(root, "config.json")
     try:
-        with open(path) as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise ConfigError("%s: cannot read: %s" % (path, e)) from None
+    try:
+        text = data.decode()
+    except UnicodeError:
+        text = None
+    if text is not None and len(text) != len(data):
+        from cran.utf8 import well_formed
+        if not well_formed(data):
+            text = None
+        forget(("cran.utf8",))
+    if text is None:   # a text editor's Latin-1, or a damaged file
+        raise ConfigError("%s: not UTF-8 text" % path)
     try:
         raw = json.loads(text)
     except ValueError as e:

@@ -5,14 +5,10 @@
 import json
 
 from cran import forget
-from cran.core.vocab import ParseError
+from cran.core.vocab import DIGITS, SPACES, ParseError
 
-HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
-        "status; journal; config; clock SECONDS; reboot; challenge; unlock TAG; "
-        "echo TEXT; help. Actions, config, clock and reboot need an unlock.")
 LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` with "
           "the game key: cran does it)")
-
 
 NOT_TEXT = "error: the line is not UTF-8 text"
 _GRAMMAR = ("cran.core.words",)
@@ -24,14 +20,35 @@ UNKNOWN = ("error: etat inconnu: the badge lost its saved state; an organiser se
            "with `reset` (or the Orga menu's reset), then plays what is known")
 
 
+def command_of(line):
+    """A console line -> (its first word in ASCII lower case, the rest), split at SPACES:
+    one answer on every runtime (CPython's split() and lower() go beyond ASCII)."""
+    line = line.strip(SPACES)
+    i = 0
+    n = len(line)
+    while i < n and line[i] not in SPACES:
+        i += 1
+    return line[:i].encode().lower().decode(), line[i:].strip(SPACES)
+
+
 def text_of(raw):
     """Bytes from the serial port -> the line's text as typed: control characters (a
     terminal's stray Ctrl-B, or one that reaches a badge rebooted under a host tool) are
     not part of a word, and backspace rubs out. None when the bytes are not UTF-8."""
-    try:
-        text = raw.decode() if isinstance(raw, bytes) else raw
-    except UnicodeError:
-        return None
+    text = raw
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode()
+        except UnicodeError:
+            return None
+        if len(text) != len(raw):
+            # Beyond ASCII, MicroPython's decode() takes what CPython's refuses: the
+            # check is loaded for that rare line (RAM on a badge).
+            from cran.utf8 import well_formed
+            ok = well_formed(raw)
+            forget(("cran.utf8",))
+            if not ok:
+                return None
     typed = ""
     for c in text:
         if c in "\x08\x7f":    # backspace, as a terminal sends it, rubs out one character
@@ -58,11 +75,9 @@ class Console:
     def handle(self, line, now):
         """-> the answer lines for one console line. A bad line gets one error line and
         changes nothing."""
-        words = line.strip().split(None, 1)
-        if not words:
+        command, rest = command_of(line)
+        if not command:
             return []
-        command = words[0].lower()
-        rest = words[1] if len(words) > 1 else ""
         if command == "status":
             return [json.dumps(self.badge.status(now))]
         if command == "journal":
@@ -70,7 +85,10 @@ class Console:
             return [json.dumps(e) for e in journal.entries()] if journal else []
         if command == "echo":   # a host marks the end of an answer with it
             return [rest]
-        if command in ("help", "?"):
+        if command in ("help", "?"):   # rare: its words come with the grammar's
+            from cran.core.words import HELP
+            if self.parse_action is None:
+                forget(_GRAMMAR)
             return [HELP]
         lock = self.lock
         if command == "challenge":
@@ -117,9 +135,13 @@ class Console:
             return "error: %s: %s" % (self.config_path, e)
 
     def _clock(self, rest, now):
-        if not rest.strip().isdigit():
-            return "error: clock needs the wall-clock time in whole seconds since 1970"
-        self.badge.set_wall_clock(int(rest), now)
+        # Checked before any use (time.gmtime() crashes the interpreter on a huge number):
+        # from 2024 (an RTC showing less was never set) to 2099, ten ASCII digits, which
+        # compare as their numbers do (and make no big int on a badge to do it).
+        if len(rest) != 10 or rest.strip(DIGITS) or not "1704067200" <= rest < "4102444800":
+            return "error: clock needs whole seconds since 1970, from 2024 to 2099"
+        seconds = int(rest)
+        self.badge.set_wall_clock(seconds, now)
         if self.on_clock is not None:
-            self.on_clock(int(rest))
-        return "ok clock %d" % int(rest)
+            self.on_clock(seconds)
+        return "ok clock %d" % seconds

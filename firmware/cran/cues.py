@@ -97,15 +97,25 @@ def _step(now):
 # allocation: the show step computes it at every wake-up). Equal keys, equal frames.
 # frame_code() puts it in its KEY_BITS low bits, the effect shown (0: none) in the
 # _EFFECT_BITS above them, and the look above those.
-KEY_BITS = 3
+KEY_BITS = 4
 _EFFECT_BITS = 4
 _ON = 1            # the look's light
 _LIT2 = 2          # stop: the colours' phase; several LEDs: the effect's light
 _SECOND = 4        # one LED: the 4 s of effect code (and _ON is then the effect's)
+_FAULT = 8         # the save error's steps (the two low bits: which of them)
+
+# A save that failed (the flash refused it: the badge would come back older after a
+# power cut) shows on every look alike, so on coma and mort the same (S7): every LED
+# red, dark, white, dark over the last 4 steps of each 4 s, where no look or effect code
+# has its own signal; without colour, two short gaps or flashes each 4 s.
+_FAULT_FROM = _SLOTS - 4
+_FAULT_RGB = ((255, 0, 0), _OFF, _WHITE, _OFF)
 
 
-def _key(seen, effect, step, single):
+def _key(seen, effect, step, single, fault):
     s = step % _SLOTS
+    if fault and s >= _FAULT_FROM:
+        return _FAULT | (s - _FAULT_FROM)
     mask = _LOOKS[seen][1]   # 32 steps, or 64 for a rhythm over 8 s
     on = _ON if mask[step % len(mask)] == "1" else 0
     if seen == "stop":
@@ -120,13 +130,14 @@ def _key(seen, effect, step, single):
     return on | (_LIT2 if effect_on else 0)
 
 
-def frame_code(state, now, led_count, layout="strip", seen=None):
+def frame_code(state, now, led_count, layout="strip", fault=False, seen=None):
     """A small int naming led_frame(state, now, ...) among the frames this board can
-    show: equal codes, equal frames. The app redraws only when it changes. seen: the
-    look to show instead of look(state) (UNKNOWN_LOOK)."""
+    show: equal codes, equal frames. The app redraws only when it changes. fault: a
+    save failed, shown too. seen: the look to show instead of look(state)
+    (UNKNOWN_LOOK)."""
     seen = seen or look(state, now)
     effect = shown_effect(state, now, seen)
-    key = _key(seen, effect, _step(now), _single(layout, led_count))
+    key = _key(seen, effect, _step(now), _single(layout, led_count), fault)
     e = 0 if effect is None else EFFECTS.index(effect) + 1
     return (((_LOOK_NAMES.index(seen) << _EFFECT_BITS) | e) << KEY_BITS) | key
 
@@ -137,7 +148,7 @@ def _single(layout, led_count):
 
 def led_frame(state, now, led_count, layout="strip", seen=None):
     """-> [(r, g, b)] * led_count, uncapped. layout: single, strip or matrix-5x5."""
-    return frame_of(frame_code(state, now, led_count, layout, seen), led_count, layout)
+    return frame_of(frame_code(state, now, led_count, layout, seen=seen), led_count, layout)
 
 
 def frame_of(code, led_count, layout="strip"):
@@ -150,6 +161,8 @@ def frame_of(code, led_count, layout="strip"):
 
 
 def _paint(seen, effect, key, n, layout):
+    if key & _FAULT:
+        return [_FAULT_RGB[key & 3]] * n
     colour, _, bar = _LOOKS[seen]
     frame = [_OFF] * n
     if seen == "stop":
@@ -183,24 +196,24 @@ def _paint(seen, effect, key, n, layout):
     return frame
 
 
-def next_change_ms(state, now, led_count=1, layout="single", seen=None):
+def next_change_ms(state, now, led_count=1, layout="single", fault=False, seen=None):
     """ms until led_frame() next changes on its own, or None if it is steady. The app
     also wakes at the engine's next_deadline(): a timer running out changes the state.
     seen: as frame_code's."""
     seen = seen or look(state, now)
     effect = shown_effect(state, now, seen)
     step = _step(now)
-    if effect is None and seen != "stop":
+    if effect is None and seen != "stop" and not fault:
         # The look's own rhythm alone (most wake-ups): its next flip, found by the
         # string search in C, not by stepping through up to 64 keys in Python (on an
         # ESP32 that was ~10-20 ms of every idle wake-up).
         k = _next_flip(_LOOKS[seen][1], step)
     else:
         single = _single(layout, led_count)
-        key = _key(seen, effect, step, single)
+        key = _key(seen, effect, step, single, fault)
         k = None
         for i in range(1, 2 * _SLOTS + 1):
-            if _key(seen, effect, (step + i) % (2 * _SLOTS), single) != key:
+            if _key(seen, effect, (step + i) % (2 * _SLOTS), single, fault) != key:
                 k = i
                 break
     best = None if k is None else k * SLOT_MS - (now & (SLOT_MS - 1))

@@ -3,13 +3,14 @@
 # starts never has this code in RAM.
 import asyncio
 import json
+import os
 import sys
 import time
 
 import machine
 
 import cran
-from cran.console import NOT_TEXT, text_of
+from cran.console import NOT_TEXT, command_of, text_of
 from cran.lock import ConsoleLock, read_key, set_interrupt
 from cran.storage import Journal, join
 
@@ -18,12 +19,25 @@ WDT_TIMEOUT_MS = 45000   # cran.app's: not imported, a badge that can't start ne
 _ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
 
 
+def _board_id(root):
+    """The board the config names; else, when the config can't be read, the one board
+    file there is (cran flash writes one)."""
+    try:
+        with open(join(root, "config.json")) as f:
+            return json.loads(f.read()).get("board")
+    except (OSError, ValueError, AttributeError):   # UnicodeError is a ValueError
+        pass
+    try:
+        names = [n for n in os.listdir(join(root, "boards")) if n.endswith(".json")]
+    except OSError:
+        return None
+    return names[0][:-5] if len(names) == 1 else None
+
+
 def _guess_leds(root):
     """(pin, count) of the LEDs from the raw config and board files, as far as they go."""
     try:
-        with open(join(root, "config.json")) as f:
-            board_id = json.loads(f.read()).get("board")
-        with open(join(root, "boards/%s.json" % board_id)) as f:
+        with open(join(root, "boards/%s.json" % _board_id(root))) as f:
             leds = json.loads(f.read()).get("leds")
     except (OSError, ValueError, AttributeError):
         return None
@@ -92,10 +106,8 @@ async def error_console(message, root="/"):
         now = time.ticks_ms()
         lock.tick(now)
         text = text_of(raw)
-        words = text.split() if text is not None else None
-        command = words[0].lower() if words else None
-        rest = " ".join(words[1:]) if words else ""
-        if words is None:
+        command, rest = command_of(text) if text is not None else (None, None)
+        if command is None:
             print(NOT_TEXT)
         elif command == "status":
             print(json.dumps({"error": message, "firmware": cran.VERSION}))
@@ -108,5 +120,5 @@ async def error_console(message, root="/"):
             print(lock.challenge())
         elif command == "unlock":
             print(lock.unlock(rest, now))
-        elif words:
+        elif command:
             print("error: the badge could not start: %s" % message)

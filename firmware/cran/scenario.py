@@ -2,24 +2,37 @@
 # engine, check `expect` lines. Runs the same under CPython and MicroPython, so the
 # host can compare the two runtimes event for event.
 
-from cran.core.choices import ARMOR_NAMES, yes_no
+from cran.core.choices import (
+    ARMOR_NAMES,
+    MAX_ANSWERS,
+    MAX_DURATION_MS,
+    parse_duration,
+    yes_no,
+)
 from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import (
+    MAX_RENOWN,
+    SPACES,
     STATES,
     TIMED_EFFECTS,
     ParseError,
+    is_digits,
     keyword,
     parse_action,
-    parse_duration,
     plain,
+    shown,
+    whole,
+    words_of,
 )
 
 
 class ScenarioError(ValueError):
     def __init__(self, line, message):
-        ValueError.__init__(self, "%d: %s" % (line, message))
+        # super(), not ValueError.__init__: MicroPython's exception types have no
+        # __init__ attribute to call.
+        super().__init__("%d: %s" % (line, message))
         self.line = line
         self.message = message
 
@@ -46,68 +59,107 @@ class Scenario:
 
 def parse(text):
     """Scenario text -> Scenario. Raises ScenarioError(line, message) at the first fault."""
-    character = None
+    reader = Reader()
     steps = []
-    t = 0
-    timed = False
-    if text.startswith("\ufeff"):
-        text = text[1:]    # a byte-order mark, as some Windows editors write
     for number, raw in enumerate(text.split("\n"), 1):
-        line = raw.split("#", 1)[0].strip()
+        step = reader.line(number, raw)
+        if step is not None:
+            steps.append(step)
+    return Scenario(reader.character or Character(), steps)
+
+
+class Reader:
+    """A scenario read a line at a time: line() -> the line's step, or None (blank,
+    comment, character). What parse() does, for a file too long to hold its steps
+    (MicroPython's heap): each step can be run as it comes."""
+
+    def __init__(self):
+        self.character = None
+        self.t = 0
+        self.timed = False
+
+    def line(self, number, raw):
+        """One line of the file (its number counts from 1). Raises ScenarioError."""
+        if number == 1 and raw.startswith("\ufeff"):
+            raw = raw[1:]    # a byte-order mark, as some Windows editors write
+        line = raw.split("#", 1)[0].strip(SPACES)
         if not line:
-            continue
+            return None
         try:
-            first, rest = _split_first(line)
-            low = plain(first)
-            if low in ("character", "personnage"):
-                if timed:
-                    raise ParseError("the character line must come before the first timed line")
-                if character is not None:
-                    raise ParseError("only one character line is allowed")
-                character = parse_character(rest)
-                continue
-            t = _parse_time(first, t)
-            timed = True
-            if not rest:
-                raise ParseError("nothing to do at %s" % first)
-            what, fields = _split_first(rest)
-            if plain(what) == "expect":
-                steps.append((number, t, "expect", _parse_expect(fields)))
-            else:
-                steps.append((number, t, "act", parse_action(rest)))
+            return self._step(number, line)
         except ParseError as e:
             raise ScenarioError(number, str(e)) from None
-    return Scenario(character or Character(), steps)
+
+    def _step(self, number, line):
+        first, rest = _split_first(line)
+        low = plain(first)
+        if low in ("character", "personnage"):
+            if self.timed:
+                raise ParseError("the character line must come before the first timed line")
+            if self.character is not None:
+                raise ParseError("only one character line is allowed")
+            self.character = parse_character(rest)
+            return None
+        self.t = t = _parse_time(first, self.t)
+        self.timed = True
+        if not rest:
+            raise ParseError("nothing to do at %s" % first)
+        what, fields = _split_first(rest)
+        if plain(what) == "expect":
+            return (number, t, "expect", _parse_expect(fields))
+        return (number, t, "act", parse_action(rest))
 
 
 def _split_first(line):
-    parts = line.split(None, 1)
-    return parts[0], (parts[1].strip() if len(parts) > 1 else "")
+    # line starts with a word. At SPACES only, as the badge splits: one answer on every
+    # runtime.
+    first = words_of(line)[0]
+    return first, line[len(first):].strip(SPACES)
+
+
+# A scenario's times stay below what a badge's ticks can tell apart (2**29 ms, about
+# 149 hours; cran.core.ticks): every deadline is then compared right.
+MAX_SCENARIO_MS = MAX_DURATION_MS
 
 
 def _parse_time(word, previous):
     if word[0] == "+":
-        return previous + parse_duration(word[1:])
+        ms = previous + parse_duration(word[1:])
+    else:
+        ms = _clock_time(word)
+        if ms < previous:
+            raise ParseError("time goes backwards: %s is before the previous line" % word)
+    if ms > MAX_SCENARIO_MS:
+        raise ParseError("time %s is past 149 hours, the longest a badge counts"
+                         % shown(word))
+    return ms
+
+
+def _clock_time(word):
     if ":" not in word:
-        raise ParseError("expected a time (M:SS, H:MM:SS or +DURATION), got '%s'" % word)
+        raise ParseError("expected a time (M:SS, H:MM:SS or +DURATION), got %s" % shown(word))
     parts = word.split(":")
     frac_ms = 0
     if "." in parts[-1]:
         parts[-1], frac = parts[-1].split(".", 1)
-        if not frac.isdigit() or len(frac) > 3:
-            raise ParseError("bad time '%s'" % word)
+        if not is_digits(frac) or len(frac) > 3:
+            raise ParseError("bad time %s" % shown(word))
         frac_ms = int((frac + "00")[:3])
-    if len(parts) > 3 or not all(p.isdigit() for p in parts):
-        raise ParseError("bad time '%s' (use M:SS, H:MM:SS or +DURATION)" % word)
+    if len(parts) > 3 or not all(is_digits(p) for p in parts):
+        raise ParseError("bad time %s (use M:SS, H:MM:SS or +DURATION)" % shown(word))
     if any(len(p) != 2 or int(p) > 59 for p in parts[1:]):
-        raise ParseError("bad time '%s': minutes and seconds are two digits, 00 to 59" % word)
-    ms = 0
-    for p in parts:
+        raise ParseError("bad time %s: minutes and seconds are two digits, 00 to 59"
+                         % shown(word))
+    # The first part is read only when short enough to mean something (no 5,000-digit
+    # number reaches int()): anything longer is past the limit anyway.
+    head = parts[0].lstrip("0") or "0"
+    if len(head) > 9:
+        raise ParseError("time %s is past 149 hours, the longest a badge counts"
+                         % shown(word))
+    ms = int(head)
+    for p in parts[1:]:
         ms = ms * 60 + int(p)
-    ms = ms * 1000 + frac_ms
-    if ms < previous:
-        raise ParseError("time goes backwards: %s is before the previous line" % word)
-    return ms
+    return ms * 1000 + frac_ms
 
 
 def _parse_expect(text):
@@ -117,7 +169,7 @@ def _parse_expect(text):
     for name, value in split_fields(text):
         field = _FIELD_ALIASES.get(name, name)
         if field not in FIELDS:
-            raise ParseError("unknown expect field '%s'" % name)
+            raise ParseError("unknown expect field %s" % shown(name))
         out.append((field, _expect_value(field, value), "%s=%s" % (name, value)))
     return out
 
@@ -130,34 +182,35 @@ def _expect_value(field, value):
     if field == "etat":
         v = _STATE_ALIASES.get(v, v)
         if v not in STATES:
-            raise ParseError("bad value for etat: '%s' (one of %s)" % (value, ", ".join(STATES)))
+            raise ParseError("bad value for etat: %s (one of %s)" % (shown(value),
+                                                                     ", ".join(STATES)))
         return v
     if field in ("armure", "renommee"):
-        if not v.isdigit():
-            raise ParseError("bad value for %s: '%s' (a whole number)" % (field, value))
-        return str(int(v))
+        if not is_digits(v):
+            raise ParseError("bad value for %s: %s (a whole number)" % (field, shown(value)))
+        return str(whole(v, field, MAX_ANSWERS if field == "armure" else MAX_RENOWN))
     if field in ("armure-abimee", "combat"):
         return "oui" if yes_no(v) else "non"
     if field == "dit":
         v = _SAID_ALIASES.get(v, v)
         if v not in ("armure", "resiste", "cri", "-"):
-            raise ParseError("bad value for dit: '%s' (armure, resiste, cri or -)" % value)
+            raise ParseError("bad value for dit: %s (armure, resiste, cri or -)" % shown(value))
         return v
     if field == "reste":
         if v in ("-", "none"):
             return "-"
-        if not v.isdigit():
-            raise ParseError("bad value for reste: '%s' (whole seconds, or -)" % value)
-        return str(int(v))
+        if not is_digits(v):
+            raise ParseError("bad value for reste: %s (whole seconds, or -)" % shown(value))
+        return str(whole(v, "reste", MAX_SCENARIO_MS // 1000))
     v = _PLAY_ALIASES.get(v, v)     # jeu
     if v not in ("en-jeu", "hors-jeu", "stop"):
-        raise ParseError("bad value for jeu: '%s' (en-jeu, hors-jeu or stop)" % value)
+        raise ParseError("bad value for jeu: %s (en-jeu, hors-jeu or stop)" % shown(value))
     return v
 
 
 def _word(value):
     # plain() would read commas as spaces: lists are split before this.
-    return plain(value).strip().replace("_", "-").replace(" ", "-")
+    return plain(value).strip(SPACES).replace("_", "-").replace(" ", "-")
 
 
 def _expect_list(field, value):
@@ -223,9 +276,8 @@ def run(scenario, start_tick=0, settings=None):
 # ---- the character line (host only: a badge gets its character from config.json) ----
 
 def count(text, what):
-    if not text.isdigit():
-        raise ParseError("%s must be a whole number, got '%s'" % (what, text))
-    return int(text)
+    """Armor answers or creature absorptions, from 0 to MAX_ANSWERS."""
+    return whole(text, what, MAX_ANSWERS)
 
 
 def split_fields(text):
@@ -241,8 +293,8 @@ def split_fields(text):
         space = text.find(" ", i)
         if eq < 0 or (0 <= space < eq):
             end = space if space >= 0 else n
-            raise ParseError("expected FIELD=VALUE, got '%s'" % text[i:end])
-        name = text[i:eq].strip().lower()
+            raise ParseError("expected FIELD=VALUE, got %s" % shown(text[i:end]))
+        name = plain(text[i:eq].strip(SPACES))
         i = eq + 1
         if i < n and text[i] in "\"'":
             close = text.find(text[i], i + 1)
@@ -283,7 +335,7 @@ def parse_character(text):
             c.armor = ARMOR_NAMES[low] if low in ARMOR_NAMES else count(
                 low, "armor (none, cuir, metal or a count)")
         elif name == "helmet":
-            c.helmet = yes_no(value)
+            c.helmet = yes_no(plain(value))
         elif name == "creature":
             c.creature = count(value, "creature")
         elif name == "resist":
@@ -291,21 +343,21 @@ def parse_character(text):
         elif name in ("agonisant", "coma"):
             ms = parse_duration(value)
             if ms <= 0 or ms >= 1 << 29:
-                raise ParseError("%s must be a duration above 0, got '%s'" % (name, value))
+                raise ParseError("%s must be a duration above 0, got %s" % (name, shown(value)))
             setattr(c, name + "_ms", ms)
         else:
-            raise ParseError("unknown character field '%s'" % name)
+            raise ParseError("unknown character field %s" % shown(name))
     return c
 
 
 def _resistances(value):
     out = []
-    for word in plain(value.replace(",", " ")).split():
+    for word in words_of(plain(value)):
         if word == "-":
             continue
         kw = keyword(word)
         if kw is None:
-            raise ParseError("unknown keyword '%s' in resist" % word)
+            raise ParseError("unknown keyword %s in resist" % shown(word))
         if kw in ("dissipe", "resiste"):
             raise ParseError("nobody resists %s (K9, K12)" % kw)
         out.append(kw)

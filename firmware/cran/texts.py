@@ -34,6 +34,11 @@ def news_of(cues):
     return found
 
 
+def not_saved(lang):
+    """The line a screen adds while the state can't be saved (Badge.save_error)."""
+    return "NOT SAVED" if lang == "en" else "NON SAUVEGARDE"
+
+
 def label(word, lang="fr"):
     """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
     english = lookup(_EN, word) if lang == "en" else None

@@ -1,15 +1,38 @@
 # Runs inside the MicroPython unix port: replays the scenario given on stdin and prints
 # one JSON event a line. usage: micropython scenario_driver.py FIRMWARE_DIR START_TICK
+# Read and run a line at a time: a scenario of any length fits the interpreter's heap
+# (the host has parsed the whole file already, so nothing malformed comes this far).
 import json
 import sys
 
 sys.path.insert(0, sys.argv[1])
 
 from cran import scenario  # noqa: E402
+from cran.core.rules import Character  # noqa: E402
+
+
+def steps(reader):
+    number = 0
+    while True:
+        raw = sys.stdin.readline()
+        if not raw:
+            return
+        number += 1
+        step = reader.line(number, raw)
+        if step is not None:
+            yield step
 
 
 def main():
-    parsed = scenario.parse(sys.stdin.read())
+    reader = scenario.Reader()
+    pending = steps(reader)
+    first = next(pending, None)   # the character line, if any, comes before it
+
+    def every_step():
+        if first is not None:
+            yield first
+            yield from pending
+    parsed = scenario.Scenario(reader.character or Character(), every_step())
     for event in scenario.run(parsed, int(sys.argv[2])):
         print(json.dumps(event))
 

@@ -15,9 +15,10 @@ import machine  # noqa: E402
 import vclock  # noqa: E402
 import world  # noqa: E402
 
+from cran import storage  # noqa: E402
 from cran.app import MAX_SLEEP_MS, App  # noqa: E402
 from cran.config import load  # noqa: E402
-from cran.cues import led_frame, look  # noqa: E402
+from cran.cues import frame_code, frame_of, led_frame, look  # noqa: E402
 from cran.hal.leds import cap  # noqa: E402
 from cran.storage import StateStore  # noqa: E402
 
@@ -58,12 +59,27 @@ def run_for(app, ms, during=None, console=False):
         asyncio.new_event_loop()
 
 
-def shown(app):
-    """(LED frame on the strip, the frame the state should show now, capped)."""
+def shown(app, fault=False):
+    """(LED frame on the strip, the frame the state should show now, capped). fault:
+    with a failed save's cue."""
     leds = app.leds
-    want = [list(cap(c, leds.max_brightness))
-            for c in led_frame(app.badge.state, time.ticks_ms(), leds.count, app.layout)]
+    code = frame_code(app.badge.state, time.ticks_ms(), leds.count, app.layout, fault)
+    want = [list(cap(c, leds.max_brightness)) for c in frame_of(code, leds.count, app.layout)]
     return [list(c) for c in leds.np.last], want
+
+
+# A flash that refuses writes, when asked: cran.storage's open() (a global there shadows
+# the builtin) raises as a full or worn-out flash does, for the state and the journal.
+_flash_refuses = [False]
+
+
+def _open(path, mode="r"):
+    if _flash_refuses[0] and ("w" in mode or "a" in mode):
+        raise OSError(28, "ENOSPC")
+    return open(path, mode)
+
+
+storage.open = _open
 
 
 def press(pin, ms=100):
@@ -608,6 +624,63 @@ def meter_counts():
         with open("%s/%s.json" % (BOARDS, board)) as f:
             pin = json.loads(f.read())["leds"]["pin"]
         out[board] = [counts["leds"][str(pin)], counts["elapsed_ms"]]
+    return out
+
+
+def _at_step(app, step):
+    """Run the app to the middle of `step` (of 32, 128 ms each) of the 4 s rhythm."""
+    wait = (step * 128 + 64 - time.ticks_ms() % 4096) % 4096
+    run_for(app, wait or 4096)
+
+
+def _fault_seen(app):
+    """What a failed save shows: the LEDs at the cue's steps (and one before them): as
+    cran.cues paints the cue, unlike the look alone, the first LED's colour; or the
+    screen's lines."""
+    if app.leds is None:
+        return app.screen.shown
+    out = []
+    for step in (27, 28, 29, 30, 31):
+        _at_step(app, step)
+        got, want = shown(app, fault=True)
+        out.append([got == want, got != shown(app)[1], got[0]])
+    return out
+
+
+@check
+def a_failed_save_is_never_silent():
+    # The flash refuses every write: a hit and a console action are not saved (nor
+    # journaled). The badge goes on showing the truth, with the error cue on every
+    # board, and `status` says it; once a save works again, the cue goes.
+    out = {}
+    for board, pin in (("atom-lite", 39), ("atom-matrix", 39), ("esp32-devkitc", 32),
+                       ("esp32c3-supermini", 6), ("m5stickc-plus", 37)):
+        _, app = badge(board, {"light_sleep": False}, i2c=board == "m5stickc-plus")
+        run_for(app, 1000)
+        seen = out[board] = {"before": _fault_seen(app)}
+        _flash_refuses[0] = True
+        try:
+            run_for(app, 1000, press(pin))
+            seen["etat"] = etat(app)
+            seen["save_error"] = json.loads(app.line("status", time.ticks_ms())[0])[
+                "save_error"]
+            seen["failed"] = _fault_seen(app)
+            seen["answer"] = app.line("coup", time.ticks_ms())
+        finally:
+            _flash_refuses[0] = False
+        app.line("soin", time.ticks_ms())   # a save that works
+        run_for(app, 100)
+        seen["mended"] = [json.loads(app.line("status", time.ticks_ms())[0])["save_error"],
+                          _fault_seen(app)]
+    # The state alone refused (its record), the journal still written: it says why.
+    _, app = badge("atom-lite")
+    run_for(app, 1000)
+
+    def refuse(payload):
+        raise OSError(5, "EIO")
+    app.badge.store.save = refuse
+    app.line("coup", time.ticks_ms())
+    out["journal"] = [e["error"] for e in app.badge.journal.entries() if "error" in e]
     return out
 
 

@@ -31,6 +31,9 @@ for case in json.loads(sys.stdin.read()):
             print(json.dumps(["leds", n, cues.led_frame(s, now, n, layout),
                               cues.next_change_ms(s, now, n, layout),
                               cues.peek_frame(s, now, n, layout)]))
+            code = cues.frame_code(s, now, n, layout, True)
+            print(json.dumps(["fault", n, cues.frame_of(code, n, layout),
+                              cues.next_change_ms(s, now, n, layout, True)]))
 
 PRESSES = (("a", "long"), ("a", "short"), ("a", "long"), ("a", "short"), ("a", "long"),
            ("a", "double"), ("b", "double"), ("a", "long"), ("a", "double"), ("b", "short"),

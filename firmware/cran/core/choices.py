@@ -2,11 +2,15 @@
 # the console spells it (its kind), and the checks. Loaded to make or change Settings: at
 # a badge's start (cran.start lets it go before the app loads), or on the host.
 
-from cran.core.vocab import ParseError
+from cran.core.vocab import DIGITS, SPACES, ParseError
 
 _MINUTES_5 = 300000
 
 ARMOR_NAMES = {"none": 0, "aucune": 0, "cuir": 1, "leather": 1, "metal": 2}
+# P1: armor answers and creature absorptions per combat, at most. A count from outside
+# (a config, a scenario) is checked against it before use: the state and its record
+# hold no number bigger than the rules need.
+MAX_ANSWERS = 99
 _YES = ("yes", "oui", "true", "1", "o", "y")
 _NO = ("no", "non", "false", "0", "n")
 
@@ -53,7 +57,6 @@ def check(name, value):
     kind = FIELDS[name][1]
     if isinstance(value, str):
         if kind == "duration":
-            from cran.core.words import parse_duration  # text: the grammar reads it
             value = parse_duration(value)
         elif kind == "bool":
             value = yes_no(value)
@@ -68,3 +71,44 @@ def check(name, value):
     elif value not in kind:
         raise ParseError("%s must be one of %s, got %r" % (name, "/".join(kind), value))
     return value
+
+
+# The longest a badge's tick arithmetic counts (cran.core.ticks: differences below 2**29
+# ms, about 149 hours).
+MAX_DURATION_MS = (1 << 29) - 1
+_MAX_DURATION_DIGITS = 9    # more than any duration a badge counts
+
+
+def parse_duration(text):
+    """'90', '90s', '500ms', '5m', '1h', '1m30s' -> milliseconds, below 2**29 (what a
+    badge counts). Raises ParseError. Here, not with the grammar: a settings file spells
+    durations so, and the badge's console never does."""
+    units = {"ms": 1, "s": 1000, "m": 60000, "min": 60000, "h": 3600000}
+    text = text.strip(SPACES)
+    for c in text:
+        if not " " <= c < "\x7f":   # one answer on every runtime: printable ASCII only
+            raise ParseError("bad duration: character U+%04X" % ord(c))
+    text = text.lower()
+    shown = repr(text[:40])   # printable ASCII: the same on every runtime
+    total = 0
+    i = 0
+    n = len(text)
+    if n == 0:
+        raise ParseError("empty duration")
+    while i < n:
+        j = i
+        while j < n and text[j] in DIGITS:
+            j += 1
+        if j == i or j - i > _MAX_DURATION_DIGITS:
+            raise ParseError("bad duration %s" % shown)
+        k = j
+        while k < n and "a" <= text[k] <= "z":
+            k += 1
+        unit = text[j:k] or "s"
+        if unit not in units or (unit == "s" and k == j and k != n):
+            raise ParseError("bad duration %s (use 90, 90s, 500ms, 5m, 1h)" % shown)
+        total += int(text[i:j]) * units[unit]
+        i = k
+    if total > MAX_DURATION_MS:
+        raise ParseError("duration %s is longer than a badge can count (149 hours)" % shown)
+    return total

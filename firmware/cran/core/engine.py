@@ -3,7 +3,16 @@
 # what the badge must tell the wearer, each (tick, kind, value, private).
 
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import AGONISANT, BLESSE, COMA, MORT, PLEINE_FORME, STATES, TIMED_EFFECTS
+from cran.core.vocab import (
+    AGONISANT,
+    BLESSE,
+    COMA,
+    MAX_RENOWN,
+    MORT,
+    PLEINE_FORME,
+    STATES,
+    TIMED_EFFECTS,
+)
 
 # Timer names besides the 5-minute effects, which are timers named after themselves.
 COUNTDOWN = "countdown"    # S3/S4: agonisant -> coma -> mort
@@ -15,6 +24,11 @@ TIMER_NAMES = _FIRE_ORDER + TIMED_EFFECTS   # every timer a state can hold
 
 # S7: what the people around see. coma and mort must look alike.
 PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
+# K7: at most this many things broken at once. A target is a word of at most 24
+# characters (cran.core.words), kept in the state and in K9's state before it: so the
+# state record stays a few KB below its slot (storage.MAX_RECORD_BYTES, tests/
+# test_record.py), and one more broken thing is ignored, said privately.
+MAX_BROKEN = 16
 RANKS = ((20, "sommite"), (15, "grand-noble"), (10, "noble"), (5, "notable"), (0, "-"))
 
 # Fields of a scenario's `expect`, in the order traces show them.
@@ -280,7 +294,8 @@ def act(state, action, now):
         s = _reset(s, now, cues)
     elif verb == "renommee":
         old = rank(s.renown)
-        s.renown = max(0, s.renown + action.amount if action.target == "+" else action.amount)
+        s.renown = min(MAX_RENOWN, max(0, s.renown + action.amount if action.target == "+"
+                                       else action.amount))
         if rank(s.renown) != old:
             cues.append((now, "rang", rank(s.renown), False))
     else:
@@ -452,6 +467,9 @@ def _take(s, action, now, cues):
         cues.append((now, "effet", kw, False))
     elif kw == "brise":                          # K7
         if action.target not in s.broken:
+            if len(s.broken) >= MAX_BROKEN:
+                cues.append((now, "ignore", "trop-de-brises", True))
+                return False
             s.broken.append(action.target)
         if action.target == "armure" and s.character.armor:
             s.armor_damaged = True               # a broken armor answers nothing

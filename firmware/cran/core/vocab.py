@@ -7,6 +7,17 @@ class ParseError(ValueError):
     pass
 
 
+# What separates words, and what a digit is: ASCII, on every runtime. CPython's split(),
+# strip() and isdigit() also take no-break and em spaces and Arabic-Indic digits, where
+# MicroPython's take ASCII only: text is read with these, so the badge and the desktop
+# give one answer.
+SPACES = " \t\n\r\x0b\x0c"
+DIGITS = "0123456789"
+# P2: renown is kept from 0 to this (the highest rank needs 20): a number from outside
+# is bounded before it reaches the state and its record.
+MAX_RENOWN = 999
+
+
 STATES = ("pleine-forme", "blesse", "agonisant", "coma", "mort")
 PLEINE_FORME = 0
 BLESSE = 1

@@ -8,9 +8,12 @@ from cran.core.vocab import (  # noqa: F401
     AGONISANT,
     BLESSE,
     COMA,
+    DIGITS,
     KEYWORDS,
+    MAX_RENOWN,
     MORT,
     PLEINE_FORME,
+    SPACES,
     STATES,
     TIMED_EFFECTS,
     Action,
@@ -18,12 +21,19 @@ from cran.core.vocab import (  # noqa: F401
     lookup,
 )
 
+# What the serial console answers to `help` (cran.console): here, loaded when asked,
+# not in the badge's RAM all day.
+HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
+        "status; journal; config; clock SECONDS; reboot; challenge; unlock TAG; "
+        "echo TEXT; help. Actions, config, clock and reboot need an unlock.")
+
 # The word tables are strings, "|key=value|...", read by lookup(): on a badge a dict of
 # 50 entries costs ~1.5 KB of RAM (a table of slots and a qstr for every word), a
 # string its characters. Parsing is rare (a console line), so the scan costs nothing.
 
 # str.translate does not exist on MicroPython, and its str.lower() only knows ASCII:
-# a per-character table, capitals included, does the job on both.
+# a per-character table, capitals included, does the job on both. A character beyond
+# ASCII that is not in it is refused, on both (CPython would lower it, MicroPython not).
 _PLAIN = (
     "|à=a|â=a|ä=a|á=a|ç=c|é=e|è=e|ê=e|ë=e|î=i|ï=i|í=i|ô=o|ö=o|ó=o|ù=u|û=u|ü=u|ú=u|ÿ=y|œ=oe|"
     "æ=ae|’='|À=a|Â=a|Ä=a|Á=a|Ç=c|É=e|È=e|Ê=e|Ë=e|Î=i|Ï=i|Í=i|Ô=o|Ö=o|Ó=o|Ù=u|Û=u|Ü=u|Ú=u|"
@@ -31,15 +41,61 @@ _PLAIN = (
 
 
 def plain(text):
-    """Lower case, accents off, punctuation a player might type turned to spaces."""
-    text = text.lower()
+    """Lower case, accents off, punctuation a player might type turned to spaces. The
+    same on every runtime: ASCII letters lowered, the table's letters beyond ASCII, and
+    any other character beyond ASCII refused (ParseError naming it)."""
     for ch in text:
         if ord(ch) > 127 or ch in ":!,":
             out = []
             for c in text:
-                out.append(lookup(_PLAIN, c) or c)
+                if c < "\x80":
+                    out.append(lookup(_PLAIN, c) or c.lower())
+                    continue
+                p = lookup(_PLAIN, c)
+                if p is None:
+                    raise ParseError(_unread(c))
+                out.append(p)
             return "".join(out)
-    return text
+    return text.lower()
+
+
+def _unread(c):
+    what = " (a no-break space: type a plain one)" if c in "\u00a0\u202f" else ""
+    return "character U+%04X is not one the badge reads%s" % (ord(c), what)
+
+
+def shown(text, most=40):
+    """text as a message quotes it: at most `most` characters, and any character that
+    is not printable ASCII written \\uXXXX, so what cannot be seen is named."""
+    out = []
+    for c in text[:most]:
+        out.append(c if " " <= c < "\x7f" else "\\u%04x" % ord(c))
+    return "'%s%s'" % ("".join(out), "..." if len(text) > most else "")
+
+
+def words_of(text):
+    """text -> its words, split at SPACES (ASCII) only."""
+    for c in SPACES[1:]:
+        if c in text:
+            text = text.replace(c, " ")
+    return [w for w in text.split(" ") if w]
+
+
+def is_digits(text):
+    """True for one or more ASCII digits, nothing else."""
+    return text != "" and text.strip(DIGITS) == ""
+
+
+def whole(text, what, most):
+    """ASCII digits -> their number, at most `most`. Raises ParseError naming what:
+    a number from outside is checked before any use (a 5,000-digit one would stop
+    CPython's int(), and a huge one crash a badge's clock)."""
+    if not is_digits(text):
+        raise ParseError("%s must be a whole number, got %s" % (what, shown(text)))
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(most)) or int(digits) > most:
+        raise ParseError("%s is at most %d, got %s" % (what, most, shown(text)))
+    return int(digits)
 
 
 _KEYWORD_ALIASES = (
@@ -97,9 +153,27 @@ def _strip_modifiers(words):
     return words, divin, masse
 
 
+# A target (the limb or object of brise, desarme, vol, repare) is one word of at most
+# MAX_TARGET_CHARS of these, not a closed list: objects are the game's own, named as the
+# players name them. 24 holds any limb or object said in one breath ("jambe-gauche",
+# "bouclier-de-chene"), fits a screen's line, and bounds the state record: a broken
+# target is kept twice (the state and K9's state before), engine.MAX_BROKEN at most.
+# ASCII letters and digits only, so each is one byte in the record's JSON, never six.
+MAX_TARGET_CHARS = 24
+_TARGET_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-_'"
+
+
+def target(word, what):
+    """A target as said -> itself, checked. Raises ParseError naming what and why."""
+    if len(word) > MAX_TARGET_CHARS or word.strip(_TARGET_CHARS):
+        raise ParseError("the %s is one word of at most %d letters, digits or '-', got %s"
+                         % (what, MAX_TARGET_CHARS, shown(word, MAX_TARGET_CHARS)))
+    return word
+
+
 def parse_action(text):
     """Parse one action as a player or organiser says it. Raises ParseError."""
-    words = plain(text).split()
+    words = words_of(plain(text))
     if not words:
         raise ParseError("empty action")
     phrase = " ".join(words)
@@ -115,15 +189,16 @@ def parse_action(text):
             raise ParseError("'%s' needs one thing to repair: armure or a target" % head)
         if words[1] in _ARMOR:
             return Action("repare", target="armure")
-        return Action("repare", target=words[1])
+        return Action("repare", target=target(words[1], "thing to repair"))
     if head in ("renommee", "renown"):
         return _parse_renown(words)
     verb = lookup(_VERBS, head)
     if verb is not None:
         return _parse_keyword_action(verb, words[1:])
     if simple is not None:
-        raise ParseError("'%s' takes no words after it, got '%s'" % (head, " ".join(words[1:])))
-    raise ParseError("unknown action '%s'" % head)
+        raise ParseError("'%s' takes no words after it, got %s"
+                         % (head, shown(" ".join(words[1:]))))
+    raise ParseError("unknown action %s" % shown(head))
 
 
 def _parse_renown(words):
@@ -131,9 +206,9 @@ def _parse_renown(words):
         raise ParseError("renommee needs one number: renommee +2, renommee -1 or renommee 7")
     value = words[1]
     sign = value[0] if value[0] in "+-" else ""
-    if not value.lstrip("+-").isdigit():
-        raise ParseError("renommee needs a whole number, got '%s'" % value)
-    return Action("renommee", target="+" if sign else "=", amount=int(value))
+    amount = whole(value[1:] if sign else value, "renommee", MAX_RENOWN)
+    return Action("renommee", target="+" if sign else "=",
+                  amount=-amount if sign == "-" else amount)
 
 
 def _parse_keyword_action(verb, words):
@@ -147,47 +222,21 @@ def _parse_keyword_action(verb, words):
         raise ParseError("'%s' needs a keyword" % verb)
     kw = keyword(words[0])
     if kw is None:
-        raise ParseError("unknown keyword '%s'" % words[0])
-    target = None
+        raise ParseError("unknown keyword %s" % shown(words[0]))
+    named = None
     extra = words[1:]
     if kw in _WITH_TARGET or kw == "dissipe":
         if len(extra) > 1:
-            raise ParseError("'%s' takes one word after it, got '%s'" % (kw, " ".join(extra)))
+            raise ParseError("'%s' takes one word after it, got %s" % (kw, shown(" ".join(extra))))
         if extra:
-            target = extra[0]
             if kw == "dissipe":
-                named = keyword(target)
+                named = keyword(extra[0])
                 if named is None:
-                    raise ParseError("unknown keyword '%s' to dissipate" % target)
-                target = named
+                    raise ParseError("unknown keyword %s to dissipate" % shown(extra[0]))
+            else:
+                named = target(extra[0], "target of " + kw)
         elif kw == "brise":
             raise ParseError("brise needs a target, e.g. 'coup brise bras-gauche'")
     elif extra:
-        raise ParseError("unexpected '%s' after '%s'" % (" ".join(extra), kw))
-    return Action(verb, kw, target, divin, masse)
-
-
-def parse_duration(text):
-    """'90', '90s', '500ms', '5m', '1h', '1m30s' -> milliseconds. Raises ParseError."""
-    units = {"ms": 1, "s": 1000, "m": 60000, "min": 60000, "h": 3600000}
-    text = text.strip().lower()
-    total = 0
-    i = 0
-    n = len(text)
-    if n == 0:
-        raise ParseError("empty duration")
-    while i < n:
-        j = i
-        while j < n and text[j].isdigit():
-            j += 1
-        if j == i:
-            raise ParseError("bad duration '%s'" % text)
-        k = j
-        while k < n and text[k].isalpha():
-            k += 1
-        unit = text[j:k] or "s"
-        if unit not in units or (unit == "s" and k == j and k != n):
-            raise ParseError("bad duration '%s' (use 90, 90s, 500ms, 5m, 1h)" % text)
-        total += int(text[i:j]) * units[unit]
-        i = k
-    return total
+        raise ParseError("unexpected %s after '%s'" % (shown(" ".join(extra)), kw))
+    return Action(verb, kw, named, divin, masse)

@@ -1,0 +1,13 @@
+# Inside MicroPython: the text readers on a batch of inputs (a JSON list of [kind,
+# input] on stdin), one JSON answer a line, for comparison with CPython (tests/
+# test_fuzz.py runs the same answer() there). kind: action, duration, line (a
+# scenario's line), console (bytes as hex: the console's text_of and command_of).
+import json
+import sys
+
+sys.path.insert(0, sys.argv[1])
+
+from fuzz_answers import answer  # noqa: E402
+
+for kind, given in json.loads(sys.stdin.read()):
+    print(json.dumps(answer(kind, given)))
