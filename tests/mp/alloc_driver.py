@@ -83,15 +83,18 @@ def idle(app, line):
         micropython.heap_lock()
         try:
             app.show(time.ticks_add(start, STEP_MS * i))
+            caught = None
         except MemoryError as e:
-            micropython.heap_unlock()
+            caught = e
+        finally:
+            micropython.heap_unlock()   # once per lock, whatever happened
+        if caught is not None:
             failed += 1
             if where is None:
                 import io
                 buf = io.StringIO()
-                sys.print_exception(e, buf)
+                sys.print_exception(caught, buf)
                 where = buf.getvalue()
-        micropython.heap_unlock()
     writes = (app.leds.np.writes if app.leds is not None else 0) - writes
     return [40, failed, writes, where]
 
