@@ -207,9 +207,14 @@ def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
     conn = _open(port)
     try:
         wake(conn, port)
-        if keys is not None:
-            unlock(conn, port, keys)
-        return [_ask(conn, port, line, timeout, again) for line in lines]
+        if keys is None:
+            return [_ask(conn, port, line, timeout, again) for line in lines]
+        opened = unlock(conn, port, keys) == "unlocked"
+        try:
+            return [_ask(conn, port, line, timeout, again) for line in lines]
+        finally:
+            if opened:   # locked again at once, not when the window runs out
+                _ask(conn, port, "lock", timeout, False)
     except OSError as e:   # pyserial's errors: the port went away mid-answer
         raise CommandError("%s: lost the badge: %s" % (port, e)) from None
     finally:

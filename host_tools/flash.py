@@ -171,8 +171,18 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     if "error" in report.status:
         raise CommandError("%s: flashed, but the badge cannot start: %s"
                            % (port, report.status["error"]))
+    set_clock(port, key)
     report.seconds = time.monotonic() - started
     return report
+
+
+def set_clock(port, key):
+    """The badge's wall clock set to this computer's (its journal then carries real
+    times, and its RTC keeps them through resets), with the console unlocked by key."""
+    said = badgelink.ask(port, "clock %d" % int(time.time()), keys=[key])
+    if not said or not said[-1].startswith("ok clock"):
+        raise CommandError("%s: flashed, but its clock was not set: %s"
+                           % (port, said[-1] if said else "no answer"))
 
 
 def _restart_without_main(link, port, main_there):

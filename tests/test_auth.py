@@ -197,6 +197,12 @@ def test_a_keyed_badge_reads_freely_and_changes_nothing_until_unlocked(locked):
     said = locked.advance(UNLOCK_MS)
     assert said["ctrl_c"] is False
     assert locked.line("coup")["answer"] == [LOCKED]
+    # An organiser's tool, done, locks it again at once.
+    nonce = locked.line("challenge")["answer"][0].split()[1]
+    assert locked.line("unlock " + _tag(KEY, nonce))["ctrl_c"] is True
+    said = locked.line("lock")
+    assert said["answer"] == ["ok locked"] and said["ctrl_c"] is False
+    assert locked.line("coup")["answer"] == [LOCKED]
     # An organiser's reboot (how safe mode ends, too).
     nonce = locked.line("challenge")["answer"][0].split()[1]
     locked.line("unlock " + _tag(KEY, nonce))

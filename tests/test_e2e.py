@@ -6,6 +6,7 @@
 import json
 import os
 import re
+import time
 
 import pytest
 
@@ -71,6 +72,8 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
         r = run_cran("status", "--port", port, "--json")
         assert r.returncode == 0, r.stderr
         status = json.loads(r.stdout)
+        # cran flash set the badge's wall clock: its journal carries real times.
+        assert abs(status["clock"] - time.time()) < 120, status["clock"]
         assert (status["etat"], status["personnage"], status["board"]) == (
             got[-1][0], "Godefroy", "atom-lite")
         r = run_cran("status", "--port", port)   # for people

@@ -50,7 +50,7 @@ EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time:
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 _PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?", "challenge",
-                  "unlock", "reboot")
+                  "unlock", "lock", "reboot")
 BOOTS_FILE = "boots.json"   # the watchdog resets remembered (cran.boots)
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 

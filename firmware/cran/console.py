@@ -95,6 +95,10 @@ class Console:
             return [lock.challenge() if lock else "open"]
         if command == "unlock":
             return [lock.unlock(rest, now) if lock else "ok open"]
+        if command == "lock":   # an organiser's tool, done: no window left open
+            if lock is not None:
+                lock.close()
+            return ["ok locked" if lock is not None and lock.locks() else "ok open"]
         if lock is not None and not lock.is_open(now):
             return [LOCKED]
         if command == "reboot":    # also how an organiser takes a badge out of safe mode

@@ -120,5 +120,8 @@ async def error_console(message, root="/"):
             print(lock.challenge())
         elif command == "unlock":
             print(lock.unlock(rest, now))
+        elif command == "lock":
+            lock.close()
+            print("ok locked" if lock.locks() else "ok open")
         elif command:
             print("error: the badge could not start: %s" % message)

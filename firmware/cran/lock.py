@@ -77,6 +77,12 @@ class ConsoleLock:
         finally:
             forget(_AUTH)
 
+    def close(self):
+        """Lock again now (`lock`: an organiser's tool is done)."""
+        if self.open_until is not None:
+            self.open_until = None
+            self._tell(True)
+
     def opened(self, now):
         self.open_until = ticks_add(now, self.open_ms)
         self._tell(False)

@@ -24,7 +24,7 @@ from cran.core.vocab import (  # noqa: F401
 # What the serial console answers to `help` (cran.console): here, loaded when asked,
 # not in the badge's RAM all day.
 HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...); "
-        "status; journal; config; clock SECONDS; reboot; challenge; unlock TAG; "
+        "status; journal; config; clock SECONDS; reboot; challenge; unlock TAG; lock; "
         "echo TEXT; help. Actions, config, clock and reboot need an unlock.")
 
 # The word tables are strings, "|key=value|...", read by lookup(): on a badge a dict of
