@@ -28,6 +28,9 @@ def main(argv=None):
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.setup(p)
         p.set_defaults(handler=module.run)
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help()   # `cran` alone: what it can do, not an error about COMMAND
+        return 2
     args = parser.parse_args(argv)
     try:
         return args.handler(args)

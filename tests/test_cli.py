@@ -68,3 +68,11 @@ def test_every_command_names_the_boards_it_knows():
         r = run_cran(*args)
         assert r.returncode == 2, (args, r.stderr)
         assert "unknown board 'nope' (known: atom-lite, atom-matrix, " in r.stderr, args
+
+
+def test_cran_alone_prints_its_commands(capsys):
+    from host_tools import cli
+    assert cli.main([]) == 2
+    out = capsys.readouterr().out
+    for name, _ in cli.COMMANDS:
+        assert "\n    %s " % name in out, name
