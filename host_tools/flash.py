@@ -334,9 +334,13 @@ def _config(args):
 def install_micropython(port, image, board_id):
     from cran.board import read_board_file
     chip = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json")).chip
-    if not os.path.isfile(image):
-        raise CommandError("%s: no such image file" % image)
     chip = "esp32c3" if chip.startswith("esp32c3") else "esp32"
+    if not os.path.isfile(image):
+        raise CommandError("%s: no such image file (MicroPython's for this board: "
+                           "https://micropython.org/download/%s/, the .bin of a stable "
+                           "release, 1.22 or later)"
+                           % (image, "ESP32_GENERIC_C3" if chip == "esp32c3"
+                              else "ESP32_GENERIC"))
     offset = "0x0" if chip == "esp32c3" else "0x1000"   # where MicroPython's images go
     cmd = [sys.executable, "-m", "esptool", "--chip", chip, "--port", port, "write-flash",
            "-z", offset, image]

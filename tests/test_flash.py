@@ -105,6 +105,7 @@ def test_installing_micropython_names_what_esptool_said(tmp_path):
     r = run_cran("flash", "--micropython", str(image), "--port", "/dev/null",
                  "--board", "atom-lite")
     assert r.returncode == 2 and "micropython.bin: no such image file" in r.stderr
+    assert "https://micropython.org/download/ESP32_GENERIC/" in r.stderr   # where from
     image.write_bytes(b"\xe9" + bytes(4095))
     controller, device = pty.openpty()   # a port where no ESP32 bootloader answers
     try:
