@@ -21,6 +21,10 @@ _ECHO_EVERY_S = 0.5
 _SAY_AFTER_S = 1.5
 
 
+class LostBadge(CommandError):
+    """The port went away mid-way: the badge unplugged, or its USB reset."""
+
+
 def _serial_error(port, e):
     text = str(e)
     if not os.path.exists(port) and "://" not in port:
@@ -143,7 +147,7 @@ def run(link, code):
         raise CommandError("%s: the badge said: %s" % (link.device_name,
                                                        e.error_output.strip())) from None
     except (TransportError, OSError) as e:   # OSError: pyserial's, the port is gone
-        raise CommandError("%s: lost the badge: %s" % (link.device_name, e)) from None
+        raise LostBadge("%s: lost the badge: %s" % (link.device_name, e)) from None
 
 
 def run_counted(link, code):
@@ -158,7 +162,7 @@ def reset(link):
     try:
         link.exec_raw_no_follow("import machine\nmachine.reset()")
     except (TransportError, OSError) as e:
-        raise CommandError("%s: lost the badge: %s" % (link.device_name, e)) from None
+        raise LostBadge("%s: lost the badge: %s" % (link.device_name, e)) from None
     finally:
         close(link)
 
@@ -216,7 +220,7 @@ def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
             if opened:   # locked again at once, not when the window runs out
                 _ask(conn, port, "lock", timeout, False)
     except OSError as e:   # pyserial's errors: the port went away mid-answer
-        raise CommandError("%s: lost the badge: %s" % (port, e)) from None
+        raise LostBadge("%s: lost the badge: %s" % (port, e)) from None
     finally:
         conn.close()
 

@@ -460,6 +460,10 @@ def _flash_all(jobs, find, builds, failures, key=None):
             except CommandError as e:
                 with lock:
                     text = str(e)
+                    if isinstance(e, badgelink.LostBadge):
+                        # A flash cut short is repaired by the next one (main.py last).
+                        text += (": plug it back in and run the same command again (it "
+                                 "picks up where it stopped)")
                     failures.append(text if text.startswith(port) else "%s: %s"
                                     % (port, text))
             except Exception as e:   # a badge's own failure must not hide the others'
