@@ -64,9 +64,10 @@ print(json.dumps({'hashes': dict((p, _h(p)) for p in %s),
                   'leftovers': [p for p in _all if p.endswith('.new') or p == %r]}))
 """
 # The names a badge goes by: its chip's unique id, and the "badge" its config gives it.
-_NAMES = ("import json, machine\ntry:\n b = json.load(open('/config.json')).get('badge')\n"
-          "except Exception:\n b = None\nprint(json.dumps([''.join('%02x' % x for x in "
-          "machine.unique_id()), b]))")
+_NAMES = ("import json, machine\ntry:\n c = json.load(open('/config.json'))\n"
+          " b, d = c.get('badge'), c.get('board')\n"
+          "except Exception:\n b = d = None\nprint(json.dumps([''.join('%02x' % x for x in "
+          "machine.unique_id()), b, d]))")
 _IMPL = ("import sys, json\nprint(json.dumps({'name': sys.implementation.name, 'version': "
          "list(sys.implementation.version), 'mpy': getattr(sys.implementation, '_mpy', "
          "None)}))")
@@ -130,8 +131,8 @@ def _look(link, paths):
 def flash_one(port, board_id, config_text, builds, progress=lambda done, total: None,
               find=None, key=None):
     """Bring one badge up to date. config_text None: keep the badge's own config (the
-    board alone where it has none). board_id None: find(chip id, config's badge name)
-    -> (board id, config text) says what this badge gets. key: the game key it gets
+    board alone where it has none). board_id None: find(chip id, config's badge name,
+    config's board) -> (board id, config text) says what this badge gets. key: the game key it gets
     (GAME_KEY; default: this computer's own, host_tools.gamekey). -> Report."""
     if key is None:
         key = gamekey.own_key()
@@ -313,10 +314,11 @@ def _ports(args, roster_ports=()):
 
 
 def _config(args):
-    """-> (board id, config text or None)."""
+    """-> (board id, config text or None); (None, None): the board the badge's own config
+    names, found at connect (_board_of_its_config)."""
     if not args.config:
         if not args.board:
-            raise CommandError("which board? give --board ID or a --config")
+            return None, None
         check_board(args.board)   # an unknown board: said before any port opens
         return args.board, None
     from host_tools.roster import RosterError, check_config
@@ -329,6 +331,15 @@ def _config(args):
                            % (args.config, board, args.board))
     with open(args.config, encoding="utf-8-sig") as f:
         return board, f.read()
+
+
+def _board_of_its_config(chip_id, name, board):
+    """A badge flashed with neither --board nor --config: the board its config names."""
+    if not board:
+        raise CommandError("badge %s has no config yet: which board is it? give --board ID "
+                           "or a --config" % badgelink.badge_names(chip_id, name))
+    check_board(board)
+    return board, None
 
 
 def install_micropython(port, image, board_id):
@@ -358,6 +369,8 @@ def _jobs(args):
     """-> ({port: (board id, config text or None) or None: found at connect}, find)."""
     if not args.roster:
         board, text = _config(args)
+        if board is None:   # every badge keeps the board its config names
+            return {port: None for port in _ports(args)}, _board_of_its_config
         return {port: (board, text) for port in _ports(args)}, None
     if args.config or args.board:
         raise CommandError("--roster gives each badge its board and config: no --config "
@@ -387,7 +400,7 @@ def _jobs(args):
         raise CommandError("%s: no row of %s has this port (ports there: %s)"
                            % (lost[0], args.roster, ", ".join(sorted(by_port)) or "none"))
 
-    def find(chip_id, name):
+    def find(chip_id, name, board=None):
         for key in (chip_id, name):
             if key and key.lower() in by_badge:
                 return by_badge[key.lower()][1:]
@@ -420,8 +433,8 @@ def run(args):
     if args.micropython:
         for port, job in jobs.items():
             if job is None:
-                raise CommandError("%s: --micropython needs to know its board: give its "
-                                   "roster row a port" % port)
+                raise CommandError("%s: --micropython needs to know its board: give "
+                                   "--board ID (with --roster: its row a port)" % port)
             install_micropython(port, args.micropython, job[0])
             print("%s: MicroPython installed from %s" % (port, args.micropython))
         time.sleep(2)   # the badge boots MicroPython, then formats its flash

@@ -146,6 +146,8 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
     image = tmp_path / "badge.img"
     with vbadge.running(image) as badge:
         port = badge.port
+        r = run_cran("flash", "--port", port)   # a new badge: its board must be said
+        assert r.returncode == 1 and "has no config yet: which board is it?" in r.stderr
         _flash("--port", port, "--board", "atom-lite")
         with_cut = [0]
 
@@ -236,8 +238,10 @@ def test_a_flashed_badge_is_locked_and_only_its_game_key_opens_it(tmp_path):
                      env={"CRAN_HOME": str(tmp_path / "another-laptop")})
         assert r.returncode != 0
         assert "locked with game key" in r.stderr and "--settings GAME.json" in r.stderr
-        # This computer keeps the keys it installed: it unlocks, flashes, plays.
+        # This computer keeps the keys it installed: it unlocks, flashes, plays. A badge
+        # that has a config needs no --board again.
         assert "(already up to date)" in _flash("--roster", roster)
+        assert "(already up to date)" in _flash("--port", port)
         assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
 
 
