@@ -7,7 +7,8 @@
 import os
 import secrets
 
-from cran.auth import derive, hmac_sha256, key_id, to_hex
+from cran import auth
+from cran.auth import key_id, to_hex
 from cran.lock import KEY_BYTES
 from host_tools import CommandError
 
@@ -101,4 +102,4 @@ def find(wanted_id, extra=()):
 
 def unlock_tag(key, nonce):
     """The answer to a badge's challenge (cran.lock.ConsoleLock.unlock)."""
-    return to_hex(hmac_sha256(derive(key, b"console"), b"unlock:" + nonce))
+    return to_hex(auth.unlock_tag(key, nonce))
