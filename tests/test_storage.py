@@ -13,7 +13,8 @@ from cran import scenario
 from cran.core.engine import act, new_state
 from cran.core.record import to_record
 from cran.core.rules import Settings
-from cran.storage import FORMAT_VERSION, decode_record, encode_record
+from cran.restore import decode_record
+from cran.storage import FORMAT_VERSION, encode_record
 from host_tools import FIRMWARE_DIR
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "storage_driver.py")

@@ -7,10 +7,13 @@ VERSION = "0.1.0"
 # Modules a badge needs only to start. On a badge every module imported is its bytecode
 # in RAM (3-4 KB each in 32-bit), so they go as soon as they have served: the config's
 # checker and the game settings' table before the app's modules load (the heap never
-# holds both: that was the start's peak), the count of watchdog resets and the wiring
-# of drivers and the state's copy in NVS, read at boot, once the app is built.
+# holds both: that was the start's peak), the state's records read back (cran.restore)
+# with their copy in NVS and the count of watchdog resets, before the app's modules
+# load (the same), and the app's assembly and the wiring of its drivers (cran.parts)
+# once the app is built.
 _CONFIG_ONLY = ("cran.config", "cran.core.choices")
-_BOOT_ONLY = ("cran.parts", "cran.boots", "cran.rescue")
+_RESTORE_ONLY = ("cran.restore", "cran.rescue", "cran.boots")
+_BOOT_ONLY = ("cran.parts",)
 
 
 def main(root="/", console=True):
@@ -47,10 +50,21 @@ def start(root):
     ValueError, naming the file and field), with the start-only modules let go."""
     config = _checked_config(root)
     forget(_CONFIG_ONLY)
+    # The badge restored before the app's modules load: the start's peak is the app
+    # and its start-only wiring, not also the reading of the records.
+    restored = _restored(root, config)
+    forget(_RESTORE_ONLY)
     from cran.app import App
-    app = App(root, config)
+    app = App(root, config, restored)
     forget(_BOOT_ONLY)
     return app
+
+
+def _restored(root, config):
+    # A function of its own, as _checked_config: no name left in start()'s frame keeps
+    # cran.restore alive once it is let go.
+    from cran.restore import restored_badge
+    return restored_badge(root, config)
 
 
 def _checked_config(root):

@@ -8,12 +8,11 @@ import time
 
 import machine
 
-from cran.badge import Badge
+from cran.badge import epoch_shift
 from cran.console import (
     MAX_LINE_BYTES,
     NOT_TEXT,
     TOO_LONG,
-    Console,
     command_of,
     text_of,
 )
@@ -31,9 +30,12 @@ from cran.cues import (
     warning_cue,
     warning_due,
 )
-from cran.lock import ConsoleLock, read_key, set_interrupt
-from cran.menu import UNDO_MS, Menu
-from cran.storage import Journal, StateStore, join
+from cran.menu import UNDO_MS
+from cran.storage import join
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
+    from typing import Any  # noqa: F401
 
 # The show loop sleeps at most MAX_SLEEP_MS, so an idle badge wakes twice a minute to
 # feed a watchdog whose whole-second timeout leaves it half a sleep of slack.
@@ -48,93 +50,62 @@ MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
 CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
-_PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
 _SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?", "challenge",
                   "unlock", "lock", "reboot")
-BOOTS_FILE = "boots.json"   # the watchdog resets remembered (cran.boots)
-_CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 
 
 class App:
-    def __init__(self, root, config):
-        from cran import boots, parts, rescue  # start-only: start() lets them go after
-        # The clock first: restored timers run on from the instant the badge came back,
-        # not after the screen's slow start.
-        now = time.ticks_ms()
-        cause = machine.reset_cause()
-        board = config.board
-        self.board_id = board.id
-        self.lang = config.lang
-        self.safe = boots.note_boot(join(root, BOOTS_FILE), cause == machine.WDT_RESET,
-                                    int(time.time()))
-        copy, nvs_problem = rescue.open_copy()
-        badge = self.badge = Badge(config.character, config.settings,
-                                   StateStore(root, copy=copy), Journal(root), board.id)
-        # How the organisers' tools tell badges apart (cran flash --roster).
-        badge.names = {"id": _hex(machine.unique_id()), "badge": config.badge}
-        # The RTC runs on through resets but starts again in 2000 after a power cut:
-        # only a plausible date may count the time switched off (time_off_counts).
-        wall = int(time.time()) + _epoch_shift()
-        badge.boot(now, _CAUSE_NAMES.get(cause, cause),
-                   wall if wall > _PLAUSIBLE_WALL_S else None)
-        if nvs_problem is not None:
-            badge.log({"error": nvs_problem})
-        self.resets_for_safe = boots.LIMIT
-        if self.safe:
-            badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
-                                    % (boots.LIMIT, boots.WINDOW_S)})
-        badge.on_cues = self._on_cues
-        # The game key locks the console and Ctrl-C from the moment the app runs.
-        key, problem = read_key(join(root, "game.key"))
-        if problem:
-            badge.log({"error": problem})
-        self.lock = ConsoleLock(key, problem, set_interrupt)
-        self.root = root
-        self.console = Console(badge, join(root, "config.json"), set_rtc, self.lock)
-        self.layout = board.leds["layout"] if board.leds else "single"
-        self.leds = parts.leds(board)
-        self.buzzer = parts.buzzer(board, config.volume_percent)
-        # Melodies and screen words only for the parts that use them (RAM on a badge).
-        self.tunes = self.texts = None
-        if self.buzzer is not None:
-            from cran import tunes
-            self.tunes = tunes
-        self.screen, problem = parts.screen(board)
-        if self.screen is not None:
-            from cran import texts
-            self.texts = texts
-        if problem:
-            badge.log({"error": problem})
-        self.events = []        # (button, kind, tick) waiting for the show loop
-        self.buttons = [] if self.safe else parts.buttons(board, self._on_button,
-                                                                 self._poke)
-        self.menu = None if self.safe else Menu(len(self.buttons), self.screen is not None)
-        self.can_sleep = config.light_sleep
-        if self.can_sleep:
-            why = parts.wake_on_buttons(board, self.buttons)
-            if why is not None:
-                self.can_sleep = False
-                badge.log({"light_sleep": "off: %s" % why})
-        self.spurious_wakes = 0
-        self.pending = []       # cues not yet played
-        self.peek_until = None
-        self.news = None        # the wearer's latest private news (texts.news_of)
-        self.undo = None        # (tick, (state, news) before the last menu action)
-        self.warned = None      # the countdown already warned about
-        self.wakeups = 0
-        self.faulted = False
-        self.on_fault = None
-        self.flag = None        # wakes the show loop; made inside the running loop
-        self.clock_due = 0      # tick the show loop's clock sleeps until
-        self.in_show = False
-        self.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
-        self.frames = {}        # frame_code -> capped frame, of the look on show
-        self.frames_look = None  # frame_code >> KEY_BITS of those: look and effect
-        self.screen_for = None  # the state whose public lines the screen shows
-        self.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
-        self.wdt = None
-        self.last_input = now   # tick of the last console byte; boot counts as one
-        self.unread = None      # a poll of the console's input, once it is read
+    # The fields cran.parts.assemble sets, for mypy: annotations alone are no code on
+    # MicroPython (see assemble for what each one is).
+    board_id: "Any"
+    lang: "Any"
+    resets_for_safe: "Any"
+    safe: "Any"
+    badge: "Any"
+    lock: "Any"
+    root: "Any"
+    console: "Any"
+    layout: "Any"
+    leds: "Any"
+    buzzer: "Any"
+    tunes: "Any"
+    texts: "Any"
+    screen: "Any"
+    events: "Any"
+    buttons: "Any"
+    menu: "Any"
+    can_sleep: "Any"
+    spurious_wakes: "Any"
+    pending: "Any"
+    peek_until: "Any"
+    news: "Any"
+    undo: "Any"
+    warned: "Any"
+    wakeups: "Any"
+    faulted: "Any"
+    on_fault: "Any"
+    flag: "Any"
+    clock_due: "Any"
+    in_show: "Any"
+    frame_code: "Any"
+    frames: "Any"
+    frames_look: "Any"
+    screen_for: "Any"
+    fault_shown: "Any"
+    wdt: "Any"
+    last_input: "Any"
+    unread: "Any"
+
+    def __init__(self, root, config, restored=None):
+        """The badge of config (cran.config.Config) with its flash at root: restored,
+        cran.restore.restored_badge(root, config) (made here if not given), and its
+        parts made and wired by cran.parts.assemble. Both are start-only code, let go
+        once the app is built (bytecode in a badge's RAM): the fields are listed there."""
+        if restored is None:
+            from cran.restore import restored_badge
+            restored = restored_badge(root, config)
+        from cran import parts
+        parts.assemble(self, root, config, restored)
 
     # ---- inputs -----------------------------------------------------------------
 
@@ -454,7 +425,7 @@ class App:
         of watchdog resets forgotten (so safe mode ends), the chip reset."""
         self.badge.checkpoint(time.ticks_ms())
         try:
-            os.remove(join(self.root, BOOTS_FILE))
+            os.remove(join(self.root, "boots.json"))   # cran.boots.FILE
         except OSError:
             pass   # none yet
         machine.reset()
@@ -484,20 +455,10 @@ def _least(wait, other):
 _STDIN = getattr(sys.stdin, "buffer", sys.stdin)
 
 
-def _hex(data):
-    return "".join(["%02x" % b for b in data])
-
-
-def _epoch_shift():
-    # time.time() counts from 1970 on some ports and from 2000 on others (gmtime(0)
-    # tells which); the host and the journal speak 1970.
-    return 946684800 if time.gmtime(0)[0] == 2000 else 0
-
-
 def set_rtc(unix_s):
     """The console's `clock` also sets the chip's RTC: it runs on through a watchdog or
     soft reset (not a power cut), so the badge still knows the date after one."""
-    t = time.gmtime(unix_s - _epoch_shift())
+    t = time.gmtime(unix_s - epoch_shift())
     machine.RTC().datetime((t[0], t[1], t[2], t[6], t[3], t[4], t[5], 0))
 
 

@@ -3,9 +3,9 @@
 
 import cran
 from cran.core.engine import COUNTDOWN, act, announce, new_state, next_deadline, tick, view
-from cran.core.record import from_record, to_record
+from cran.core.record import to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import STATES, ParseError
+from cran.core.vocab import STATES
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
@@ -94,42 +94,10 @@ class Badge:
     def boot(self, now, reset_cause=None, wall_s=None):
         """Restore the saved state, timers running again from now (time off counts as
         paused). A bad or missing record is journaled; a new badge starts fresh, one that
-        has lived (its NVS says so) comes back from the copy there, or else unknown."""
-        if wall_s is not None:
-            self.set_wall_clock(wall_s, now)
-        self._advance(now)
-        # Who and what, so a journal pulled alone still says whose it is (cran logs).
-        self.log({"boot": cran.VERSION, "cause": reset_cause, "board": self.board_id,
-                  "name": self.character.name, "armor": self.character.armor})
-        if self.store is None:
-            return
-        record, problems = self.store.load()
-        note = None
-        if self.store.copy is not None:
-            from cran.rescue import with_copy  # start-only: let go once the app is built
-            record, note, self.unknown = with_copy(self.store, record, problems)
-        if note is not None:   # first: what follows (state.a: missing...) is explained
-            self.log({"inconnu" if self.unknown else "restored": note})
-        elif record is None and len(problems) == 2 and all(
-                p.endswith(": missing") for p in problems):
-            problems = []
-            self.log({"fresh": "no state saved yet"})   # a new badge, not a fault
-        for problem in problems:
-            self.log({"error": problem})
-        if record is None:
-            return
-        off_ms = self._time_off_ms(record)
-        try:
-            # Timers restart from now; with time_off_counts, from when power went.
-            self.state = from_record(record, self.character, self.settings,
-                                     ticks_add(now, -off_ms))
-            self._saved_at = now
-        except ParseError as e:
-            # A record this firmware can't read (another version's, a character changed
-            # under it): the state is lost as well.
-            self.unknown = True
-            self.log({"inconnu": "state record refused: %s: actions refused until an "
-                                 "organiser's reset" % e})
+        has lived (its NVS says so) comes back from the copy there, or else unknown.
+        The reading is cran.restore's, start-only: let go once the app is built."""
+        from cran.restore import boot
+        boot(self, now, reset_cause, wall_s)
 
     def apply(self, action, now, save=True):
         """One action on the wearer. -> cues (timers due by then have fired first).
@@ -178,17 +146,6 @@ class Badge:
             else:
                 self.log({"a": action.text(), "c": _brief(cues), "etat": STATES[etat]})
             self._save(now)
-
-    def _time_off_ms(self, record):
-        """ms the badge spent switched off, if the game counts it and both ends of the
-        gap are known by the wall clock; else 0 (paused)."""
-        saved_wall = record.get("wall_s")
-        wall = self.wall_clock()
-        if (not self.settings.time_off_counts or not isinstance(saved_wall, int)
-                or wall is None):
-            return 0
-        # Bounded: tick arithmetic holds up to 2**29 ms; longer is "very long" anyway.
-        return min(max(0, wall - saved_wall) * 1000, (1 << 29) - 1)
 
     def checkpoint(self, now):
         """Save the state exactly as of now: for a clean restart, which loses no time."""
@@ -273,6 +230,14 @@ class Badge:
         if failed is not None and not self._copy_failed:   # said once, not at every save
             self.log({"error": "state saved, its copy in NVS not: %r" % (failed,)})
         self._copy_failed = failed is not None
+
+
+def epoch_shift():
+    """Seconds from 1970 to the port's epoch: time.time() counts from 1970 on some ports
+    and from 2000 on others (gmtime(0) tells which); the host and the journal speak
+    1970."""
+    import time
+    return 946684800 if time.gmtime(0)[0] == 2000 else 0
 
 
 def _brief(cues):

@@ -5,6 +5,7 @@ import json
 
 from cran.storage import replace
 
+FILE = "boots.json"   # in the flash's root; the app's `reboot` removes it
 WINDOW_S = 300
 LIMIT = 3
 

@@ -2,6 +2,8 @@
 # A missing optional part is None; a part that fails to answer is a message, not a crash.
 # Each driver module is imported only when the board has its part: on a badge every
 # module imported is bytecode in RAM (an Atom Lite needs no screen or buzzer code).
+import time
+
 import machine
 
 _SPI_HZ = 20000000
@@ -114,3 +116,72 @@ def _backlight(board, light):
         i2c = machine.I2C(0, scl=machine.Pin(bus["scl"]), sda=machine.Pin(bus["sda"]),
                           freq=400000)
         lcd_power_on(i2c, bus["addr"])
+
+
+def assemble(app, root, config, restored):
+    """App.__init__: the badge app of config with its flash at root, around restored
+    (cran.restore.restored_badge's): the console and its lock, the drivers of the
+    board's parts, and every field the app keeps. Start-only, as this whole module."""
+    from cran.app import set_rtc
+    from cran.console import Console
+    from cran.lock import ConsoleLock, read_key, set_interrupt
+    from cran.menu import Menu
+    from cran.storage import join
+    now = time.ticks_ms()
+    board = config.board
+    app.board_id = board.id
+    app.lang = config.lang
+    badge = app.badge = restored[0]
+    app.resets_for_safe = restored[1]
+    app.safe = restored[1] > 0
+    badge.on_cues = app._on_cues
+    # The game key locks the console and Ctrl-C from the moment the app runs.
+    key, problem = read_key(join(root, "game.key"))
+    if problem:
+        badge.log({"error": problem})
+    app.lock = ConsoleLock(key, problem, set_interrupt)
+    app.root = root
+    app.console = Console(badge, join(root, "config.json"), set_rtc, app.lock)
+    app.layout = board.leds["layout"] if board.leds else "single"
+    app.leds = leds(board)
+    app.buzzer = buzzer(board, config.volume_percent)
+    # Melodies and screen words only for the parts that use them (RAM on a badge).
+    app.tunes = app.texts = None
+    if app.buzzer is not None:
+        from cran import tunes
+        app.tunes = tunes
+    app.screen, problem = screen(board)
+    if app.screen is not None:
+        from cran import texts
+        app.texts = texts
+    if problem:
+        badge.log({"error": problem})
+    app.events = []        # (button, kind, tick) waiting for the show loop
+    app.buttons = [] if app.safe else buttons(board, app._on_button, app._poke)
+    app.menu = None if app.safe else Menu(len(app.buttons), app.screen is not None)
+    app.can_sleep = config.light_sleep
+    if app.can_sleep:
+        why = wake_on_buttons(board, app.buttons)
+        if why is not None:
+            app.can_sleep = False
+            badge.log({"light_sleep": "off: %s" % why})
+    app.spurious_wakes = 0
+    app.pending = []       # cues not yet played
+    app.peek_until = None
+    app.news = None        # the wearer's latest private news (texts.news_of)
+    app.undo = None        # (tick, (state, news) before the last menu action)
+    app.warned = None      # the countdown already warned about
+    app.wakeups = 0
+    app.faulted = False
+    app.on_fault = None
+    app.flag = None        # wakes the show loop; made inside the running loop
+    app.clock_due = 0      # tick the show loop's clock sleeps until
+    app.in_show = False
+    app.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
+    app.frames = {}        # frame_code -> capped frame, of the look on show
+    app.frames_look = None  # frame_code >> KEY_BITS of those: look and effect
+    app.screen_for = None  # the state whose public lines the screen shows
+    app.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
+    app.wdt = None
+    app.last_input = now   # tick of the last console byte; boot counts as one
+    app.unread = None      # a poll of the console's input, once it is read

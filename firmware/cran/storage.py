@@ -6,10 +6,11 @@ import json
 import os
 
 FORMAT_VERSION = 1
-_MAGIC = "cran-state"
+MAGIC = "cran-state"
 # A state record is 250-600 bytes; a bigger file is garbage, and reading it whole would
 # take a block of the badge's heap it may not have.
 MAX_RECORD_BYTES = 8192
+_RESTORE = ("cran.restore",)   # the boot's reading of the records (StateStore.load)
 _ENOENT = 2                 # the same number on LittleFS, FAT, Linux and Windows
 # Rename over an existing file, atomically: MicroPython's os.rename does it on LittleFS;
 # CPython's only on POSIX, so the desktop takes os.replace (absent on MicroPython).
@@ -22,11 +23,11 @@ def join(directory, name):
     return directory.rstrip("/") + "/" + name
 
 
-def _missing(err):
+def missing(err):
     return bool(err.args) and err.args[0] == _ENOENT
 
 
-def _crc(prefix, body):
+def record_crc(prefix, body):
     # The header's own fields are covered too: a flipped digit in the sequence
     # number must not let a stale copy win.
     return binascii.crc32(body, binascii.crc32(prefix.encode())) & 0xFFFFFFFF
@@ -43,53 +44,8 @@ def _record_parts(payload, seq):
     # Written as two pieces: on a badge the whole record in one more block would need
     # another ~600 contiguous bytes of a fragmented heap at every save.
     body = json.dumps(payload).encode()
-    prefix = "%s %d %d %d " % (_MAGIC, FORMAT_VERSION, seq, len(body))
-    return ("%s%08x\n" % (prefix, _crc(prefix, body))).encode(), body
-
-
-def decode_record(data):
-    """bytes of one record file -> (seq, payload). Raises ValueError saying what is wrong."""
-    end = data.find(b"\n")
-    if end < 0:
-        raise ValueError("no header line (%d bytes)" % len(data))
-    try:
-        header = data[:end].decode()
-    except ValueError:
-        raise ValueError("header is not text") from None
-    fields = header.split(" ")
-    if fields[0] != _MAGIC:
-        raise ValueError("not a state record")
-    # Magic and version come first so that a future layout is named, not called garbage.
-    try:
-        version = int(fields[1]) if len(fields) > 1 else None
-    except ValueError:
-        version = None
-    if version is None:
-        raise ValueError("bad header")
-    if version != FORMAT_VERSION:
-        raise ValueError("format version %d, expected %d" % (version, FORMAT_VERSION))
-    if len(fields) != 5:
-        raise ValueError("bad header")
-    try:
-        seq = int(fields[2])
-        length = int(fields[3])
-        crc = int(fields[4], 16)
-    except ValueError:
-        raise ValueError("bad header") from None
-    body = data[end + 1:]
-    if len(body) < length:
-        raise ValueError("truncated: %d of %d body bytes" % (len(body), length))
-    if len(body) > length:
-        raise ValueError("%d bytes past the body" % (len(body) - length))
-    if _crc(header[:len(header) - len(fields[4])], body) != crc:
-        raise ValueError("crc mismatch")
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        raise ValueError("body is not JSON") from None
-    if not isinstance(payload, dict):
-        raise ValueError("body is not an object")
-    return seq, payload
+    prefix = "%s %d %d %d " % (MAGIC, FORMAT_VERSION, seq, len(body))
+    return ("%s%08x\n" % (prefix, record_crc(prefix, body))).encode(), body
 
 
 class StateStore:
@@ -111,25 +67,15 @@ class StateStore:
     def load(self):
         """-> (payload or None, problems): the newest valid copy, and one line per copy
         skipped ("state.b: crc mismatch"). None means start from a safe default.
-        A leftover temp file is a save cut short: never read, overwritten by the next."""
-        problems = []
-        best = None
-        self._newest = None
-        self.seq = 0
-        for i in (0, 1):
-            try:
-                seq, payload = self._read(i)
-            except OSError as e:
-                problems.append("%s: %s" % (self.names[i], "missing" if _missing(e)
-                                                           else "unreadable (%s)" % e))
-                continue
-            except ValueError as e:
-                problems.append("%s: %s" % (self.names[i], e))
-                continue
-            if self._newest is None or seq > self.seq:
-                self._newest, self.seq, best = i, seq, payload
-        self._known = True
-        return best, problems
+        A leftover temp file is a save cut short: never read, overwritten by the next.
+        Read at boot and after a failed save only: the reading code (cran.restore) is
+        loaded for it and let go, as bytecode in a badge's RAM."""
+        from cran import forget
+        from cran.restore import load_records
+        try:
+            return load_records(self)
+        finally:
+            forget(_RESTORE)
 
     def save(self, payload):
         """Write payload (a JSON-ready dict) as the newest record. Raises OSError when the
@@ -183,14 +129,6 @@ class StateStore:
         except OSError as e:
             return e
         return None
-
-    def _read(self, i):
-        size = os.stat(self._slots[i])[6]
-        if size > MAX_RECORD_BYTES:
-            raise ValueError("%d bytes, at most %d" % (size, MAX_RECORD_BYTES))
-        with open(self._slots[i], "rb") as f:
-            return decode_record(f.read(size))
-
 
 class Journal:
     """Append-only log of one-line JSON entries, bounded to about max_bytes by two
@@ -248,7 +186,7 @@ class Journal:
                             self.problems.append("%s: line %d unreadable, skipped"
                                                  % (self.names[i], n))
             except OSError as e:
-                if not _missing(e):
+                if not missing(e):
                     self.problems.append("%s: unreadable after line %d (%s)"
                                          % (self.names[i], n, e))
         return out
@@ -258,7 +196,7 @@ class Journal:
             try:
                 os.remove(path)
             except OSError as e:
-                if not _missing(e):
+                if not missing(e):
                     raise
         self._size = 0
         self._torn = False
@@ -268,7 +206,7 @@ class Journal:
         try:
             size = os.stat(self._paths[1])[6]
         except OSError as e:
-            if not _missing(e):
+            if not missing(e):
                 raise
             size = 0
         self._torn = False

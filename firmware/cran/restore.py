@@ -1,0 +1,258 @@
+# How a badge comes back at boot: its state records read and checked (the two copies on
+# the flash, StateStore's), the newest turned back into a State, the boot journaled.
+# Start-only, as cran.rescue (the copy in NVS): on a badge every module is bytecode in
+# RAM, and this one is read once, then let go (cran.start), or loaded again for a
+# StateStore.load() after a failed save.
+import json
+import os
+import time
+
+import cran
+from cran.core.engine import TIMER_NAMES, State, update_freeze
+from cran.core.record import LONG_AGO_MS, RECORD_VERSION
+from cran.core.ticks import ticks_add
+from cran.core.vocab import AGONISANT, COMA, STATES, ParseError
+from cran.storage import FORMAT_VERSION, MAGIC, MAX_RECORD_BYTES, missing, record_crc
+
+# machine.reset_cause() -> the journal's word for it
+_CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
+_PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
+
+
+def restored_badge(root, config):
+    """The wearer's badge as it was when it stopped, from root's flash: its state, its
+    journal, its count of watchdog resets. -> (Badge, resets): resets is the count
+    that puts the badge in safe mode (cran.boots), else 0. First of the start, before
+    the app's modules: this module and those it loads go before they come."""
+    import machine
+
+    from cran import boots, rescue
+    from cran.badge import Badge, epoch_shift
+    from cran.storage import Journal, StateStore, join
+    # The clock first: restored timers run on from the instant the badge came back,
+    # not after the screen's slow start.
+    now = time.ticks_ms()
+    cause = machine.reset_cause()
+    board = config.board
+    safe = boots.note_boot(join(root, boots.FILE), cause == machine.WDT_RESET,
+                           int(time.time()))
+    copy, nvs_problem = rescue.open_copy()
+    badge = Badge(config.character, config.settings, StateStore(root, copy=copy),
+                  Journal(root), board.id)
+    # How the organisers' tools tell badges apart (cran flash --roster).
+    badge.names = {"id": "".join(["%02x" % b for b in machine.unique_id()]),
+                   "badge": config.badge}
+    # The RTC runs on through resets but starts again in 2000 after a power cut:
+    # only a plausible date may count the time switched off (time_off_counts).
+    wall = int(time.time()) + epoch_shift()
+    boot(badge, now, _CAUSE_NAMES.get(cause, cause),
+         wall if wall > _PLAUSIBLE_WALL_S else None)
+    if nvs_problem is not None:
+        badge.log({"error": nvs_problem})
+    if safe:
+        badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
+                                % (boots.LIMIT, boots.WINDOW_S)})
+    return badge, boots.LIMIT if safe else 0
+
+
+def boot(badge, now, reset_cause=None, wall_s=None):
+    """Badge.boot: the saved state restored into badge, timers running again from now
+    (time off counts as paused); what was found journaled."""
+    if wall_s is not None:
+        badge.set_wall_clock(wall_s, now)
+    badge._advance(now)
+    # Who and what, so a journal pulled alone still says whose it is (cran logs).
+    badge.log({"boot": cran.VERSION, "cause": reset_cause, "board": badge.board_id,
+               "name": badge.character.name, "armor": badge.character.armor})
+    store = badge.store
+    if store is None:
+        return
+    record, problems = load_records(store)
+    note = None
+    if store.copy is not None:
+        from cran.rescue import with_copy  # start-only, as this module
+        record, note, badge.unknown = with_copy(store, record, problems)
+    if note is not None:   # first: what follows (state.a: missing...) is explained
+        badge.log({"inconnu" if badge.unknown else "restored": note})
+    elif record is None and len(problems) == 2 and all(
+            p.endswith(": missing") for p in problems):
+        problems = []
+        badge.log({"fresh": "no state saved yet"})   # a new badge, not a fault
+    for problem in problems:
+        badge.log({"error": problem})
+    if record is None:
+        return
+    off_ms = _time_off_ms(badge, record)
+    try:
+        # Timers restart from now; with time_off_counts, from when power went.
+        badge.state = from_record(record, badge.character, badge.settings,
+                                  ticks_add(now, -off_ms))
+        badge._saved_at = now
+    except ParseError as e:
+        # A record this firmware can't read (another version's, a character changed
+        # under it): the state is lost as well.
+        badge.unknown = True
+        badge.log({"inconnu": "state record refused: %s: actions refused until an "
+                              "organiser's reset" % e})
+
+
+def _time_off_ms(badge, record):
+    """ms the badge spent switched off, if the game counts it and both ends of the gap
+    are known by the wall clock; else 0 (paused)."""
+    saved_wall = record.get("wall_s")
+    wall = badge.wall_clock()
+    if (not badge.settings.time_off_counts or not isinstance(saved_wall, int)
+            or wall is None):
+        return 0
+    # Bounded: tick arithmetic holds up to 2**29 ms; longer is "very long" anyway.
+    return min(max(0, wall - saved_wall) * 1000, (1 << 29) - 1)
+
+
+# ---- the records on the flash (StateStore) ------------------------------------------
+
+def load_records(store):
+    """StateStore.load: -> (payload or None, problems), the newest valid copy, and one
+    line per copy skipped ("state.b: crc mismatch"). None means start from a safe
+    default. A leftover temp file is a save cut short: never read, overwritten by the
+    next."""
+    problems = []
+    best = None
+    store._newest = None
+    store.seq = 0
+    for i in (0, 1):
+        try:
+            seq, payload = _read(store._slots[i])
+        except OSError as e:
+            problems.append("%s: %s" % (store.names[i], "missing" if missing(e)
+                                        else "unreadable (%s)" % e))
+            continue
+        except ValueError as e:
+            problems.append("%s: %s" % (store.names[i], e))
+            continue
+        if store._newest is None or seq > store.seq:
+            store._newest, store.seq, best = i, seq, payload
+    store._known = True
+    return best, problems
+
+
+def _read(path):
+    size = os.stat(path)[6]
+    if size > MAX_RECORD_BYTES:
+        raise ValueError("%d bytes, at most %d" % (size, MAX_RECORD_BYTES))
+    with open(path, "rb") as f:
+        return decode_record(f.read(size))
+
+
+def decode_record(data):
+    """bytes of one record file -> (seq, payload). Raises ValueError saying what is wrong."""
+    end = data.find(b"\n")
+    if end < 0:
+        raise ValueError("no header line (%d bytes)" % len(data))
+    try:
+        header = data[:end].decode()
+    except ValueError:
+        raise ValueError("header is not text") from None
+    fields = header.split(" ")
+    if fields[0] != MAGIC:
+        raise ValueError("not a state record")
+    # Magic and version come first so that a future layout is named, not called garbage.
+    try:
+        version = int(fields[1]) if len(fields) > 1 else None
+    except ValueError:
+        version = None
+    if version is None:
+        raise ValueError("bad header")
+    if version != FORMAT_VERSION:
+        raise ValueError("format version %d, expected %d" % (version, FORMAT_VERSION))
+    if len(fields) != 5:
+        raise ValueError("bad header")
+    try:
+        seq = int(fields[2])
+        length = int(fields[3])
+        crc = int(fields[4], 16)
+    except ValueError:
+        raise ValueError("bad header") from None
+    body = data[end + 1:]
+    if len(body) < length:
+        raise ValueError("truncated: %d of %d body bytes" % (len(body), length))
+    if len(body) > length:
+        raise ValueError("%d bytes past the body" % (len(body) - length))
+    if record_crc(header[:len(header) - len(fields[4])], body) != crc:
+        raise ValueError("crc mismatch")
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        raise ValueError("body is not JSON") from None
+    if not isinstance(payload, dict):
+        raise ValueError("body is not an object")
+    return seq, payload
+
+
+
+
+# ---- the record back to a State (core.record.to_record's way back) ---------------
+
+def from_record(record, character, settings, now):
+    """dict from to_record -> State, its timers running again from now.
+    Raises ParseError naming the field when the record is not one of ours."""
+    if not isinstance(record, dict):
+        raise ParseError("state record is not an object")
+    if record.get("v") != RECORD_VERSION:
+        raise ParseError("state record version %r, expected %d"
+                         % (record.get("v"), RECORD_VERSION))
+    s = State(character, settings)
+    etat = _field(record, "etat", str)
+    if etat not in STATES:
+        raise ParseError("state record: etat %r is not a state" % etat)
+    s.etat = STATES.index(etat)
+    s.stopped = _field(record, "stopped", bool)
+    s.out_of_game = _field(record, "out_of_game", bool)
+    s.armor_left = _count(record, "armor_left", character.armor)
+    s.armor_damaged = _field(record, "armor_damaged", bool)
+    s.creature_left = _count(record, "creature_left", character.creature)
+    s.broken = [str(b) for b in _field(record, "broken", list)]
+    s.said = _field(record, "said", str)
+    s.renown = _count(record, "renown", None)
+    timers = _field(record, "timers", dict)
+    for name in timers:
+        left = timers[name]
+        if name not in TIMER_NAMES:
+            raise ParseError("state record: unknown timer %r" % name)
+        if not isinstance(left, int) or isinstance(left, bool) or not 0 <= left < 1 << 29:
+            raise ParseError("state record: timer %s has %r ms left" % (name, left))
+    ago = record.get("hit_ago_ms")
+    if ago is not None:
+        s.last_hit = ticks_add(now, -_count(record, "hit_ago_ms", LONG_AGO_MS))
+    last_kw = record.get("last_kw")
+    if record.get("before") is not None:
+        if not isinstance(last_kw, str):
+            raise ParseError("state record: last_kw should be str, got %r" % (last_kw,))
+        s.before = from_record(record["before"], character, settings, now)
+        s.before.before = None
+        s.last_kw = last_kw
+    if ("countdown" in timers) != (s.etat in (AGONISANT, COMA)):
+        raise ParseError("state record: %s with%s a countdown"
+                         % (etat, "" if "countdown" in timers else "out"))
+    # Timers are stored as ms left: start frozen, then let the engine's own rule decide
+    # whether they run (a game stop saved stays frozen).
+    s.timers = dict(timers)
+    s.frozen = True
+    update_freeze(s, now)
+    return s
+
+
+def _field(record, name, kind):
+    if name not in record:
+        raise ParseError("state record: %s is missing" % name)
+    value = record[name]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ParseError("state record: %s should be %s, got %r"
+                         % (name, kind.__name__, value))
+    return value
+
+
+def _count(record, name, most):
+    value = _field(record, name, int)
+    if isinstance(value, bool) or value < 0 or (most is not None and value > most):
+        raise ParseError("state record: %s=%r out of range" % (name, value))
+    return value
