@@ -90,6 +90,10 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     -> {badge path: local file}. A module compiled before by the same mpy-cross with the
     same options comes from the cache (cache_dir(); "" for none) instead of a new run."""
     files = compile_modules(_sources(), out_dir, extra_args, cache)
+    names = os.path.join(out_dir, NAMES_FILE[1:])
+    with open(names, "w", encoding="utf-8") as f:
+        f.write(names_text(files))
+    files[NAMES_FILE] = names
     main = os.path.join(out_dir, "main.py")
     shutil.copyfile(os.path.join(FIRMWARE_DIR, "main.py"), main)
     files["/main.py"] = main
@@ -97,6 +101,68 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
 
 
 MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
+
+# The names (qstrs) the badge's modules make when they load, read by cran.start to make
+# them all at once while the heap is young (cran._make_names says why).
+NAMES_FILE = "/cran/names.txt"
+# Modules a badge loads only when its board has the part (cran.parts): their names are
+# made only then. Every other module's are made at the start.
+PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
+                "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
+                "cran.hal.axp192": "display", "cran.tunes": "buzzer",
+                "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds"}
+
+
+def names_text(files):
+    """{badge path: local .mpy} -> the names file: per module, a line of JSON
+    [its file, the board part it needs or "", name...]: the module's qstrs that a
+    badge's MicroPython does not have built in."""
+    lines = []
+    for path in sorted(files):
+        if not path.endswith(".mpy") or path == "/cran/fail.mpy":   # fail: never started
+            continue
+        module = path[1:-4].replace("/", ".")
+        if module.endswith(".__init__"):
+            module = module[:-len(".__init__")]
+        with open(files[path], "rb") as f:
+            names = mpy_qstrs(f.read())
+        # Its file too: the module's __file__, a qstr made as it loads.
+        lines.append(json.dumps([path[1:], PART_MODULES.get(module, "")] + names,
+                                ensure_ascii=False))
+    # The longest first: cran._make_names says why.
+    return "\n".join(sorted(lines, key=len, reverse=True)) + "\n"
+
+
+def mpy_qstrs(data):
+    """The qstrs a .mpy (v6) makes when it loads: its qstr table, less the ones marked
+    static (built into MicroPython)."""
+    if data[:1] != b"M" or data[1] != 6:
+        raise ValueError("not a .mpy of version 6")
+    i = 4
+    if data[2] >> 2:              # native code: an arch flags field follows
+        _, i = _read_uint(data, i)
+    n_qstr, i = _read_uint(data, i)
+    _, i = _read_uint(data, i)    # the number of constant objects
+    names = []
+    for _ in range(n_qstr):
+        n, i = _read_uint(data, i)
+        if n & 1:
+            continue              # static: an index into MicroPython's own table
+        n >>= 1
+        names.append(data[i:i + n].decode())
+        i += n + 1                # and its terminating NUL
+    return names
+
+
+def _read_uint(data, i):
+    # mpy's variable-length unsigned int: 7 bits a byte, most significant first.
+    value = 0
+    while True:
+        b = data[i]
+        i += 1
+        value = (value << 7) | (b & 0x7F)
+        if not b & 0x80:
+            return value, i
 
 
 def manifest_text(files):

@@ -144,6 +144,13 @@ def badge_job(board_id, text):
     return {"board": board_id, "character": parsed.character.as_dict(), "steps": steps}
 
 
+def _job_lines(job):
+    """A job as badge_driver.py reads it: its head (the steps' count in place of them),
+    then a line per step, read as the run comes to it."""
+    head = dict(job, steps=len(job["steps"]))
+    return "".join(json.dumps(x) + "\n" for x in [head] + job["steps"])
+
+
 def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0, **options):
     """Scenarios through the whole badge app on virtual hardware. jobs: [(board id,
     scenario text)] -> [events, or an error text (OutOfMemory when it ran out of heap)],
@@ -161,7 +168,7 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
     import tempfile
 
     from host_tools.vhw import sys_path
-    stdin = "".join(json.dumps(job) + "\n" for job in jobs)
+    stdin = "".join(_job_lines(job) for job in jobs)
     with tempfile.TemporaryDirectory(prefix="cran-badge-") as tmp:
         firmware = FIRMWARE_DIR
         if mpy:

@@ -22,12 +22,14 @@ UNKNOWN = ("error: etat inconnu: the badge lost its saved state; an organiser se
 
 def command_of(line):
     """A console line -> (its first word in ASCII lower case, the rest), split at SPACES:
-    one answer on every runtime (CPython's split() and lower() go beyond ASCII)."""
+    one answer on every runtime (CPython's split() and lower() go beyond ASCII). Found
+    with find(), never a character taken out (cran.core.vocab.chars says why)."""
     line = line.strip(SPACES)
-    i = 0
-    n = len(line)
-    while i < n and line[i] not in SPACES:
-        i += 1
+    i = len(line)
+    for space in SPACES:
+        j = line.find(space)
+        if 0 <= j < i:
+            i = j
     return line[:i].encode().lower().decode(), line[i:].strip(SPACES)
 
 
@@ -35,7 +37,6 @@ def text_of(raw):
     """Bytes from the serial port -> the line's text as typed: control characters (a
     terminal's stray Ctrl-B, or one that reaches a badge rebooted under a host tool) are
     not part of a word, and backspace rubs out. None when the bytes are not UTF-8."""
-    text = raw
     if isinstance(raw, bytes):
         try:
             text = raw.decode()
@@ -49,13 +50,19 @@ def text_of(raw):
             forget(("cran.utf8",))
             if not ok:
                 return None
-    typed = ""
-    for c in text:
-        if c in "\x08\x7f":    # backspace, as a terminal sends it, rubs out one character
-            typed = typed[:-1]
-        elif c >= " " or c == "\t":
-            typed += c
-    return typed
+    else:
+        raw = raw.encode()
+    # Byte by byte, not character by character (cran.core.vocab.chars says why).
+    typed = bytearray()
+    for b in raw:
+        if b == 0x08 or b == 0x7F:   # backspace, as a terminal sends it: one character
+            end = len(typed)
+            while end and typed[end - 1] & 0xC0 == 0x80:   # its continuation bytes
+                end -= 1
+            typed[max(0, end - 1):] = b""
+        elif b >= 0x20 or b == 0x09:
+            typed.append(b)
+    return str(typed, "utf-8")
 
 
 class Console:

@@ -2,10 +2,13 @@
 # -> storage) on the virtual hardware, inside the MicroPython unix port or CPython:
 #   <python> badge_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR START_TICK REBOOT_EVERY MODE
 #            VHW...
-# stdin: one JSON job a line, parsed on the host (cran.scenario stays off the badge's heap):
-#   {"board": ID, "character": {...}, "steps": [[LINE, T_MS, "act", TEXT] |
-#    [LINE, T_MS, "expect"] | [LINE, T_MS, "mem"] | [LINE, T_MS, "line", TEXT] |
-#    [LINE, T_MS, "drive", [PIN, LEVEL or null]]]}
+# stdin: each job as a line of JSON, {"board": ID, "character": {...}, "steps": N}, then
+#   its N steps, one JSON line each, read as the run comes to them (the runner keeps no
+#   list of them: a day of presses is ~45 KB of lists, which sat in the middle of the
+#   heap and cut the badge's in two), parsed on the host (cran.scenario stays off the
+#   badge's heap):
+#   [LINE, T_MS, "act", TEXT] | [LINE, T_MS, "expect"] | [LINE, T_MS, "mem"] |
+#   [LINE, T_MS, "line", TEXT] | [LINE, T_MS, "drive", [PIN, LEVEL or null]]
 #   "line": a console line whose answer is not checked (an organiser's `status`);
 #   "drive": a pin driven, or let go to its pull (null), as a finger on a button does
 # stdout: one JSON line as each thing happens, never kept (the runner must not grow):
@@ -144,10 +147,10 @@ class Run:
             emit(self.n, "event", ["expect", line, t, view_list(app.badge.state, now)])
 
     def segments(self, steps):
-        if not self.reboot_every:
-            return [steps]   # no copy: the runner's share was measured with one list
-        n = self.reboot_every
-        return [steps[i:i + n] for i in range(0, len(steps), n)]
+        """steps (Steps) in runs of reboot_every between reboots (all of them: 0)."""
+        n = self.reboot_every or steps.left
+        while steps.left:
+            yield steps.take(n)
 
     def reboot(self):
         # A clean restart: the state saved as of now, the chip reset, a new app from flash.
@@ -274,10 +277,26 @@ def report(n, job, e):
     emit(n, "error", text)
 
 
+class Steps:
+    """The job's steps, read from stdin as they come: never all in the heap at once."""
+
+    def __init__(self, count):
+        self.left = count
+
+    def take(self, n):
+        for _ in range(min(n, self.left)):
+            self.left -= 1
+            yield json.loads(sys.stdin.readline())
+
+    def skip(self):
+        """The rest unread (a job that failed): the next job's head comes after them."""
+        while self.left:
+            self.left -= 1
+            sys.stdin.readline()
+
+
 def read_job():
-    """The next job from stdin, or None at its end. In a function of its own: the job's
-    JSON text (~20 KB for a day of presses) must be garbage once it returns, not kept
-    by a pointer left in this frame, or the runner's share would count it."""
+    """The next job's head from stdin, or None at its end (its steps follow: Steps)."""
     while True:
         raw = sys.stdin.readline()
         if not raw:
@@ -301,11 +320,13 @@ def main():
             print(json.dumps({"heap": {"base": base, "total": base + gc.mem_free()}}))
             if mode == "overhead":
                 return
+        job["steps"] = Steps(job["steps"])
         try:
             run_job(n, job, boards_dir, flash_dir, start, reboot_every, base or 0)
             emit(n, "end", True)
         except Exception as e:   # report this job, go on with the others
             report(n, job, e)
+        job["steps"].skip()
         job = None
         n += 1
 

@@ -83,3 +83,18 @@ def lookup(table, key):
         return None
     i += len(key) + 2
     return table[i:table.index("|", i)]
+
+
+def chars(text):
+    """text's characters, one str each, cut from its UTF-8 bytes. Taken out of the str
+    itself (`for c in text`, text[i]), each would be made a qstr on MicroPython: kept
+    for good, and a new qstr pool is one block that must be found whole. Text from
+    outside (a console line, a name) must not grow a badge's heap."""
+    raw = text.encode()
+    i = 0
+    n = len(raw)
+    while i < n:
+        b = raw[i]
+        j = i + (1 if b < 0xC0 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4)
+        yield raw[i:j].decode()
+        i = j

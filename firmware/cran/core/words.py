@@ -18,6 +18,7 @@ from cran.core.vocab import (  # noqa: F401
     TIMED_EFFECTS,
     Action,
     ParseError,
+    chars,
     lookup,
 )
 
@@ -44,18 +45,17 @@ def plain(text):
     """Lower case, accents off, punctuation a player might type turned to spaces. The
     same on every runtime: ASCII letters lowered, the table's letters beyond ASCII, and
     any other character beyond ASCII refused (ParseError naming it)."""
-    for ch in text:
-        if ord(ch) > 127 or ch in ":!,":
-            out = []
-            for c in text:
-                if c < "\x80":
-                    out.append(lookup(_PLAIN, c) or c.lower())
-                    continue
-                p = lookup(_PLAIN, c)
-                if p is None:
-                    raise ParseError(_unread(c))
-                out.append(p)
-            return "".join(out)
+    if len(text.encode()) != len(text) or ":" in text or "!" in text or "," in text:
+        out = []
+        for c in chars(text):   # not `for c in text` (chars says why)
+            if c < "\x80":
+                out.append(lookup(_PLAIN, c) or c.lower())
+                continue
+            p = lookup(_PLAIN, c)
+            if p is None:
+                raise ParseError(_unread(c))
+            out.append(p)
+        return "".join(out)
     return text.lower()
 
 
@@ -68,7 +68,7 @@ def shown(text, most=40):
     """text as a message quotes it: at most `most` characters, and any character that
     is not printable ASCII written \\uXXXX, so what cannot be seen is named."""
     out = []
-    for c in text[:most]:
+    for c in chars(text[:most]):
         out.append(c if " " <= c < "\x7f" else "\\u%04x" % ord(c))
     return "'%s%s'" % ("".join(out), "..." if len(text) > most else "")
 

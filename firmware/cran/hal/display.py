@@ -2,7 +2,7 @@
 # with show() (SSD1306_I2C, ST7789); the screen is sent only when the text changes (a
 # full SSD1306 frame is ~25 ms of I2C at 400 kHz).
 
-from cran.core.vocab import lookup
+from cran.core.vocab import chars, lookup
 
 # The framebuf font has ASCII only, and draws each UTF-8 byte as a block: French letters
 # become their bare ones (a table as a string: see cran.core.vocab.lookup).
@@ -12,9 +12,10 @@ _PLAIN = (
 
 
 def plain(text):
-    if all(ord(ch) < 128 for ch in text):
+    if len(text.encode()) == len(text):   # ASCII; chars(), not `for ch in text`: see it
         return text
-    return "".join([(lookup(_PLAIN, ch) or "?") if ord(ch) >= 128 else ch for ch in text])
+    return "".join([(lookup(_PLAIN, ch) or "?") if ch >= "\x80" else ch
+                    for ch in chars(text)])
 
 
 class Screen:
