@@ -5,7 +5,7 @@
 import json
 
 from cran import forget
-from cran.core.vocab import DIGITS, SPACES, ParseError
+from cran.core.vocab import DIGITS, SPACE_CHARS, SPACES, ParseError
 
 LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` with "
           "the game key: cran does it)")
@@ -26,7 +26,7 @@ def command_of(line):
     with find(), never a character taken out (cran.core.vocab.chars says why)."""
     line = line.strip(SPACES)
     i = len(line)
-    for space in SPACES:
+    for space in SPACE_CHARS:
         j = line.find(space)
         if 0 <= j < i:
             i = j

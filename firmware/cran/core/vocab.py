@@ -12,6 +12,9 @@ class ParseError(ValueError):
 # MicroPython's take ASCII only: text is read with these, so the badge and the desktop
 # give one answer.
 SPACES = " \t\n\r\x0b\x0c"
+# The same one by one, written out: characters taken out of a str by a loop are made
+# qstrs as the loop runs (chars() says why that matters), literals when the module loads.
+SPACE_CHARS = (" ", "\t", "\n", "\r", "\x0b", "\x0c")
 DIGITS = "0123456789"
 # P2: renown is kept from 0 to this (the highest rank needs 20): a number from outside
 # is bounded before it reaches the state and its record.

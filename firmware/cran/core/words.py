@@ -13,6 +13,7 @@ from cran.core.vocab import (  # noqa: F401
     MAX_RENOWN,
     MORT,
     PLEINE_FORME,
+    SPACE_CHARS,
     SPACES,
     STATES,
     TIMED_EFFECTS,
@@ -75,7 +76,7 @@ def shown(text, most=40):
 
 def words_of(text):
     """text -> its words, split at SPACES (ASCII) only."""
-    for c in SPACES[1:]:
+    for c in SPACE_CHARS[1:]:
         if c in text:
             text = text.replace(c, " ")
     return [w for w in text.split(" ") if w]
