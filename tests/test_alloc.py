@@ -48,19 +48,23 @@ def test_a_hit_allocates_within_its_bound(allocations, board):
     assert etat == "blesse" and 0 < used <= HIT_BYTES
 
 
-# Modules a badge needs only at its start or for a console action line: each one's code is
-# RAM on a badge (cran.start, cran.console). Let go, they must not be in sys.modules.
-START_ONLY = ("cran.config", "cran.core.choices", "cran.parts", "cran.boots")
+# Modules a badge needs only at its start, or while its console is in use: each one's code
+# is RAM on a badge (cran.start, cran.app's session). Let go, they must not be in
+# sys.modules.
+START_ONLY = ("cran.config", "cran.core.choices", "cran.parts", "cran.boots", "cran.rescue",
+              "cran.restore")
+CONSOLE = ["cran.console", "cran.core.words", "cran.lock"]
 HOST_ONLY = ("cran.board", "cran.scenario")
 
 
 @pytest.mark.parametrize("board", board_ids())
-def test_start_only_modules_and_the_grammar_are_let_go(allocations, board):
+def test_start_only_modules_and_the_console_are_let_go(allocations, board):
     after_boot, after_line, after_quiet, answer = allocations[board]["modules"]
     assert answer[0].startswith("ok effet peur"), answer
     assert "cran.app" in after_boot and "cran.core.engine" in after_boot
-    for name in START_ONLY + HOST_ONLY + ("cran.core.words", "cran.fail"):
+    for name in START_ONLY + HOST_ONLY + tuple(CONSOLE) + ("cran.fail",):
         assert name not in after_boot, name
-    # The action line loaded the grammar to read it; a quiet console lets it go.
-    assert after_line == sorted(after_boot + ["cran.core.words"])
+    # The action line loaded the console, its lock and the grammar to read it; a quiet
+    # console lets them go.
+    assert after_line == sorted(after_boot + CONSOLE)
     assert after_quiet == after_boot

@@ -13,7 +13,7 @@ VERSION = "0.1.0"
 # once the app is built.
 _CONFIG_ONLY = ("cran.config", "cran.core.choices")
 _RESTORE_ONLY = ("cran.restore", "cran.rescue", "cran.boots")
-_BOOT_ONLY = ("cran.parts",)
+_BOOT_ONLY = ("cran.parts", "cran.lock")   # the lock: again with the console
 
 
 def main(root="/", console=True):
@@ -37,7 +37,7 @@ def main(root="/", console=True):
     try:
         asyncio.run(app.run(console))
     except BaseException as e:   # KeyboardInterrupt too
-        if app.lock.is_open(time.ticks_ms()):
+        if app.console_open(time.ticks_ms()):
             raise   # an organiser's Ctrl-C, or a badge without a key: the REPL
         # A locked badge never leaves a player at the REPL: it comes back as saved.
         app.badge.log({"error": "the app ended: %r" % (e,)})

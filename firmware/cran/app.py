@@ -8,14 +8,8 @@ import time
 
 import machine
 
+from cran import forget
 from cran.badge import epoch_shift
-from cran.console import (
-    MAX_LINE_BYTES,
-    NOT_TEXT,
-    TOO_LONG,
-    command_of,
-    text_of,
-)
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
@@ -50,8 +44,10 @@ MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
 CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
-_SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?", "challenge",
-                  "unlock", "lock", "reboot")
+# The console and its lock (cran.console, cran.lock, and the grammar an action line
+# loads) are loaded by the first byte that comes and let go when it has been quiet
+# this long and the lock is shut: a badge in play hears no console.
+_CONSOLE = ("cran.console", "cran.lock", "cran.core.words")
 
 
 class App:
@@ -63,6 +59,8 @@ class App:
     safe: "Any"
     badge: "Any"
     lock: "Any"
+    key: "Any"
+    key_problem: "Any"
     root: "Any"
     console: "Any"
     layout: "Any"
@@ -130,12 +128,25 @@ class App:
     def line(self, text, now):
         """One console line -> answer lines. Safe mode answers only what reads."""
         self.last_input = now
-        command = command_of(text)[0]
-        if self.safe and command and command not in _SAFE_COMMANDS:
-            return ["error: safe mode after %d watchdog resets: actions are off (%s "
-                    "answer; an organiser's `reboot` ends it)"
-                    % (self.resets_for_safe, ", ".join(_SAFE_COMMANDS[:4]))]
-        return self.console.handle(text, now)
+        return self.session().line(text, now)
+
+    def session(self):
+        """The console (cran.console.Console) and its lock, made by the first byte that
+        comes after a quiet spell (show() lets them go again)."""
+        if self.console is None:
+            from cran.console import Console
+            from cran.lock import ConsoleLock, set_interrupt
+            self.lock = ConsoleLock(self.key, self.key_problem, set_interrupt)
+            self.console = Console(self.badge, join(self.root, "config.json"), set_rtc,
+                                   self.lock)
+            self.console.safe_after = self.resets_for_safe if self.safe else 0
+        return self.console
+
+    def console_open(self, now):
+        """Whether an organiser has the console and Ctrl-C now (cran.lock)."""
+        if self.lock is not None:
+            return self.lock.is_open(now)
+        return self.key is None and self.key_problem is None   # no key: open for good
 
     # ---- the show step ----------------------------------------------------------
 
@@ -146,9 +157,13 @@ class App:
         self.in_show = True
         try:
             self.badge.tick(now)
-            self.lock.tick(now)
-            if ticks_diff(now, self.last_input) >= CONSOLE_QUIET_MS:
-                self.console.let_grammar_go()
+            lock = self.lock
+            if lock is not None:
+                lock.tick(now)
+                if (ticks_diff(now, self.last_input) >= CONSOLE_QUIET_MS
+                        and lock.open_until is None):   # no organiser's window open
+                    self.console = self.lock = None
+                    forget(_CONSOLE)
             for button in self.buttons:
                 button.poll(now)
             menu = self.menu
@@ -299,8 +314,9 @@ class App:
             wait = _least(wait, self.buzzer.update(now))
         for button in self.buttons:
             wait = _least(wait, button.next_timeout_ms(now))
-        if self.lock.open_until is not None:   # lock again on time, not at a later wake
-            wait = min(wait, ticks_diff(self.lock.open_until, now))
+        lock = self.lock
+        if lock is not None and lock.open_until is not None:   # lock again on time
+            wait = min(wait, ticks_diff(lock.open_until, now))
         return max(0, wait)
 
     def may_light_sleep(self, now, wait_ms):
@@ -401,23 +417,15 @@ class App:
             if not got:
                 return   # stdin closed: only on a desktop
             self.last_input = time.ticks_ms()
+            console = self.session()
             if got != b"\n":
-                if len(raw) <= MAX_LINE_BYTES:   # past the bound, the rest is dropped
+                if len(raw) <= console.MAX_LINE_BYTES:   # past it, the rest is dropped
                     raw.extend(got)
                 continue
             line, raw = raw, bytearray()
-            if len(line) > MAX_LINE_BYTES:
-                answers = [TOO_LONG]
-            else:
-                text = text_of(bytes(line))
-                try:
-                    answers = [NOT_TEXT] if text is None else self.line(text, time.ticks_ms())
-                except Exception as e:   # a bug: said and journaled; the badge plays on
-                    answers = ["error: the badge failed on this line: %r" % (e,)]
-                    self.badge.log({"error": "console %r: %r" % (text[:40], e)})
-            for out in answers:
+            for out in console.answer(line, time.ticks_ms()):
                 print(out)
-            if self.console.reboot:
+            if console.reboot:
                 self.reboot()
 
     def reboot(self):

@@ -16,6 +16,9 @@ _GRAMMAR = ("cran.core.words",)
 # kept past the bound (a badge's heap is small, and no command needs more).
 MAX_LINE_BYTES = 256
 TOO_LONG = "error: a line of more than %d bytes: dropped" % MAX_LINE_BYTES
+# What a badge in safe mode (cran.boots) still answers: what reads, and the lock's.
+_SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?", "challenge",
+                  "unlock", "lock", "reboot")
 UNKNOWN = ("error: etat inconnu: the badge lost its saved state; an organiser sets it "
            "with `reset` (or the Orga menu's reset), then plays what is known")
 
@@ -66,18 +69,46 @@ def text_of(raw):
 
 
 class Console:
+    MAX_LINE_BYTES = MAX_LINE_BYTES   # for the app's reader, which bounds what it keeps
+
     def __init__(self, badge, config_path=None, on_clock=None, lock=None):
         self.badge = badge
+        self.safe_after = 0         # in safe mode: the watchdog resets that caused it
         self.lock = lock            # cran.lock.ConsoleLock; None: open (a desktop run)
         self.reboot = False         # `reboot` said: the app resets after the answer
         # The grammar (~5 KB of a badge's heap) is loaded by an action line and let go
-        # once the console is quiet (let_grammar_go): a badge in play hears `status` and
-        # `journal` from hosts, its actions come from its buttons.
+        # with the console once it is quiet (App.show): a badge in play hears `status`
+        # and `journal` from hosts, its actions come from its buttons.
         self.parse_action = None
         # Read again for each `config` (a host's, rare): a roster's config kept parsed
         # would hold ~1.6 KB of the badge's heap for it.
         self.config_path = config_path
         self.on_clock = on_clock    # on_clock(unix seconds): also set the chip's RTC
+
+    def answer(self, raw, now):
+        """The bytes of one line from the serial port (its newline off, at most
+        MAX_LINE_BYTES + 1 kept) -> the answer lines. A bug is said and journaled: the
+        badge plays on."""
+        if len(raw) > MAX_LINE_BYTES:
+            return [TOO_LONG]
+        text = text_of(bytes(raw))
+        if text is None:
+            return [NOT_TEXT]
+        try:
+            return self.line(text, now)
+        except Exception as e:
+            self.badge.log({"error": "console %r: %r" % (text[:40], e)})
+            return ["error: the badge failed on this line: %r" % (e,)]
+
+    def line(self, text, now):
+        """One line's text -> the answer lines. Safe mode answers only what reads."""
+        if self.safe_after:
+            command = command_of(text)[0]
+            if command and command not in _SAFE_COMMANDS:
+                return ["error: safe mode after %d watchdog resets: actions are off (%s "
+                        "answer; an organiser's `reboot` ends it)"
+                        % (self.safe_after, ", ".join(_SAFE_COMMANDS[:4]))]
+        return self.handle(text, now)
 
     def handle(self, line, now):
         """-> the answer lines for one console line. A bad line gets one error line and
@@ -129,11 +160,6 @@ class Console:
         seen = self.badge.status(now)
         return ["ok %s: etat=%s armure=%d dit=%s" % (
             action.text(), seen["etat"], seen["armure"], said[-1] if said else "-")]
-
-    def let_grammar_go(self):
-        if self.parse_action is not None:
-            self.parse_action = None
-            forget(_GRAMMAR)
 
     def _config(self):
         """The badge's config.json as one line of JSON."""

@@ -122,9 +122,7 @@ def assemble(app, root, config, restored):
     """App.__init__: the badge app of config with its flash at root, around restored
     (cran.restore.restored_badge's): the console and its lock, the drivers of the
     board's parts, and every field the app keeps. Start-only, as this whole module."""
-    from cran.app import set_rtc
-    from cran.console import Console
-    from cran.lock import ConsoleLock, read_key, set_interrupt
+    from cran.lock import read_key, set_interrupt
     from cran.menu import Menu
     from cran.storage import join
     now = time.ticks_ms()
@@ -135,13 +133,17 @@ def assemble(app, root, config, restored):
     app.resets_for_safe = restored[1]
     app.safe = restored[1] > 0
     badge.on_cues = app._on_cues
-    # The game key locks the console and Ctrl-C from the moment the app runs.
+    # The game key locks the console and Ctrl-C from the moment the app runs (no key:
+    # open for good; a damaged one: shut for good). The console and its lock are made
+    # when a byte comes (App.session).
     key, problem = read_key(join(root, "game.key"))
     if problem:
         badge.log({"error": problem})
-    app.lock = ConsoleLock(key, problem, set_interrupt)
+    app.key = key
+    app.key_problem = problem
+    set_interrupt(key is None and problem is None)
+    app.console = app.lock = None
     app.root = root
-    app.console = Console(badge, join(root, "config.json"), set_rtc, app.lock)
     app.layout = board.leds["layout"] if board.leds else "single"
     app.leds = leds(board)
     app.buzzer = buzzer(board, config.volume_percent)

@@ -50,9 +50,9 @@ class Pixels:
 
 
 def boot(board, n):
-    # A badge boots with a fresh interpreter: the grammar an earlier one's console line
-    # loaded in this process is not its.
-    forget(("cran.core.words",))
+    # A badge boots with a fresh interpreter: the console and grammar an earlier one's
+    # console line loaded in this process are not its.
+    forget(("cran.core.words", "cran.console", "cran.lock"))
     vclock.start(0)
     machine.reset_all()
     root = "%s/%s%d" % (sys.argv[3], board, n)

@@ -51,7 +51,7 @@ def main():
             vclock.advance(ask["advance"])
             app.show(time.ticks_ms())
         print(json.dumps({"answer": answer, "ctrl_c": ctrl_c_stops_the_app(),
-                          "reboot": app.console.reboot,
+                          "reboot": app.console is not None and app.console.reboot,
                           "auth_loaded": "cran.auth" in sys.modules}))
 
 
