@@ -25,7 +25,7 @@ AGONISANT = 2
 COMA = 3
 MORT = 4
 
-# K3: the 5-minute effects.
+# K3: the 5-minute effects, sorted (the engine ends them in this order).
 TIMED_EFFECTS = ("assomme", "aveugle", "charme", "douleur", "faiblesse", "immobilise",
                  "obeis", "paralyse", "peur", "statue")
 KEYWORDS = ("agonisant", "assomme", "aveugle", "blesse", "brise", "charme", "coma",
