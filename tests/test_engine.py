@@ -197,3 +197,9 @@ def test_broken_things_and_renown_are_bounded():
 
 def _kv(cues):
     return [(kind, value) for _, kind, value, _ in cues]
+
+
+def test_the_timed_effects_are_listed_sorted():
+    # The engine ends running effects in this order (their cues' order) without sorting.
+    from cran.core.vocab import TIMED_EFFECTS
+    assert list(TIMED_EFFECTS) == sorted(TIMED_EFFECTS)

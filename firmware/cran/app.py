@@ -175,11 +175,12 @@ class App:
                 menu.tick(now)
             if self.peek_until is not None and ticks_diff(now, self.peek_until) >= 0:
                 self.peek_until = None
-            self._warn(now)
             # What the wearer must see and hear first, then the flash write: a hit
             # answers within the frame, and a power cut in between loses only that
-            # hit (the badge comes back as before it, never healthier).
+            # hit (the badge comes back as before it, never healthier). The LEDs
+            # first of all: the warning is a sound cue, for _sound() alone.
             self._draw(now)
+            self._warn(now)
             self._sound(now)
         finally:
             self.in_show = False
@@ -278,11 +279,11 @@ class App:
         if look != self.frames_look:   # another look or effect: its own few frames
             frames.clear()
             self.frames_look = look
+        leds = self.leds
         frame = frames.get(code)
-        if frame is None:
-            frame = frames[code] = self.leds.capped(
-                frame_of(code, self.leds.count, self.layout))
-        self.leds.write(frame)
+        if frame is None:   # painted in capped colours: ready to write
+            frame = frames[code] = frame_of(code, leds.count, self.layout, leds.cap)
+        leds.write(frame)
         self.frame_code = code
 
     def _next_wake(self, now):

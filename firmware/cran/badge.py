@@ -110,13 +110,17 @@ class Badge:
                 return []
             self.unknown = False
         cues = self.tick(now)
-        self.flush(now)
-        self.state, more = act(self.state, action, now)
-        self._unsaved = (action, more, self.state.etat)   # its entry is written by flush()
-        self._tell("act", now, more)
+        if self._unsaved is not None:   # (a press's path: most often nothing to flush)
+            self.flush(now)
+        state, more = act(self._state, action, now)
+        self.state = state
+        self._unsaved = (action, more, state.etat)   # its entry is written by flush()
+        if self.on_cues is not None:
+            self.on_cues("act", now, more)   # _tell(), without its call
         if save:
             self.flush(now)
-        return list(cues) + more
+        # The cues are the journal's too (flush): callers read them, never change them.
+        return list(cues) + more if cues else more
 
     def undo(self, before, now, save=True):
         """Put back `before`, the state an action the wearer takes back started from (its

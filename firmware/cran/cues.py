@@ -79,13 +79,17 @@ def shown_effect(state, now, seen=None):
     seen = seen or look(state, now)
     if seen in ("stop", "hors-jeu", "inerte", "inconnu"):   # literals: a constant tuple
         return None
+    # The state's few timers are looked over, not the 11 effects (each a left_ms()
+    # call): this runs at every wake-up and at a hit. Ties go to the first of EFFECTS.
     best = None
     best_left = 0
-    for name in EFFECTS:
-        left = state.left_ms(name, now)
-        if left is not None and (best is None or left < best_left):
-            best = name
-            best_left = left
+    for name in state.timers:
+        if name in EFFECTS:
+            left = state.left_ms(name, now)
+            if best is None or left < best_left or (
+                    left == best_left and EFFECTS.index(name) < EFFECTS.index(best)):
+                best = name
+                best_left = left
     return best
 
 
@@ -112,17 +116,21 @@ _FAULT_FROM = _SLOTS - 4
 _FAULT_RGB = ((255, 0, 0), _OFF, _WHITE, _OFF)
 
 
+# Masks are read with startswith(c, i), not mask[i] == c: MicroPython makes mask[i] a
+# new one-character string, looked up among all its interned strings (~10x as long).
+
+
 def _key(seen, effect, step, single, fault):
     s = step % _SLOTS
     if fault and s >= _FAULT_FROM:
         return _FAULT | (s - _FAULT_FROM)
     mask = _LOOKS[seen][1]   # 32 steps, or 64 for a rhythm over 8 s
-    on = _ON if mask[step % len(mask)] == "1" else 0
+    on = _ON if mask.startswith("1", step % len(mask)) else 0
     if seen == "stop":
         return on | (_LIT2 if s & 1 else 0)
     if effect is None:
         return on
-    effect_on = _EFFECT_MASKS[EFFECTS.index(effect)][s] == "1"
+    effect_on = _EFFECT_MASKS[EFFECTS.index(effect)].startswith("1", s)
     if single:   # one LED: 4 s of state, then 4 s of effect code
         if step >= _SLOTS:
             return _SECOND | (_ON if effect_on else 0)
@@ -151,48 +159,56 @@ def led_frame(state, now, led_count, layout="strip", seen=None):
     return frame_of(frame_code(state, now, led_count, layout, seen=seen), led_count, layout)
 
 
-def frame_of(code, led_count, layout="strip"):
+def frame_of(code, led_count, layout="strip", cap=None):
     """The frame a frame_code() names: what led_frame() gives, without reading the state
-    again (the app has the code already)."""
+    again (the app has the code already). cap: colour -> colour (the LEDs' brightness
+    cap, Leds.cap), applied to each of the frame's few colours: the frame comes ready
+    to write, with no pass over every LED to cap it (a hit's new look is drawn at once).
+    The off colour is (0, 0, 0) under any cap."""
     e = (code >> KEY_BITS) & ((1 << _EFFECT_BITS) - 1)
     return _paint(_LOOK_NAMES[code >> (KEY_BITS + _EFFECT_BITS)],
                   EFFECTS[e - 1] if e else None, code & ((1 << KEY_BITS) - 1),
-                  led_count, layout)
+                  led_count, layout, cap or (lambda colour: colour))
 
 
-def _paint(seen, effect, key, n, layout):
+def _paint(seen, effect, key, n, layout, cap):
+    # Runs of cells are filled by slice assignment, in C, not LED by LED (25 on a
+    # matrix): the ESP32 ports' builds have it (MICROPY_PY_ARRAY_SLICE_ASSIGN).
     if key & _FAULT:
-        return [_FAULT_RGB[key & 3]] * n
+        return [cap(_FAULT_RGB[key & 3])] * n
     colour, _, bar = _LOOKS[seen]
     frame = [_OFF] * n
     if seen == "stop":
         if key & _ON:
+            white, blue = cap(_WHITE), cap(_BLUE)
             phase = 1 if key & _LIT2 else 0
             for i in range(n):   # neighbours in opposite colours, swapping each step
-                frame[i] = _WHITE if (i + phase) & 1 == 0 else _BLUE
+                frame[i] = white if (i + phase) & 1 == 0 else blue
         return frame
     if _single(layout, n):
         if key & _SECOND:
             colour = _EFFECT_RGB[EFFECTS.index(effect)]
         if key & _ON:
-            frame = [colour] * n
+            frame = [cap(colour)] * n
         return frame
     matrix = layout == "matrix-5x5"
     if key & _ON:
+        colour = cap(colour)
         if seen == "hors-jeu":
-            cells = [0, 4, 20, 24] if matrix else [0, n - 1]   # the corners, the ends
+            for i in ((0, 4, 20, 24) if matrix else (0, n - 1)):   # the corners, the ends
+                frame[i] = colour
         elif seen == UNKNOWN_LOOK:
-            cells = list(range(n))
+            frame = [colour] * n
         elif matrix:
-            cells = list(range(25 - 5 * bar, 25))               # rows from the bottom
+            frame[25 - 5 * bar:25] = [colour] * (5 * bar)         # rows from the bottom
         else:
-            cells = list(range(bar))
-        for i in cells:
-            frame[i] = colour
+            frame[:bar] = [colour] * bar
     if effect is not None and key & _LIT2:
-        rgb = _EFFECT_RGB[EFFECTS.index(effect)]
-        for i in (range(5) if matrix else (n - 2, n - 1)):      # top row, last two
-            frame[i] = rgb
+        rgb = cap(_EFFECT_RGB[EFFECTS.index(effect)])
+        if matrix:
+            frame[:5] = [rgb] * 5                               # the top row
+        else:
+            frame[n - 2:] = [rgb, rgb]                          # the last two
     return frame
 
 
@@ -228,7 +244,7 @@ def _next_flip(mask, step):
     """Steps from step until mask (a rhythm of "1"/"0", repeating) changes, or None."""
     n = len(mask)
     s = step % n
-    other = "0" if mask[s] == "1" else "1"
+    other = "0" if mask.startswith("1", s) else "1"   # (as _key reads masks)
     i = mask.find(other, s + 1)
     if i >= 0:
         return i - s

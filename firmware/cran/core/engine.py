@@ -261,8 +261,11 @@ def update_freeze(s, now):
 
 def act(state, action, now):
     """Apply one action at tick now (timers due by then fire first). -> (state, cues)"""
-    state, fired = tick(state, now)
-    cues = list(fired)
+    if state.timers and not state.frozen:   # tick()'s own idle test, without its call
+        state, fired = tick(state, now)
+        cues = list(fired)
+    else:
+        cues = []
     verb = action.verb
     if verb in ("coup", "effet"):
         if action.kw == "statue" and action.divin and action.masse:
@@ -367,7 +370,6 @@ def _receive(state, action, now, cues):
     if kw == "resiste":
         s.before = None          # K9: nobody dissipates a «Résiste»
     _start_combat(s, now, cues)
-    running = [n for n in s.effects() if n in TIMED_EFFECTS]
     if _absorbed(s, action, now, cues):
         took_hold = False
     else:
@@ -375,8 +377,8 @@ def _receive(state, action, now, cues):
     if took_hold or s.settings.effect_ends_on_absorbed:
         # K1, K2: a harmful action that took hold ends the effects running before it
         # (a repeated effect just starts again); with single_effect off they stack.
-        if s.settings.single_effect or action.kw not in TIMED_EFFECTS:
-            _end_effects(s, running, action.kw, now, cues)
+        if s.settings.single_effect or kw not in TIMED_EFFECTS:
+            _end_effects(s, kw, now, cues)
     return s, cues
 
 
@@ -408,9 +410,12 @@ def _ignored(s, action, now):
 
 
 def _start_combat(s, now, cues):
-    if not s.in_combat():
+    # s.in_combat() and _set_timer() spelled out: every hit comes here.
+    timers = s.timers
+    if _COMBAT not in timers:
         cues.append((now, "combat", "debut", True))
-    _set_timer(s, _COMBAT, now, s.settings.combat_rest_ms)   # C1
+    rest = s.settings.combat_rest_ms                        # C1
+    timers[_COMBAT] = rest if s.frozen else ticks_add(now, rest)
 
 
 def _absorbed(s, action, now, cues):
@@ -437,10 +442,20 @@ def _absorbed(s, action, now, cues):
     return True
 
 
-def _end_effects(s, names, keep, now, cues):
-    for name in names:
-        if name != keep and name in s.timers:
-            del s.timers[name]
+def _end_effects(s, keep, now, cues):
+    # The 5-minute effects running before the action, but keep: read from the timers
+    # now, not listed before the action, since all it can add is keep itself (or end
+    # them all, on death). Most hits find none: the few timers are looked over, and a
+    # list is made only for effects to end, in their sorted order (the cues' order).
+    timers = s.timers
+    for name in timers:
+        if name != keep and name in TIMED_EFFECTS:
+            break
+    else:
+        return
+    for name in TIMED_EFFECTS:   # sorted already
+        if name != keep and name in timers:
+            del timers[name]
             cues.append((now, "fin", name, False))
 
 

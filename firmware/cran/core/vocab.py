@@ -28,7 +28,7 @@ AGONISANT = 2
 COMA = 3
 MORT = 4
 
-# K3: the 5-minute effects.
+# K3: the 5-minute effects, sorted (the engine ends them in this order).
 TIMED_EFFECTS = ("assomme", "aveugle", "charme", "douleur", "faiblesse", "immobilise",
                  "obeis", "paralyse", "peur", "statue")
 KEYWORDS = ("agonisant", "assomme", "aveugle", "blesse", "brise", "charme", "coma",
@@ -41,13 +41,26 @@ class Action:
     """One thing that happens to the wearer. verb is one of: coup, effet, soin,
     soin-complet, repare, nuit, hors-jeu, en-jeu, stop, reprise, reset, renommee."""
 
+    # The defaults are the class's: an action keeps only what it names (a normal hit,
+    # made at each press, one field; the menu's ~60 actions, a smaller heap).
+    kw = None       # type: str | None  # keyword of a coup/effet; None: a normal hit
+    target = None   # type: str | None  # broken limb, repaired thing, named object
+    divin = False   # K10
+    masse = False   # K11
+    amount = 0      # renommee: signed change, or value when set
+
     def __init__(self, verb, kw=None, target=None, divin=False, masse=False, amount=0):
         self.verb = verb
-        self.kw = kw            # keyword of a coup/effet; None for a normal hit
-        self.target = target    # broken limb, repaired thing, named object
-        self.divin = divin      # K10
-        self.masse = masse      # K11
-        self.amount = amount    # renommee: signed change, or value when set
+        if kw is not None:
+            self.kw = kw
+        if target is not None:
+            self.target = target
+        if divin:
+            self.divin = divin
+        if masse:
+            self.masse = masse
+        if amount:
+            self.amount = amount
 
     def text(self):
         """The canonical words for this action, as a console or trace shows them."""

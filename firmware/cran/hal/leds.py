@@ -23,6 +23,10 @@ class Leds:
         self.max_brightness = max_brightness
         self._shown = None   # the capped frame last written; None: unknown (at boot)
 
+    def cap(self, colour):
+        """One colour within the board's cap (cues.frame_of's cap)."""
+        return cap(colour, self.max_brightness)
+
     def capped(self, frame):
         """frame: (r, g, b) per LED (0-255 each); missing LEDs are off. -> the frame as
         write() takes it, each colour within the board's cap."""
@@ -44,11 +48,19 @@ class Leds:
     def write(self, out):
         """A capped() frame to the LEDs, unless they show it already. Allocates
         nothing: the show step may run with the heap locked."""
-        if out == self._shown:
+        shown = self._shown
+        if out == shown:
             return False
         np = self.np
-        for i in range(self.count):
-            np[i] = out[i]
+        if shown is None:
+            for i in range(self.count):
+                np[i] = out[i]
+        else:
+            # Only the LEDs that change: the driver's __setitem__ is Python (neopixel.py)
+            # and costs more than this comparison; a hit's new look is written sooner.
+            for i in range(self.count):
+                if out[i] != shown[i]:
+                    np[i] = out[i]
         np.write()
         self._shown = out
         return True
