@@ -16,8 +16,8 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as out:
         for path, local in sorted(build.compile_firmware(out, [ARCH]).items()):
-            if path == "/main.py":
-                continue   # it stays source
+            if not path.endswith(".mpy"):
+                continue   # main.py stays source; the names file is made from the .mpy
             rel = path[1:-4] + ".py"
             rows.append((rel, os.path.getsize(os.path.join(FIRMWARE_DIR, rel)),
                          os.path.getsize(local)))

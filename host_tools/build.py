@@ -3,10 +3,12 @@
 # compares hashes).
 import hashlib
 import json
+import keyword
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.runtimes import BOARDS_DIR, check_board
@@ -90,10 +92,8 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     -> {badge path: local file}. A module compiled before by the same mpy-cross with the
     same options comes from the cache (cache_dir(); "" for none) instead of a new run."""
     files = compile_modules(_sources(), out_dir, extra_args, cache)
-    names = os.path.join(out_dir, NAMES_FILE[1:])
-    with open(names, "w", encoding="utf-8") as f:
-        f.write(names_text(files))
-    files[NAMES_FILE] = names
+    with tempfile.TemporaryDirectory(prefix="cran-names-") as src:
+        files.update(compile_modules(names_sources(files, src), out_dir, extra_args, cache))
     main = os.path.join(out_dir, "main.py")
     shutil.copyfile(os.path.join(FIRMWARE_DIR, "main.py"), main)
     files["/main.py"] = main
@@ -102,35 +102,63 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
 
 MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
 
-# The names (qstrs) the badge's modules make when they load, read by cran.start to make
-# them all at once while the heap is young (cran._make_names says why).
-NAMES_FILE = "/cran/names.txt"
-# Modules a badge loads only when its board has the part (cran.parts): their names are
-# made only then. Every other module's are made at the start.
+# Modules a badge loads only when its board has the part (cran.parts): the names they
+# make are made only then. Every other module's are made at the start.
 PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
                 "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
                 "cran.hal.axp192": "display", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds"}
+NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds")
 
 
-def names_text(files):
-    """{badge path: local .mpy} -> the names file: per module, a line of JSON
-    [its file, the board part it needs or "", name...]: the module's qstrs that a
-    badge's MicroPython does not have built in."""
-    lines = []
+def names_sources(files, src_dir):
+    """{badge path: local .mpy} -> the sources, written in src_dir, of the modules that
+    make the badge's names (qstrs) when they load, as (path, rel) for compile_modules:
+    cran/names.py for every module but the parts', cran/names_PART.py for each part's.
+    Loaded by cran._make_names at the start: a .mpy's names are made by MicroPython's
+    loader, in C, at a module load's speed. Identifiers are written as attributes and
+    short strings as literals (each a qstr of the .mpy); what is neither (dotted module
+    names, source names: strings of more than 10 characters are constant objects, not
+    qstrs) is listed in LATER, with the modules' files (their __file__), for cran to
+    make one by one."""
+    groups = dict((name, (set(), set())) for name in NAMES_MODULES)
     for path in sorted(files):
         if not path.endswith(".mpy") or path == "/cran/fail.mpy":   # fail: never started
             continue
         module = path[1:-4].replace("/", ".")
         if module.endswith(".__init__"):
             module = module[:-len(".__init__")]
+        part = PART_MODULES.get(module)
+        names, later = groups["names_" + part if part else "names"]
+        later.add(path[1:])   # the module's __file__, under where the firmware is
         with open(files[path], "rb") as f:
-            names = mpy_qstrs(f.read())
-        # Its file too: the module's __file__, a qstr made as it loads.
-        lines.append(json.dumps([path[1:], PART_MODULES.get(module, "")] + names,
-                                ensure_ascii=False))
-    # The longest first: cran._make_names says why.
-    return "\n".join(sorted(lines, key=len, reverse=True)) + "\n"
+            for name in mpy_qstrs(f.read()):
+                if _attribute(name) or len(name) <= 10:
+                    names.add(name)
+                elif " " not in name:
+                    later.add(name)
+    out = []
+    for module, (names, later) in groups.items():
+        rel = "cran/%s.py" % module
+        idents = sorted(n for n in names if _attribute(n))
+        short = sorted(n for n in names if not _attribute(n))
+        lines = ["# Made by cran flash (host_tools/build.py names_sources): loading this makes",
+                 "# the names of the badge's modules; cran._make_names.",
+                 "LATER = %r" % " ".join(sorted(later)),
+                 "", "", "def _(x):"]
+        lines += ["    x.%s" % n for n in idents]
+        lines += ["    x(%r)" % n for n in short]
+        lines.append("    return x")   # a body, should a group hold no module
+        path = os.path.join(src_dir, module + ".py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        out.append((path, rel))
+    return out
+
+
+def _attribute(name):
+    # A name MicroPython's lexer reads as an attribute: ASCII, and no keyword.
+    return name.isascii() and name.isidentifier() and not keyword.iskeyword(name)
 
 
 def mpy_qstrs(data):

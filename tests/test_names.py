@@ -1,5 +1,5 @@
 # The names (qstrs) a badge makes (tests/mp/names_driver.py): all of them at its start,
-# from the list cran flash installs beside the modules, and none for what the console
+# from the modules cran flash makes to make them, and none for what the console
 # is sent. A qstr is kept for good, and a new pool of them is one block of ~9 KB: made
 # hours into a game, in a fragmented heap, it was where a badge ran out of memory.
 import json
@@ -20,7 +20,7 @@ def test_every_name_is_made_at_the_start_and_none_by_the_console(micropython, tm
                                                                   board):
     firmware = str(tmp_path / "firmware")
     files = build.compile_firmware(firmware)
-    assert build.NAMES_FILE in files
+    assert "/cran/names.mpy" in files
     flash = tmp_path / "flash"
     flash.mkdir()
     out = subprocess.run([micropython, "-X", "heapsize=4m", DRIVER, firmware, BOARDS_DIR,
@@ -37,16 +37,24 @@ def test_every_name_is_made_at_the_start_and_none_by_the_console(micropython, tm
     assert all(a.startswith("error:") for a in answers), answers
 
 
-def test_the_names_file_has_every_module_and_what_its_mpy_makes(tmp_path):
-    files = build.compile_firmware(str(tmp_path))
-    with open(files[build.NAMES_FILE], encoding="utf-8") as f:
-        lines = [json.loads(line) for line in f]
-    by_file = dict((line[0], line) for line in lines)
-    mpys = sorted(p[1:] for p in files if p.endswith(".mpy") and p != "/cran/fail.mpy")
-    assert sorted(by_file) == mpys
-    assert by_file["cran/texts.mpy"][1] == "display"
-    assert by_file["cran/app.mpy"][1] == ""
-    assert "show_loop" in by_file["cran/app.mpy"]          # a method's name
-    assert "cran/app.py" in by_file["cran/app.mpy"]        # its source, for tracebacks
-    sizes = [len(json.dumps(line, ensure_ascii=False)) for line in lines]
-    assert sizes == sorted(sizes, reverse=True)            # the longest first
+def test_the_names_modules_hold_every_name_each_module_makes(tmp_path):
+    files = build.compile_firmware(str(tmp_path / "firmware"))
+    for module in build.NAMES_MODULES:
+        assert "/cran/%s.mpy" % module in files
+    src = tmp_path / "src"
+    src.mkdir()
+    made = dict((rel, open(path, encoding="utf-8").read())
+                for path, rel in build.names_sources(files, str(src)))
+    for path in files:
+        if not path.endswith(".mpy") or path == "/cran/fail.mpy" or "/names" in path:
+            continue
+        module = path[1:-4].replace("/", ".").replace(".__init__", "")
+        part = build.PART_MODULES.get(module)
+        text = made["cran/names%s.py" % ("_" + part if part else "")]
+        assert path[1:] in text                     # its __file__
+        with open(files[path], "rb") as f:
+            for name in build.mpy_qstrs(f.read()):
+                assert ("x.%s\n" % name in text or "x(%r)\n" % name in text
+                        or name in text.split("\n")[2]), (module, name)
+    assert "x.show_loop" in made["cran/names.py"]            # a method of the app
+    assert "x.show_lines" in made["cran/names_display.py"]   # the screen's, apart

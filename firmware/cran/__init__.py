@@ -62,42 +62,38 @@ def start(root):
     return app
 
 
+# The modules cran flash makes to make the badge's names (host_tools/build.py
+# names_sources), and the board part each one's are for.
+_NAMES = (("cran.names", None), ("cran.names_display", "display"),
+          ("cran.names_buzzer", "buzzer"), ("cran.names_leds", "leds"))
+
+
 def _make_names(board):
-    """Make every qstr the badge's modules will make as they load, now, from the list
-    cran flash writes beside them (host_tools/build.py names_text): with board None,
-    those of every module but the parts' drivers, first thing in an empty heap; with
-    the board, those of its parts' drivers. A qstr is kept for good, its characters in
+    """Make every qstr the badge's modules will make as they load, now: with board None,
+    those of every module but the parts' drivers, first thing in an empty heap; with the
+    board, those of its parts' drivers. A qstr is kept for good, its characters in
     chunks of 128 bytes, and when the pool that holds them is full the next one is a
     single block of twice its size (~9 KB on a badge). Made as modules load, the chunks
     sat between the modules' code as islands once the start-only code was let go, and
     the block, wanted by a module loaded later (a console action's grammar), had to be
     found in a heap as fragmented as that: it was not, with 20-70 KB free in smaller
     pieces (the bench's day). Made here, both lie together below everything else.
-    Without the list (the firmware run from source), nothing: names come as modules
-    load."""
+    Without those modules (the firmware run from source), nothing: names come as
+    modules load."""
     if sys.implementation.name != "micropython":
         return
     import gc
-    import json
-    try:
-        f = open(__file__.rpartition("/")[0] + "/names.txt")
-    except OSError:
-        return
     root = __file__[:-len("cran/__init__.mpy")]   # where the firmware is
-    with f:
-        for line in f:
-            names = json.loads(line)
-            if board is None and names[1] or board is not None and (
-                    not names[1] or getattr(board, names[1]) is None):
-                continue
-            names[1] = root + names[0]   # the module's __file__, once it is loaded
-            for name in names[1:]:
-                getattr(f, name, None)   # a str made a qstr, as getattr does
-            # The line's garbage goes, and the next line's (no longer: the file puts the
-            # longest first) takes its place, below the chunk of characters, which then
-            # grows in place: one block, not one per line with garbage between.
-            line = names = None
-            gc.collect()
+    for module, part in _NAMES:
+        if (part is None) != (board is None) or part and getattr(board, part) is None:
+            continue
+        try:
+            __import__(module)   # its names are made as it loads
+        except ImportError:
+            return
+        for name in sys.modules[module].LATER.split(" "):
+            getattr(gc, root + name if name.endswith(".mpy") else name, None)
+        forget((module,))
 
 
 def _restored(root, config):
