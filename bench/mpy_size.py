@@ -17,9 +17,11 @@ def main():
     with tempfile.TemporaryDirectory() as out:
         for path, local in sorted(build.compile_firmware(out, [ARCH]).items()):
             if not path.endswith(".mpy"):
-                continue   # main.py stays source; the names file is made from the .mpy
+                continue   # main.py stays source
             rel = path[1:-4] + ".py"
-            rows.append((rel, os.path.getsize(os.path.join(FIRMWARE_DIR, rel)),
+            source = os.path.join(FIRMWARE_DIR, rel)
+            # The names modules are made by cran flash (build.names_sources): no source.
+            rows.append((rel, os.path.getsize(source) if os.path.exists(source) else 0,
                          os.path.getsize(local)))
     print("firmware as .mpy (mpy-cross %s, as cran flash makes it):" % ARCH)
     for rel, src, mpy in rows:
