@@ -264,12 +264,16 @@ def compile_modules(sources, out_dir, extra_args=(), cache=None):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(path, "rb") as f:
             source = f.read()
-        options = list(_BADGE_ARGS) + list(extra_args)
+        # -s: tracebacks on the badge name the module by its import name, a name (qstr)
+        # the badge has anyway: its file's would be one more a module, kept for good.
+        name = rel[:-3].replace("/", ".")
+        if name.endswith(".__init__"):
+            name = name[:-len(".__init__")]
+        options = list(_BADGE_ARGS) + list(extra_args) + ["-s", name]
         key = hashlib.sha256(repr((compiler, options, rel)).encode() + source)
         kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
         if not (kept and _copied(kept, target)):
-            # -s: tracebacks on the badge name the module as it is on the host.
-            r = subprocess.run([cross, *options, "-s", rel, "-o", target, path],
+            r = subprocess.run([cross, *options, "-o", target, path],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 raise CommandError("mpy-cross failed on %s: %s" % (rel, r.stderr.strip()))

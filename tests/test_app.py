@@ -157,7 +157,7 @@ def test_a_badge_out_of_memory_says_so_in_one_line(micropython):
     assert re.fullmatch(r"heap: 24 KB for the badge \+ \d+\.\d KB measured for the virtual "
                         r"hardware and runner \(-X heapsize=\d+\)", heap), heap
     assert re.fullmatch(r"cran: badge atom-lite ran out of memory in its 24 KB heap: "
-                        r"MemoryError at \S+\.py:\d+, in \S+ \(memory allocation failed, "
+                        r"MemoryError at \S+:\d+, in \S+ \(memory allocation failed, "
                         r"allocating \d+ bytes\)", died), died
 
 

@@ -58,3 +58,23 @@ def test_the_names_modules_hold_every_name_each_module_makes(tmp_path):
                         or name in text.split("\n")[2]), (module, name)
     assert "x.show_loop" in made["cran/names.py"]            # a method of the app
     assert "x.show_lines" in made["cran/names_display.py"]   # the screen's, apart
+
+
+def test_every_const_is_defined_above_its_uses():
+    # mpy-cross writes a private const() in place only where it is used below its
+    # definition; above it, the name is looked up at run time, and it is not there.
+    import re
+
+    from host_tools import FIRMWARE_DIR
+    for where, _, names in os.walk(os.path.join(FIRMWARE_DIR, "cran")):
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            with open(os.path.join(where, name), encoding="utf-8") as f:
+                code = [line.split("#")[0] for line in f]
+            for i, line in enumerate(code):
+                m = re.match(r"(_[A-Z0-9_]+) = const\(", line)
+                if m:
+                    used = [j for j, other in enumerate(code[:i])
+                            if re.search(r"\b%s\b" % m.group(1), other)]
+                    assert not used, (name, m.group(1), used[0] + 1)

@@ -7,6 +7,7 @@ import sys
 import time
 
 import machine
+from micropython import const
 
 from cran import forget
 from cran.badge import epoch_shift
@@ -47,7 +48,7 @@ SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 # The console and its lock (cran.console, cran.lock, and the grammar an action line
 # loads) are loaded by the first byte that comes and let go when it has been quiet
 # this long and the lock is shut: a badge in play hears no console.
-_CONSOLE = ("cran.console", "cran.lock", "cran.core.words")
+_CONSOLE = const(("cran.console", "cran.lock", "cran.core.words"))
 
 
 class App:

@@ -5,8 +5,10 @@
 import hashlib
 import os
 
-_BLOCK = 64              # SHA-256's block size, which HMAC pads the key to
-_NONCE_BYTES = 16
+from cran.core.vocab import const
+
+_BLOCK = const(64)              # SHA-256's block size, which HMAC pads the key to
+_NONCE_BYTES = const(16)
 
 
 def hmac_sha256(key, message):

@@ -5,14 +5,14 @@ import cran
 from cran.core.engine import COUNTDOWN, act, announce, new_state, next_deadline, tick, view
 from cran.core.record import to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import STATES
+from cran.core.vocab import STATES, const
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
 CHECKPOINT_MS = 10000
 # A wake-up for something else this close to a checkpoint saves early (always safe), so a
 # blinking badge adds no wake-up of its own for the saves.
-_CHECKPOINT_EARLY_MS = 4000
+_CHECKPOINT_EARLY_MS = const(4000)
 
 
 class Badge:

@@ -5,20 +5,20 @@
 import json
 
 from cran import forget
-from cran.core.vocab import DIGITS, SPACE_CHARS, SPACES, ParseError
+from cran.core.vocab import DIGITS, SPACE_CHARS, SPACES, ParseError, const
 
 LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` with "
           "the game key: cran does it)")
 
 NOT_TEXT = "error: the line is not UTF-8 text"
-_GRAMMAR = ("cran.core.words",)
+_GRAMMAR = const(("cran.core.words",))
 # The longest line read; a longer one is answered with TOO_LONG, and nothing of it is
 # kept past the bound (a badge's heap is small, and no command needs more).
 MAX_LINE_BYTES = 256
 TOO_LONG = "error: a line of more than %d bytes: dropped" % MAX_LINE_BYTES
 # What a badge in safe mode (cran.boots) still answers: what reads, and the lock's.
-_SAFE_COMMANDS = ("status", "journal", "config", "clock", "echo", "help", "?", "challenge",
-                  "unlock", "lock", "reboot")
+_SAFE_COMMANDS = const(("status", "journal", "config", "clock", "echo", "help", "?", "challenge",
+                  "unlock", "lock", "reboot"))
 UNKNOWN = ("error: etat inconnu: the badge lost its saved state; an organiser sets it "
            "with `reset` (or the Orga menu's reset), then plays what is known")
 

@@ -4,18 +4,21 @@
 # its parts need, each module being bytecode in RAM.
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
-from cran.core.vocab import AGONISANT, COMA, STATES, TIMED_EFFECTS
+from cran.core.vocab import AGONISANT, COMA, STATES, TIMED_EFFECTS, const
 
 SLOT_MS = 128            # one step of every pattern
-_SLOTS = 32              # a pattern is 32 steps: 4096 ms
+_SLOTS = const(32)              # a pattern is 32 steps: 4096 ms
 # Steps are read from now & (period - 1). Both periods (4096, 8192 ms) divide the tick
 # period 2**30, so a rhythm runs on unbroken across the wrap, with no stored start.
 _PERIOD_MS = 2 * _SLOTS * SLOT_MS
 WARNING_MS = 60000       # the last minute before coma (or, privately, before death)
 
-_OFF = (0, 0, 0)
-_WHITE = (255, 255, 255)
-_BLUE = (0, 0, 255)
+_OFF = const((0, 0, 0))
+_WHITE = const((255, 255, 255))
+_BLUE = const((0, 0, 255))
+# The colour of each state's bar (peek_frame), pleine-forme to mort. A const() is
+# written in place only where it is used below its definition: keep them up here.
+_STATE_RGB = const(((0, 255, 0), (255, 140, 0), (255, 0, 0), (90, 0, 160), (90, 90, 90)))
 
 # look: (colour, on/off over 32 or 64 steps, lit cells of the bar). The rhythm and the
 # number of lit LEDs tell the looks apart without colour.
@@ -44,9 +47,9 @@ _LOOK_NAMES = tuple(_LOOKS)
 # Effects shown on LEDs: the 5-minute ones and desarme. vol is never shown (K13: the
 # wearer must not know yet). Code n = n // 5 long flashes then n % 5 short ones.
 EFFECTS = TIMED_EFFECTS + ("desarme",)
-_EFFECT_RGB = ((255, 255, 255), (255, 255, 0), (255, 0, 160), (255, 60, 0),
-               (120, 120, 0), (0, 80, 255), (200, 0, 255), (0, 255, 160),
-               (160, 0, 60), (180, 180, 255), (255, 100, 100))
+_EFFECT_RGB = const(((255, 255, 255), (255, 255, 0), (255, 0, 160), (255, 60, 0),
+                     (120, 120, 0), (0, 80, 255), (200, 0, 255), (0, 255, 160),
+                     (160, 0, 60), (180, 180, 255), (255, 100, 100)))
 
 
 def _flashes(longs, shorts):
@@ -102,18 +105,18 @@ def _step(now):
 # frame_code() puts it in its KEY_BITS low bits, the effect shown (0: none) in the
 # _EFFECT_BITS above them, and the look above those.
 KEY_BITS = 4
-_EFFECT_BITS = 4
-_ON = 1            # the look's light
-_LIT2 = 2          # stop: the colours' phase; several LEDs: the effect's light
-_SECOND = 4        # one LED: the 4 s of effect code (and _ON is then the effect's)
-_FAULT = 8         # the save error's steps (the two low bits: which of them)
+_EFFECT_BITS = const(4)
+_ON = const(1)            # the look's light
+_LIT2 = const(2)          # stop: the colours' phase; several LEDs: the effect's light
+_SECOND = const(4)        # one LED: the 4 s of effect code (and _ON is then the effect's)
+_FAULT = const(8)         # the save error's steps (the two low bits: which of them)
 
 # A save that failed (the flash refused it: the badge would come back older after a
 # power cut) shows on every look alike, so on coma and mort the same (S7): every LED
 # red, dark, white, dark over the last 4 steps of each 4 s, where no look or effect code
 # has its own signal; without colour, two short gaps or flashes each 4 s.
-_FAULT_FROM = _SLOTS - 4
-_FAULT_RGB = ((255, 0, 0), _OFF, _WHITE, _OFF)
+_FAULT_FROM = const(_SLOTS - 4)
+_FAULT_RGB = const(((255, 0, 0), _OFF, _WHITE, _OFF))
 
 
 # Masks are read with startswith(c, i), not mask[i] == c: MicroPython makes mask[i] a
@@ -284,7 +287,6 @@ def peek_frame(state, now, led_count, layout="strip"):
     return frame
 
 
-_STATE_RGB = ((0, 255, 0), (255, 140, 0), (255, 0, 0), (90, 0, 160), (90, 90, 90))
 MENU_RGB = ((255, 255, 255), (255, 0, 0), (200, 0, 255), (0, 255, 0))
 
 

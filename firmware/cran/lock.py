@@ -6,10 +6,11 @@
 # after: a badge in play keeps 32 bytes of key and this.
 from cran import forget
 from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.vocab import const
 
 KEY_BYTES = 32
 UNLOCK_MS = 60000        # the console stays open this long after an unlock
-_AUTH = ("cran.auth",)
+_AUTH = const(("cran.auth",))
 
 
 def read_key(path):

@@ -1,14 +1,15 @@
 # The state record's copy in NVS (esp32.NVS: key-value pairs in a flash partition of its
 # own), what a damaged LittleFS can't take: storage.StateStore writes it at every save,
 # this reads it once, at boot. Start-only: cran.start lets it go once the app is built.
+from cran.core.vocab import const
 from cran.restore import decode_record
 from cran.storage import MAX_RECORD_BYTES
 
 # A missing key: check_esp_err's OSError(-ESP_ERR_NVS_NOT_FOUND, ...); ENOENT too, should
 # a port map it so.
-_MISSING = (-0x1102, 2)
-_TOO_SMALL = -0x110C   # ESP_ERR_NVS_INVALID_LENGTH: get_blob's buffer is too small
-_HEAD_BYTES = 64    # "cran-state 1 SEQ LENGTH CRC\n" is ~40
+_MISSING = const((-0x1102, 2))
+_TOO_SMALL = const(-0x110C)   # ESP_ERR_NVS_INVALID_LENGTH: get_blob's buffer is too small
+_HEAD_BYTES = const(64)    # "cran-state 1 SEQ LENGTH CRC\n" is ~40
 
 
 def open_copy():

@@ -11,12 +11,12 @@ import cran
 from cran.core.engine import TIMER_NAMES, State, update_freeze
 from cran.core.record import LONG_AGO_MS, RECORD_VERSION
 from cran.core.ticks import ticks_add
-from cran.core.vocab import AGONISANT, COMA, STATES, ParseError
+from cran.core.vocab import AGONISANT, COMA, STATES, ParseError, const
 from cran.storage import FORMAT_VERSION, MAGIC, MAX_RECORD_BYTES, missing, record_crc
 
 # machine.reset_cause() -> the journal's word for it
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
-_PLAUSIBLE_WALL_S = 1704067200   # 2024-01-01: an RTC showing less was never set
+_PLAUSIBLE_WALL_S = const(1704067200)   # 2024-01-01: an RTC showing less was never set
 
 
 def restored_badge(root, config):

@@ -5,13 +5,15 @@ import binascii
 import json
 import os
 
+from cran.core.vocab import const
+
 FORMAT_VERSION = 1
 MAGIC = "cran-state"
 # A state record is 250-600 bytes; a bigger file is garbage, and reading it whole would
 # take a block of the badge's heap it may not have.
 MAX_RECORD_BYTES = 8192
-_RESTORE = ("cran.restore",)   # the boot's reading of the records (StateStore.load)
-_ENOENT = 2                 # the same number on LittleFS, FAT, Linux and Windows
+_RESTORE = const(("cran.restore",))   # the boot's reading of the records (StateStore.load)
+_ENOENT = const(2)                 # the same number on LittleFS, FAT, Linux and Windows
 # Rename over an existing file, atomically: MicroPython's os.rename does it on LittleFS;
 # CPython's only on POSIX, so the desktop takes os.replace (absent on MicroPython).
 replace = getattr(os, "replace", os.rename)

@@ -1,4 +1,6 @@
 # What the buzzer plays for the cues of one change (cran.cues): a board with a buzzer
+from cran.core.vocab import const
+
 # loads this, one without never does.
 
 # Each melody "FREQ:MS FREQ:MS ..." (0 Hz: a rest), read into notes when it plays: as
@@ -28,7 +30,7 @@ _MELODIES = {
     "jeu hors-jeu": "660:300 440:300",
     "alerte": "1319:100 0:100 1319:100 0:100 1319:100 0:100",
 }
-_GAP = (0, 80)
+_GAP = const((0, 80))
 
 
 def melody_for(cues):

@@ -2,17 +2,17 @@
 # the console spells it (its kind), and the checks. Loaded to make or change Settings: at
 # a badge's start (cran.start lets it go before the app loads), or on the host.
 
-from cran.core.vocab import DIGITS, SPACES, ParseError
+from cran.core.vocab import DIGITS, SPACES, ParseError, const
 
-_MINUTES_5 = 300000
+_MINUTES_5 = const(300000)
 
 ARMOR_NAMES = {"none": 0, "aucune": 0, "cuir": 1, "leather": 1, "metal": 2}
 # P1: armor answers and creature absorptions per combat, at most. A count from outside
 # (a config, a scenario) is checked against it before use: the state and its record
 # hold no number bigger than the rules need.
 MAX_ANSWERS = 99
-_YES = ("yes", "oui", "true", "1", "o", "y")
-_NO = ("no", "non", "false", "0", "n")
+_YES = const(("yes", "oui", "true", "1", "o", "y"))
+_NO = const(("no", "non", "false", "0", "n"))
 
 
 def yes_no(text):
@@ -76,7 +76,7 @@ def check(name, value):
 # The longest a badge's tick arithmetic counts (cran.core.ticks: differences below 2**29
 # ms, about 149 hours).
 MAX_DURATION_MS = (1 << 29) - 1
-_MAX_DURATION_DIGITS = 9    # more than any duration a badge counts
+_MAX_DURATION_DIGITS = const(9)    # more than any duration a badge counts
 
 
 def parse_duration(text):

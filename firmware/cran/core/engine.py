@@ -12,13 +12,14 @@ from cran.core.vocab import (
     PLEINE_FORME,
     STATES,
     TIMED_EFFECTS,
+    const,
 )
 
 # Timer names besides the 5-minute effects, which are timers named after themselves.
 COUNTDOWN = "countdown"    # S3/S4: agonisant -> coma -> mort
-_COMBAT = "combat"         # C1
-_DESARME = "desarme"       # K8
-_VOL = "vol"               # K13
+_COMBAT = const("combat")         # C1
+_DESARME = const("desarme")       # K8
+_VOL = const("vol")               # K13
 _FIRE_ORDER = (COUNTDOWN, _DESARME, _VOL, _COMBAT)
 TIMER_NAMES = _FIRE_ORDER + TIMED_EFFECTS   # every timer a state can hold
 
@@ -154,7 +155,7 @@ def view(state, now):
 
 # ---- time -------------------------------------------------------------------------
 
-_NO_CUES = ()
+_NO_CUES = const(())
 
 
 def tick(state, now):

@@ -3,6 +3,16 @@
 # reads them from text (cran.core.words) is loaded only when text comes.
 
 
+try:
+    # const(): a private module constant (_NAME) given as const(value) is written in
+    # place by mpy-cross, and a badge keeps no name (qstr) for it, nor a slot in its
+    # module's dict. The firmware's modules take it from here.
+    from micropython import const
+except ImportError:   # CPython: plain values
+    def const(value):  # type: ignore[misc]
+        return value
+
+
 class ParseError(ValueError):
     pass
 
