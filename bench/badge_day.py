@@ -156,6 +156,24 @@ def figures(board_id, budget_kb):
             "gcs_heap_kb": budget_kb if lives else smallest}
 
 
+def names_made(board_id):
+    """The names (qstrs) a badge of board_id makes and keeps: its modules' as its start
+    makes them (build.names_of; a part's only when the board has the part)."""
+    import json as _json
+
+    from host_tools.build import NAMES_MODULES, names_of
+    with tempfile.TemporaryDirectory(prefix="cran-names-") as tmp:
+        groups = names_of(compile_firmware(tmp))
+    with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
+        board = _json.load(f)
+    made = set()
+    for module in NAMES_MODULES:
+        part = module[len("names_"):] if module != "names" else None
+        if part is None or board.get(part) is not None:
+            made |= groups[module][0] | groups[module][1]
+    return len(made)
+
+
 def probe(exe, board_id):
     """bench/badge_probe.py on one board -> its figures. Its flash on a RAM disk where
     there is one: the host's disk must not count in the press times."""

@@ -20,6 +20,7 @@ FIELDS = (
     ("peak", "live peak of the day", "KB", 1 / 1024),
     ("smallest_kb", "smallest heap that lives the day", "KB", 1),
     ("gcs_per_hour", "GCs per hour", "", 1),
+    ("names", "names (qstrs) made", "", 1),
     ("idle_wake", "garbage per idle wake-up", "B", 1),
     ("blink_wake", "garbage per blinking wake-up", "B", 1),
     ("hit", "garbage per hit", "B", 1),
@@ -169,15 +170,16 @@ def render(figures, previous):
         "## Memory: a 12-hour game day (%d-bit MicroPython, firmware as .mpy)" % bits,
         "",
         "| board | heap after boot | live peak of the day | smallest heap that lives it "
-        "| in %d KB (target) | in %d KB (budget) | GCs per hour |" % (TARGET_HEAP_KB, budget),
-        "|---|---|---|---|---|---|---|",
+        "| in %d KB (target) | in %d KB (budget) | GCs per hour | names (qstrs) made |"
+        % (TARGET_HEAP_KB, budget),
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, b in sorted(boards.items()):
-        out.append("| %s | %s | %s | %d KB | %s | %s | %.1f (in %d KB) |" % (
+        out.append("| %s | %s | %s | %d KB | %s | %s | %.1f (in %d KB) | %s |" % (
             name, _kb(b["after_boot"]), _kb(b["peak"]), b["smallest_kb"],
             "lives" if b["smallest_kb"] <= TARGET_HEAP_KB else "OVER",
             "lives" if b["lives_budget"] else "dies: " + b["died_at_budget"],
-            b["gcs_per_hour"], b["gcs_heap_kb"]))
+            b["gcs_per_hour"], b["gcs_heap_kb"], b.get("names", "-")))
     out += [
         "",
         "## Garbage: bytes allocated (%d-bit)" % bits,
@@ -265,7 +267,12 @@ def render(figures, previous):
         "fragmentation makes living not quite monotonic in the heap's size, so it moves "
         "by a KB or two with the bisection's path (the budget is its start). GCs "
         "per hour: the live heap seen falling between two wake-ups of the app (at most "
-        "one counted per wake-up) during the day in the heap shown.",
+        "one counted per wake-up) during the day in the heap shown. Names (qstrs) made: the "
+        "distinct names the board's modules make, from their .mpy files "
+        "(`build.names_of`), MicroPython's built-in ones not counted; every one is kept "
+        "for good, ~8-10 bytes each, and crossing into a new pool costs its whole block "
+        "at once (here ~9 KB at ~1,260 names, the runner's and the virtual chips' "
+        "included).",
         "- Garbage (`bench/badge_probe.py`): bytes allocated with the GC held off. Idle: "
         "10 minutes at full health (steady LEDs); blinking: a minute wounded. Both are "
         "net of the runner's own asyncio plumbing (the virtual `select` and task queue, "

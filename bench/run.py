@@ -75,9 +75,12 @@ def badges(mp64):
         garbage = pool.map(lambda b: badge_day.probe(memory_exe, b), boards)
         days, garbage = list(days), list(garbage)
     timing = [badge_day.probe(mp64, b) for b in boards]
-    return {"bits": 32 if mp32 else 64, "budget_kb": BADGE_HEAP_KB,
-            "boards": {b: report.board_figures(d, g, t)
-                       for b, d, g, t in zip(boards, days, garbage, timing)}}
+    out = {"bits": 32 if mp32 else 64, "budget_kb": BADGE_HEAP_KB,
+           "boards": {b: report.board_figures(d, g, t)
+                      for b, d, g, t in zip(boards, days, garbage, timing)}}
+    for b in boards:
+        out["boards"][b]["names"] = badge_day.names_made(b)
+    return out
 
 
 TARGET_HOURS = report.TARGET_HOURS

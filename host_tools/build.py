@@ -111,16 +111,10 @@ PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
 NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds")
 
 
-def names_sources(files, src_dir):
-    """{badge path: local .mpy} -> the sources, written in src_dir, of the modules that
-    make the badge's names (qstrs) when they load, as (path, rel) for compile_modules:
-    cran/names.py for every module but the parts', cran/names_PART.py for each part's.
-    Loaded by cran._make_names at the start: a .mpy's names are made by MicroPython's
-    loader, in C, at a module load's speed. Identifiers are written as attributes and
-    short strings as literals (each a qstr of the .mpy); what is neither (dotted module
-    names, source names: strings of more than 10 characters are constant objects, not
-    qstrs) is listed in LATER, with the modules' files (their __file__), for cran to
-    make one by one."""
+def names_of(files):
+    """{badge path: local .mpy} -> {names module: (names as attributes or literals,
+    names made one by one)}: the qstrs each group of modules makes as it loads (see
+    names_sources)."""
     groups = dict((name, (set(), set())) for name in NAMES_MODULES)
     for path in sorted(files):
         if not path.endswith(".mpy") or path == "/cran/fail.mpy":   # fail: never started
@@ -137,6 +131,20 @@ def names_sources(files, src_dir):
                     names.add(name)
                 elif " " not in name:
                     later.add(name)
+    return groups
+
+
+def names_sources(files, src_dir):
+    """{badge path: local .mpy} -> the sources, written in src_dir, of the modules that
+    make the badge's names (qstrs) when they load, as (path, rel) for compile_modules:
+    cran/names.py for every module but the parts', cran/names_PART.py for each part's.
+    Loaded by cran._make_names at the start: a .mpy's names are made by MicroPython's
+    loader, in C, at a module load's speed. Identifiers are written as attributes and
+    short strings as literals (each a qstr of the .mpy); what is neither (dotted module
+    names, source names: strings of more than 10 characters are constant objects, not
+    qstrs) is listed in LATER, with the modules' files (their __file__), for cran to
+    make one by one."""
+    groups = names_of(files)
     out = []
     for module, (names, later) in groups.items():
         rel = "cran/%s.py" % module
