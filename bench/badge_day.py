@@ -2,6 +2,7 @@
 # MicroPython (host_tools/mp/badge_driver.py, as `cran scenario --badge --mpy --heap`),
 # one fight an hour, crossing the tick wrap; and the probe of bench/badge_probe.py.
 # Figures are the badge's own: the runner's share of the heap is measured and left out.
+import functools
 import json
 import os
 import subprocess
@@ -156,16 +157,20 @@ def figures(board_id, budget_kb):
             "gcs_heap_kb": budget_kb if lives else smallest}
 
 
+@functools.cache
+def _name_groups():
+    from host_tools.build import names_of
+    with tempfile.TemporaryDirectory(prefix="cran-names-") as tmp:
+        return names_of(compile_firmware(tmp))
+
+
 def names_made(board_id):
     """The names (qstrs) a badge of board_id makes and keeps: its modules' as its start
     makes them (build.names_of; a part's only when the board has the part)."""
-    import json as _json
-
-    from host_tools.build import NAMES_MODULES, names_of
-    with tempfile.TemporaryDirectory(prefix="cran-names-") as tmp:
-        groups = names_of(compile_firmware(tmp))
+    from host_tools.build import NAMES_MODULES
+    groups = _name_groups()
     with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
-        board = _json.load(f)
+        board = json.load(f)
     made = set()
     for module in NAMES_MODULES:
         part = module[len("names_"):] if module != "names" else None

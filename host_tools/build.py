@@ -111,6 +111,13 @@ PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
 NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds")
 
 
+def module_name(path):
+    """A module's file in the firmware ("/cran/core/engine.mpy", "cran/hal/__init__.py")
+    -> its import name ("cran.core.engine", "cran.hal")."""
+    name = path.lstrip("/").rsplit(".", 1)[0].replace("/", ".")
+    return name[:-len(".__init__")] if name.endswith(".__init__") else name
+
+
 def names_of(files):
     """{badge path: local .mpy} -> {names module: (names as attributes or literals,
     names made one by one)}: the qstrs each group of modules makes as it loads (see
@@ -119,9 +126,7 @@ def names_of(files):
     for path in sorted(files):
         if not path.endswith(".mpy") or path == "/cran/fail.mpy":   # fail: never started
             continue
-        module = path[1:-4].replace("/", ".")
-        if module.endswith(".__init__"):
-            module = module[:-len(".__init__")]
+        module = module_name(path)
         part = PART_MODULES.get(module)
         names, later = groups["names_" + part if part else "names"]
         later.add(path[1:])   # the module's __file__, under where the firmware is
@@ -274,10 +279,7 @@ def compile_modules(sources, out_dir, extra_args=(), cache=None):
             source = f.read()
         # -s: tracebacks on the badge name the module by its import name, a name (qstr)
         # the badge has anyway: its file's would be one more a module, kept for good.
-        name = rel[:-3].replace("/", ".")
-        if name.endswith(".__init__"):
-            name = name[:-len(".__init__")]
-        options = list(_BADGE_ARGS) + list(extra_args) + ["-s", name]
+        options = list(_BADGE_ARGS) + list(extra_args) + ["-s", module_name(rel)]
         key = hashlib.sha256(repr((compiler, options, rel)).encode() + source)
         kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
         if not (kept and _copied(kept, target)):

@@ -62,6 +62,7 @@ class App:
     lock: "Any"
     key: "Any"
     key_problem: "Any"
+    locks: "Any"
     root: "Any"
     console: "Any"
     layout: "Any"
@@ -147,7 +148,7 @@ class App:
         """Whether an organiser has the console and Ctrl-C now (cran.lock)."""
         if self.lock is not None:
             return self.lock.is_open(now)
-        return self.key is None and self.key_problem is None   # no key: open for good
+        return not self.locks
 
     # ---- the show step ----------------------------------------------------------
 
@@ -433,9 +434,10 @@ class App:
     def reboot(self):
         """The console's `reboot` (an organiser's): the state saved as of now, the count
         of watchdog resets forgotten (so safe mode ends), the chip reset."""
+        from cran.boots import FILE  # start-only, loaded again for this last moment
         self.badge.checkpoint(time.ticks_ms())
         try:
-            os.remove(join(self.root, "boots.json"))   # cran.boots.FILE
+            os.remove(join(self.root, FILE))
         except OSError:
             pass   # none yet
         machine.reset()

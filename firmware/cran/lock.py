@@ -29,6 +29,12 @@ def read_key(path):
     return key, None
 
 
+def locks(key, problem):
+    """Whether a badge locks its console, by what read_key gave: no key file, open for
+    good (a badge set up by hand); a key, or a file there but damaged, locked."""
+    return key is not None or problem is not None
+
+
 def set_interrupt(on):
     """Ctrl-C on the console stops the app (on), or is a byte like any other (off)."""
     import micropython  # here: the host tools import this module too, on CPython
@@ -49,7 +55,7 @@ class ConsoleLock:
         self._tell(self.locks())
 
     def locks(self):
-        return self.key is not None or self.problem is not None
+        return locks(self.key, self.problem)
 
     def is_open(self, now):
         if not self.locks():

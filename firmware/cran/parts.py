@@ -122,7 +122,7 @@ def assemble(app, root, config, restored):
     """App.__init__: the badge app of config with its flash at root, around restored
     (cran.restore.restored_badge's): the console and its lock, the drivers of the
     board's parts, and every field the app keeps. Start-only, as this whole module."""
-    from cran.lock import read_key, set_interrupt
+    from cran.lock import locks, read_key, set_interrupt
     from cran.menu import Menu
     from cran.storage import join
     now = time.ticks_ms()
@@ -141,7 +141,8 @@ def assemble(app, root, config, restored):
         badge.log({"error": problem})
     app.key = key
     app.key_problem = problem
-    set_interrupt(key is None and problem is None)
+    app.locks = locks(key, problem)
+    set_interrupt(not app.locks)
     app.console = app.lock = None
     app.root = root
     app.layout = board.leds["layout"] if board.leds else "single"

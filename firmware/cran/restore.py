@@ -3,6 +3,7 @@
 # Start-only, as cran.rescue (the copy in NVS): on a badge every module is bytecode in
 # RAM, and this one is read once, then let go (cran.start), or loaded again for a
 # StateStore.load() after a failed save.
+import binascii
 import json
 import os
 import time
@@ -40,7 +41,7 @@ def restored_badge(root, config):
     badge = Badge(config.character, config.settings, StateStore(root, copy=copy),
                   Journal(root), board.id)
     # How the organisers' tools tell badges apart (cran flash --roster).
-    badge.names = {"id": "".join(["%02x" % b for b in machine.unique_id()]),
+    badge.names = {"id": binascii.hexlify(machine.unique_id()).decode(),
                    "badge": config.badge}
     # The RTC runs on through resets but starts again in 2000 after a power cut:
     # only a plausible date may count the time switched off (time_off_counts).

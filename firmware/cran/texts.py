@@ -7,13 +7,13 @@ from cran.cues import EFFECTS, WARNING_MS
 from cran.menu import DIVIN, PEEK, SLOT_NAMES, Page
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves.
-_EN = (  # a table as a string: cran.core.vocab.lookup
-    const("|pleine-forme=Healthy|blesse=Wounded|agonisant=Dying|coma=Coma|mort=Dead|"
+_EN = const(  # a table as a string: cran.core.vocab.lookup
+    "|pleine-forme=Healthy|blesse=Wounded|agonisant=Dying|coma=Coma|mort=Dead|"
     "debout=Standing|au-sol=On the ground|inerte=Motionless|assomme=Stunned|"
     "aveugle=Blind|charme=Charmed|douleur=Pain|faiblesse=Weakness|immobilise=Rooted|"
     "obeis=Obey|paralyse=Paralysed|peur=Fear|statue=Statue|desarme=Disarmed|brise=Break|"
     "dissipe=Dispel|invisible=Invisible|message=Message|regard=Gaze|resiste=Resist|"
-    "vol=Theft|mort-si-coma=Death if coma|armure=ARMOR|cri=SHOUT|"))
+    "vol=Theft|mort-si-coma=Death if coma|armure=ARMOR|cri=SHOUT|")
 
 
 # Private news the wearer must be told, on the peek for NEWS_MS after it came: the
@@ -153,8 +153,9 @@ def menu_lines(menu, lang="fr", width=16):
     return [line[:width] for line in out]
 
 
-_ACTION_EN = (const("|soin=Heal|soin-complet=Full heal|nuit=Night|hors-jeu=Out of game|"
-               "en-jeu=Back in game|stop=Stop game|reprise=Resume game|reset=Reset|"))
+_ACTION_EN = const(
+    "|soin=Heal|soin-complet=Full heal|nuit=Night|hors-jeu=Out of game|"
+    "en-jeu=Back in game|stop=Stop game|reprise=Resume game|reset=Reset|")
 
 
 def action_label(action, lang="fr"):

@@ -37,10 +37,10 @@ HELP = ("actions as in scenario files (coup, coup blesse, effet peur, soin, ...)
 # str.translate does not exist on MicroPython, and its str.lower() only knows ASCII:
 # a per-character table, capitals included, does the job on both. A character beyond
 # ASCII that is not in it is refused, on both (CPython would lower it, MicroPython not).
-_PLAIN = (
-    const("|à=a|â=a|ä=a|á=a|ç=c|é=e|è=e|ê=e|ë=e|î=i|ï=i|í=i|ô=o|ö=o|ó=o|ù=u|û=u|ü=u|ú=u|ÿ=y|œ=oe|"
+_PLAIN = const(
+    "|à=a|â=a|ä=a|á=a|ç=c|é=e|è=e|ê=e|ë=e|î=i|ï=i|í=i|ô=o|ö=o|ó=o|ù=u|û=u|ü=u|ú=u|ÿ=y|œ=oe|"
     "æ=ae|’='|À=a|Â=a|Ä=a|Á=a|Ç=c|É=e|È=e|Ê=e|Ë=e|Î=i|Ï=i|Í=i|Ô=o|Ö=o|Ó=o|Ù=u|Û=u|Ü=u|Ú=u|"
-    "Ÿ=y|Œ=oe|Æ=ae|«= |»= |:= |!= |,= |"))
+    "Ÿ=y|Œ=oe|Æ=ae|«= |»= |:= |!= |,= |")
 
 
 def plain(text):
@@ -100,33 +100,33 @@ def whole(text, what, most):
     return int(digits)
 
 
-_KEYWORD_ALIASES = (
-    const("|dying=agonisant|stun=assomme|stunned=assomme|knockout=assomme|blind=aveugle|"
+_KEYWORD_ALIASES = const(
+    "|dying=agonisant|stun=assomme|stunned=assomme|knockout=assomme|blind=aveugle|"
     "blinded=aveugle|wound=blesse|wounded=blesse|break=brise|broken=brise|charm=charme|"
     "charmed=charme|disarm=desarme|disarmed=desarme|dispel=dissipe|dispelled=dissipe|"
     "pain=douleur|weakness=faiblesse|weak=faiblesse|immobilize=immobilise|"
     "immobilized=immobilise|immobilised=immobilise|root=immobilise|rooted=immobilise|"
     "death=mort|dead=mort|kill=mort|obey=obeis|paralyze=paralyse|paralyzed=paralyse|"
     "paralysed=paralyse|fear=peur|gaze=regard|resist=resiste|theft=vol|steal=vol|"
-    "stolen=vol|obeir=obeis|"))
+    "stolen=vol|obeir=obeis|")
 
 # Verbs and the one-word actions, with their English aliases.
-_VERBS = (
-    const("|coup=coup|hit=coup|strike=coup|effet=effet|effect=effet|"))
-_SIMPLE = (
-    const("|soin=soin|heal=soin|nuit=nuit|night=nuit|sleep=nuit|hors-jeu=hors-jeu|out=hors-jeu|"
+_VERBS = const(
+    "|coup=coup|hit=coup|strike=coup|effet=effet|effect=effet|")
+_SIMPLE = const(
+    "|soin=soin|heal=soin|nuit=nuit|night=nuit|sleep=nuit|hors-jeu=hors-jeu|out=hors-jeu|"
     "en-jeu=en-jeu|in=en-jeu|stop=stop|pause=stop|reprise=reprise|resume=reprise|"
-    "reset=reset|soin-complet=soin-complet|"))
-_TWO_WORDS = (
-    const("|soin complet=soin-complet|full heal=soin-complet|heal full=soin-complet|"
+    "reset=reset|soin-complet=soin-complet|")
+_TWO_WORDS = const(
+    "|soin complet=soin-complet|full heal=soin-complet|heal full=soin-complet|"
     "hors jeu=hors-jeu|out of game=hors-jeu|en jeu=en-jeu|back in game=en-jeu|"
-    "in game=en-jeu|"))
+    "in game=en-jeu|")
 _REPAIR = const(("repare", "reparer", "repair"))
 _ARMOR = const(("armure", "armor", "armour"))
 _DIVIN = const(("divin", "divine"))
 # K6, spoken in full or short.
 _FINISHING = const(("mort si coma", "mort si tu etais dans le coma", "death if coma",
-              "mort si dans le coma", "de grace", "finish"))
+                    "mort si dans le coma", "de grace", "finish"))
 # Keywords that name an object or limb after them.
 _WITH_TARGET = const(("brise", "desarme", "vol"))
 
