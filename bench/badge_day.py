@@ -100,8 +100,9 @@ def day_job(board_id):
 
 
 class Day:
-    def __init__(self, board_id):
+    def __init__(self, board_id, romfs=False):
         self.job = day_job(board_id)
+        self.romfs = romfs     # the firmware in a ROMFS image, run in place
         self.runner = None     # the runner's share of the heap, once measured
 
     def play(self, heap_kb):
@@ -110,7 +111,7 @@ class Day:
         def measured(runner):
             self.runner = runner
         [events] = run_badge_jobs([self.job], start_tick=START, mpy=True, heap_kb=heap_kb,
-                                  runner=self.runner, on_heap=measured)
+                                  runner=self.runner, on_heap=measured, romfs=self.romfs)
         if isinstance(events, str):
             if isinstance(events, OutOfMemory):
                 return events
@@ -149,7 +150,16 @@ def figures(board_id, budget_kb):
         smallest, at_smallest = day.smallest_heap(budget_kb, floor_kb)
     else:
         smallest, at_smallest = day.smallest_heap(4 * budget_kb, budget_kb)
+    # The same day with the firmware in ROMFS: its code in flash, not in the heap.
+    rom = Day(board_id, romfs=True)
+    rom_roomy = rom.play(budget_kb)
+    if isinstance(rom_roomy, str):
+        raise RuntimeError(rom_roomy)
+    rom_smallest, _ = rom.smallest_heap(
+        budget_kb, int(rom_roomy["peak"] / 1024 / rom.runner.ratio))
     return {"after_boot": roomy["after_boot"], "peak": roomy["peak"],
+            "romfs_after_boot": rom_roomy["after_boot"], "romfs_peak": rom_roomy["peak"],
+            "romfs_smallest_kb": rom_smallest,
             "runner_kb": day.runner.base / day.runner.ratio / 1024,
             "smallest_kb": smallest, "lives_budget": lives,
             "died_at_budget": None if lives else at_budget,

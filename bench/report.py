@@ -19,6 +19,8 @@ FIELDS = (
     ("after_boot", "heap after boot", "KB", 1 / 1024),
     ("peak", "live peak of the day", "KB", 1 / 1024),
     ("smallest_kb", "smallest heap that lives the day", "KB", 1),
+    ("romfs_after_boot", "heap after boot, firmware in ROMFS", "KB", 1 / 1024),
+    ("romfs_smallest_kb", "smallest heap that lives the day, firmware in ROMFS", "KB", 1),
     ("gcs_per_hour", "GCs per hour", "", 1),
     ("names", "names (qstrs) made", "", 1),
     ("idle_wake", "garbage per idle wake-up", "B", 1),
@@ -125,6 +127,7 @@ def render(figures, previous):
     boards = figures["boards"]
     bits, budget = figures["bits"], figures["budget_kb"]
     worst_heap = max(boards, key=lambda b: boards[b]["smallest_kb"])
+    worst_rom = max(boards, key=lambda b: boards[b].get("romfs_smallest_kb", 0))
     timed = [b for b in boards if boards[b]["press_led_us"] is not None]
     worst_led = max(timed, key=lambda b: boards[b]["press_led_us_min"]) if timed else None
     out = [
@@ -150,6 +153,11 @@ def render(figures, previous):
         "smallest heap: %d KB (%s) | %s |" % (
             TARGET_HEAP_KB, bits, boards[worst_heap]["smallest_kb"], worst_heap,
             _verdict(bits == 32 and boards[worst_heap]["smallest_kb"] <= TARGET_HEAP_KB)),
+        "| the same, the .mpy files in ROMFS (run in place: a MicroPython with a ROMFS "
+        "partition) | the largest smallest heap: %d KB (%s) | %s |" % (
+            boards[worst_rom]["romfs_smallest_kb"], worst_rom,
+            _verdict(bits == 32 and boards[worst_rom]["romfs_smallest_kb"]
+                     <= TARGET_HEAP_KB)),
     ]
     if worst_led is not None:
         us = boards[worst_led]["press_led_us_min"]
@@ -170,16 +178,17 @@ def render(figures, previous):
         "## Memory: a 12-hour game day (%d-bit MicroPython, firmware as .mpy)" % bits,
         "",
         "| board | heap after boot | live peak of the day | smallest heap that lives it "
-        "| in %d KB (target) | in %d KB (budget) | GCs per hour | names (qstrs) made |"
-        % (TARGET_HEAP_KB, budget),
-        "|---|---|---|---|---|---|---|---|",
+        "| in %d KB (target) | in %d KB (budget) | GCs per hour | names (qstrs) made "
+        "| in ROMFS: after boot, smallest heap |" % (TARGET_HEAP_KB, budget),
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, b in sorted(boards.items()):
-        out.append("| %s | %s | %s | %d KB | %s | %s | %.1f (in %d KB) | %s |" % (
+        out.append("| %s | %s | %s | %d KB | %s | %s | %.1f (in %d KB) | %s | %s, %d KB |" % (
             name, _kb(b["after_boot"]), _kb(b["peak"]), b["smallest_kb"],
             "lives" if b["smallest_kb"] <= TARGET_HEAP_KB else "OVER",
             "lives" if b["lives_budget"] else "dies: " + b["died_at_budget"],
-            b["gcs_per_hour"], b["gcs_heap_kb"], b.get("names", "-")))
+            b["gcs_per_hour"], b["gcs_heap_kb"], b.get("names", "-"),
+            _kb(b["romfs_after_boot"]), b["romfs_smallest_kb"]))
     out += [
         "",
         "## Garbage: bytes allocated (%d-bit)" % bits,
@@ -273,6 +282,15 @@ def render(figures, previous):
         "for good, ~8-10 bytes each, and crossing into a new pool costs its whole block "
         "at once (here ~9 KB at ~1,260 names, the runner's and the virtual chips' "
         "included).",
+        "- In ROMFS: the same day, the same .mpy files packed in a ROMFS image "
+        "(`build.romfs_image`, mpremote's own writer) that the runner mounts with "
+        "`vfs.VfsRom` and imports from, as a badge whose MicroPython has a ROMFS "
+        "partition does (MicroPython 1.25+, built with `MICROPY_VFS_ROM`: the ESP32 "
+        "port's ROMFS variant). Their bytecode, strings and names are read in place, "
+        "not copied into the heap; what stays is the objects the code makes (functions, "
+        "classes, the state). The image is counted in the runner's share, as it is flash "
+        "on a badge. `cran scenario --badge BOARD --romfs --heap KB` plays any scenario "
+        "so.",
         "- Garbage (`bench/badge_probe.py`): bytes allocated with the GC held off. Idle: "
         "10 minutes at full health (steady LEDs); blinking: a minute wounded. Both are "
         "net of the runner's own asyncio plumbing (the virtual `select` and task queue, "

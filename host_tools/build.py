@@ -100,6 +100,22 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     return files
 
 
+def romfs_image(firmware_dir):
+    """The compiled firmware (compile_firmware's out_dir) as a ROMFS image, as
+    `mpremote romfs build` makes one (its own writer), the .mpy files as they are: a
+    badge whose MicroPython has a ROMFS partition (MicroPython 1.25+, a firmware built
+    with MICROPY_VFS_ROM) runs them in place, so their bytecode and strings stay in
+    flash instead of the heap. main.py stays on the writable file system."""
+    import contextlib
+    import io
+
+    from mpremote.romfs import make_romfs
+    with tempfile.TemporaryDirectory(prefix="cran-romfs-") as tmp:
+        shutil.copytree(os.path.join(firmware_dir, "cran"), os.path.join(tmp, "cran"))
+        with contextlib.redirect_stdout(io.StringIO()):   # it draws the tree it packs
+            return make_romfs(tmp, mpy_cross=False)
+
+
 MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
 
 # Modules a badge loads only when its board has the part (cran.parts): the names they

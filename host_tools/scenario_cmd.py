@@ -76,10 +76,11 @@ def events_as_records(events, parsed):
 
 
 def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, reboot_every=0,
-             mpy=False, heap_kb=None):
+             mpy=False, heap_kb=None, romfs=False):
     """badge: a board id to run the whole badge app on virtual hardware instead of the
     bare engine; reboot_every N: restart it from flash after every N steps; mpy: its
-    firmware as .mpy, as cran flash makes it; heap_kb: the badge's own heap (MicroPython)."""
+    firmware as .mpy, as cran flash makes it; romfs: those .mpy in a ROMFS image, run in
+    place; heap_kb: the badge's own heap (MicroPython)."""
     text, parsed = load(path)
     if badge is not None:
         check_board(badge)
@@ -87,9 +88,10 @@ def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, rebo
         if badge is None:
             events = run_scenario(text, runtime, start_tick)
         else:
+            def told(runner):
+                print(runner.describe(heap_kb), file=sys.stderr)
             result = run_on_badge([(badge, text)], runtime, start_tick, reboot_every,
-                                  mpy=mpy, heap_kb=heap_kb, on_heap=lambda runner: print(
-                                      runner.describe(heap_kb), file=sys.stderr))[0]
+                                  mpy=mpy, heap_kb=heap_kb, romfs=romfs, on_heap=told)[0]
             if isinstance(result, OutOfMemory):
                 raise RuntimeFailure(result)
             if isinstance(result, str):
@@ -156,6 +158,10 @@ def setup(p):
                    help="with --badge: restart the badge from flash after every N steps")
     p.add_argument("--mpy", action="store_true",
                    help="with --badge: the firmware compiled to .mpy, as cran flash puts it")
+    p.add_argument("--romfs", action="store_true",
+                   help="with --badge: the .mpy files in a ROMFS image, run in place from "
+                        "flash (a MicroPython built with a ROMFS partition): their code "
+                        "takes no heap")
     p.add_argument("--heap", type=heap_kb, metavar="KB",
                    help="with --badge: the badge's own heap in KB (MicroPython's -X "
                         "heapsize, plus what the runner takes, measured)")
@@ -184,7 +190,8 @@ def heap_kb(text):
 
 def run(args):
     runtime = args.runtime or ("micropython" if args.badge else "cpython")
-    for flag, given in (("--mpy", args.mpy), ("--heap", args.heap is not None)):
+    for flag, given in (("--mpy", args.mpy), ("--romfs", args.romfs),
+                        ("--heap", args.heap is not None)):
         if given and not args.badge:
             raise CommandError("%s needs --badge BOARD: it is about the badge's firmware"
                                % flag)
@@ -193,4 +200,4 @@ def run(args):
                                "no heap of its own)" % flag)
     return run_file(args.file, runtime, args.json, args.start_tick,
                     badge=args.badge, reboot_every=args.reboot_every, mpy=args.mpy,
-                    heap_kb=args.heap)
+                    heap_kb=args.heap, romfs=args.romfs)

@@ -15,6 +15,7 @@ from host_tools import FIRMWARE_DIR
 from host_tools.runtimes import (
     BADGE_HEAP_KB,
     BOARDS_DIR,
+    ROMFS_HEAP_KB,
     badge_job,
     board_ids,
     find_micropython32,
@@ -110,6 +111,20 @@ def test_the_example_fight_lives_in_the_heap_budget_in_32_bit(micropython32, boa
     assert events == _bare(text)
     [runner] = heard
     assert 10000 < runner.base < 100000 and 0.95 < runner.ratio < 1
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_the_example_fight_lives_in_64_kb_with_the_firmware_in_romfs(micropython32, board,
+                                                                    monkeypatch):
+    # The .mpy files in a ROMFS image, run in place as a badge with a ROMFS partition
+    # runs them: their bytecode and strings stay in flash, and the badge lives in the
+    # heap the issue "Fit the chip" asks, ROMFS_HEAP_KB (64).
+    monkeypatch.setenv("CRAN_MICROPYTHON", micropython32)
+    with open(FIGHT, encoding="utf-8") as f:
+        text = f.read()
+    [events] = run_on_badge([(board, text)], romfs=True, heap_kb=ROMFS_HEAP_KB)
+    assert not isinstance(events, str), events
+    assert events == _bare(text)
 
 
 def test_the_firmware_as_mpy_gives_the_same_traces(micropython):

@@ -24,7 +24,18 @@ import json
 import sys
 
 if __name__ == "__main__":
-    sys.path[:0] = sys.argv[7:] + [sys.argv[1]]
+    _firmware = sys.argv[1]
+    if _firmware.endswith(".romfs"):
+        # The firmware as a ROMFS image (runtimes.run_badge_jobs(romfs=True)), mounted
+        # as a badge mounts its ROMFS partition: .mpy files run in place from it, their
+        # bytecode and strings read where they lie, not copied into the heap. The image
+        # is the runner's share here; on a badge it is flash.
+        import vfs
+        with open(_firmware, "rb") as _f:
+            _ROM = _f.read()
+        vfs.mount(vfs.VfsRom(memoryview(_ROM)), "/rom")
+        _firmware = "/rom"
+    sys.path[:0] = sys.argv[7:] + [_firmware]
 
 import machine  # noqa: E402
 import vclock  # noqa: E402
