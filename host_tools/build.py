@@ -100,6 +100,18 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     return files
 
 
+def romfs_image_of(files):
+    """{badge path: bytes} -> the ROMFS image of its modules (those under /cran/)."""
+    with tempfile.TemporaryDirectory(prefix="cran-romfs-src-") as tmp:
+        for path, data in files.items():
+            if path.startswith("/cran/"):
+                local = os.path.join(tmp, *path.strip("/").split("/"))
+                os.makedirs(os.path.dirname(local), exist_ok=True)
+                with open(local, "wb") as f:
+                    f.write(data)
+        return romfs_image(tmp)
+
+
 def romfs_image(firmware_dir):
     """The compiled firmware (compile_firmware's out_dir) as a ROMFS image, as
     `mpremote romfs build` makes one (its own writer), the .mpy files as they are: a
@@ -222,14 +234,16 @@ def _read_uint(data, i):
             return value, i
 
 
-def manifest_text(files):
+def manifest_text(files, root=""):
     """{badge path: bytes} of what a badge gets -> the manifest main.py checks the
     firmware against: the SHA-256 of every module, and the modules the can't-start path
-    (cran.fail) imports, which main.py uses only when they are whole."""
+    (cran.fail) imports, which main.py uses only when they are whole. root: where the
+    modules are ("/rom" when they are in the badge's ROMFS)."""
     import hashlib
-    hashes = dict((path, hashlib.sha256(data).hexdigest()) for path, data in files.items()
-                  if path.startswith("/cran/"))
-    return json.dumps({"files": hashes, "fail_needs": imported_by("cran.fail")},
+    hashes = dict((root + path, hashlib.sha256(data).hexdigest())
+                  for path, data in files.items() if path.startswith("/cran/"))
+    return json.dumps({"files": hashes,
+                       "fail_needs": [root + p for p in imported_by("cran.fail")]},
                       sort_keys=True)
 
 

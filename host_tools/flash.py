@@ -61,6 +61,7 @@ _all = []
 _walk('/', _all)
 print(json.dumps({'hashes': dict((p, _h(p)) for p in %s),
                   'cran': [p for p in _all if p.startswith('/cran/')],
+                  'cran_dir': 'cran' in os.listdir('/'),
                   'leftovers': [p for p in _all if p.endswith('.new') or p == %r]}))
 """
 # The names a badge goes by: its chip's unique id, and the "badge" its config gives it.
@@ -68,6 +69,26 @@ _NAMES = ("import json, machine\ntry:\n c = json.load(open('/config.json'))\n"
           " b, d = c.get('badge'), c.get('board')\n"
           "except Exception:\n b = d = None\nprint(json.dumps([''.join('%02x' % x for x in "
           "machine.unique_id()), b, d]))")
+# Runs on the badge: its ROMFS partition, if its MicroPython has one (vfs.rom_ioctl, as
+# mpremote's `romfs query` asks): [size, SHA-256 of its first N bytes], or null.
+_ROM_LOOK = """
+import vfs, json, hashlib, binascii
+try:
+    d = vfs.rom_ioctl(2, 0)
+except (AttributeError, OSError):
+    d = -1
+if isinstance(d, int):
+    print('null')
+else:
+    m = memoryview(d)
+    n = min(%d, len(m))
+    h = hashlib.sha256()
+    for i in range(0, n, 1024):
+        h.update(m[i:min(n, i + 1024)])
+    print(json.dumps([len(m), binascii.hexlify(h.digest()).decode()]))
+"""
+ROMFS_PREPARE_BYTES = 32768   # erased a piece at a time, as mpremote does: a raw REPL
+                              # command that erases 128 KB at once can outlast its wait
 _IMPL = ("import sys, json\nprint(json.dumps({'name': sys.implementation.name, 'version': "
          "list(sys.implementation.version), 'mpy': getattr(sys.implementation, '_mpy', "
          "None)}))")
@@ -120,6 +141,7 @@ class Report:
         self.wire_bytes = 0     # bytes of code sent to write them
         self.removed = []
         self.repaired = False
+        self.romfs = None       # the firmware in the ROMFS partition: "written", "as it was"
         self.seconds = 0.0
         self.status = None
 
@@ -144,7 +166,14 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         if board_id is None:
             board_id, config_text = find(*json.loads(badgelink.run(link, _NAMES)))
         files = builds.files(json.loads(badgelink.run(link, _IMPL)))
-        files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks it
+        image = _romfs_for(link, files)
+        if image is not None:   # the modules go to its ROMFS partition, run in place
+            report.romfs = "as it was"
+            modules = files
+            files = {p: d for p, d in files.items() if not p.startswith("/cran/")}
+            files[build.MANIFEST] = build.manifest_text(modules, ROM).encode()
+        else:
+            files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks
         files["/boards/%s.json" % board_id] = build.board_file_text(board_id).encode()
         files[GAME_KEY] = key
         seen = _look(link, list(files) + [CONFIG])
@@ -157,9 +186,13 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         stale = [p for p in seen["cran"] if p not in wanted and not p.endswith(".new")]
         todo = [p for p in sorted(wanted) if on_badge.get(p) != wanted[p]]
         report.repaired = bool(seen["leftovers"])
-        if todo or stale:
+        rom_todo = image is not None and _rom_hash(link, len(image)) != _sha256(image)
+        drop_tree = image is not None and seen["cran_dir"]
+        if todo or stale or rom_todo or drop_tree:
             link = _restart_without_main(link, port, on_badge.get(MAIN) is not None)
-            _copy(link, port, files, wanted, todo, stale, report, progress)
+            if rom_todo:
+                _write_romfs(link, port, image, report)
+            _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree)
             _verify(link, port, [MAIN], wanted)   # else the look has just seen it right
         _clean(link, seen["leftovers"])
         progress(1, 1)
@@ -175,6 +208,52 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     set_clock(port, key)
     report.seconds = time.monotonic() - started
     return report
+
+
+ROM = "/rom"   # where MicroPython mounts its ROMFS partition (and puts it on sys.path)
+
+
+def _rom_look(link, length):
+    return json.loads(badgelink.run(link, _ROM_LOOK % length))
+
+
+def _rom_hash(link, length):
+    seen = _rom_look(link, length)
+    return seen[1] if seen else None
+
+
+def _romfs_for(link, files):
+    """The firmware's ROMFS image when the badge has a ROMFS partition that takes it,
+    else None (its modules go on its file system, as on a stock MicroPython)."""
+    seen = _rom_look(link, 0)
+    if seen is None:
+        return None
+    image = build.romfs_image_of(files)
+    return image if len(image) <= seen[0] else None
+
+
+def _write_romfs(link, port, image, report):
+    """The image into ROMFS partition 0, as `mpremote romfs deploy` writes it: unmounted,
+    erased a piece at a time, written, completed, then checked. A cut leaves a partition
+    whose image differs: main.py is set aside until the end, and the next flash writes
+    it again."""
+    badgelink.run(link, "import vfs\ntry:\n vfs.umount(%r)\nexcept OSError:\n pass" % ROM)
+    smallest = 4
+    for offset in range(0, len(image), ROMFS_PREPARE_BYTES):
+        length = min(ROMFS_PREPARE_BYTES, len(image) - offset)
+        smallest = max(smallest, int(badgelink.run(
+            link, "print(vfs.rom_ioctl(3, 0, %d, %d))" % (offset, length)).strip() or 4))
+    padded = image + b"\xff" * (-len(image) % smallest)
+    badgelink.run(link, "from binascii import a2b_base64 as a")
+    for offset in range(0, len(padded), CHUNK):
+        report.wire_bytes += badgelink.run_counted(link, "vfs.rom_ioctl(4, 0, %d, a(%r))" % (
+            offset, base64.b64encode(padded[offset:offset + CHUNK]).decode()))
+    badgelink.run(link, "vfs.rom_ioctl(5, 0)")
+    if _rom_hash(link, len(image)) != _sha256(image):
+        raise CommandError("%s: its ROMFS partition differs after writing: flash again"
+                           % port)
+    report.romfs = "written"
+    report.bytes += len(image)
 
 
 def set_clock(port, key):
@@ -205,7 +284,26 @@ def _restart_without_main(link, port, main_there):
             time.sleep(0.3)
 
 
-def _copy(link, port, files, wanted, todo, stale, report, progress):
+# A folder removed with what is left in it, deepest first.
+_DROP_TREE = """
+import os
+def _drop(d):
+    try:
+        items = list(os.ilistdir(d))
+    except OSError:
+        return
+    for e in items:
+        p = d + '/' + e[0]
+        if e[1] & 0x4000:
+            _drop(p)
+        else:
+            os.remove(p)
+    os.rmdir(d)
+_drop(%r)
+"""
+
+
+def _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree=False):
     for d in _dirs_of(wanted):
         badgelink.run(link, "import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass" % d)
     total = sum(len(files[p]) for p in todo) or 1
@@ -219,6 +317,10 @@ def _copy(link, port, files, wanted, todo, stale, report, progress):
     for path in stale:
         badgelink.run(link, "import os\nos.remove(%r)" % path)
         report.removed.append(path)
+    if drop_tree:
+        # The firmware is in ROMFS: a /cran folder on the file system, even empty,
+        # would be found first ("" comes before /rom on sys.path) and hide it.
+        badgelink.run(link, _DROP_TREE % "/cran")
     # Only a firmware found whole gets its main.py back.
     _verify(link, port, [p for p in wanted if p != MAIN], wanted)
     if MAIN in todo:
@@ -443,10 +545,13 @@ def run(args):
         reports = _flash_all(jobs, find, Builds(out), failures, key)
     for r in reports:
         s = r.status
-        print("%s: %s, %d file(s) copied (%d B), %d removed%s in %.1f s; status: %s %s, "
+        rom = {"written": ", firmware written to ROMFS",
+               "as it was": ", firmware in ROMFS"}.get(r.romfs, "")
+        print("%s: %s, %d file(s) copied (%d B)%s, %d removed%s in %.1f s; status: %s %s, "
               "firmware %s, badge %s" % (
-                  r.port, "repaired" if r.repaired else "ok", len(r.copied), r.bytes,
-                  len(r.removed), "" if r.copied or r.removed else " (already up to date)",
+                  r.port, "repaired" if r.repaired else "ok", len(r.copied), r.bytes, rom,
+                  len(r.removed), "" if r.copied or r.removed or r.romfs == "written"
+                  else " (already up to date)",
                   r.seconds, s.get("personnage") or "-", s.get("etat"), s.get("firmware"),
                   badgelink.badge_names(s.get("id"), s.get("badge"))))
     for message in failures:

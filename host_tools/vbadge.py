@@ -45,6 +45,9 @@ from host_tools.vhw import VHW_DIR
 
 BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_boot.py")
 IMAGE_BYTES = 2 * 1024 * 1024   # a new image: the size of an ESP32's usual vfs partition
+# --romfs: the ROMFS partition of MicroPython's ESP32 ROMFS variant (its
+# partitions-4MiB-romfs.csv gives 0x20000 bytes).
+ROMFS_BYTES = 0x20000
 EXIT_BAD_IMAGE = 3              # vbadge_boot.py's exit codes
 EXIT_RESET = 80
 PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
@@ -63,11 +66,12 @@ class Chip:
     """One MicroPython process, from a reset to the next, on its own pty."""
 
     def __init__(self, exe, action, image, board_file, cause, watchdog_file, nvs_file,
-                 pass_fds=()):
+                 pass_fds=(), romfs_file=None):
         repl = action.startswith("repl")
         argv = [exe] + (["-i"] if repl else []) + [BOOT_SCRIPT, action, image, board_file,
                                                    str(cause), VHW_DIR, watchdog_file,
-                                                   nvs_file]
+                                                   nvs_file] + ([romfs_file] if romfs_file
+                                                                else [])
         self.kind = "repl" if repl else "boot"
         self.started = time.monotonic()
         self.fd, line = os.openpty()
@@ -166,11 +170,12 @@ def unnamed_temp(prefix, suffix=""):
 
 
 class VBadge:
-    def __init__(self, exe, image, board_file, nvs_file, pass_fds=()):
+    def __init__(self, exe, image, board_file, nvs_file, pass_fds=(), romfs_file=None):
         self.exe = exe
         self.image = image
         self.board_file = board_file
         self.nvs_file = nvs_file   # the chip's NVS partition (esp32.NVS)
+        self.romfs_file = romfs_file   # its ROMFS partition, or None: a firmware without
         self.port_fd, slave = os.openpty()
         tty.setraw(slave)   # a UART: bytes as they are, both ways
         self.port = os.ttyname(slave)
@@ -204,7 +209,7 @@ class VBadge:
             self.watchdog_at = None   # a new firmware, a new watchdog of its own
             os.ftruncate(self.watchdog_fd, 0)
         self.chip = Chip(self.exe, action, self.image, self.board_file, cause,
-                         self.watchdog_file, self.nvs_file, self.pass_fds)
+                         self.watchdog_file, self.nvs_file, self.pass_fds, self.romfs_file)
         self.starting = self.chip.kind == "repl"
         self.start_out = bytearray()
         self.tail = b""
@@ -471,6 +476,10 @@ def setup(p):
     p.add_argument("--board", default="atom-lite",
                    help="the virtual hardware's wiring (boards/BOARD.json; default "
                         "atom-lite); what the firmware thinks comes from the flashed config")
+    p.add_argument("--romfs", action="store_true",
+                   help="a MicroPython with a ROMFS partition (%d KB, as the ESP32 port's "
+                        "ROMFS variant), where cran flash puts the firmware to run it in "
+                        "place; kept in FILE.romfs with --image" % (ROMFS_BYTES // 1024))
     p.add_argument("--link", metavar="PATH",
                    help="also make PATH a symlink to the port (removed at exit)")
 
@@ -499,13 +508,18 @@ def run(args):
 
 def _run(exe, board_file, args):
     temporary = args.image is None
-    lock = nvs = None
+    lock = nvs = rom = None
+    romfs_file = None
     try:
         if temporary:   # unnamed: nothing is left of them once the supervisor ends
             lock, image = unnamed_temp("cran-vbadge-", ".img")
             _erase(lock)
             nvs, nvs_file = unnamed_temp("cran-vbadge-nvs-")
             new, pass_fds = True, (lock, nvs)
+            if args.romfs:
+                rom, romfs_file = unnamed_temp("cran-vbadge-romfs-")
+                os.write(rom, b"\xff" * ROMFS_BYTES)
+                pass_fds += (rom,)
         else:
             image = os.path.abspath(args.image)
             lock, new = open_image(image)
@@ -514,9 +528,14 @@ def _run(exe, board_file, args):
                 open(nvs_file, "wb").close()   # a new flash: its NVS erased too
             else:
                 open(nvs_file, "ab").close()
+            if args.romfs:
+                romfs_file = image + ".romfs"
+                if new or not os.path.exists(romfs_file):
+                    with open(romfs_file, "wb") as f:
+                        f.write(b"\xff" * ROMFS_BYTES)
             pass_fds = ()
         check_image(exe, image, new, board_file, pass_fds)
-        badge = VBadge(exe, image, board_file, nvs_file, pass_fds)
+        badge = VBadge(exe, image, board_file, nvs_file, pass_fds, romfs_file)
         try:
             if args.link:
                 _link(badge.port, args.link)
@@ -531,7 +550,7 @@ def _run(exe, board_file, args):
                 with contextlib.suppress(OSError):
                     os.remove(args.link)
     finally:
-        for fd in (lock, nvs):
+        for fd in (lock, nvs, rom):
             if fd is not None:
                 os.close(fd)
     return 0
@@ -575,10 +594,12 @@ class Running:
 
 
 @contextlib.contextmanager
-def running(image=None, board="atom-lite", link=None):
+def running(image=None, board="atom-lite", link=None, romfs=False):
     """Start `cran vbadge` -> Running (.port, .kill()); stopped at exit. A vbadge that
     fails to start raises RuntimeError with its message."""
     cmd = [sys.executable, "-m", "host_tools", "vbadge", "--board", board]
+    if romfs:
+        cmd.append("--romfs")
     where = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # finds host_tools
     if image is not None:
         cmd += ["--image", os.fspath(image)]

@@ -269,3 +269,38 @@ def test_a_damaged_firmware_file_is_named_never_imported_and_the_next_flash_mend
         out = _flash("--roster", roster)
         assert "1 file(s) copied" in out and "status: Godefroy pleine-forme" in out
         assert badgelink.status(port)["armure"] == 1   # the hit before, kept
+
+
+def test_a_badge_with_a_romfs_partition_gets_its_firmware_there_run_in_place(tmp_path):
+    # A MicroPython built with a ROMFS partition (the ESP32 port's ROMFS variant): the
+    # modules go there as one image, as `mpremote romfs deploy` writes it, and run in
+    # place; its file system keeps main.py, the config and the state. Issue "Fit the
+    # chip": the badge's heap then holds no bytecode (bench: make bench).
+    with vbadge.running(tmp_path / "badge.img", romfs=True) as badge:
+        port = badge.port
+        roster = _roster(tmp_path, port)
+        out = _flash("--roster", roster)
+        # main.py, board file, config, game key, manifest: no module on the file system
+        assert "%s: ok, 5 file(s) copied" % port in out and "written to ROMFS" in out
+        assert "status: Godefroy pleine-forme" in out
+        assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
+        link = badgelink.connect(port, ())
+        where = badgelink.run(link, "import os, cran\nprint(cran.__file__, 'cran' in "
+                                    "os.listdir('/'))").split()
+        assert where == ["/rom/cran/__init__.mpy", "False"]
+        # A module left on the file system (an older firmware's, before the badge had
+        # ROMFS) would hide the ROMFS one ("" comes before /rom on sys.path), and so
+        # would its empty folder: a flash removes both.
+        badgelink.run(link, "os.mkdir('/cran')\nf = open('/cran/menu.mpy', 'wb')\n"
+                            "f.write(b'old')\nf.close()")
+        badgelink.reset(link)
+        out = _flash("--roster", roster)
+        assert "0 file(s) copied" in out and "firmware in ROMFS, 1 removed" in out
+        # The partition's first block erased (a write cut short): the next flash sees
+        # the image differ, writes it again, and the hit before is still there.
+        link = badgelink.connect(port, ())
+        badgelink.run(link, "import vfs\nvfs.umount('/rom')\nvfs.rom_ioctl(3, 0, 0, 4096)")
+        badgelink.reset(link)   # main.py finds every module missing: its REPL
+        out = _flash("--roster", roster)
+        assert "written to ROMFS" in out and "status: Godefroy pleine-forme" in out
+        assert badgelink.status(port)["armure"] == 1   # the hit before, kept

@@ -365,3 +365,25 @@ def test_a_hung_firmware_is_reset_by_its_watchdog(tmp_path):
         with serial.Serial(badge.port, 115200, timeout=20) as s:
             said = s.read_until(b"calm after 3\r\n")   # 3: machine.WDT_RESET
         assert said.endswith(b"calm after 3\r\n"), said
+
+
+def test_mpremote_deploys_a_romfs_image_the_badge_mounts_and_imports_from(tmp_path):
+    # --romfs: a MicroPython with a ROMFS partition. Real mpremote queries it and
+    # deploys an image; the next boot mounts it at /rom, on sys.path after "".
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "hello.py").write_text("WORD = 'bonjour'\n")
+    with vbadge.running(romfs=True) as badge:
+        assert "Not a valid ROMFS" in mpremote(badge.port, "romfs", "query")
+        # Flash's rules: a write where no prepare erased, or while mounted, is refused.
+        out = mpremote(badge.port, "exec", "import vfs\ntry:\n vfs.rom_ioctl(4, 0, 0, b'x')\n"
+                                           "except OSError as e:\n print(e.errno)")
+        assert out.strip() == "22"
+        mpremote(badge.port, "romfs", "deploy", str(tmp_path / "pkg"))
+        assert "ROMFS image size" in mpremote(badge.port, "romfs", "query")
+        reset(badge.port)
+        out = mpremote(badge.port, "exec", "import sys, hello\nprint(hello.WORD, "
+                                           "hello.__file__, sys.path[:3])")
+        assert out.strip() == "bonjour /rom/hello.mpy ['', '/rom', '/rom/lib']"
+        out = mpremote(badge.port, "exec", "import vfs\ntry:\n vfs.rom_ioctl(3, 0, 0, 4096)\n"
+                                           "except OSError as e:\n print(e.errno)")
+        assert out.strip() == "16"   # EBUSY: mounted

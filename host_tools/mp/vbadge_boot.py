@@ -1,9 +1,12 @@
 # The chip of `cran vbadge` (host_tools/vbadge.py starts it on a pty), inside the
 # MicroPython unix port:
 #   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR
-#                                   [WATCHDOG_FILE NVS_FILE]
+#                                   [WATCHDOG_FILE NVS_FILE [ROMFS_FILE]]
 # The flash image is mounted at "/" (LittleFS, as an ESP32's vfs partition), so paths
-# are a badge's; NVS_FILE holds the chip's NVS partition (the virtual esp32.NVS). The
+# are a badge's; NVS_FILE holds the chip's NVS partition (the virtual esp32.NVS);
+# ROMFS_FILE, when given, a ROMFS partition (RomPartition: a MicroPython built with
+# MICROPY_VFS_ROM, as the ESP32 port's ROMFS variant), mounted at /rom when it holds
+# an image, as the port's start mounts it. The
 # parts are virtual (VHW_DIR: machine, neopixel, esp32, wired as BOARD_FILE says); time
 # and asyncio are the port's own: the vbadge runs in real time.
 # ACTION  check: mount (NEW: format first) and exit;  boot: boot.py then main.py, then
@@ -49,6 +52,90 @@ class FlashImage:
         if op == 6:     # erase: flash reads all ones after it
             self.writeblocks(arg, _ERASED)
         return 0        # init, deinit, sync: writes are already through
+
+
+class RomPartition:
+    """The ROMFS partition as vfs.rom_ioctl shows it (MicroPython's extmod/vfs_rom
+    ioctls, as mpremote's `romfs deploy` and `cran flash` use them): 1 the number of
+    partitions, 2 the partition's memory (a memoryview: ROMFS runs from mapped flash),
+    3 prepare (erase) a range, 4 write, 5 the write is complete, 6 the erase block size.
+    Held to flash's rules: a write lands only on bytes a prepare erased (a write
+    elsewhere ANDs into what is there, as NOR flash does, and is refused here), and
+    only while the partition is not mounted (its code would change under it). Every
+    write goes straight to the host file, as FlashImage's."""
+
+    HEADER = b"\xd2\xcd\x31"   # a ROMFS image starts so (mpremote.romfs)
+
+    def __init__(self, f):
+        self.f = f
+        f.seek(0)
+        self.mem = bytearray(f.read())
+        self.erased = bytearray(len(self.mem) // BLOCK_SIZE)   # 1: erased since complete
+
+    def ioctl(self, op, *args):
+        if op == 1:
+            return 1
+        if args[0] != 0:
+            return -19   # ENODEV: no such partition
+        if op == 2:
+            return memoryview(self.mem)
+        if op == 6:
+            return BLOCK_SIZE
+        if _mounted("/rom"):
+            raise OSError(16)   # EBUSY: vfs.umount("/rom") first
+        if op == 3:
+            offset, length = (0, args[1]) if len(args) == 2 else args[1:3]
+            end = offset + length
+            if offset % BLOCK_SIZE or end > len(self.mem):
+                raise OSError(22)   # EINVAL
+            end = min(len(self.mem), (end + BLOCK_SIZE - 1) // BLOCK_SIZE * BLOCK_SIZE)
+            self._put(offset, b"\xff" * (end - offset))
+            for block in range(offset // BLOCK_SIZE, end // BLOCK_SIZE):
+                self.erased[block] = 1
+            return 4   # the smallest write
+        if op == 4:
+            offset, data = args[1], bytes(args[2])
+            end = offset + len(data)
+            if end > len(self.mem) or not all(
+                    self.erased[b] for b in range(offset // BLOCK_SIZE,
+                                                  (end + BLOCK_SIZE - 1) // BLOCK_SIZE)):
+                raise OSError(22)   # a write outside what a prepare erased
+            self._put(offset, data)
+            return 0
+        if op == 5:
+            for block in range(len(self.erased)):
+                self.erased[block] = 0
+            return 0
+        return -22
+
+    def _put(self, offset, data):
+        self.mem[offset:offset + len(data)] = data
+        self.f.seek(offset)
+        self.f.write(data)
+        self.f.flush()
+
+    def mount(self):
+        """At boot, as the port's start does: the image at /rom, and /rom, /rom/lib on
+        sys.path after "" (the flash's own files first)."""
+        if self.mem[:3] == self.HEADER:
+            vfs.mount(vfs.VfsRom(memoryview(self.mem)), "/rom")
+            sys.path[1:1] = ["/rom", "/rom/lib"]
+
+
+def _mounted(path):
+    return any(m[1] == path for m in vfs.mount())
+
+
+def with_rom(partition):
+    """`import vfs` gives the port's vfs with rom_ioctl: the unix port has none."""
+    class _Vfs:   # the port can't make a module object: an object with its names
+        pass
+    shim = _Vfs()
+    for name in dir(vfs):
+        if not name.startswith("__"):
+            setattr(shim, name, getattr(vfs, name))
+    shim.rom_ioctl = partition.ioctl
+    sys.modules["vfs"] = shim
 
 
 def fail(message):
@@ -174,7 +261,13 @@ def main():
     if watchdog is not None:
         import machine
         machine.on_watchdog = watchdog.tell
+    rom = None
+    if len(sys.argv) > 8:
+        rom = RomPartition(open(sys.argv[8], "r+b"))
+        with_rom(rom)
     mount(image, False)
+    if rom is not None:
+        rom.mount()
     if action == "repl":
         return
     namespace = {"__name__": "__main__"}
