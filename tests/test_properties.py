@@ -461,7 +461,9 @@ class EngineMachine(RuleBasedStateMachine):
         else:
             assert new.said == "-", new.said
         if new.said != "-":
-            # Answered: it did nothing else (K1 [choice]: ends no effect either).
+            # Answered: it did nothing else (K1 [choice]: ends no effect either), and
+            # leaves nothing to cancel (K9 [choice]: a dissipe gives no answer back).
+            self.undo = None
             assert n == e
             assert new.armor_damaged == pre.armor_damaged       # A4
             assert timed(new) == timed(pre)
@@ -509,6 +511,7 @@ class EngineMachine(RuleBasedStateMachine):
             took_hold = kw != "resiste"
         if not took_hold:
             assert timed(new) == timed(pre)
+            self.undo = None   # K9 [choice]: it changed nothing, nothing to cancel
         elif kw in TIMED_EFFECTS:
             assert timed(new) == {kw}
             assert new.left_ms(kw, now) == s.effect_ms
@@ -635,6 +638,11 @@ KNOWN_RUNS = [
     ("dissipe after a timer of the state before ran out", dict(armor=1),
      [("coup desarme", 0), ("coup", 1000), ("effet dissipe", 5000), ("coup desarme", 0),
       ("coup blesse", 1000), 300000, ("effet dissipe", 1000)]),
+    ("dissipe after an answer or a resistance cancels nothing",
+     dict(armor=1, creature=1, resist=["peur"]),
+     [("effet blesse", 0), ("coup", 1000), ("effet dissipe", 1000), ("coup", 1000),
+      ("effet dissipe", 1000), ("effet peur", 1000), ("effet dissipe peur", 1000),
+      ("coup blesse", 1000), ("effet dissipe", 1000)]),
     ("resiste and broken armor", dict(armor=2, helmet=True),
      [("effet peur", 0), ("coup resiste", 1000), ("coup assomme", 1000),
       ("coup brise armure", 1000), ("coup", 1000), ("repare armure", 1000),
