@@ -1,4 +1,5 @@
-# The engine itself: pure, wrap-safe, every [choice] of RULES.md a setting.
+# The engine itself: pure, wrap-safe, every setting of a [choice] of docs/rules.md at
+# work; and the refined cases of docs/rules.md's rules, one test each.
 import ast
 import os
 

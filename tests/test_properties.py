@@ -1,8 +1,8 @@
-# Stateful property test of the rules engine (RULES.md S, A, K, C, P): random characters,
+# Stateful property test of the rules engine (docs/rules.md S, A, K, C, P): random characters,
 # random action sequences and random time steps, with every invariant checked after each
 # step, and the whole run replayed on a fresh state at the end.
 #
-# The allowed moves are derived from RULES.md with the engine's default Settings (only
+# The allowed moves are derived from docs/rules.md with the engine's default Settings (only
 # the K16 `timers_run_out_of_game` [choice] is drawn at random, as it changes no move).
 import pytest
 from hypothesis import settings as hyp_settings
@@ -155,7 +155,7 @@ class EngineMachine(RuleBasedStateMachine):
         self.results = []    # (cues, snapshot) after each logged step
         self.pending = False  # a step began and has not been recorded yet
         self.history = [(self.state, snap(self.state))]
-        # A small model of what RULES.md says the wearer carries, kept apart from the
+        # A small model of what docs/rules.md says the wearer carries, kept apart from the
         # engine's own bookkeeping.
         self.stopped = False
         self.out = False
@@ -427,7 +427,7 @@ class EngineMachine(RuleBasedStateMachine):
             else:
                 want = view(pre, now)
             if named and named in pre.effects():
-                # Ends the named effect in progress (SCENARIOS.md: «effet dissipe
+                # Ends the named effect in progress (docs/scenarios.md: «effet dissipe
                 # KEYWORD: end that effect»), whatever else it cancels.
                 effects = want["effets"].split(",")
                 want["effets"] = ",".join(x for x in effects if x != named) or "-"

@@ -1,4 +1,4 @@
-# The rules engine (RULES.md S, A, K, C, P). Pure: time comes in as a tick count,
+# The rules engine (docs/rules.md S, A, K, C, P). Pure: time comes in as a tick count,
 # nothing is read or shown here. act() and tick() return a new State and the cues:
 # what the badge must tell the wearer, each (tick, kind, value, private).
 
