@@ -1,5 +1,5 @@
 # `cran config`: the organisers' roster (CSV, one character a row) -> one checked
-# config.json per badge; the game settings file (every [choice] of RULES.md); a badge's
+# config.json per badge; the game settings file (the [choice]s of docs/rules.md); a badge's
 # config.json checked on its own. The badge's own checks (cran.config, cran.core.rules)
 # have the last word: every config made here passes through them before it is written.
 """Roster and game settings for `cran config`, and for `cran flash` to call:
@@ -45,7 +45,7 @@ EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
 _MAX_MS = 1 << 29          # the longest a badge's tick arithmetic can count
 
-# What each setting means, for the template's "_about" (RULES.md IDs in front).
+# What each setting means, for the template's "_about" (docs/rules.md IDs in front).
 ABOUT = {
     "agonisant_ms": "S3: how long agonisant lasts before coma, unless the character's "
                     "own 'agonisant' column says otherwise",
@@ -522,7 +522,7 @@ def setup(p):
                    help="one character a row: name, armor, helmet, creature, resist, "
                         "agonisant, coma, board, port or badge (examples/roster.csv)")
     p.add_argument("--settings", metavar="GAME.json",
-                   help="the game's settings, every [choice] of RULES.md "
+                   help="the game's settings, the [choice]s of docs/rules.md "
                         "(examples/game-settings.json; default: the defaults)")
     p.add_argument("--out", metavar="DIR", default="badges",
                    help="where the <badge>.json files go (default: ./badges)")

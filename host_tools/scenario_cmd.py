@@ -148,7 +148,7 @@ HELP = "run a scenario file and check its expect lines"
 
 
 def setup(p):
-    p.add_argument("file", help="scenario file (../shared/SCENARIOS.md)")
+    p.add_argument("file", help="scenario file (docs/scenarios.md)")
     p.add_argument("--runtime", choices=RUNTIMES, default=None,
                    help="where it runs (default: cpython; micropython with --badge)")
     p.add_argument("--badge", metavar="BOARD",

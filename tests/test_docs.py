@@ -1,9 +1,24 @@
-# The README's rule table tells the truth: every rule the engine tracks has a scenario,
-# and each scenario named there says on its first line that it covers that rule.
+# The docs tell the truth. The README's rule table: every rule the engine tracks has a
+# scenario, and each scenario named there says on its first line that it covers that
+# rule. docs/rules.md: every rule ID cited anywhere (firmware, scenarios) is one of its
+# rules, every setting has its rule, every test it names exists; and its rules are those
+# of the game's shared catalogue (RULES.md), when that sits beside the repository.
+import ast
+import io
 import os
 import re
+import tokenize
+
+import pytest
 
 from conftest import REPO, SCENARIO_DIR, scenario_files
+from cran.core.choices import FIELDS
+from cran.core.rules import Character
+
+RULES_DOC = os.path.join(REPO, "docs", "rules.md")
+SCENARIOS_DOC = os.path.join(REPO, "docs", "scenarios.md")
+SHARED_RULES = os.path.join(os.path.dirname(REPO), "shared", "RULES.md")
+RULE_ID = re.compile(r"\b[SAKCP]\d+\b")
 
 TRACKED = (["S%d" % i for i in range(1, 11)] + ["A%d" % i for i in range(1, 7)]
            + ["K%d" % i for i in range(1, 17)] + ["C1", "C2", "P1", "P2", "P3"])
@@ -45,3 +60,114 @@ def test_readme_table_points_at_scenarios_that_cover_the_rule():
             path = os.path.join(SCENARIO_DIR, name)
             assert os.path.exists(path), (rule, name)
             assert rule in _header_ids(path), (rule, name)
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _doc_sections():
+    """docs/rules.md's rules: [(ID, its section's text)], in order."""
+    parts = re.split(r"^### ", _read(RULES_DOC), flags=re.M)[1:]
+    return [(part.split(None, 1)[0], part) for part in parts]
+
+
+def _doc_ids():
+    return [rule for rule, _ in _doc_sections()]
+
+
+def _comments_and_docstrings(path):
+    """The text of a Python file's comments and docstrings: where rules are cited."""
+    source = _read(path)
+    out = [tok.string for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+           if tok.type == tokenize.COMMENT]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node)
+            if doc:
+                out.append(doc)
+    return "\n".join(out)
+
+
+def test_docs_rules_defines_each_rule_once_and_cites_only_its_own():
+    ids = _doc_ids()
+    assert ids and len(ids) == len(set(ids)), ids
+    assert [r for r in TRACKED if r not in ids] == []
+    cited = set(RULE_ID.findall(_read(RULES_DOC)))
+    assert sorted(cited - set(ids)) == []
+
+
+def test_every_rule_cited_in_the_firmware_is_in_docs_rules():
+    ids = set(_doc_ids())
+    firmware = os.path.join(REPO, "firmware")
+    unknown = []
+    for folder, _, names in os.walk(firmware):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                for rule in set(RULE_ID.findall(_comments_and_docstrings(path))) - ids:
+                    unknown.append((os.path.relpath(path, REPO), rule))
+    assert unknown == [], "rule IDs cited in the firmware but not in docs/rules.md"
+
+
+def test_every_rule_a_scenario_names_is_in_docs_rules():
+    ids = set(_doc_ids())
+    for path in scenario_files():
+        assert _header_ids(path) <= ids, os.path.basename(path)
+
+
+def test_docs_rules_has_the_shared_catalogues_rules():
+    if not os.path.exists(SHARED_RULES):
+        pytest.skip("no shared RULES.md beside the repository: docs/rules.md stands alone")
+    shared = re.findall(r"^\| ([SAKCP]\d+) \|", _read(SHARED_RULES), re.M)
+    assert shared, "the shared RULES.md lists no rule"
+    ids = _doc_ids()
+    assert [r for r in ids if r not in shared] == [], (
+        "docs/rules.md has rules the shared RULES.md does not")
+    assert [r for r in shared if r not in ids] == [], (
+        "the shared RULES.md has rules docs/rules.md does not: write them up there")
+
+
+def test_every_setting_and_character_field_has_its_rule_in_docs_rules():
+    text = _read(RULES_DOC)
+    for name in list(FIELDS) + list(Character().as_dict()):
+        assert "`%s`" % name in text, name
+    # Each [choice] says what decides it: a setting, the character, or fixed.
+    for rule, section in _doc_sections():
+        if "[choice]" in section:
+            assert re.search(r"Setting: `|Character: `|\*fixed\*", section), rule
+
+
+def test_the_tests_docs_rules_names_exist_and_cover_the_rule():
+    tests = os.path.dirname(os.path.abspath(__file__))
+    for rule, section in _doc_sections():
+        assert "Tests:" in section, rule
+        for name in re.findall(r"`([\w.-]+\.txt)`", section):
+            path = os.path.join(SCENARIO_DIR, name)
+            assert os.path.exists(path), (rule, name)
+            assert rule in _header_ids(path), (rule, name)
+        for module, function in re.findall(r"`(test_\w+\.py)::(\w+)`", section):
+            source = _read(os.path.join(tests, module))
+            assert re.search(r"^(def |class )?%s\b" % function, source, re.M), (
+                rule, module, function)
+
+
+def test_rules_and_scenarios_are_cited_in_the_repository_not_beside_it():
+    # The project's rules are docs/rules.md and docs/scenarios.md: nothing points at a
+    # copy outside the repository (the shared interpreters, ../shared/tools, are fine).
+    assert os.path.exists(SCENARIOS_DOC)
+    skip = {".git", ".venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+            ".hypothesis", "build", "dist"}
+    found = []
+    for folder, dirs, names in os.walk(REPO):
+        dirs[:] = [d for d in dirs if d not in skip and not d.endswith(".egg-info")]
+        for name in names:
+            if name.endswith((".py", ".md", ".txt", ".toml", ".json", ".csv")) or (
+                    name == "Makefile"):
+                text = _read(os.path.join(folder, name))
+                for outside in ("shared/" + "RULES.md", "shared/" + "SCENARIOS.md"):
+                    if outside in text:
+                        found.append((os.path.relpath(os.path.join(folder, name), REPO),
+                                      outside))
+    assert found == []

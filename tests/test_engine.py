@@ -1,4 +1,5 @@
-# The engine itself: pure, wrap-safe, every [choice] of RULES.md a setting.
+# The engine itself: pure, wrap-safe, every setting of a [choice] of docs/rules.md at
+# work; and the refined cases of docs/rules.md's rules, one test each.
 import ast
 import os
 
@@ -13,9 +14,11 @@ from cran.core.words import ParseError, parse_action
 CORE = os.path.join(REPO, "firmware", "cran", "core")
 
 
-def play(lines, character=None, settings=None, start=0):
-    """[(ms, action text)] -> (state, all cues, last now)."""
-    state = new_state(character or Character(), settings or Settings())
+def play(lines, character=None, settings=None, start=0, state=None):
+    """[(ms, action text)] -> (state, all cues, last now); on a new state, or on the
+    one given."""
+    if state is None:
+        state = new_state(character or Character(), settings or Settings())
     cues = []
     now = start
     for ms, text in lines:
@@ -205,3 +208,139 @@ def test_the_timed_effects_are_listed_sorted():
     # The engine ends running effects in this order (their cues' order) without sorting.
     from cran.core.vocab import TIMED_EFFECTS
     assert list(TIMED_EFFECTS) == sorted(TIMED_EFFECTS)
+
+
+# ---- the rules as docs/rules.md decides them: one test per refined case ----------
+
+def test_s6_death_ends_every_timed_effect_and_objects_can_still_be_repaired():
+    # S6 [choice]: at death the 5-minute effect, desarme and vol end; armor and limbs
+    # can still be repaired; nothing else changes mort.
+    state, _, _ = play([(0, "coup brise bras"), (1000, "effet vol bourse"),
+                        (2000, "coup desarme"), (2500, "effet peur")], Character(armor=1))
+    assert view(state, 2500)["effets"] == "desarme,peur,vol"
+    state, cues, _ = play([(3000, "coup mort")], state=state)
+    seen = view(state, 3000)
+    assert (seen["etat"], seen["effets"]) == ("mort", "-")
+    assert seen["armure-abimee"] == "oui"   # killed through it (A4)
+    later, more = tick(state, 10 * 60000)
+    assert [c for c in more if c[1] in ("fin", "remarque")] == []   # no vol noticed
+    for text in ("soin", "soin complet", "nuit", "coup", "effet dissipe", "coup blesse"):
+        later, _ = act(later, parse_action(text), 11 * 60000)
+        assert view(later, 11 * 60000)["etat"] == "mort", text
+    later, _ = act(later, parse_action("repare bras"), 12 * 60000)
+    later, _ = act(later, parse_action("repare armure"), 12 * 60000)
+    seen = view(later, 12 * 60000)
+    assert (seen["etat"], seen["brises"], seen["armure-abimee"]) == ("mort", "-", "non")
+
+
+def test_s9_a_night_heals_the_wounded_and_ends_the_combat():
+    # S9 [choice]: the night ends the combat (C1): armor answers and creature hits are
+    # back; agonisant is not a wound a night mends; damaged armor stays damaged (A4).
+    who = Character(armor=2, creature=1)
+    state, _, _ = play([(0, "coup"), (1000, "coup"), (2000, "coup"), (3000, "effet blesse")],
+                       who)
+    seen = view(state, 3000)
+    assert (seen["etat"], seen["armure"], seen["combat"]) == ("blesse", "0", "oui")
+    rested, _ = act(state, parse_action("nuit"), 4000)
+    seen = view(rested, 4000)
+    assert (seen["etat"], seen["armure"], seen["combat"]) == ("pleine-forme", "2", "non")
+    assert rested.creature_left == 1
+    dying, _, _ = play([(0, "coup agonisant")], Character(armor=1))
+    dying, _ = act(dying, parse_action("nuit"), 1000)
+    seen = view(dying, 1000)
+    assert (seen["etat"], seen["armure-abimee"], seen["armure"]) == ("agonisant", "oui", "0")
+
+
+def test_a4_a_repair_in_the_same_combat_gives_no_spent_answer_back():
+    # A4 [choice]: mended, the armor answers again, but its answers spent in this
+    # combat come back only with the next combat (A3).
+    state, _, _ = play([(0, "coup"), (1000, "coup"), (2000, "coup")], Character(armor=2))
+    seen = view(state, 2000)
+    assert (seen["etat"], seen["armure"], seen["armure-abimee"]) == ("blesse", "0", "oui")
+    state, _ = act(state, parse_action("repare armure"), 3000)
+    seen = view(state, 3000)
+    assert (seen["armure"], seen["armure-abimee"], seen["combat"]) == ("0", "non", "oui")
+    state, _ = act(state, parse_action("coup"), 4000)          # no answer: wounded again
+    seen = view(state, 4000)
+    assert (seen["etat"], seen["dit"], seen["armure-abimee"]) == ("agonisant", "-", "oui")
+    state, _ = act(state, parse_action("repare armure"), 5000)
+    assert at(state, 4000 + 300000)["armure"] == "2"           # the next combat: both back
+    # Armor that only answered needs no repair (the organiser's repare is refused).
+    answered, _, _ = play([(0, "coup")], Character(armor=1))
+    _, cues = act(answered, parse_action("repare armure"), 1000)
+    assert _kv(cues) == [("ignore", "pas-abimee")]
+
+
+@pytest.mark.parametrize("who, lines, ends", [
+    ({"armor": 1}, [(1000, "coup")], False),                        # armor answers
+    ({"helmet": True}, [(1000, "coup assomme")], False),            # the helmet (A5)
+    ({"creature": 1}, [(1000, "coup")], False),                     # a creature shouts
+    ({"resist": ["charme"]}, [(1000, "effet charme")], False),      # resisted (K12)
+    ({}, [(1000, "coup resiste")], False),                          # «Résiste» received
+    ({}, [(1000, "coup agonisant"), (1000, "effet peur"), (2000, "coup agonisant")],
+     False),                                                        # as it was (K5)
+    ({}, [(1000, "coup coma"), (1000, "effet peur"), (2000, "coup blesse")], False),  # K4
+    ({}, [(1000, "coup mort si coma")], False),                     # not in coma (K6)
+    ({}, [(1000, "coup")], True),                                   # wounded
+    ({}, [(1000, "effet message")], True),                          # any keyword harms
+    ({"armor": 1}, [(1000, "coup divin")], True),                   # K10: through armor
+])
+def test_k1_an_effect_ends_only_when_the_new_action_takes_hold(who, lines, ends):
+    state, _, now = play([(0, "effet peur")] + lines, Character(**who))
+    assert view(state, now)["effets"] == ("-" if ends else "peur")
+
+
+@pytest.mark.parametrize("who, lines", [
+    ({"armor": 1}, [(0, "coup")]),                         # answered by armor
+    ({"creature": 1}, [(0, "coup")]),                      # absorbed by a creature
+    ({"resist": ["peur"]}, [(0, "effet peur")]),           # resisted
+    ({"helmet": True}, [(0, "coup assomme")]),             # the helmet
+    ({}, [(0, "coup coma"), (1000, "coup blesse")]),       # left as it was (K4)
+])
+def test_k9_an_action_that_changed_nothing_leaves_nothing_to_cancel(who, lines):
+    # K9 [choice]: a dissipe after it cancels nothing (no spent answer comes back),
+    # and not what came before it either (it was not the last action received).
+    state, _, now = play([(0, "effet blesse")] + [(t + 500, a) for t, a in lines],
+                         Character(**who))
+    before = view(state, now + 1000)
+    after, cues = act(state, parse_action("effet dissipe"), now + 1000)
+    assert ("ignore", "rien-a-dissiper") in _kv(cues) and ("dissipe", "coup") not in _kv(cues)
+    seen = view(after, now + 1000)
+    assert dict(seen, combat="-", dit="-") == dict(before, combat="-", dit="-")
+    assert after.creature_left == state.creature_left
+
+
+def test_k9_dissipe_undoes_the_last_action_whole():
+    # K9 [choice]: the effect the cancelled action replaced comes back, its time as it was.
+    state, _, _ = play([(0, "effet peur"), (60000, "effet charme"), (61000, "effet dissipe")])
+    seen = view(state, 61000)
+    assert seen["effets"] == "peur" and state.left_ms("peur", 61000) == 239000
+
+
+def test_k15_a_stop_and_hors_jeu_are_separate():
+    # K15 [choice]: reprise ends the stop only, en-jeu ends hors-jeu only; anything
+    # received while either holds is ignored; a stop freezes, hors-jeu (K16) does not.
+    state, _, _ = play([(0, "coup agonisant"), (60000, "hors-jeu"), (70000, "stop"),
+                        (80000, "en-jeu")])
+    assert at(state, 200000)["jeu"] == "stop" and at(state, 200000)["reste"] == "230"
+    state, cues = act(state, parse_action("coup"), 90000)
+    assert _kv(cues) == [("ignore", "stop")]
+    state, _, _ = play([(100000, "hors-jeu"), (110000, "reprise")], state=state)
+    seen = at(state, 120000)
+    assert (seen["jeu"], seen["reste"]) == ("hors-jeu", "220")   # runs again out of game
+    state, cues = act(state, parse_action("effet peur"), 130000)
+    assert _kv(cues) == [("ignore", "hors-jeu")]
+    state, _ = act(state, parse_action("en-jeu"), 140000)
+    assert at(state, 140000)["jeu"] == "en-jeu"
+
+
+def test_c1_an_ignored_hit_does_not_prolong_the_combat():
+    # C1 [choice]: the combat ends 5 minutes after the last hit or keyword received;
+    # a hit ignored in coma (S5), or during a stop that freezes nothing, does not count.
+    state, _, _ = play([(0, "coup coma"), (200000, "coup")])
+    assert at(state, 299999)["combat"] == "oui" and at(state, 300000)["combat"] == "non"
+    loose = Settings(stop_freezes_timers=False)
+    state, _, _ = play([(0, "coup"), (100000, "stop"), (200000, "coup")], settings=loose)
+    assert at(state, 300000)["combat"] == "non"
+    state, _, _ = play([(0, "coup"), (200000, "coup brise bouclier")])   # a keyword counts
+    assert at(state, 300000)["combat"] == "oui" and at(state, 500000)["combat"] == "non"

@@ -13,7 +13,7 @@ GAP_MS = 600         # between presses in a walk: well inside the menu's idle ti
 
 
 def every_action():
-    """The SCENARIOS.md action words a badge's buttons offer (docs/controls.md):
+    """The docs/scenarios.md action words a badge's buttons offer (docs/controls.md):
     text -> Action."""
     texts = ["coup", "coup mort si coma", "soin", "soin complet", "repare armure",
              "repare membre", "nuit", "hors-jeu", "en-jeu", "stop", "reprise", "reset"]

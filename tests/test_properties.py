@@ -1,8 +1,8 @@
-# Stateful property test of the rules engine (RULES.md S, A, K, C, P): random characters,
+# Stateful property test of the rules engine (docs/rules.md S, A, K, C, P): random characters,
 # random action sequences and random time steps, with every invariant checked after each
 # step, and the whole run replayed on a fresh state at the end.
 #
-# The allowed moves are derived from RULES.md with the engine's default Settings (only
+# The allowed moves are derived from docs/rules.md with the engine's default Settings (only
 # the K16 `timers_run_out_of_game` [choice] is drawn at random, as it changes no move).
 import pytest
 from hypothesis import settings as hyp_settings
@@ -155,7 +155,7 @@ class EngineMachine(RuleBasedStateMachine):
         self.results = []    # (cues, snapshot) after each logged step
         self.pending = False  # a step began and has not been recorded yet
         self.history = [(self.state, snap(self.state))]
-        # A small model of what RULES.md says the wearer carries, kept apart from the
+        # A small model of what docs/rules.md says the wearer carries, kept apart from the
         # engine's own bookkeeping.
         self.stopped = False
         self.out = False
@@ -427,7 +427,7 @@ class EngineMachine(RuleBasedStateMachine):
             else:
                 want = view(pre, now)
             if named and named in pre.effects():
-                # Ends the named effect in progress (SCENARIOS.md: «effet dissipe
+                # Ends the named effect in progress (docs/scenarios.md: «effet dissipe
                 # KEYWORD: end that effect»), whatever else it cancels.
                 effects = want["effets"].split(",")
                 want["effets"] = ",".join(x for x in effects if x != named) or "-"
@@ -461,7 +461,9 @@ class EngineMachine(RuleBasedStateMachine):
         else:
             assert new.said == "-", new.said
         if new.said != "-":
-            # Answered: it did nothing else (K1 [choice]: ends no effect either).
+            # Answered: it did nothing else (K1 [choice]: ends no effect either), and
+            # leaves nothing to cancel (K9 [choice]: a dissipe gives no answer back).
+            self.undo = None
             assert n == e
             assert new.armor_damaged == pre.armor_damaged       # A4
             assert timed(new) == timed(pre)
@@ -509,6 +511,7 @@ class EngineMachine(RuleBasedStateMachine):
             took_hold = kw != "resiste"
         if not took_hold:
             assert timed(new) == timed(pre)
+            self.undo = None   # K9 [choice]: it changed nothing, nothing to cancel
         elif kw in TIMED_EFFECTS:
             assert timed(new) == {kw}
             assert new.left_ms(kw, now) == s.effect_ms
@@ -635,6 +638,11 @@ KNOWN_RUNS = [
     ("dissipe after a timer of the state before ran out", dict(armor=1),
      [("coup desarme", 0), ("coup", 1000), ("effet dissipe", 5000), ("coup desarme", 0),
       ("coup blesse", 1000), 300000, ("effet dissipe", 1000)]),
+    ("dissipe after an answer or a resistance cancels nothing",
+     dict(armor=1, creature=1, resist=["peur"]),
+     [("effet blesse", 0), ("coup", 1000), ("effet dissipe", 1000), ("coup", 1000),
+      ("effet dissipe", 1000), ("effet peur", 1000), ("effet dissipe peur", 1000),
+      ("coup blesse", 1000), ("effet dissipe", 1000)]),
     ("resiste and broken armor", dict(armor=2, helmet=True),
      [("effet peur", 0), ("coup resiste", 1000), ("coup assomme", 1000),
       ("coup brise armure", 1000), ("coup", 1000), ("repare armure", 1000),

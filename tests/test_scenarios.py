@@ -1,5 +1,5 @@
 # Every example scenario on both runtimes, with identical traces, also across the
-# 2**30 ms tick wrap; and the command's contract (../shared/SCENARIOS.md).
+# 2**30 ms tick wrap; and the command's contract (docs/scenarios.md).
 import json
 import os
 

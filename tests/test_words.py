@@ -1,4 +1,4 @@
-# The action grammar of ../shared/SCENARIOS.md, shared with the serial console.
+# The action grammar of docs/scenarios.md, shared with the serial console.
 import pytest
 
 from cran.core.choices import parse_duration

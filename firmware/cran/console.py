@@ -1,5 +1,5 @@
 # The serial console: one line in, one line out. The same action words as scenario
-# files (../shared/SCENARIOS.md), plus status, journal, config, clock and reboot. What
+# files (docs/scenarios.md), plus status, journal, config, clock and reboot. What
 # changes the game is the organisers' (cran.lock.ConsoleLock): reading is free.
 
 import json

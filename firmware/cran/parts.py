@@ -48,7 +48,7 @@ def wake_on_buttons(board, buttons):
     """Make every button a light-sleep wake source. -> None, or why light sleep must stay
     off (a press that can't wake the chip would wait for the next timer wake-up). Only
     documented sources: on the classic ESP32 ext0 takes one pin at a level and ext1
-    (ALL_LOW) a second, each of them alone "all low"; on the C3 wake_on_gpio."""
+    (ALL_LOW) a second, each of them alone "all low"; on the ESP32-C3 wake_on_gpio."""
     if not buttons:
         return None
     try:

@@ -1,4 +1,4 @@
-# Scenario files (../shared/SCENARIOS.md): parse a timeline, replay it through the
+# Scenario files (docs/scenarios.md): parse a timeline, replay it through the
 # engine, check `expect` lines. Runs the same under CPython and MicroPython, so the
 # host can compare the two runtimes event for event.
 

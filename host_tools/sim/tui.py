@@ -24,7 +24,7 @@ TICK_S = 0.05            # the clock moves the badge on 20 times a second
 _OFF_RGB = (40, 40, 40)  # an unlit LED: dark, but still a cell you can see
 MELODY_GAP_MS = 200      # silence longer than the rests inside a melody: the next is new
 
-# The action pickers (c, e, o): every action of ../shared/SCENARIOS.md a key away. A
+# The action pickers (c, e, o): every action of docs/scenarios.md a key away. A
 # badge without keyboard says `membre` for a limb; any other target: the console (:).
 _KEYWORD_ENTRIES = (["blesse", "agonisant", "coma", "mort"] + list(TIMED_EFFECTS)
                     + ["brise membre", "desarme", "dissipe", "vol", "resiste", "invisible",

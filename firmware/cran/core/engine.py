@@ -1,4 +1,4 @@
-# The rules engine (RULES.md S, A, K, C, P). Pure: time comes in as a tick count,
+# The rules engine (docs/rules.md S, A, K, C, P). Pure: time comes in as a tick count,
 # nothing is read or shown here. act() and tick() return a new State and the cues:
 # what the badge must tell the wearer, each (tick, kind, value, private).
 
@@ -375,11 +375,17 @@ def _receive(state, action, now, cues):
         took_hold = False
     else:
         took_hold = _take(s, action, now, cues)
+    ended = False
     if took_hold or s.settings.effect_ends_on_absorbed:
         # K1, K2: a harmful action that took hold ends the effects running before it
         # (a repeated effect just starts again); with single_effect off they stack.
         if s.settings.single_effect or kw not in TIMED_EFFECTS:
-            _end_effects(s, kw, now, cues)
+            ended = _end_effects(s, kw, now, cues)
+    if not (took_hold or ended):
+        # K9: one that changed nothing (answered by armor, helmet, creature or a
+        # resistance, or left as it was) leaves nothing to cancel: a dissipe after it
+        # gives no spent answer back, nor cancels what came before it.
+        s.before = None
     return s, cues
 
 
@@ -448,16 +454,18 @@ def _end_effects(s, keep, now, cues):
     # now, not listed before the action, since all it can add is keep itself (or end
     # them all, on death). Most hits find none: the few timers are looked over, and a
     # list is made only for effects to end, in their sorted order (the cues' order).
+    # -> whether it ended one.
     timers = s.timers
     for name in timers:
         if name != keep and name in TIMED_EFFECTS:
             break
     else:
-        return
+        return False
     for name in TIMED_EFFECTS:   # sorted already
         if name != keep and name in timers:
             del timers[name]
             cues.append((now, "fin", name, False))
+    return True
 
 
 def _take(s, action, now, cues):

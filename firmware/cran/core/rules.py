@@ -1,11 +1,12 @@
-# Who the wearer is (RULES.md P1) and how this game plays every [choice] of RULES.md.
+# Who the wearer is (docs/rules.md P1) and how this game plays every [choice] of
+# docs/rules.md that has a setting.
 # Plain data; the engine reads them, never changes them. What the choices are, and their
 # checks, is cran.core.choices: loaded to make or change Settings, not kept on a badge
 # that plays (its table and checks are ~2 KB of the heap).
 
 
 class Settings:
-    """Every [choice] of RULES.md (cran.core.choices.FIELDS), with the project's default.
+    """Every setting of docs/rules.md (cran.core.choices.FIELDS), with the project's default.
     One per game."""
 
     def __init__(self, **values):

@@ -1,4 +1,4 @@
-# The words players shout, as the badge understands them (../shared/SCENARIOS.md): the
+# The words players shout, as the badge understands them (docs/scenarios.md): the
 # grammar of scenario files and the serial console. Accents optional, any case,
 # "coup :" = "coup", English aliases. Raises ParseError with a message for people.
 # The names it parses to are cran.core.vocab's (here too, for the host's convenience).
