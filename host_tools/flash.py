@@ -390,6 +390,10 @@ def setup(p):
                    help="the game's roster (`cran config`): each badge gets the row with "
                         "its port, or else the row whose badge column names it (its config's "
                         "badge name, or its chip id); without --port/--all, the ports it names")
+    p.add_argument("--as", dest="as_badge", metavar="BADGE",
+                   help="with --roster and one port: this badge gets the row whose badge "
+                        "column is BADGE, whatever it was (a new badge from the box gets "
+                        "the next free row by itself)")
     p.add_argument("--settings", metavar="GAME.json",
                    help="the game's settings: with --roster, every badge's; always, the "
                         "game key badges get (its \"game_key\")")
@@ -468,12 +472,16 @@ def install_micropython(port, image, board_id):
 
 
 def _jobs(args):
-    """-> ({port: (board id, config text or None) or None: found at connect}, find)."""
+    """-> ({port: (board id, config text or None) or None: found at connect}, find,
+    the Roster or None)."""
     if not args.roster:
+        if args.as_badge is not None:
+            raise CommandError("--as %s: names a row of a roster: give --roster" %
+                               args.as_badge)
         board, text = _config(args)
         if board is None:   # every badge keeps the board its config names
-            return {port: None for port in _ports(args)}, _board_of_its_config
-        return {port: (board, text) for port in _ports(args)}, None
+            return {port: None for port in _ports(args)}, _board_of_its_config, None
+        return {port: (board, text) for port in _ports(args)}, None, None
     if args.config or args.board:
         raise CommandError("--roster gives each badge its board and config: no --config "
                            "or --board with it")
@@ -482,7 +490,7 @@ def _jobs(args):
         roster = badge_configs(args.roster, args.settings)
     except RosterError as e:
         raise CommandError("\n".join(e.messages), prefixed=False) from None
-    by_port, by_badge = {}, {}
+    by_port, by_badge, named_rows = {}, {}, []
     for info, config in roster.values():
         job = (info["row"], info["board"], json.dumps(config, sort_keys=True))
         port = info["port"]
@@ -493,23 +501,90 @@ def _jobs(args):
             by_port[port] = job
         if info["badge"]:
             by_badge[info["badge"].lower()] = job
+            named_rows.append((info["row"], info["badge"], info["name"]))
     # A port no row names: its badge is found at connect, by its chip id or the badge
     # name its config already has (None here).
-    jobs = {port: by_port[port][1:] if port in by_port else None
-            for port in _ports(args, list(by_port))}
+    ports = _ports(args, list(by_port))
+    if args.as_badge is not None:
+        if len(ports) != 1:
+            raise CommandError("--as %s: one badge at a time (one --port)" % args.as_badge)
+        if args.as_badge.lower() not in by_badge:
+            raise CommandError("--as %s: no row of %s has this badge name (its badge column)"
+                               % (args.as_badge, args.roster))
+        return ({ports[0]: by_badge[args.as_badge.lower()][1:]}, None,
+                Roster(args.roster, named_rows, by_badge, set()))
+    jobs = {port: by_port[port][1:] if port in by_port else None for port in ports}
     lost = [port for port, job in jobs.items() if job is None]
     if lost and not by_badge:
         raise CommandError("%s: no row of %s has this port (ports there: %s)"
                            % (lost[0], args.roster, ", ".join(sorted(by_port)) or "none"))
+    seen = set()   # badge names the badges met carry: their rows are not free
+    seen_lock = threading.Lock()
 
     def find(chip_id, name, board=None):
+        with seen_lock:
+            seen.update(k.lower() for k in (chip_id, name) if k)
         for key in (chip_id, name):
             if key and key.lower() in by_badge:
                 return by_badge[key.lower()][1:]
+        if not name:   # a new badge: a free row is given once the others are done
+            raise NewBadge(chip_id)
         raise CommandError("badge %s is in no row of %s: give its row a port, or this id "
                            "in its badge column"
                            % (badgelink.badge_names(chip_id, name), args.roster))
-    return jobs, find
+    return jobs, find, Roster(args.roster, named_rows, by_badge, seen)
+
+
+class NewBadge(CommandError):
+    """A badge in no row that has no name yet: it gets the next free row."""
+
+    def __init__(self, chip_id):
+        super().__init__("badge %s is new" % chip_id)
+        self.chip_id = chip_id
+
+
+LEDGER = "badges.json"   # in the user's cran folder: {roster path: {badge name: chip id}}
+
+
+class Roster:
+    """A roster's rows with a badge name, and which of them are taken: by a badge met
+    in this flash, or by one this computer gave the name to before (LEDGER: rows are
+    given out as badges come, a few at a time)."""
+
+    def __init__(self, path, named_rows, by_badge, seen):
+        self.path = os.path.realpath(path)
+        self.named_rows = named_rows   # (row number, badge name, character) in roster order
+        self.by_badge = by_badge
+        self.seen = seen
+
+    def _ledger(self):
+        try:
+            with open(os.path.join(gamekey.cran_home(), LEDGER), encoding="utf-8") as f:
+                ledger = json.load(f)
+            return ledger if isinstance(ledger, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def free_rows(self):
+        given = {n.lower() for n in self._ledger().get(self.path, {})}
+        return [row for row in self.named_rows
+                if row[1].lower() not in given and row[1].lower() not in self.seen]
+
+    def job(self, badge):
+        return self.by_badge[badge.lower()][1:]
+
+    def remember(self, names):
+        """names: {badge name: chip id} of badges flashed from this roster."""
+        if not names:
+            return
+        ledger = self._ledger()
+        ledger.setdefault(self.path, {}).update(names)
+        home = gamekey.cran_home()
+        os.makedirs(home, exist_ok=True)
+        temp = os.path.join(home, LEDGER + ".new")
+        with open(temp, "w", encoding="utf-8") as f:
+            json.dump(ledger, f, indent=1, sort_keys=True)
+        os.replace(temp, os.path.join(home, LEDGER))
 
 
 def game_key(args):
@@ -530,7 +605,7 @@ def game_key(args):
 
 
 def run(args):
-    jobs, find = _jobs(args)
+    jobs, find, roster = _jobs(args)
     key = game_key(args)
     if args.micropython:
         for port, job in jobs.items():
@@ -542,7 +617,14 @@ def run(args):
         time.sleep(2)   # the badge boots MicroPython, then formats its flash
     failures = []
     with tempfile.TemporaryDirectory(prefix="cran-build-") as out:
-        reports = _flash_all(jobs, find, Builds(out), failures, key)
+        builds = Builds(out)
+        new = []
+        reports = _flash_all(jobs, find, builds, failures, key, new)
+        if new:
+            reports += _flash_new(new, roster, builds, failures, key)
+    if roster is not None:
+        roster.remember({r.status["badge"]: r.status.get("id") for r in reports
+                         if r.status.get("badge")})
     for r in reports:
         s = r.status
         rom = {"written": ", firmware written to ROMFS",
@@ -559,9 +641,30 @@ def run(args):
     return 1 if failures else 0
 
 
-def _flash_all(jobs, find, builds, failures, key=None):
+def _flash_new(new, roster, builds, failures, key):
+    """New badges from the box (no name yet, in no row): each gets the next free row of
+    the roster, in port order, and its name is said, to be written on it."""
+    free = roster.free_rows()
+    jobs = {}
+    for port, chip_id in new:
+        if not free:
+            failures.append("%s: badge %s is in no row of %s, and every row's badge is "
+                            "taken: add a row (or give this id a row's badge column)"
+                            % (port, chip_id, roster.path))
+            continue
+        number, badge, character = free.pop(0)
+        print("%s: new badge %s is %s, %s (%s:%d): write «%s» on it"
+              % (port, chip_id, badge, character, os.path.basename(roster.path), number,
+                 badge))
+        jobs[port] = roster.job(badge)
+    return _flash_all(jobs, None, builds, failures, key) if jobs else []
+
+
+def _flash_all(jobs, find, builds, failures, key=None, new=None):
+    """new: a list the ports of new badges (NewBadge) are added to, in port order."""
     from rich.progress import BarColumn, Progress, TextColumn
     reports = []
+    found_new = {}
     lock = threading.Lock()
     with Progress(TextColumn("{task.description}"), BarColumn(),
                   TextColumn("{task.percentage:>3.0f}%"), transient=not sys.stdout.isatty(),
@@ -575,6 +678,9 @@ def _flash_all(jobs, find, builds, failures, key=None):
                                                               total=total), find, key)
                 with lock:
                     reports.append(r)
+            except NewBadge as e:
+                with lock:
+                    found_new[port] = e.chip_id
             except CommandError as e:
                 with lock:
                     text = str(e)
@@ -594,4 +700,6 @@ def _flash_all(jobs, find, builds, failures, key=None):
         for t in threads:
             t.join()
     reports.sort(key=lambda r: ports.index(r.port))
+    if new is not None:
+        new += [(p, found_new[p]) for p in ports if p in found_new]
     return reports

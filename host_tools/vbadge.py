@@ -66,7 +66,7 @@ class Chip:
     """One MicroPython process, from a reset to the next, on its own pty."""
 
     def __init__(self, exe, action, image, board_file, cause, watchdog_file, nvs_file,
-                 pass_fds=(), romfs_file=None):
+                 pass_fds=(), romfs_file=None, chip=None):
         repl = action.startswith("repl")
         argv = [exe] + (["-i"] if repl else []) + [BOOT_SCRIPT, action, image, board_file,
                                                    str(cause), VHW_DIR, watchdog_file,
@@ -82,6 +82,7 @@ class Chip:
             supervisor = os.getpid()
             self.process = subprocess.Popen(
                 argv, stdin=line, stdout=line, stderr=line, start_new_session=True,
+                env=dict(os.environ, CRAN_CHIP=chip or image),
                 pass_fds=pass_fds, preexec_fn=lambda: _chip_setup(supervisor))
         finally:
             os.close(line)
@@ -179,6 +180,9 @@ class VBadge:
         self.port_fd, slave = os.openpty()
         tty.setraw(slave)   # a UART: bytes as they are, both ways
         self.port = os.ttyname(slave)
+        # What its chip id comes from: the image's path, kept between runs; a temporary
+        # image's (/dev/fd/N, the same in every vbadge) made unique by the port's.
+        self.chip_name = image if not image.startswith("/dev/fd/") else image + self.port
         os.close(slave)     # the port hangs up until someone opens it
         os.set_blocking(self.port_fd, False)
         self.chip = None
@@ -209,7 +213,8 @@ class VBadge:
             self.watchdog_at = None   # a new firmware, a new watchdog of its own
             os.ftruncate(self.watchdog_fd, 0)
         self.chip = Chip(self.exe, action, self.image, self.board_file, cause,
-                         self.watchdog_file, self.nvs_file, self.pass_fds, self.romfs_file)
+                         self.watchdog_file, self.nvs_file, self.pass_fds, self.romfs_file,
+                         self.chip_name)
         self.starting = self.chip.kind == "repl"
         self.start_out = bytearray()
         self.tail = b""

@@ -304,3 +304,32 @@ def test_a_badge_with_a_romfs_partition_gets_its_firmware_there_run_in_place(tmp
         out = _flash("--roster", roster)
         assert "written to ROMFS" in out and "status: Godefroy pleine-forme" in out
         assert badgelink.status(port)["armure"] == 1   # the hit before, kept
+
+
+def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(tmp_path):
+    # Issue "From a box of new badges to the debrief": badges plugged a few at a time,
+    # each new one (no name yet, in no row) gets the next row nobody has, in port order,
+    # and the organiser is told the name to write on it.
+    path = tmp_path / "roster.csv"
+    path.write_text("name,armor,board,badge\nAli,none,atom-lite,b01\n"
+                    "Nico,none,atom-lite,b02\nGodefroy,metal,atom-lite,b03\n")
+    roster = str(path)
+    with vbadge.running(tmp_path / "one.img") as one, \
+            vbadge.running(tmp_path / "two.img") as two:
+        out = _flash("--roster", roster, "--port", one.port, "--port", two.port)
+        assert "%s: new badge " % one.port in out and "is b01, Ali (roster.csv:2): write «b01»" in out
+        assert "is b02, Nico (roster.csv:3): write «b02» on it" in out.split(two.port + ": new")[1]
+        assert "status: Ali pleine-forme" in out and "status: Nico pleine-forme" in out
+        assert "badge b01 (" in out and "badge b02 (" in out
+        # Plugged again: found by their names, nothing new.
+        out = _flash("--roster", roster, "--port", one.port, "--port", two.port)
+        assert "new badge" not in out and "(already up to date)" in out
+    with vbadge.running(tmp_path / "three.img") as three, \
+            vbadge.running(tmp_path / "four.img") as four:
+        # The next box: b01 and b02 are taken even unplugged (this computer gave them).
+        r = run_cran("flash", "--roster", roster, "--port", three.port, "--port", four.port)
+        assert "is b03, Godefroy (roster.csv:4): write «b03» on it" in r.stdout
+        assert r.returncode == 1 and "every row's badge is taken: add a row" in r.stderr
+        # --as: a badge given a row by hand (a broken badge replaced).
+        out = _flash("--roster", roster, "--port", four.port, "--as", "b01")
+        assert "status: Ali pleine-forme" in out and "badge b01 (" in out
