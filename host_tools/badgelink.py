@@ -36,6 +36,12 @@ def _serial_error(port, e):
     return CommandError("%s: cannot open: %s" % (port, text))
 
 
+def usb_ports():
+    """Every USB serial port attached (--all), by pyserial's list."""
+    from serial.tools import list_ports
+    return [p.device for p in list_ports.comports() if p.vid is not None]
+
+
 def _open(port):
     import serial
     try:

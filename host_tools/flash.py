@@ -406,8 +406,7 @@ def _ports(args, roster_ports=()):
     if roster_ports and not ports and not args.all:
         ports = list(roster_ports)
     if args.all:
-        from serial.tools import list_ports
-        ports += [p.device for p in list_ports.comports() if p.vid is not None]
+        ports += badgelink.usb_ports()
         if not ports:
             raise CommandError("--all: no USB serial port found (is a badge plugged in?)")
     if not ports:
@@ -606,7 +605,8 @@ def game_key(args):
 
 def run(args):
     jobs, find, roster = _jobs(args)
-    key = game_key(args)
+    # Once, before the badges' threads: a computer's first flash makes its own key.
+    key = game_key(args) or gamekey.own_key()
     if args.micropython:
         for port, job in jobs.items():
             if job is None:

@@ -6,6 +6,7 @@
 # does. Badges only ever see proofs made with a key (cran.auth), never the key itself.
 import os
 import secrets
+import threading
 
 from cran import auth
 from cran.auth import key_id, to_hex
@@ -60,7 +61,8 @@ def write_key_file(path, key):
 
 def _write_private(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    temp = path + ".tmp"
+    # A temp name of its own: cran flash's threads (a badge each) may write at once.
+    temp = "%s.%d-%d.tmp" % (path, os.getpid(), threading.get_ident())
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(text)

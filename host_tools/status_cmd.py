@@ -1,28 +1,83 @@
-# `cran status --port P`: the badge's live state, asked of its running firmware.
+# `cran status --port P`: the badge's live state, asked of its running firmware. With
+# several ports (or --all), one line a badge: the whole game at a glance.
 import json
+from concurrent.futures import ThreadPoolExecutor
 
-from host_tools import badgelink
+from host_tools import CommandError, badgelink
 from host_tools.timeline import fmt_ms
 
-HELP = "print a badge's live state (its console's `status`)"
+HELP = "print badges' live state (their console's `status`)"
 
 
 def setup(p):
-    p.add_argument("--port", required=True, help="the badge's serial port")
-    p.add_argument("--json", action="store_true", help="the status line as the badge sent it")
+    p.add_argument("--port", action="append", default=[], metavar="PORT",
+                   help="a badge's serial port (repeat it: one line a badge)")
+    p.add_argument("--all", action="store_true", help="every USB serial port attached")
+    p.add_argument("--json", action="store_true",
+                   help="the status line as the badge sent it (several: one JSON object "
+                        "a line, with its \"port\")")
 
 
 def run(args):
-    s = badgelink.status(args.port)
+    ports = list(dict.fromkeys(args.port + (badgelink.usb_ports() if args.all else [])))
+    if not ports:
+        raise CommandError("which badge? give --port PORT (repeat it) or --all"
+                           + (" (no USB serial port found)" if args.all else ""))
+    if len(ports) == 1 and not args.all:
+        return _one(ports[0], badgelink.status(ports[0]), args.json)
+    # Asked all at once: a sleeping badge can take half a minute to wake.
+    with ThreadPoolExecutor(max_workers=min(16, len(ports))) as pool:
+        answers = list(pool.map(_ask, ports))
     if args.json:
+        for port, s in zip(ports, answers):
+            print(json.dumps(dict(s, port=port), sort_keys=True))
+    else:
+        _table(ports, answers)
+    return 1 if any("error" in s or s.get("save_error") for s in answers) else 0
+
+
+def _ask(port):
+    try:
+        return badgelink.status(port)
+    except CommandError as e:
+        return {"error": str(e)}
+
+
+_COLUMNS = ("port", "badge", "character", "etat", "armure", "effets", "jeu")
+
+
+def _table(ports, answers):
+    rows = []
+    for port, s in zip(ports, answers):
+        if "error" in s and "etat" not in s:
+            rows.append((port, "-", "-", "error: " + s["error"], "", "", ""))
+            continue
+        etat = s["etat"] + ("" if s.get("reste_ms") is None
+                            else " (%s left)" % _left(s["reste_ms"]))
+        if s.get("save_error"):
+            etat += " NOT SAVED"
+        armure = "-" if s.get("armure") is None else "%d%s" % (
+            s["armure"], " abimee" if s.get("armure_abimee") else "")
+        effects = ", ".join("%s %s" % (name, _left(ms))
+                            for name, ms in sorted(s["effets"].items())) or "-"
+        rows.append((port, badgelink.badge_names(s.get("id"), s.get("badge")),
+                     s.get("personnage") or "-", etat, armure, effects,
+                     "%s%s" % (s.get("jeu"), ", combat" if s.get("combat") else "")))
+    widths = [max(len(str(r[i])) for r in rows + [_COLUMNS]) for i in range(len(_COLUMNS))]
+    for row in [_COLUMNS] + rows:
+        print("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+
+def _one(port, s, as_json):
+    if as_json:
         print(json.dumps(s, sort_keys=True))
         return 0
     if "error" in s:
-        print("%s: the badge could not start: %s" % (args.port, s["error"]))
+        print("%s: the badge could not start: %s" % (port, s["error"]))
         return 1
     effects = ", ".join("%s %s" % (name, _left(ms)) for name, ms in sorted(s["effets"].items()))
     print("%s: %s on %s (badge %s), firmware %s, up %s" % (
-        args.port, s.get("personnage") or "(no name)", s.get("board"),
+        port, s.get("personnage") or "(no name)", s.get("board"),
         badgelink.badge_names(s.get("id"), s.get("badge")), s.get("firmware"),
         _left(s.get("uptime_ms"))))
     print("  etat      %s%s" % (s["etat"], "" if s.get("reste_ms") is None

@@ -324,6 +324,18 @@ def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(tmp_pa
         # Plugged again: found by their names, nothing new.
         out = _flash("--roster", roster, "--port", one.port, "--port", two.port)
         assert "new badge" not in out and "(already up to date)" in out
+        # The game at a glance: one line a badge; a port with no badge is a line too.
+        gone = str(tmp_path / "unplugged")
+        r = run_cran("status", "--port", one.port, "--port", two.port, "--port", gone)
+        lines = r.stdout.splitlines()
+        assert r.returncode == 1 and lines[0].split() == [
+            "port", "badge", "character", "etat", "armure", "effets", "jeu"]
+        assert re.match(r"%s +b01 \(\w+\) +Ali +pleine-forme +0 +- +en-jeu$"
+                        % re.escape(one.port), lines[1]), lines
+        assert lines[2].startswith(two.port) and " Nico " in lines[2]
+        assert lines[3].startswith(gone) and "error: %s: no such port" % gone in lines[3]
+        r = run_cran("status", "--port", one.port, "--port", two.port, "--json")
+        assert [json.loads(x)["personnage"] for x in r.stdout.splitlines()] == ["Ali", "Nico"]
     with vbadge.running(tmp_path / "three.img") as three, \
             vbadge.running(tmp_path / "four.img") as four:
         # The next box: b01 and b02 are taken even unplugged (this computer gave them).
