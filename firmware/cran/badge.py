@@ -112,7 +112,7 @@ class Badge:
         cues = self.tick(now)
         if self._unsaved is not None:   # (a press's path: most often nothing to flush)
             self.flush(now)
-        state, more = act(self._state, action, now)
+        state, more = act(self._state, action, now, True)   # ticked just above
         self.state = state
         self._unsaved = (action, more, state.etat)   # its entry is written by flush()
         if self.on_cues is not None:

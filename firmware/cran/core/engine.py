@@ -260,13 +260,15 @@ def update_freeze(s, now):
 
 # ---- actions ----------------------------------------------------------------------
 
-def act(state, action, now):
-    """Apply one action at tick now (timers due by then fire first). -> (state, cues)"""
-    if state.timers and not state.frozen:   # tick()'s own idle test, without its call
+def act(state, action, now, ticked=False):
+    """Apply one action at tick now (timers due by then fire first). -> (state, cues)
+    ticked: the caller has just run tick() to now, so none is due (Badge.apply: a press
+    is shown sooner without a second look over the timers)."""
+    if ticked or state.frozen or not state.timers:   # tick()'s own idle test, no call
+        cues = []
+    else:
         state, fired = tick(state, now)
         cues = list(fired)
-    else:
-        cues = []
     verb = action.verb
     if verb in ("coup", "effet"):
         if action.kw == "statue" and action.divin and action.masse:
