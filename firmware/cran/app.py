@@ -90,6 +90,8 @@ class App:
     frame_code: "Any"
     frames: "Any"
     frames_look: "Any"
+    old_frames: "Any"
+    old_look: "Any"
     screen_for: "Any"
     fault_shown: "Any"
     wdt: "Any"
@@ -271,7 +273,8 @@ class App:
     def _show_look(self, state, now):
         """The public look on the LEDs. Most wake-ups find the frame already shown or
         one of the few of its rhythm drawn before: then nothing is allocated (frames
-        are kept by frame_code, those of the look on show: at most 2**KEY_BITS)."""
+        are kept by frame_code, those of the look on show and of the one before it:
+        at most 2**KEY_BITS each, 8 in fact, most looks 1 or 2)."""
         code = frame_code(state, now, self.leds.count, self.layout,
                           self.fault_shown, UNKNOWN_LOOK if self.badge.unknown else None)
         if code == self.frame_code:
@@ -279,8 +282,15 @@ class App:
         frames = self.frames
         look = code >> KEY_BITS   # the look and its effect, without the step's key
         if look != self.frames_look:   # another look or effect: its own few frames
-            frames.clear()
-            self.frames_look = look
+            # The look before keeps its frames (a frame or two: up to ~1 KB on 25 LEDs,
+            # ~100 bytes on one): a hit goes back and forth between two looks (the
+            # next hit after a heal), and one painted already shows sooner.
+            old = self.old_frames
+            if look != self.old_look:
+                old.clear()
+            self.frames, self.old_frames = old, frames
+            self.frames_look, self.old_look = look, self.frames_look
+            frames = old
         leds = self.leds
         frame = frames.get(code)
         if frame is None:   # painted in capped colours: ready to write
