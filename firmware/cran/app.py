@@ -118,6 +118,13 @@ class App:
         self._poke()
 
     def _on_cues(self, kind, now, cues):
+        if kind != "timer" and self.in_show and self.leds is not None:
+            # A press's action or undo (the menu closed by it): its look first, then
+            # the bookkeeping, here and in the show step (which finds it shown). Not
+            # while the wearer peeks: the show step draws the peek.
+            self.fault_shown = self.badge.save_error is not None
+            if self.peek_until is None or self.badge.unknown:
+                self._show_look(self.badge.state, now)
         self.pending.extend(cues)
         if self.texts is not None:   # news is read on the screen's peek
             self.news = self.texts.news_of(cues) or self.news

@@ -114,9 +114,9 @@ class Badge:
             self.flush(now)
         state, more = act(self._state, action, now, True)   # ticked just above
         self.state = state
-        self._unsaved = (action, more, state.etat)   # its entry is written by flush()
-        if self.on_cues is not None:
+        if self.on_cues is not None:   # first: the app shows it at once
             self.on_cues("act", now, more)   # _tell(), without its call
+        self._unsaved = (action, more, state.etat)   # its entry is written by flush()
         if save:
             self.flush(now)
         # The cues are the journal's too (flush): callers read them, never change them.
