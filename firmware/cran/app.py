@@ -205,13 +205,13 @@ class App:
 
     def _result(self, result, now):
         if result[0] == "action":
-            before = (self.badge.state, self.news)
+            before, news = self.badge.state, self.news
             self.badge.apply(result[1], now, save=False)   # saved once shown
-            self.undo = (now, before)
+            self.undo = (now, before, news)
         elif result[0] == "undo":
             if self.undo is not None and ticks_diff(now, self.undo[0]) <= UNDO_MS:
-                self.badge.undo(self.undo[1][0], now, save=False)
-                self.news = self.undo[1][1]   # a heal taken back reminds of nothing
+                self.badge.undo(self.undo[1], now, save=False)
+                self.news = self.undo[2]   # a heal taken back reminds of nothing
             self.undo = None
         else:   # ("peek",)
             self.peek_until = ticks_add(now, PEEK_MS)

@@ -200,7 +200,7 @@ class Menu:
         return []
 
     def _close(self):
-        self._stack = []
+        self._stack.clear()   # (in place: closing allocates nothing)
         self.divin = False
         self.top = None   # the GC takes the tree back
 
