@@ -112,11 +112,12 @@ class Badge:
         cues = self.tick(now)
         if self._unsaved is not None:   # (a press's path: most often nothing to flush)
             self.flush(now)
-        state, more = act(self._state, action, now, True)   # ticked just above
-        self.state = state
+        # (No local for the new state: a press's path keeps its frames within 11 words,
+        # on the C stack; see cran.core.engine.act.)
+        self.state, more = act(self._state, action, now, True)   # ticked just above
         if self.on_cues is not None:   # first: the app shows it at once
             self.on_cues("act", now, more)   # _tell(), without its call
-        self._unsaved = (action, more, state.etat)   # its entry is written by flush()
+        self._unsaved = (action, more, self._state.etat)   # its entry: flush() writes it
         if save:
             self.flush(now)
         # The cues are the journal's too (flush): callers read them, never change them.
