@@ -90,7 +90,6 @@ class App:
     frame_code: "Any"
     frames: "Any"
     frames_look: "Any"
-    old_frames: "Any"
     old_look: "Any"
     screen_for: "Any"
     fault_shown: "Any"
@@ -286,23 +285,23 @@ class App:
                           self.fault_shown, UNKNOWN_LOOK if self.badge.unknown else None)
         if code == self.frame_code:
             return
-        frames = self.frames
-        look = code >> KEY_BITS   # the look and its effect, without the step's key
-        if look != self.frames_look:   # another look or effect: its own few frames
-            # The look before keeps its frames (a frame or two: up to ~1 KB on 25 LEDs,
-            # ~100 bytes on one): a hit goes back and forth between two looks (the
-            # next hit after a heal), and one painted already shows sooner.
-            old = self.old_frames
-            if look != self.old_look:
-                old.clear()
-            self.frames, self.old_frames = old, frames
-            self.frames_look, self.old_look = look, self.frames_look
-            frames = old
-        leds = self.leds
-        frame = frames.get(code)
-        if frame is None:   # painted in capped colours: ready to write
-            frame = frames[code] = frame_of(code, leds.count, self.layout, leds.cap)
-        leds.write(frame)
+        # (No more locals: a press's path keeps its frames within 11 words, on the C
+        # stack; see cran.core.engine.act.) code >> KEY_BITS: the look and its effect,
+        # without the step's key.
+        if code >> KEY_BITS != self.frames_look:   # another look or effect
+            # The frames of the look before stay: a hit goes back and forth between
+            # two looks (the next hit after a heal), and one painted already shows
+            # sooner. Their cost (32-bit): a frame is a list, ~32 bytes on one LED,
+            # ~120 on 25, and a look has 1 or 2 of them (at most 8: effect codes and
+            # a failed save's steps), so ~250 bytes more on the matrix at worst ~1 KB.
+            # A third look lets both go.
+            if code >> KEY_BITS != self.old_look:
+                self.frames.clear()
+            self.old_look = self.frames_look
+            self.frames_look = code >> KEY_BITS
+        if code not in self.frames:   # painted in capped colours: ready to write
+            self.frames[code] = frame_of(code, self.leds.count, self.layout, self.leds.cap)
+        self.leds.write(self.frames[code])
         self.frame_code = code
 
     def _next_wake(self, now):

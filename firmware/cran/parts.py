@@ -181,10 +181,9 @@ def assemble(app, root, config, restored):
     app.clock_due = 0      # tick the show loop's clock sleeps until
     app.in_show = False
     app.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
-    app.frames = {}        # frame_code -> capped frame, of the look on show
-    app.frames_look = None  # frame_code >> KEY_BITS of those: look and effect
-    app.old_frames = {}    # the same of the look shown before it (App._show_look)
-    app.old_look = None
+    app.frames = {}        # frame_code -> capped frame, of the look on show and the one
+    app.frames_look = None  # before it (App._show_look); frame_code >> KEY_BITS of the
+    app.old_look = None    # look on show (its look and effect), and of the one before
     app.screen_for = None  # the state whose public lines the screen shows
     app.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
     app.wdt = None
