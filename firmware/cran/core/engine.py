@@ -64,7 +64,9 @@ class State:
         self.armor_left = character.armor
         self.armor_damaged = False
         self.creature_left = character.creature
-        self.broken = []
+        # A tuple, never changed in place: the copies of a state share it (an action
+        # copies the state, and a hit allocates less before its LEDs show it).
+        self.broken = ()  # type: tuple
         self.said = "-"
         self.last_hit = None       # C2: tick of the last normal hit, counted or not
         self.renown = 0
@@ -84,7 +86,7 @@ class State:
         s.armor_left = self.armor_left
         s.armor_damaged = self.armor_damaged
         s.creature_left = self.creature_left
-        s.broken = list(self.broken)
+        s.broken = self.broken
         s.said = self.said
         s.last_hit = self.last_hit
         s.renown = self.renown
@@ -351,16 +353,17 @@ def _repair(s, target, now, cues):
             # Mended, not recharged: answers spent in this combat come back with the
             # next one (A1, A3), as for armor that only answered.
             s.armor_damaged = False
-            if "armure" in s.broken:
-                s.broken.remove("armure")
             cues.append((now, "armure", "reparee", False))
         else:
             cues.append((now, "ignore", "pas-abimee", True))
     elif target in s.broken:                   # K7
-        s.broken.remove(target)
         cues.append((now, "repare", target, False))
     else:
         cues.append((now, "ignore", "pas-brise", True))
+    if target in s.broken:   # a new tuple: the one there is shared with other states
+        broken = list(s.broken)
+        broken.remove(target)
+        s.broken = tuple(broken)
 
 
 def _receive(state, action, now, cues):
@@ -504,7 +507,7 @@ def _take(s, action, now, cues):
             if len(s.broken) >= MAX_BROKEN:
                 cues.append((now, "ignore", "trop-de-brises", True))
                 return False
-            s.broken.append(action.target)
+            s.broken += (action.target,)
         if action.target == "armure" and s.character.armor:
             s.armor_damaged = True               # a broken armor answers nothing
         cues.append((now, "brise", action.target, False))
