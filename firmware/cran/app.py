@@ -174,14 +174,16 @@ class App:
                         and lock.open_until is None):   # no organiser's window open
                     self.console = self.lock = None
                     forget(_CONSOLE)
+            menu = self.menu   # (None only in safe mode, which has no buttons)
             for button in self.buttons:
                 button.poll(now)
-            menu = self.menu
-            if menu is not None:
+                # Its presses at once, before the next button's poll: a press shows
+                # sooner on a board of two buttons, in the same order.
                 while self.events:
                     name, kind, tick = self.events.pop(0)
                     for result in menu.press(name, kind, tick):
                         self._result(result, now)
+            if menu is not None:
                 menu.tick(now)
             if self.peek_until is not None and ticks_diff(now, self.peek_until) >= 0:
                 self.peek_until = None
