@@ -176,7 +176,7 @@ class App:
                     forget(_CONSOLE)
             menu = self.menu   # (None only in safe mode, which has no buttons)
             for button in self.buttons:
-                button.poll(now)
+                button.handle(now)
                 # Its presses at once, before the next button's poll: a press shows
                 # sooner on a board of two buttons, in the same order.
                 while self.events:

@@ -78,12 +78,18 @@ class Button:
 
     def _run(self, _):
         self._scheduled = False
-        self.poll(self._clock())
+        self.handle(self._clock())
         if self._on_edge is not None:
             self._on_edge()
 
     def poll(self, now):
         """Handle noted edges and what is due by `now`. -> next_timeout_ms(now)."""
+        self.handle(now)
+        return self.next_timeout_ms(now)
+
+    def handle(self, now):
+        """poll() without its answer, which the app's show step does not need: a press
+        it hears of goes on at once to be shown."""
         if not self._busy:   # a scheduled run may land in the middle of the app's call
             self._busy = True
             try:
@@ -102,7 +108,6 @@ class Button:
                 self._due(now)
             finally:
                 self._busy = False
-        return self.next_timeout_ms(now)
 
     def next_timeout_ms(self, now):
         """ms until poll() has something to do (0: now), or None: only an edge will."""
