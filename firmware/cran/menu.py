@@ -208,7 +208,8 @@ class Menu:
         self.top = None   # the GC takes the tree back
 
     def _emit(self, action, now):
-        self._close()
+        if self._stack:   # (a normal hit comes here from a closed menu: nothing to close)
+            self._close()
         self._last_action = now
         return [("action", action)]
 
