@@ -164,7 +164,10 @@ class Badge:
         if (self._checkpoints() and ticks_diff(now, self._saved_at)
                 >= CHECKPOINT_MS - _CHECKPOINT_EARLY_MS):
             self._save(now)
-        deadline = self._timers_due()
+        if self.state is not self._deadline_of:   # _timers_due(), without its call
+            self._deadline_of = self.state
+            self._deadline = next_deadline(self.state)
+        deadline = self._deadline
         if deadline is None or ticks_diff(now, deadline) < 0:
             return ()     # the idle path allocates nothing: most wake-ups end here
         self.state, cues = tick(self.state, now)

@@ -129,8 +129,10 @@ class Button:
         # else: the pin reads what we already know (noise): nothing happened
 
     def _due(self, now):
-        # Deadlines up to `now`, earliest first, so events come out in time order.
-        while True:
+        # Deadlines up to `now`, earliest first, so events come out in time order. (The
+        # loop's test spares three calls when none is left: a press is shown sooner.)
+        while (self._settle is not None or self._long_due is not None
+               or self._short_due is not None):
             due = _sooner_due(None, self._settle, now)
             due = _sooner_due(due, self._long_due, now)
             due = _sooner_due(due, self._short_due, now)
