@@ -43,6 +43,10 @@ class Badge:
         # sounds and redraws (console actions included) and the host's scenario trace.
         self.on_cues = None
         self._deadline_of = None    # the state whose next deadline _deadline is
+        # The tick and state of the last tick that found nothing to do: ticking again at
+        # that tick with that state (the show step's tick, then a press's apply) has
+        # nothing more to do, and a press is shown sooner.
+        self._idle_at = self._idle_state = None
 
     def _timers_due(self):
         """The engine's next_deadline() of the state on hand, found again only when the
@@ -160,6 +164,8 @@ class Badge:
 
     def tick(self, now):
         """Let time pass. -> cues of the timers that ran out."""
+        if now == self._idle_at and self.state is self._idle_state:
+            return ()
         self._advance(now)
         if (self._checkpoints() and ticks_diff(now, self._saved_at)
                 >= CHECKPOINT_MS - _CHECKPOINT_EARLY_MS):
@@ -169,6 +175,8 @@ class Badge:
             self._deadline = next_deadline(self.state)
         deadline = self._deadline
         if deadline is None or ticks_diff(now, deadline) < 0:
+            self._idle_at = now
+            self._idle_state = self.state
             return ()     # the idle path allocates nothing: most wake-ups end here
         self.state, cues = tick(self.state, now)
         if cues:
