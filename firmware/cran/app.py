@@ -90,6 +90,7 @@ class App:
     frame_code: "Any"
     frames: "Any"
     frames_look: "Any"
+    old_look: "Any"
     screen_for: "Any"
     fault_shown: "Any"
     wdt: "Any"
@@ -116,6 +117,13 @@ class App:
         self._poke()
 
     def _on_cues(self, kind, now, cues):
+        if kind != "timer" and self.in_show and self.leds is not None:
+            # A press's action or undo (the menu closed by it): its look first, then
+            # the bookkeeping, here and in the show step (which finds it shown). Not
+            # while the wearer peeks: the show step draws the peek.
+            self.fault_shown = self.badge.save_error is not None
+            if self.peek_until is None or self.badge.unknown:
+                self._show_look(self.badge.state, now)
         self.pending.extend(cues)
         if self.texts is not None:   # news is read on the screen's peek
             self.news = self.texts.news_of(cues) or self.news
@@ -166,14 +174,16 @@ class App:
                         and lock.open_until is None):   # no organiser's window open
                     self.console = self.lock = None
                     forget(_CONSOLE)
+            menu = self.menu   # (None only in safe mode, which has no buttons)
             for button in self.buttons:
-                button.poll(now)
-            menu = self.menu
-            if menu is not None:
+                button.handle(now)
+                # Its presses at once, before the next button's poll: a press shows
+                # sooner on a board of two buttons, in the same order.
                 while self.events:
                     name, kind, tick = self.events.pop(0)
                     for result in menu.press(name, kind, tick):
                         self._result(result, now)
+            if menu is not None:
                 menu.tick(now)
             if self.peek_until is not None and ticks_diff(now, self.peek_until) >= 0:
                 self.peek_until = None
@@ -196,13 +206,13 @@ class App:
 
     def _result(self, result, now):
         if result[0] == "action":
-            before = (self.badge.state, self.news)
+            before, news = self.badge.state, self.news
             self.badge.apply(result[1], now, save=False)   # saved once shown
-            self.undo = (now, before)
+            self.undo = (now, before, news)
         elif result[0] == "undo":
             if self.undo is not None and ticks_diff(now, self.undo[0]) <= UNDO_MS:
-                self.badge.undo(self.undo[1][0], now, save=False)
-                self.news = self.undo[1][1]   # a heal taken back reminds of nothing
+                self.badge.undo(self.undo[1], now, save=False)
+                self.news = self.undo[2]   # a heal taken back reminds of nothing
             self.undo = None
         else:   # ("peek",)
             self.peek_until = ticks_add(now, PEEK_MS)
@@ -271,21 +281,29 @@ class App:
     def _show_look(self, state, now):
         """The public look on the LEDs. Most wake-ups find the frame already shown or
         one of the few of its rhythm drawn before: then nothing is allocated (frames
-        are kept by frame_code, those of the look on show: at most 2**KEY_BITS)."""
+        are kept by frame_code, those of the look on show and of the one before it:
+        at most 2**KEY_BITS each, 8 in fact, most looks 1 or 2)."""
         code = frame_code(state, now, self.leds.count, self.layout,
                           self.fault_shown, UNKNOWN_LOOK if self.badge.unknown else None)
         if code == self.frame_code:
             return
-        frames = self.frames
-        look = code >> KEY_BITS   # the look and its effect, without the step's key
-        if look != self.frames_look:   # another look or effect: its own few frames
-            frames.clear()
-            self.frames_look = look
-        leds = self.leds
-        frame = frames.get(code)
-        if frame is None:   # painted in capped colours: ready to write
-            frame = frames[code] = frame_of(code, leds.count, self.layout, leds.cap)
-        leds.write(frame)
+        # (No more locals: a press's path keeps its frames within 11 words, on the C
+        # stack; see cran.core.engine.act.) code >> KEY_BITS: the look and its effect,
+        # without the step's key.
+        if code >> KEY_BITS != self.frames_look:   # another look or effect
+            # The frames of the look before stay: a hit goes back and forth between
+            # two looks (the next hit after a heal), and one painted already shows
+            # sooner. Their cost (32-bit): a frame is a list, ~32 bytes on one LED,
+            # ~120 on 25, and a look has 1 or 2 of them (at most 8: effect codes and
+            # a failed save's steps), so ~250 bytes more on the matrix at worst ~1 KB.
+            # A third look lets both go.
+            if code >> KEY_BITS != self.old_look:
+                self.frames.clear()
+            self.old_look = self.frames_look
+            self.frames_look = code >> KEY_BITS
+        if code not in self.frames:   # painted in capped colours: ready to write
+            self.frames[code] = frame_of(code, self.leds.count, self.layout, self.leds.cap)
+        self.leds.write(self.frames[code])
         self.frame_code = code
 
     def _next_wake(self, now):

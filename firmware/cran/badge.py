@@ -42,16 +42,21 @@ class Badge:
         # on_cues(kind, now, cues): told every change, "timer" or "act", for the app's
         # sounds and redraws (console actions included) and the host's scenario trace.
         self.on_cues = None
+        self._deadline_of = None    # the state whose next deadline _deadline is
+        # The tick and state of the last tick that found nothing to do: ticking again at
+        # that tick with that state (the show step's tick, then a press's apply) has
+        # nothing more to do, and a press is shown sooner.
+        self._idle_at = self._idle_state = None
 
-    @property
-    def state(self):
-        return self._state
-
-    @state.setter
-    def state(self, value):
-        # The next deadline is known at each change, so an idle tick is one comparison.
-        self._state = value
-        self._deadline = next_deadline(value)
+    def _timers_due(self):
+        """The engine's next_deadline() of the state on hand, found again only when the
+        state is another, so an idle tick is one comparison. (Not a property's setter:
+        reading the state would be a call, and setting any field of the badge slower;
+        a press's path does both.)"""
+        if self.state is not self._deadline_of:
+            self._deadline_of = self.state
+            self._deadline = next_deadline(self.state)
+        return self._deadline
 
     # ---- time -------------------------------------------------------------------
 
@@ -76,7 +81,7 @@ class Badge:
         """The tick at which tick() has something to do: a timer running out, or the
         running countdown's next checkpoint (the app must wake for it, or a power cut
         would find more time left than there is). None: nothing to do."""
-        due = self._deadline
+        due = self._timers_due()
         if self._checkpoints():
             at = ticks_add(self._saved_at, CHECKPOINT_MS)
             if due is None or ticks_diff(at, due) < 0:
@@ -85,7 +90,7 @@ class Badge:
 
     def _checkpoints(self):
         # A frozen countdown (K15, K16) is saved as it stands: nothing to refresh.
-        state = self._state
+        state = self.state
         return (self._saved_at is not None and COUNTDOWN in state.timers
                 and not state.frozen)
 
@@ -112,11 +117,12 @@ class Badge:
         cues = self.tick(now)
         if self._unsaved is not None:   # (a press's path: most often nothing to flush)
             self.flush(now)
-        state, more = act(self._state, action, now)
-        self.state = state
-        self._unsaved = (action, more, state.etat)   # its entry is written by flush()
-        if self.on_cues is not None:
+        # (No local for the new state: a press's path keeps its frames within 11 words,
+        # on the C stack; see cran.core.engine.act.)
+        self.state, more = act(self.state, action, now, True)   # ticked just above
+        if self.on_cues is not None:   # first: the app shows it at once
             self.on_cues("act", now, more)   # _tell(), without its call
+        self._unsaved = (action, more, self.state.etat)   # its entry: flush() writes it
         if save:
             self.flush(now)
         # The cues are the journal's too (flush): callers read them, never change them.
@@ -158,12 +164,19 @@ class Badge:
 
     def tick(self, now):
         """Let time pass. -> cues of the timers that ran out."""
+        if now == self._idle_at and self.state is self._idle_state:
+            return ()
         self._advance(now)
         if (self._checkpoints() and ticks_diff(now, self._saved_at)
                 >= CHECKPOINT_MS - _CHECKPOINT_EARLY_MS):
             self._save(now)
+        if self.state is not self._deadline_of:   # _timers_due(), without its call
+            self._deadline_of = self.state
+            self._deadline = next_deadline(self.state)
         deadline = self._deadline
         if deadline is None or ticks_diff(now, deadline) < 0:
+            self._idle_at = now
+            self._idle_state = self.state
             return ()     # the idle path allocates nothing: most wake-ups end here
         self.state, cues = tick(self.state, now)
         if cues:

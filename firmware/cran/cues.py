@@ -57,7 +57,22 @@ def _flashes(longs, shorts):
     return mask + "0" * (_SLOTS - len(mask))
 
 
-_EFFECT_MASKS = tuple(_flashes((i + 1) // 5, (i + 1) % 5) for i in range(len(EFFECTS)))
+def _bits(mask):
+    # mask's 32 steps as an int: bit i, step i.
+    return sum(1 << i for i in range(_SLOTS) if _lit(mask, i))
+
+
+def _lit(mask, step):
+    """1 if the rhythm mask ("1" or "0" a step, repeating) is lit at step, else 0."""
+    # startswith(c, i), not mask[i] == c: MicroPython makes mask[i] a new one-character
+    # string, looked up among all its interned strings (~10x as long).
+    return 1 if mask.startswith("1", step % len(mask)) else 0
+
+
+# The effects' codes by the effect's number in a frame code (1 + its place in
+# EFFECTS; 0: none), as bits (bit i: step i lit): small ints, where 11 strings of 32
+# characters took ~700 bytes of a badge's heap.
+_EFFECT_MASKS = (0,) + tuple(_bits(_flashes(n // 5, n % 5)) for n in range(1, len(EFFECTS) + 1))
 
 
 def look(state, now):
@@ -83,7 +98,17 @@ def shown_effect(state, now, seen=None):
     if seen in ("stop", "hors-jeu", "inerte", "inconnu"):   # literals: a constant tuple
         return None
     # The state's few timers are looked over, not the 11 effects (each a left_ms()
-    # call): this runs at every wake-up and at a hit. Ties go to the first of EFFECTS.
+    # call): this runs at every wake-up and at a hit. Most find none; those that do
+    # pick in _soonest, whose loop would make this frame too big for the C stack (a
+    # hit's path keeps them within 11 words, see cran.core.engine.act).
+    for name in state.timers:
+        if name in EFFECTS:
+            return _soonest(state, now)
+    return None
+
+
+def _soonest(state, now):
+    # The effect ending first; ties go to the first of EFFECTS.
     best = None
     best_left = 0
     for name in state.timers:
@@ -119,26 +144,22 @@ _FAULT_FROM = const(_SLOTS - 4)
 _FAULT_RGB = const(((255, 0, 0), _OFF, _WHITE, _OFF))
 
 
-# Masks are read with startswith(c, i), not mask[i] == c: MicroPython makes mask[i] a
-# new one-character string, looked up among all its interned strings (~10x as long).
-
-
-def _key(seen, effect, step, single, fault):
+def _key(seen, e, step, single, fault):
+    # e: the effect's number (0 or None: none). A frame on a press's path: within 11
+    # words (see cran.core.engine.act), so no local more.
     s = step % _SLOTS
     if fault and s >= _FAULT_FROM:
         return _FAULT | (s - _FAULT_FROM)
-    mask = _LOOKS[seen][1]   # 32 steps, or 64 for a rhythm over 8 s
-    on = _ON if mask.startswith("1", step % len(mask)) else 0
+    on = _ON if _lit(_LOOKS[seen][1], step) else 0   # 32 steps, or 64 over 8 s
     if seen == "stop":
         return on | (_LIT2 if s & 1 else 0)
-    if effect is None:
+    if not e:
         return on
-    effect_on = _EFFECT_MASKS[EFFECTS.index(effect)].startswith("1", s)
     if single:   # one LED: 4 s of state, then 4 s of effect code
         if step >= _SLOTS:
-            return _SECOND | (_ON if effect_on else 0)
+            return _SECOND | (_ON if _EFFECT_MASKS[e] >> s & 1 else 0)
         return on
-    return on | (_LIT2 if effect_on else 0)
+    return on | (_LIT2 if _EFFECT_MASKS[e] >> s & 1 else 0)
 
 
 def frame_code(state, now, led_count, layout="strip", fault=False, seen=None):
@@ -147,9 +168,9 @@ def frame_code(state, now, led_count, layout="strip", fault=False, seen=None):
     save failed, shown too. seen: the look to show instead of look(state)
     (UNKNOWN_LOOK)."""
     seen = seen or look(state, now)
-    effect = shown_effect(state, now, seen)
-    key = _key(seen, effect, _step(now), _single(layout, led_count), fault)
-    e = 0 if effect is None else EFFECTS.index(effect) + 1
+    e = shown_effect(state, now, seen)
+    e = 0 if e is None else EFFECTS.index(e) + 1   # the effect's number
+    key = _key(seen, e, _step(now), _single(layout, led_count), fault)
     return (((_LOOK_NAMES.index(seen) << _EFFECT_BITS) | e) << KEY_BITS) | key
 
 
@@ -229,10 +250,11 @@ def next_change_ms(state, now, led_count=1, layout="single", fault=False, seen=N
         k = _next_flip(_LOOKS[seen][1], step)
     else:
         single = _single(layout, led_count)
-        key = _key(seen, effect, step, single, fault)
+        e = EFFECTS.index(effect) + 1 if effect else 0   # its number, as _key takes it
+        key = _key(seen, e, step, single, fault)
         k = None
         for i in range(1, 2 * _SLOTS + 1):
-            if _key(seen, effect, (step + i) % (2 * _SLOTS), single, fault) != key:
+            if _key(seen, e, (step + i) % (2 * _SLOTS), single, fault) != key:
                 k = i
                 break
     best = None if k is None else k * SLOT_MS - (now & (SLOT_MS - 1))
@@ -247,7 +269,7 @@ def _next_flip(mask, step):
     """Steps from step until mask (a rhythm of "1"/"0", repeating) changes, or None."""
     n = len(mask)
     s = step % n
-    other = "0" if mask.startswith("1", s) else "1"   # (as _key reads masks)
+    other = "0" if _lit(mask, s) else "1"
     i = mask.find(other, s + 1)
     if i >= 0:
         return i - s

@@ -15,6 +15,9 @@ BACK = ("b", "double")
 
 PEEK = "peek"
 DIVIN = "divin"
+# A normal hit, made once: an action is a value, and a press allocates less before its
+# LEDs show it.
+_HIT = Action("coup")
 
 
 class Page:
@@ -141,7 +144,7 @@ class Menu:
 
     def _closed(self, button, kind, now):
         if kind == "short" and (button == "a" or not self.direct):
-            return self._emit(Action("coup"), now)        # a normal hit: one press
+            return self._emit(_HIT, now)                    # a normal hit: one press
         if kind == "double" and (button == "a" or not self.direct):
             last = self._last_action
             if last is not None and ticks_diff(now, last) <= UNDO_MS:
@@ -200,12 +203,13 @@ class Menu:
         return []
 
     def _close(self):
-        self._stack = []
+        self._stack.clear()   # (in place: closing allocates nothing)
         self.divin = False
         self.top = None   # the GC takes the tree back
 
     def _emit(self, action, now):
-        self._close()
+        if self._stack:   # (a normal hit comes here from a closed menu: nothing to close)
+            self._close()
         self._last_action = now
         return [("action", action)]
 

@@ -172,7 +172,7 @@ def assemble(app, root, config, restored):
     app.pending = []       # cues not yet played
     app.peek_until = None
     app.news = None        # the wearer's latest private news (texts.news_of)
-    app.undo = None        # (tick, (state, news) before the last menu action)
+    app.undo = None        # (tick, state, news) before the last menu action
     app.warned = None      # the countdown already warned about
     app.wakeups = 0
     app.faulted = False
@@ -181,8 +181,9 @@ def assemble(app, root, config, restored):
     app.clock_due = 0      # tick the show loop's clock sleeps until
     app.in_show = False
     app.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
-    app.frames = {}        # frame_code -> capped frame, of the look on show
-    app.frames_look = None  # frame_code >> KEY_BITS of those: look and effect
+    app.frames = {}        # frame_code -> capped frame, of the look on show and the one
+    app.frames_look = None  # before it (App._show_look); frame_code >> KEY_BITS of the
+    app.old_look = None    # look on show (its look and effect), and of the one before
     app.screen_for = None  # the state whose public lines the screen shows
     app.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
     app.wdt = None

@@ -211,7 +211,7 @@ def from_record(record, character, settings, now):
     s.armor_left = _count(record, "armor_left", character.armor)
     s.armor_damaged = _field(record, "armor_damaged", bool)
     s.creature_left = _count(record, "creature_left", character.creature)
-    s.broken = [str(b) for b in _field(record, "broken", list)]
+    s.broken = tuple(str(b) for b in _field(record, "broken", list))
     s.said = _field(record, "said", str)
     s.renown = _count(record, "renown", None)
     timers = _field(record, "timers", dict)

@@ -32,6 +32,9 @@ PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
 MAX_BROKEN = 16
 RANKS = ((20, "sommite"), (15, "grand-noble"), (10, "noble"), (5, "notable"), (0, "-"))
 
+# The keywords of a state (S2, K4, K5, K6): a normal hit's kind.
+_STATE_WORDS = const(("blesse", "agonisant", "coma", "mort", "mort-si-coma"))
+
 # Fields of a scenario's `expect`, in the order traces show them.
 FIELDS = ("etat", "armure", "armure-abimee", "effets", "brises", "dit", "reste", "combat",
           "jeu", "renommee")
@@ -61,7 +64,9 @@ class State:
         self.armor_left = character.armor
         self.armor_damaged = False
         self.creature_left = character.creature
-        self.broken = []
+        # A tuple, never changed in place: the copies of a state share it (an action
+        # copies the state, and a hit allocates less before its LEDs show it).
+        self.broken = ()  # type: tuple
         self.said = "-"
         self.last_hit = None       # C2: tick of the last normal hit, counted or not
         self.renown = 0
@@ -81,7 +86,7 @@ class State:
         s.armor_left = self.armor_left
         s.armor_damaged = self.armor_damaged
         s.creature_left = self.creature_left
-        s.broken = list(self.broken)
+        s.broken = self.broken
         s.said = self.said
         s.last_hit = self.last_hit
         s.renown = self.renown
@@ -221,17 +226,19 @@ def announce(old, etat, at, cues):
 
 
 def _set_etat(s, etat, base, cues):
+    if etat == s.etat:
+        return   # (K5 on a wearer already that low, or lower: nothing to say)
     announce(s.etat, etat, base, cues)
     s.etat = etat
-    name = STATES[etat]
     if etat in (AGONISANT, COMA):
         _set_timer(s, COUNTDOWN, base, s.countdown_ms())
-        cues.append((base, "compte", name, True))
+        cues.append((base, "compte", STATES[etat], True))
     else:
         s.timers.pop(COUNTDOWN, None)
     if etat == MORT:
-        for timer in s.effects():
-            del s.timers[timer]
+        gone = s.effects()   # (not a for loop: its iterator takes 5 words of the frame)
+        while gone:
+            del s.timers[gone.pop()]
 
 
 def _end_combat(s, at, cues):
@@ -260,23 +267,28 @@ def update_freeze(s, now):
 
 # ---- actions ----------------------------------------------------------------------
 
-def act(state, action, now):
-    """Apply one action at tick now (timers due by then fire first). -> (state, cues)"""
-    if state.timers and not state.frozen:   # tick()'s own idle test, without its call
-        state, fired = tick(state, now)
-        cues = list(fired)
-    else:
+def act(state, action, now, ticked=False):
+    """Apply one action at tick now (timers due by then fire first). -> (state, cues)
+    ticked: the caller has just run tick() to now, so none is due (Badge.apply: a press
+    is shown sooner without a second look over the timers)."""
+    # The functions a hit goes through keep their locals and stack within 11 words, so
+    # MicroPython gives them a frame on the C stack, not one allocated on the heap.
+    if ticked or state.frozen or not state.timers:   # tick()'s own idle test, no call
         cues = []
+    else:
+        state, cues = tick(state, now)
+        cues = list(cues)
+    if action.verb in ("coup", "effet") and not (
+            action.kw == "statue" and action.divin and action.masse):
+        return _receive(state, action, now, cues)
+    return _order(state, action, now, cues)
+
+
+def _order(state, action, now, cues):
+    """act() for anything but a Coup or Effet received."""
     verb = action.verb
     if verb in ("coup", "effet"):
-        if action.kw == "statue" and action.divin and action.masse:
-            verb = "stop"   # K15: «Effet Statue Divin de Masse» stops the game
-        else:
-            first = len(cues)
-            s, cues = _receive(state, action, now, cues)
-            if state.etat >= COMA or s.etat >= COMA:
-                _keep_private(cues, first)
-            return s, cues
+        verb = "stop"   # K15: «Effet Statue Divin de Masse» stops the game
     s = state.copy(keep_before=False)   # K9: only a Coup/Effet just received is dissipated
     s.said = "-"
     if verb in ("soin", "soin-complet"):
@@ -341,51 +353,50 @@ def _repair(s, target, now, cues):
             # Mended, not recharged: answers spent in this combat come back with the
             # next one (A1, A3), as for armor that only answered.
             s.armor_damaged = False
-            if "armure" in s.broken:
-                s.broken.remove("armure")
             cues.append((now, "armure", "reparee", False))
         else:
             cues.append((now, "ignore", "pas-abimee", True))
     elif target in s.broken:                   # K7
-        s.broken.remove(target)
         cues.append((now, "repare", target, False))
     else:
         cues.append((now, "ignore", "pas-brise", True))
+    if target in s.broken:   # a new tuple: the one there is shared with other states
+        broken = list(s.broken)
+        broken.remove(target)
+        s.broken = tuple(broken)
 
 
 def _receive(state, action, now, cues):
-    """A Coup or Effet lands on the wearer."""
+    """A Coup or Effet lands on the wearer. -> (state, cues)"""
+    first = len(cues)
     s = state.copy()
     s.said = "-"
-    why = _ignored(s, action, now)
-    if why:
-        cues.append((now, "ignore", why, True))
-        return s, cues
-    kw = action.kw
-    if kw == "dissipe":
-        return _dissipe(s, action.target, now, cues)
-    # States are values, so the one given can be kept as is, unless it holds a
-    # snapshot itself: then a copy without it keeps the chain one link long.
-    s.before = state if state.before is None else state.copy(keep_before=False)
-    s.last_kw = kw or "coup"
-    if kw == "resiste":
-        s.before = None          # K9: nobody dissipates a «Résiste»
-    _start_combat(s, now, cues)
-    if _absorbed(s, action, now, cues):
-        took_hold = False
+    if _ignored(s, action, now, cues):
+        pass                     # (the cue says why)
+    elif action.kw == "dissipe":
+        s = _dissipe(s, action.target, now, cues)
     else:
-        took_hold = _take(s, action, now, cues)
-    ended = False
-    if took_hold or s.settings.effect_ends_on_absorbed:
+        # States are values, so the one given can be kept as is, unless it holds a
+        # snapshot itself: then a copy without it keeps the chain one link long.
+        s.before = state if state.before is None else state.copy(keep_before=False)
+        s.last_kw = action.kw or "coup"
+        if action.kw == "resiste":
+            s.before = None      # K9: nobody dissipates a «Résiste»
+        _start_combat(s, now, cues)
+        took_hold = not _absorbed(s, action, now, cues) and _take(s, action, now, cues)
         # K1, K2: a harmful action that took hold ends the effects running before it
         # (a repeated effect just starts again); with single_effect off they stack.
-        if s.settings.single_effect or kw not in TIMED_EFFECTS:
-            ended = _end_effects(s, kw, now, cues)
-    if not (took_hold or ended):
-        # K9: one that changed nothing (answered by armor, helmet, creature or a
-        # resistance, or left as it was) leaves nothing to cancel: a dissipe after it
-        # gives no spent answer back, nor cancels what came before it.
-        s.before = None
+        if ((took_hold or s.settings.effect_ends_on_absorbed)
+                and (s.settings.single_effect or action.kw not in TIMED_EFFECTS)
+                and _end_effects(s, action.kw, now, cues)):
+            took_hold = True
+        if not took_hold:
+            # K9: one that changed nothing (answered by armor, helmet, creature or a
+            # resistance, or left as it was) leaves nothing to cancel: a dissipe after
+            # it gives no spent answer back, nor cancels what came before it.
+            s.before = None
+    if state.etat >= COMA or s.etat >= COMA:
+        _keep_private(cues, first)
     return s, cues
 
 
@@ -398,22 +409,24 @@ def _keep_private(cues, first):
             cues[i] = (t, kind, value, True)
 
 
-def _ignored(s, action, now):
-    """Why this Coup/Effet does nothing at all, or None."""
+def _ignored(s, action, now, cues):
+    """Why this Coup/Effet does nothing at all (said by a cue), or None."""
+    why = None
     if s.stopped:
-        return "stop"            # K15
-    if s.out_of_game:
-        return "hors-jeu"        # K16
-    if s.etat == MORT:
-        return "mort"            # S6
-    if action.kw is None:
-        last = s.last_hit
-        s.last_hit = now
-        if last is not None and ticks_diff(now, last) < s.settings.mitraille_ms:
-            return "mitraille"   # C2
-        if s.etat == COMA:
-            return "coma"        # S5
-    return None
+        why = "stop"             # K15
+    elif s.out_of_game:
+        why = "hors-jeu"         # K16
+    elif s.etat == MORT:
+        why = "mort"             # S6
+    elif action.kw is None:
+        if s.last_hit is not None and ticks_diff(now, s.last_hit) < s.settings.mitraille_ms:
+            why = "mitraille"    # C2
+        elif s.etat == COMA:
+            why = "coma"         # S5
+        s.last_hit = now         # C2: the last normal hit, counted or not
+    if why:
+        cues.append((now, "ignore", why, True))
+    return why
 
 
 def _start_combat(s, now, cues):
@@ -455,12 +468,18 @@ def _end_effects(s, keep, now, cues):
     # them all, on death). Most hits find none: the few timers are looked over, and a
     # list is made only for effects to end, in their sorted order (the cues' order).
     # -> whether it ended one.
-    timers = s.timers
-    for name in timers:
+    for name in s.timers:
         if name != keep and name in TIMED_EFFECTS:
             break
     else:
         return False
+    return _end_all(s, keep, now, cues)
+
+
+def _end_all(s, keep, now, cues):
+    # Apart from _end_effects: this loop and its cue would not fit the frame of a hit's
+    # path in 11 words (see act), and few hits come here.
+    timers = s.timers
     for name in TIMED_EFFECTS:   # sorted already
         if name != keep and name in timers:
             del timers[name]
@@ -471,48 +490,45 @@ def _end_effects(s, keep, now, cues):
 def _take(s, action, now, cues):
     """Apply a Coup/Effet nothing answered. -> whether it took hold (K1): one that the
     rules make do nothing (K4 on coma, K5 on a wearer already as low, K6 off coma,
-    a «Résiste» received) did not."""
-    kw = action.kw
-    old = s.etat
-    took_hold = True
-    if kw is None or kw == "blesse":             # S2, K4
-        if s.etat <= BLESSE or (s.etat == AGONISANT and (
-                kw is None or s.settings.blesse_from_agonisant == "coma")):
-            _set_etat(s, s.etat + 1, now, cues)
-    elif kw in ("agonisant", "coma", "mort"):    # K5
-        target = STATES.index(kw)
-        if target > s.etat or (s.settings.keyword_state_raises and target != s.etat):
-            _set_etat(s, target, now, cues)
-    elif kw == "mort-si-coma":                   # K6
-        if s.etat == COMA:
-            _set_etat(s, MORT, now, cues)
-    elif kw in TIMED_EFFECTS:                    # K2, K3
-        _set_timer(s, kw, now, s.settings.effect_ms)
-        cues.append((now, "effet", kw, False))
-    elif kw == "brise":                          # K7
+    a «Résiste» received) did not. (action.kw read again and again: a local more and
+    the frame would not fit in 11 words, see act.)"""
+    if action.kw is None or action.kw in _STATE_WORDS:
+        old = s.etat
+        if action.kw is None or action.kw == "blesse":       # S2, K4
+            if s.etat <= BLESSE or (s.etat == AGONISANT and (
+                    action.kw is None or s.settings.blesse_from_agonisant == "coma")):
+                _set_etat(s, s.etat + 1, now, cues)
+        elif action.kw == "mort-si-coma":                    # K6
+            if s.etat == COMA:
+                _set_etat(s, MORT, now, cues)
+        elif STATES.index(action.kw) > s.etat or s.settings.keyword_state_raises:   # K5
+            _set_etat(s, STATES.index(action.kw), now, cues)   # (the same: says nothing)
+        if s.etat > old and action.verb == "coup" and s.character.armor and not s.armor_damaged:
+            s.armor_damaged = True                   # A4: wounded through the armor
+            cues.append((now, "armure", "abimee", False))
+        return s.etat != old
+    if action.kw in TIMED_EFFECTS:               # K2, K3
+        _set_timer(s, action.kw, now, s.settings.effect_ms)
+        cues.append((now, "effet", action.kw, False))
+    elif action.kw == "brise":                   # K7
         if action.target not in s.broken:
             if len(s.broken) >= MAX_BROKEN:
                 cues.append((now, "ignore", "trop-de-brises", True))
                 return False
-            s.broken.append(action.target)
+            s.broken += (action.target,)
         if action.target == "armure" and s.character.armor:
             s.armor_damaged = True               # a broken armor answers nothing
         cues.append((now, "brise", action.target, False))
-    elif kw == "desarme":                        # K8
+    elif action.kw == "desarme":                 # K8
         _set_timer(s, _DESARME, now, s.settings.desarme_ms)
         cues.append((now, "effet", "desarme", False))
-    elif kw == "vol":                            # K13: noticed only later
+    elif action.kw == "vol":                     # K13: noticed only later
         _set_timer(s, _VOL, now, s.settings.vol_notice_ms)
-    elif kw == "resiste":                        # K12: «your action did nothing»
-        took_hold = False
+    elif action.kw == "resiste":                 # K12: «your action did nothing»
+        return False
     else:                                        # K14: honour system, shown only
-        cues.append((now, "montre", kw, False))
-    if kw is None or kw in ("blesse", "agonisant", "coma", "mort", "mort-si-coma"):
-        took_hold = s.etat != old
-    if s.etat > old and action.verb == "coup" and s.character.armor and not s.armor_damaged:
-        s.armor_damaged = True                   # A4: wounded through the armor
-        cues.append((now, "armure", "abimee", False))
-    return took_hold
+        cues.append((now, "montre", action.kw, False))
+    return True
 
 
 def _dissipe(s, named, now, cues):
@@ -539,4 +555,4 @@ def _dissipe(s, named, now, cues):
     s.before = None          # K9: nobody dissipates a dissipe
     s.last_kw = None
     _start_combat(s, now, cues)
-    return s, cues
+    return s

@@ -1,9 +1,12 @@
 # Wraparound-safe tick arithmetic with the ESP32's period, whatever runs us.
 # The unix port and CPython wrap much later; doing it here keeps the desktop honest.
 
+from cran.core.vocab import const
+
 TICKS_PERIOD = 1 << 30
-_TICKS_MAX = TICKS_PERIOD - 1
-_TICKS_HALF = TICKS_PERIOD // 2
+# Written in place by mpy-cross (const): every action and wake-up does tick arithmetic.
+_TICKS_MAX = const((1 << 30) - 1)
+_TICKS_HALF = const(1 << 29)
 
 
 def ticks_add(ticks, delta_ms):
