@@ -57,6 +57,24 @@ def engine(mp):
     return out
 
 
+# Press times: each board's probe run this many times, its hits pooled. The fastest hit is
+# the code's own cost; a machine's other work only adds to a hit, and one run's 25 hits
+# often all met some of it (the fastest moved by 10-20 us from run to run).
+TIMING_RUNS = 3
+
+
+def _fastest_of(runs, exe, board):
+    pooled = None
+    for _ in range(runs):
+        probe = badge_day.probe(exe, board)
+        if pooled is None:
+            pooled = probe
+        else:
+            for key in ("press_led_us", "press_saved_us"):
+                pooled[key] = pooled[key] + probe[key]
+    return pooled
+
+
 def badges(mp64):
     """Every board: memory in 32-bit (the ESP32's object sizes) when micropython32 is
     there, press times in the 64-bit unix port."""
@@ -74,7 +92,7 @@ def badges(mp64):
         days = pool.map(lambda b: badge_day.figures(b, BADGE_HEAP_KB), boards)
         garbage = pool.map(lambda b: badge_day.probe(memory_exe, b), boards)
         days, garbage = list(days), list(garbage)
-    timing = [badge_day.probe(mp64, b) for b in boards]
+    timing = [_fastest_of(TIMING_RUNS, mp64, b) for b in boards]
     out = {"bits": 32 if mp32 else 64, "budget_kb": BADGE_HEAP_KB,
            "boards": {b: report.board_figures(d, g, t)
                       for b, d, g, t in zip(boards, days, garbage, timing)}}

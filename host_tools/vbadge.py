@@ -70,22 +70,26 @@ class Chip:
         repl = action.startswith("repl")
         argv = [exe] + (["-i"] if repl else []) + [BOOT_SCRIPT, action, image, board_file,
                                                    str(cause), VHW_DIR, watchdog_file,
-                                                   nvs_file] + ([romfs_file] if romfs_file
-                                                                else [])
+                                                   nvs_file, chip or image] + (
+                                                       [romfs_file] if romfs_file else [])
         self.kind = "repl" if repl else "boot"
         self.started = time.monotonic()
         self.fd, line = os.openpty()
         _uart_mode(line)   # before any byte arrives: none must meet a default tty
+        # SIGTERM (which stops the supervisor by raising _Stop) held off while the chip
+        # is forked: raised in the fork's own bookkeeping (an at-fork hook), it was
+        # lost, and the supervisor ran on. It lands just after.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         try:
             # Its own session with the pty as controlling terminal: Ctrl-C reaches it.
             # Out of the supervisor's process group, it must still die with it.
             supervisor = os.getpid()
             self.process = subprocess.Popen(
                 argv, stdin=line, stdout=line, stderr=line, start_new_session=True,
-                env=dict(os.environ, CRAN_CHIP=chip or image),
-                pass_fds=pass_fds, preexec_fn=lambda: _chip_setup(supervisor))
+                pass_fds=pass_fds, preexec_fn=lambda: _chip_setup(supervisor, held))
         finally:
             os.close(line)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         os.set_blocking(self.fd, False)
 
     def hears_ctrl_c(self):
@@ -128,10 +132,12 @@ def _uart_mode(fd):
     termios.tcsetattr(fd, termios.TCSANOW, attrs)
 
 
-def _chip_setup(supervisor):
-    # In the chip's process, before MicroPython: the pty as its controlling terminal,
-    # and death with the supervisor (else a supervisor killed with SIGKILL, or its
-    # process group, leaves the chip running on, writing its flash).
+def _chip_setup(supervisor, mask):
+    # In the chip's process, before MicroPython: the supervisor's signal mask as it was
+    # (SIGTERM was held for the fork), the pty as its controlling terminal, and death
+    # with the supervisor (else a supervisor killed with SIGKILL, or its process group,
+    # leaves the chip running on, writing its flash).
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     die_with_parent(supervisor)
 

@@ -317,7 +317,8 @@ def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(tmp_pa
     with vbadge.running(tmp_path / "one.img") as one, \
             vbadge.running(tmp_path / "two.img") as two:
         out = _flash("--roster", roster, "--port", one.port, "--port", two.port)
-        assert "%s: new badge " % one.port in out and "is b01, Ali (roster.csv:2): write «b01»" in out
+        assert "%s: new badge " % one.port in out
+        assert "is b01, Ali (roster.csv:2): write «b01»" in out
         assert "is b02, Nico (roster.csv:3): write «b02» on it" in out.split(two.port + ": new")[1]
         assert "status: Ali pleine-forme" in out and "status: Nico pleine-forme" in out
         assert "badge b01 (" in out and "badge b02 (" in out

@@ -293,16 +293,17 @@ class App:
         if code >> KEY_BITS != self.frames_look:   # another look or effect
             # The frames of the look before stay: a hit goes back and forth between
             # two looks (the next hit after a heal), and one painted already shows
-            # sooner. Their cost (32-bit): a frame is a list, ~32 bytes on one LED,
-            # ~120 on 25, and a look has 1 or 2 of them (at most 8: effect codes and
-            # a failed save's steps), so ~250 bytes more on the matrix at worst ~1 KB.
+            # sooner. Their cost (32-bit): a frame is bytes, ~16 on one LED, ~90 on
+            # 25, and a look has 1 or 2 of them (at most 8: effect codes and a failed
+            # save's steps), so ~200 bytes more on the matrix, at worst ~750.
             # A third look lets both go.
             if code >> KEY_BITS != self.old_look:
                 self.frames.clear()
             self.old_look = self.frames_look
             self.frames_look = code >> KEY_BITS
-        if code not in self.frames:   # painted in capped colours: ready to write
-            self.frames[code] = frame_of(code, self.leds.count, self.layout, self.leds.cap)
+        if code not in self.frames:   # painted in capped colours, packed: ready to write
+            self.frames[code] = self.leds.pack(
+                frame_of(code, self.leds.count, self.layout, self.leds.cap))
         self.leds.write(self.frames[code])
         self.frame_code = code
 

@@ -1,9 +1,11 @@
 # The chip of `cran vbadge` (host_tools/vbadge.py starts it on a pty), inside the
 # MicroPython unix port:
 #   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR
-#                                   [WATCHDOG_FILE NVS_FILE [ROMFS_FILE]]
+#                                   [WATCHDOG_FILE NVS_FILE CHIP [ROMFS_FILE]]
 # The flash image is mounted at "/" (LittleFS, as an ESP32's vfs partition), so paths
-# are a badge's; NVS_FILE holds the chip's NVS partition (the virtual esp32.NVS);
+# are a badge's; NVS_FILE holds the chip's NVS partition (the virtual esp32.NVS), CHIP
+# names the chip (its unique id is made from it: a temporary image's path, /dev/fd/N,
+# is the same in every vbadge);
 # ROMFS_FILE, when given, a ROMFS partition (RomPartition: a MicroPython built with
 # MICROPY_VFS_ROM, as the ESP32 port's ROMFS variant), mounted at /rom when it holds
 # an image, as the port's start mounts it. The
@@ -190,10 +192,8 @@ def wire(board_file, cause, image):
     machine.history = 16
     machine.on_reset = _exit_for_reset
     # A chip of its own per flash image: `cran flash --roster` tells badges apart by it.
-    # The supervisor names it (CRAN_CHIP: a temporary image's path, /dev/fd/N, is the
-    # same in every vbadge).
-    machine._unique_id = hashlib.sha256((os.getenv("CRAN_CHIP") or image).encode()
-                                        ).digest()[:6]
+    chip = sys.argv[8] if len(sys.argv) > 8 else image
+    machine._unique_id = hashlib.sha256(chip.encode()).digest()[:6]
 
 
 def _exit_for_reset(cause, why):
@@ -265,8 +265,8 @@ def main():
         import machine
         machine.on_watchdog = watchdog.tell
     rom = None
-    if len(sys.argv) > 8:
-        rom = RomPartition(open(sys.argv[8], "r+b"))
+    if len(sys.argv) > 9:
+        rom = RomPartition(open(sys.argv[9], "r+b"))
         with_rom(rom)
     mount(image, False)
     if rom is not None:

@@ -31,6 +31,8 @@ STEP_MS = 250
 class Pixels:
     """The real neopixel's contract without its allocations: pixels stored as bytes."""
 
+    ORDER = (1, 0, 2, 3)
+
     def __init__(self, n):
         self.n = n
         self.buf = bytearray(3 * n)

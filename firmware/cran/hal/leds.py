@@ -18,27 +18,34 @@ class Leds:
     OFF = (0, 0, 0)
 
     def __init__(self, np, max_brightness):
+        """np: a neopixel.NeoPixel of 3 bytes a pixel (RGB parts: WS2812, SK6812)."""
         self.np = np
         self.count = len(np)
         self.max_brightness = max_brightness
-        self._shown = None   # the capped frame last written; None: unknown (at boot)
+        # Where each of r, g, b goes in the driver's buffer: its own ORDER (GRB).
+        self._order = getattr(np, "ORDER", (1, 0, 2))
+        self._shown = None   # the bytes last written; None: unknown (at boot)
 
     def cap(self, colour):
         """One colour within the board's cap (cues.frame_of's cap)."""
         return cap(colour, self.max_brightness)
 
-    def capped(self, frame):
-        """frame: (r, g, b) per LED (0-255 each); missing LEDs are off. -> the frame as
-        write() takes it, each colour within the board's cap."""
-        n = self.count
-        out = [self.OFF] * n
-        capped = {}   # one tuple per colour: a 25-LED frame is 25 references
-        for i in range(min(n, len(frame))):
+    def pack(self, frame):
+        """frame: (r, g, b) per LED, within the cap already (cues.frame_of's cap);
+        missing LEDs are off. -> the bytes write() takes: the driver's buffer as its
+        write() sends it."""
+        order = self._order
+        out = bytearray(3 * self.count)
+        for i in range(min(self.count, len(frame))):
             colour = frame[i]
-            if colour not in capped:
-                capped[colour] = cap(colour, self.max_brightness)
-            out[i] = capped[colour]
-        return out
+            out[3 * i + order[0]] = colour[0]
+            out[3 * i + order[1]] = colour[1]
+            out[3 * i + order[2]] = colour[2]
+        return bytes(out)
+
+    def capped(self, frame):
+        """pack() of frame's colours each brought within the board's cap."""
+        return self.pack([cap(colour, self.max_brightness) for colour in frame])
 
     def show(self, frame):
         """Cap and write a frame. -> True when it wrote, False when the LEDs already
@@ -46,22 +53,15 @@ class Leds:
         return self.write(self.capped(frame))
 
     def write(self, out):
-        """A capped() frame to the LEDs, unless they show it already. Allocates
+        """pack()ed bytes to the LEDs, unless they show them already. Allocates
         nothing: the show step may run with the heap locked."""
-        shown = self._shown
-        if out == shown:
+        if out == self._shown:
             return False
-        np = self.np
-        if shown is None:
-            for i in range(self.count):
-                np[i] = out[i]
-        else:
-            # Only the LEDs that change: the driver's __setitem__ is Python (neopixel.py)
-            # and costs more than this comparison; a hit's new look is written sooner.
-            for i in range(self.count):
-                if out[i] != shown[i]:
-                    np[i] = out[i]
-        np.write()
+        # Into the driver's buffer in one copy: its __setitem__ is Python (neopixel.py,
+        # frozen in MicroPython's firmware), three stores a pixel, which a hit's new
+        # look paid 20 times on a 25-LED matrix before its write.
+        self.np.buf[:] = out
+        self.np.write()
         self._shown = out
         return True
 
