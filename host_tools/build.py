@@ -100,30 +100,23 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     return files
 
 
-def romfs_image_of(files):
-    """{badge path: bytes} -> the ROMFS image of its modules (those under /cran/)."""
-    with tempfile.TemporaryDirectory(prefix="cran-romfs-src-") as tmp:
-        for path, data in files.items():
-            if path.startswith("/cran/"):
-                local = os.path.join(tmp, *path.strip("/").split("/"))
-                os.makedirs(os.path.dirname(local), exist_ok=True)
-                with open(local, "wb") as f:
-                    f.write(data)
-        return romfs_image(tmp)
-
-
-def romfs_image(firmware_dir):
-    """The compiled firmware (compile_firmware's out_dir) as a ROMFS image, as
-    `mpremote romfs build` makes one (its own writer), the .mpy files as they are: a
-    badge whose MicroPython has a ROMFS partition (MicroPython 1.25+, a firmware built
-    with MICROPY_VFS_ROM) runs them in place, so their bytecode and strings stay in
+def romfs_image(files):
+    """{badge path: bytes} of the firmware -> the ROMFS image of its modules (those under
+    /cran/), as `mpremote romfs build` makes one (its own writer), the .mpy files as they
+    are: a badge whose MicroPython has a ROMFS partition (MicroPython 1.25+, a firmware
+    built with MICROPY_VFS_ROM) runs them in place, so their bytecode and strings stay in
     flash instead of the heap. main.py stays on the writable file system."""
     import contextlib
     import io
 
     from mpremote.romfs import make_romfs
     with tempfile.TemporaryDirectory(prefix="cran-romfs-") as tmp:
-        shutil.copytree(os.path.join(firmware_dir, "cran"), os.path.join(tmp, "cran"))
+        for path, data in files.items():
+            if path.startswith("/cran/"):
+                local = os.path.join(tmp, *path.strip("/").split("/"))
+                os.makedirs(os.path.dirname(local), exist_ok=True)
+                with open(local, "wb") as f:
+                    f.write(data)
         with contextlib.redirect_stdout(io.StringIO()):   # it draws the tree it packs
             return make_romfs(tmp, mpy_cross=False)
 

@@ -102,6 +102,7 @@ class Builds:
         self.root = root
         self.lock = threading.Lock()
         self.made = {}
+        self.images = {}   # the modules' ROMFS image, per flavour, once a badge wants it
 
     def files(self, impl):
         """-> {badge path: bytes} of the firmware for a badge's sys.implementation."""
@@ -113,6 +114,16 @@ class Builds:
                 self.made[extra] = {path: _read(local) for path, local in
                                     build.compile_firmware(out, list(extra)).items()}
             return dict(self.made[extra])
+
+    def romfs_image(self, impl):
+        """-> the ROMFS image of the firmware's modules for a badge's
+        sys.implementation (build.romfs_image), made once."""
+        files = self.files(impl)
+        extra = tuple(build.compat_args(impl))
+        with self.lock:
+            if extra not in self.images:
+                self.images[extra] = build.romfs_image(files)
+            return self.images[extra]
 
 
 def _read(path):
@@ -165,8 +176,9 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     try:
         if board_id is None:
             board_id, config_text = find(*json.loads(badgelink.run(link, _NAMES)))
-        files = builds.files(json.loads(badgelink.run(link, _IMPL)))
-        image = _romfs_for(link, files)
+        impl = json.loads(badgelink.run(link, _IMPL))
+        files = builds.files(impl)
+        image, rom_todo = _romfs_for(link, builds, impl)
         if image is not None:   # the modules go to its ROMFS partition, run in place
             report.romfs = "as it was"
             modules = files
@@ -186,7 +198,6 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         stale = [p for p in seen["cran"] if p not in wanted and not p.endswith(".new")]
         todo = [p for p in sorted(wanted) if on_badge.get(p) != wanted[p]]
         report.repaired = bool(seen["leftovers"])
-        rom_todo = image is not None and _rom_hash(link, len(image)) != _sha256(image)
         drop_tree = image is not None and seen["cran_dir"]
         if todo or stale or rom_todo or drop_tree:
             link = _restart_without_main(link, port, on_badge.get(MAIN) is not None)
@@ -222,14 +233,17 @@ def _rom_hash(link, length):
     return seen[1] if seen else None
 
 
-def _romfs_for(link, files):
-    """The firmware's ROMFS image when the badge has a ROMFS partition that takes it,
-    else None (its modules go on its file system, as on a stock MicroPython)."""
-    seen = _rom_look(link, 0)
-    if seen is None:
-        return None
-    image = build.romfs_image_of(files)
-    return image if len(image) <= seen[0] else None
+def _romfs_for(link, builds, impl):
+    """-> (the firmware's ROMFS image when the badge has a ROMFS partition that takes
+    it, else None: its modules go on its file system, as on a stock MicroPython; whether
+    the partition holds another image)."""
+    if _rom_look(link, 0) is None:   # a stock MicroPython: no image is made for it
+        return None, False
+    image = builds.romfs_image(impl)
+    size, sha = _rom_look(link, len(image))
+    if len(image) > size:
+        return None, False
+    return image, sha != _sha256(image)
 
 
 def _write_romfs(link, port, image, report):

@@ -179,13 +179,16 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
         if mpy or romfs:
             from host_tools.build import compile_firmware
             firmware = os.path.join(tmp, "firmware")
-            compile_firmware(firmware)
+            compiled_files = compile_firmware(firmware)
         if romfs:
             from host_tools.build import romfs_image
-            image = os.path.join(tmp, "firmware.romfs")
-            with open(image, "wb") as f:
-                f.write(romfs_image(firmware))
-            firmware = image
+            modules = {}
+            for path, local in compiled_files.items():
+                with open(local, "rb") as f:
+                    modules[path] = f.read()
+            firmware = os.path.join(tmp, "firmware.romfs")
+            with open(firmware, "wb") as f:
+                f.write(romfs_image(modules))
         flash = os.path.join(tmp, "flash")
         os.mkdir(flash)
         vhw, compiled = sys_path(runtime), None
