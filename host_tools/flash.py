@@ -592,12 +592,8 @@ class Roster:
             return
         ledger = self._ledger()
         ledger.setdefault(self.path, {}).update(names)
-        home = gamekey.cran_home()
-        os.makedirs(home, exist_ok=True)
-        temp = os.path.join(home, LEDGER + ".new")
-        with open(temp, "w", encoding="utf-8") as f:
-            json.dump(ledger, f, indent=1, sort_keys=True)
-        os.replace(temp, os.path.join(home, LEDGER))
+        gamekey.write_private(os.path.join(gamekey.cran_home(), LEDGER),
+                              json.dumps(ledger, indent=1, sort_keys=True))
 
 
 def game_key(args):

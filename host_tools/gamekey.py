@@ -56,10 +56,12 @@ def _ring():
 
 
 def write_key_file(path, key):
-    _write_private(path, to_hex(key) + "\n")
+    write_private(path, to_hex(key) + "\n")
 
 
-def _write_private(path, text):
+def write_private(path, text):
+    """text as the whole of path, in the user's cran folder: readable by the user
+    alone, written to a temp file then renamed (a cut leaves the old file or the new)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     # A temp name of its own: cran flash's threads (a badge each) may write at once.
     temp = "%s.%d-%d.tmp" % (path, os.getpid(), threading.get_ident())
