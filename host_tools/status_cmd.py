@@ -52,16 +52,13 @@ def _table(ports, answers):
         if "error" in s and "etat" not in s:
             rows.append((port, "-", "-", "error: " + s["error"], "", "", ""))
             continue
-        etat = s["etat"] + ("" if s.get("reste_ms") is None
-                            else " (%s left)" % _left(s["reste_ms"]))
+        etat = _etat(s)
         if s.get("save_error"):
             etat += " NOT SAVED"
         armure = "-" if s.get("armure") is None else "%d%s" % (
             s["armure"], " abimee" if s.get("armure_abimee") else "")
-        effects = ", ".join("%s %s" % (name, _left(ms))
-                            for name, ms in sorted(s["effets"].items())) or "-"
         rows.append((port, badgelink.badge_names(s.get("id"), s.get("badge")),
-                     s.get("personnage") or "-", etat, armure, effects,
+                     s.get("personnage") or "-", etat, armure, _effects(s),
                      "%s%s" % (s.get("jeu"), ", combat" if s.get("combat") else "")))
     widths = [max(len(str(r[i])) for r in rows + [_COLUMNS]) for i in range(len(_COLUMNS))]
     for row in [_COLUMNS] + rows:
@@ -75,24 +72,34 @@ def _one(port, s, as_json):
     if "error" in s:
         print("%s: the badge could not start: %s" % (port, s["error"]))
         return 1
-    effects = ", ".join("%s %s" % (name, _left(ms)) for name, ms in sorted(s["effets"].items()))
     print("%s: %s on %s (badge %s), firmware %s, up %s" % (
         port, s.get("personnage") or "(no name)", s.get("board"),
         badgelink.badge_names(s.get("id"), s.get("badge")), s.get("firmware"),
         _left(s.get("uptime_ms"))))
-    print("  etat      %s%s" % (s["etat"], "" if s.get("reste_ms") is None
-                                 else " (%s left)" % _left(s["reste_ms"])))
+    print("  etat      %s" % _etat(s))
     if s["etat"] == "inconnu":
         print("  the badge lost its saved state: an organiser sets it with `reset`")
     else:
         print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))
-    print("  effets    %s" % (effects or "-"))
+    print("  effets    %s" % _effects(s))
     print("  jeu       %s%s" % (s.get("jeu"), ", in combat" if s.get("combat") else ""))
     if s.get("save_error"):
         # Its state is not on its flash: after a power cut it would come back older.
         print("  NOT SAVED the last save failed: %s" % s["save_error"])
         return 1
     return 0
+
+
+def _etat(s):
+    """The state, and the countdown's time left when one runs."""
+    if s.get("reste_ms") is None:
+        return s["etat"]
+    return "%s (%s left)" % (s["etat"], _left(s["reste_ms"]))
+
+
+def _effects(s):
+    return ", ".join("%s %s" % (name, _left(ms))
+                     for name, ms in sorted(s["effets"].items())) or "-"
 
 
 def _left(ms):
