@@ -96,19 +96,25 @@ def micropython32():
     return exe
 
 
-@pytest.mark.parametrize("board", BOARDS)
-def test_the_example_fight_lives_in_the_heap_budget_in_32_bit(micropython32, board,
-                                                              monkeypatch):
-    # The ESP32's memory model: 32-bit objects, the firmware as .mpy as cran flash makes
-    # it, and the badge's own heap of BADGE_HEAP_KB, the runner's share measured apart.
+def _fight_in_32_bit(micropython32, monkeypatch, board, **options):
+    """The example fight on board's badge in 32-bit MicroPython (the ESP32's memory
+    model), options as run_on_badge's: it lives, and gives the bare engine's trace."""
     monkeypatch.setenv("CRAN_MICROPYTHON", micropython32)
     with open(FIGHT, encoding="utf-8") as f:
         text = f.read()
-    heard = []
-    [events] = run_on_badge([(board, text)], mpy=True, heap_kb=BADGE_HEAP_KB,
-                            on_heap=heard.append)
+    [events] = run_on_badge([(board, text)], **options)
     assert not isinstance(events, str), events
     assert events == _bare(text)
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_the_example_fight_lives_in_the_heap_budget_in_32_bit(micropython32, board,
+                                                              monkeypatch):
+    # The firmware as .mpy as cran flash makes it, and the badge's own heap of
+    # BADGE_HEAP_KB, the runner's share measured apart.
+    heard = []
+    _fight_in_32_bit(micropython32, monkeypatch, board, mpy=True, heap_kb=BADGE_HEAP_KB,
+                     on_heap=heard.append)
     [runner] = heard
     assert 10000 < runner.base < 100000 and 0.95 < runner.ratio < 1
 
@@ -119,12 +125,7 @@ def test_the_example_fight_lives_in_64_kb_with_the_firmware_in_romfs(micropython
     # The .mpy files in a ROMFS image, run in place as a badge with a ROMFS partition
     # runs them: their bytecode and strings stay in flash, and the badge lives in the
     # heap the issue "Fit the chip" asks, ROMFS_HEAP_KB (64).
-    monkeypatch.setenv("CRAN_MICROPYTHON", micropython32)
-    with open(FIGHT, encoding="utf-8") as f:
-        text = f.read()
-    [events] = run_on_badge([(board, text)], romfs=True, heap_kb=ROMFS_HEAP_KB)
-    assert not isinstance(events, str), events
-    assert events == _bare(text)
+    _fight_in_32_bit(micropython32, monkeypatch, board, romfs=True, heap_kb=ROMFS_HEAP_KB)
 
 
 def test_the_firmware_as_mpy_gives_the_same_traces(micropython):
