@@ -93,12 +93,12 @@ def check_board(board_id):
 # The budget: the badge's own heap, in KB, in which every board must live the example
 # fight (tests/test_app.py) and the bench's 12-hour day, in 32-bit with the firmware as
 # .mpy files on the badge's file system. Set where the firmware lives, as measured, with
-# a few KB to spare: the day needs 69-84 KB (the Atom Lite least, the boards with a
+# a few KB to spare: the day needs 68-82 KB (the Atom Lite least, the boards with a
 # screen most; docs/PERFORMANCE.md); a stock ESP32 without PSRAM gives MicroPython
 # 111.9 KB. The goal is 64 (bench/report.py): lower it as the firmware shrinks.
 BADGE_HEAP_KB = 100
 # The same with the .mpy files in a ROMFS image, run in place (build.romfs_image): the
-# goal itself, met with room to spare (the day needs 44-52 KB).
+# goal itself, met with room to spare (the day needs 43-53 KB).
 ROMFS_HEAP_KB = 64
 # The first, measuring run's heap: room for anything the runner may take.
 MEASURING_HEAP = 4 << 20

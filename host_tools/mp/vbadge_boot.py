@@ -105,8 +105,7 @@ class RomPartition:
             self._put(offset, data)
             return 0
         if op == 5:
-            for block in range(len(self.erased)):
-                self.erased[block] = 0
+            self.erased[:] = bytes(len(self.erased))
             return 0
         return -22
 
