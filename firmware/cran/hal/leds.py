@@ -15,8 +15,6 @@ def cap(color, max_brightness):
 
 
 class Leds:
-    OFF = (0, 0, 0)
-
     def __init__(self, np, max_brightness):
         """np: a neopixel.NeoPixel of 3 bytes a pixel (RGB parts: WS2812, SK6812)."""
         self.np = np
