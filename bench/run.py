@@ -161,6 +161,36 @@ def battery(mp):
     return out
 
 
+def radio(mp64):
+    """cran.radio's frames: microseconds per operation (64-bit unix port), bytes it
+    keeps (32-bit, the firmware as .mpy as cran flash installs it)."""
+    import json
+    import tempfile
+
+    from host_tools.build import compile_firmware
+    script = os.path.join(REPO, "bench", "radio_bench.py")
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="cran-bench-radio-") as tmp:
+        compile_firmware(tmp)
+        out.update(json.loads(subprocess.run([mp64, script, tmp, "time"], check=True,
+                                             capture_output=True, text=True).stdout))
+        mp32 = find_micropython32()
+        if mp32 is not None:
+            out.update(json.loads(subprocess.run([mp32, script, tmp, "heap"], check=True,
+                                                 capture_output=True, text=True).stdout))
+    low, high = report.DEVICE_FACTOR
+    print("radio: frames, unix port (an ESP32: x%d-%d)" % (low, high))
+    for key, label in report.RADIO_TIMES:
+        value = out[key]
+        unit = "ms" if key.endswith("_ms") else "us"
+        print("  %-34s %8.1f %s  (ESP32: %.1f-%.1f ms)" % (
+            label, value, unit, value * low / (1 if unit == "ms" else 1000),
+            value * high / (1 if unit == "ms" else 1000)))
+    if "radio_heap" in out:
+        print("  heap the radio keeps (32-bit, .mpy): %.1f KB" % (out["radio_heap"] / 1024))
+    return out
+
+
 def main():
     mp64 = find_micropython()
     figures = {"engine": engine(mp64)}
@@ -170,6 +200,8 @@ def main():
     figures.update(badges(mp64))
     print()
     figures["battery"] = battery(mp64)
+    print()
+    figures["radio"] = radio(mp64)
     path = os.path.join(REPO, "docs", "PERFORMANCE.md")
     previous = report.read_figures(path)
     print()

@@ -65,7 +65,8 @@ def start(root):
 # The modules cran flash makes to make the badge's names (host_tools/build.py
 # names_sources), and the board part each one's are for.
 _NAMES = (("cran.names", None), ("cran.names_display", "display"),
-          ("cran.names_buzzer", "buzzer"), ("cran.names_leds", "leds"))
+          ("cran.names_buzzer", "buzzer"), ("cran.names_leds", "leds"),
+          ("cran.names_radio", "radio"))
 
 
 def _make_names(board):
@@ -85,7 +86,7 @@ def _make_names(board):
     import gc
     root = __file__[:-len("cran/__init__.mpy")]   # where the firmware is
     for module, part in _NAMES:
-        if (part is None) != (board is None) or part and getattr(board, part) is None:
+        if (part is None) != (board is None) or part and getattr(board, part, None) is None:
             continue
         try:
             __import__(module)   # its names are made as it loads
