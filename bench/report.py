@@ -20,7 +20,8 @@ RADIO_TIMES = (
     ("seal_heartbeat_us", "make a 40-byte heartbeat (AES-CTR)"),
     ("open_heartbeat_us", "open it"),
     ("drop_forged_us", "drop a forged frame"),
-    ("chain_from_seed_ms", "a token from its seed (4,095 hashes)"),
+    ("chain_from_seed_ms", "a healer's first token from its seed (4,095 hashes)"),
+    ("chain_next_us", "its next ones (cran.link.Chain's marks: < 256 hashes)"),
 )
 
 # (key, label, unit, scale): how each board figure is shown and compared.

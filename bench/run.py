@@ -183,7 +183,7 @@ def radio(mp64):
     for key, label in report.RADIO_TIMES:
         value = out[key]
         unit = "ms" if key.endswith("_ms") else "us"
-        print("  %-34s %8.1f %s  (ESP32: %.1f-%.1f ms)" % (
+        print("  %-54s %8.1f %s  (ESP32: %.1f-%.1f ms)" % (
             label, value, unit, value * low / (1 if unit == "ms" else 1000),
             value * high / (1 if unit == "ms" else 1000)))
     if "radio_heap" in out:

@@ -55,13 +55,15 @@ CLOCK = const(6)       # the wall clock
 HEAL = const(16)       # S10: a healer offers soin to one badge (by id)
 REPAIR = const(17)     # A4: a smith offers to repair one badge's armor
 HEARTBEAT = const(32)  # a badge's state, for the game master's eyes only
+SEEK = const(33)       # a healer or smith asks the badges around for a heartbeat
 # Who may send each kind: a role's kinds carry its chain's token; BADGE's need none.
 SENDERS = {STOP: GM, RESUME: GM, NIGHT: GM, MASS: GM, RESET: GM, CLOCK: GM,
-           HEAL: HEALER, REPAIR: SMITH, HEARTBEAT: BADGE}
+           HEAL: HEALER, REPAIR: SMITH, HEARTBEAT: BADGE, SEEK: BADGE}
 _SECRET = (HEARTBEAT,)   # kinds whose payload is encrypted
 
-# Why a frame was dropped, as Listener.dropped counts them.
-DROPS = ("size", "game", "tag", "kind", "replay", "token")
+# Why a frame was dropped, as Listener.dropped counts them. "again": a copy of the
+# last frame taken from its sender (frames that must reach everyone are sent many times).
+DROPS = ("size", "game", "tag", "kind", "again", "replay", "token")
 
 
 class Keys:
@@ -129,8 +131,9 @@ class Listener:
         if SENDERS.get(kind) != role:
             return self._drop("kind")
         seen = self.seen
-        if counter <= seen.get(sender, -1):
-            return self._drop("replay")
+        last = seen.get(sender, -1)
+        if counter <= last:
+            return self._drop("again" if counter == last else "replay")
         payload = bytes(body[_HEAD_BYTES:])
         if kind in _SECRET:
             payload = crypt(keys, sender, counter, payload)

@@ -1,0 +1,278 @@
+# A whole field on one machine: 50 badges (the rules engine and the firmware's radio,
+# cran.link and cran.radio, unchanged) and the game master's station, on a virtual air
+# (host_tools/vhw/air.py) that loses frames, in virtual time (a millisecond a step).
+import pytest
+
+from cran import radio
+from cran.core.engine import act, new_state, view
+from cran.core.engine import tick as engine_tick
+from cran.core.rules import Character, Settings
+from cran.core.vocab import Action
+from cran.link import NEAR_DBM, OFFER_MS, PERIOD_MS, WINDOW_MS, Chain, Link, read_heartbeat
+from host_tools.station import Station, gm_anchor
+from host_tools.vhw import air as vair
+from host_tools.vhw.cpython import cryptolib
+
+GAME_KEY = bytes(range(32))
+GM_SEED, HEALER_SEED = b"G" * 16, b"H" * 16
+STATION_ID, HEALER_ID = b"\x5a" * 6, b"\x4e" * 6
+
+
+def _authorities():
+    return {STATION_ID: [radio.GM, 0, gm_anchor(GM_SEED)],
+            HEALER_ID: [radio.HEALER, 0, radio.chain_token(HEALER_SEED, 0)]}
+
+
+class FieldBadge:
+    """A badge as the app wires one: the engine's state, its link, and what its wearer
+    was offered."""
+
+    def __init__(self, the_air, me, x, y, role=radio.BADGE, seed=None, key=GAME_KEY):
+        keys = radio.Keys(key, cryptolib.aes)
+        self.me = me
+        self.radio = the_air.radio(x, y)
+        self.mark = 0
+        self.link = Link(self.radio, keys, radio.Listener(keys, _authorities()),
+                         radio.Counter(0, self._save_mark), me, role,
+                         Chain(seed, 1) if seed else None, battery=lambda: 80)
+        self.state = new_state(Character(armor=1), Settings())
+        self.offers = []
+        self.offered = []
+        self.next_wake = 0
+
+    def _save_mark(self, mark):
+        self.mark = mark
+
+    def step(self, now):
+        if now < self.next_wake:
+            return
+        for what, value in self.link.tick(now, self.state):
+            if what == "act":
+                self.state, _ = act(self.state, value, now)
+            elif what == "offer":
+                self.offers.append((now, value))
+            elif what == "offered":
+                self.offered.append(value)
+        self.state, _ = engine_tick(self.state, now)
+        self.next_wake = now + self.link.next_wake_ms(now)
+
+
+class Field:
+    def __init__(self, count=50, loss=0.0, seed=1):
+        self.air = vair.Air(loss=loss, seed=seed)
+        self.station = Station(GAME_KEY, GM_SEED, STATION_ID, self.air.radio(0, 0))
+        # In a 10 x 5 grid, 4 m apart: everyone in the station's range (no walls here).
+        self.badges = [FieldBadge(self.air, bytes([0xB0, 0, 0, 0, 0, n]), 4 * (n % 10) + 2,
+                                  4 * (n // 10) + 2) for n in range(count)]
+        self.now = 0
+
+    def run(self, ms, until=None):
+        """Virtual time on by ms, a millisecond a step (or until until() is true) ->
+        the ms it took."""
+        start = self.now
+        for _ in range(ms):
+            self.now += 1
+            self.air.step(self.now)
+            self.station.tick(self.now)
+            for b in self.badges:
+                b.step(self.now)
+            if until is not None and until():
+                break
+        return self.now - start
+
+
+def _agonisant(badge, now):
+    badge.state, _ = act(badge.state, Action("coup", "blesse"), now)
+    badge.state, _ = act(badge.state, Action("coup"), now)
+
+
+def _everyone(field, jeu):
+    return lambda: all(view(b.state, field.now)["jeu"] == jeu for b in field.badges)
+
+
+@pytest.mark.parametrize("loss", [0.0, 0.3])
+def test_a_stop_freezes_every_badge_within_a_second(loss):
+    field = Field(loss=loss, seed=7)
+    field.run(1200)   # every badge has had windows, heartbeats sent
+    for b in field.badges:   # a fight going on: a countdown running on some
+        if b.me[-1] % 5 == 0:
+            _agonisant(b, field.now)
+    field.station.command(radio.STOP, now=field.now)
+    took = field.run(3000, until=_everyone(field, "stop"))
+    assert _everyone(field, "stop")(), [view(b.state, field.now)["jeu"] for b in field.badges]
+    assert took <= PERIOD_MS + WINDOW_MS + 10 <= 1000, took
+    frozen = [view(b.state, field.now)["reste"] for b in field.badges]
+    field.run(5000)
+    assert [view(b.state, field.now)["reste"] for b in field.badges] == frozen   # K15
+
+    field.station.command(radio.RESUME, now=field.now)
+    field.run(1000, until=_everyone(field, "en-jeu"))
+    assert _everyone(field, "en-jeu")()
+
+
+def test_a_forged_stop_from_a_badge_with_the_game_key_stops_nobody():
+    field = Field(count=10)
+    field.run(600)
+    # A rogue badge's radio: it holds the game key (every badge does) and the game
+    # master's anchor, not his seed. A token made up, one of a chain of its own, the
+    # anchor itself, none at all; as the game master and as itself.
+    rogue = field.air.radio(10, 10)
+    rogue.on()
+    keys = radio.Keys(GAME_KEY, cryptolib.aes)
+    proofs = [(1, b"\x00" * 16), (1, radio.chain_token(b"guess" * 4, 1)),
+              (2, gm_anchor(GM_SEED)), None]
+    counter = 100
+    for sender, role in ((STATION_ID, radio.GM), (b"\x66" * 6, radio.GM),
+                         (b"\x66" * 6, radio.BADGE)):
+        for proof in proofs:
+            counter += 1
+            frame = radio.seal(keys, sender, role, counter, radio.STOP, b"", proof)
+            for _ in range(60):   # sent over a whole period, as the station would
+                rogue.send(b"\xff" * 6, frame)
+                field.run(10)
+    assert not any(view(b.state, field.now)["jeu"] == "stop" for b in field.badges)
+    for b in field.badges:   # each badge saw the forgeries, and counted them
+        assert b.link.listener.dropped.get("token", 0) >= 6
+        assert b.link.listener.dropped.get("kind", 0) >= 1
+    # The real one still works: none of its tokens was spent by the forgeries.
+    field.station.command(radio.STOP, now=field.now)
+    field.run(1000, until=_everyone(field, "stop"))
+    assert _everyone(field, "stop")()
+
+
+def test_a_healer_heals_only_the_nearest_patient_who_presses():
+    field = Field(count=6, seed=3)
+    healer = FieldBadge(field.air, HEALER_ID, 50, 50, radio.HEALER, HEALER_SEED)
+    field.badges.append(healer)
+    patient, neighbour = field.badges[0], field.badges[1]
+    # The patient at 1 m, a neighbour at 2.5 m (both near enough), the rest 40 m away.
+    patient.radio.x, patient.radio.y = 51, 50
+    neighbour.radio.x, neighbour.radio.y = 50, 52.5
+    assert vair.rssi_at(2.5) >= NEAR_DBM
+    field.run(1000)
+    for b in (patient, neighbour):
+        b.state, _ = act(b.state, Action("coup"), field.now)
+        b.state, _ = act(b.state, Action("coup"), field.now + 400)   # blesse
+    field.run(1000)
+    assert view(patient.state, field.now)["etat"] == "blesse"
+
+    assert healer.link.seek(field.now)
+    field.run(2 * PERIOD_MS + 3 * WINDOW_MS + 50, until=lambda: healer.offered)
+    assert healer.offered == [patient.me]
+    field.run(PERIOD_MS + 2 * WINDOW_MS)
+    assert [v for _, v in patient.offers] == ["soin"] and not neighbour.offers
+    assert all(not b.offers for b in field.badges[2:])
+    # Nothing happens without the patient's press ...
+    field.run(1000)
+    assert view(patient.state, field.now)["etat"] == "blesse"
+    # ... which takes it.
+    taken = patient.link.accept(field.now)
+    patient.state, _ = act(patient.state, taken, field.now)
+    assert view(patient.state, field.now)["etat"] == "pleine-forme"
+    assert neighbour.link.accept(field.now) is None
+    # An offer runs out.
+    assert healer.link.seek(field.now)
+    field.run(2 * PERIOD_MS + 3 * WINDOW_MS + 50 + OFFER_MS + 10)
+    assert patient.link.accept(field.now) is None
+
+
+def test_a_badge_of_another_game_hears_nothing_and_the_station_sees_every_badge():
+    field = Field(count=12)
+    stranger = FieldBadge(field.air, b"\x99" * 6, 3, 3, key=bytes(32))
+    field.badges.append(stranger)
+    field.run(1200)
+    for b in field.badges[:3]:
+        _agonisant(b, field.now - 1000 * b.me[-1])   # 0, 1 and 2 s ago
+    field.badges[3].state, _ = act(field.badges[3].state, Action("coup", "mort"), field.now)
+    field.badges[4].state, _ = act(field.badges[4].state, Action("effet", "peur"), field.now)
+    field.run(1200)
+    field.station.command(radio.STOP, now=field.now)
+    field.run(1200)
+    assert view(stranger.state, field.now)["jeu"] == "en-jeu"
+    assert stranger.link.listener.dropped.get("game", 0) > 0
+    rows = field.station.rows(field.now)
+    assert len(rows) == 12   # the stranger's heartbeats are not the game's
+    by_id = {r["id"]: r for r in rows}
+    for b in field.badges[:12]:
+        seen = view(b.state, field.now)
+        row = by_id[b.me.hex()]
+        assert (row["etat"], row["jeu"], row["batterie"]) == (seen["etat"], "stop", 80)
+    # The urgent first: the agonisants, the least time left first; then the dead.
+    assert [(r["id"], r["etat"]) for r in rows[:4]] == [
+        (field.badges[n].me.hex(), etat)
+        for n, etat in ((2, "agonisant"), (1, "agonisant"), (0, "agonisant"), (3, "mort"))]
+    assert by_id[field.badges[4].me.hex()]["effets"].keys() == {"peur"}
+
+
+def test_heartbeats_read_back_and_garbage_is_refused():
+    state = new_state(Character(armor=2), Settings())
+    state, _ = act(state, Action("effet", "peur"), 0)
+    from cran.link import heartbeat
+    row = read_heartbeat(heartbeat(state, 1000, 55))
+    assert row == {"etat": "pleine-forme", "reste": None, "armure": 2,
+                   "armure_abimee": False, "jeu": "en-jeu", "renommee": 0, "batterie": 55,
+                   "effets": {"peur": 299}}
+    assert read_heartbeat(b"") is None and read_heartbeat(b"\x09" + bytes(8)) is None
+    assert read_heartbeat(bytes(9) + b"peur:x") is None
+
+
+def test_radio_on_time_is_the_duty_cycle():
+    field = Field(count=3)
+    field.run(60000)
+    for b in field.badges:
+        duty = b.link.on_ms / 60000
+        assert WINDOW_MS / PERIOD_MS * 0.9 <= duty <= WINDOW_MS / PERIOD_MS * 1.1, duty
+
+
+_MP_LINK = """
+import sys, json
+sys.path.insert(0, %(firmware)r)
+from cran import radio
+from cran.link import Link, Chain, command
+from cran.core.engine import new_state
+from cran.core.rules import Character, Settings
+from cran.auth import to_hex
+
+class Air:
+    def __init__(self):
+        self.sent, self.active = [], False
+    def on(self):
+        self.active = True
+    def off(self):
+        self.active = False
+    def send(self, peer, frame):
+        assert self.active
+        self.sent.append(to_hex(frame))
+    def recv(self):
+        return None
+
+air = Air()
+keys = radio.Keys(bytes(range(32)))
+link = Link(air, keys, radio.Listener(keys, {}), radio.Counter(0, lambda m: None),
+            b"\\xb0" * 6, radio.HEALER, Chain(b"H" * 16, 1))
+state = new_state(Character(armor=1), Settings())
+link.tick(0, state)
+print(json.dumps({"sent": air.sent, "token": to_hex(link.chain.take()[1]),
+                  "mass": command(radio.MASS, b"peur", b"").text(),
+                  "bad": command(radio.MASS, b"\\xff", b""), "wake": link.next_wake_ms(0)}))
+"""
+
+
+def test_the_link_runs_in_micropython(micropython):
+    import json
+    import subprocess
+
+    from host_tools import FIRMWARE_DIR
+    out = subprocess.run([micropython, "-c", _MP_LINK % {"firmware": FIRMWARE_DIR}],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["token"] == radio.chain_token(HEALER_SEED, 1).hex()
+    assert got["mass"] == "effet peur de masse" and got["bad"] is None
+    assert got["wake"] == WINDOW_MS
+    # Its heartbeat, made in MicroPython, read by the station's code in CPython.
+    keys = radio.Keys(GAME_KEY, cryptolib.aes)
+    (frame,) = got["sent"]
+    kind, sender, role, payload = radio.Listener(keys, {}).open(bytes.fromhex(frame))
+    assert (kind, sender, role) == (radio.HEARTBEAT, b"\xb0" * 6, radio.BADGE)
+    assert read_heartbeat(payload)["etat"] == "pleine-forme"
