@@ -130,7 +130,7 @@ PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
                 "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
                 "cran.hal.axp192": "display", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
-                "cran.radio": "radio", "cran.link": "radio"}
+                "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio"}
 NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
 
 

@@ -11,6 +11,7 @@
 #      REPAIR) to that badge alone, with its chain's token, for a whole period;
 #   3. that badge shows the offer for OFFER_MS; its wearer's press takes it (accept()),
 #      and only then is the soin applied. A badge never heals itself for a frame.
+import json
 import struct
 
 from cran import radio
@@ -18,11 +19,14 @@ from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import KEYWORDS, STATES, Action, const
 
-# [choice] The listening duty cycle: 10 %. A stop reaches every badge in range within
-# PERIOD_MS + WINDOW_MS, with REPEAT_MS between the copies (a window sees ~5 of them).
-PERIOD_MS = const(500)
-WINDOW_MS = const(50)
-REPEAT_MS = const(10)
+# [choice] The listening duty cycle: 25 ms in 900, 2.8 %. The radio draws ~100 mA and
+# the CPU must stay awake beside it (a light sleep stops the radio): at 10 % an Atom
+# Lite lasted 30 hours, here ~3 days. A stop reaches every badge in range within
+# PERIOD_MS + WINDOW_MS, under a second, with REPEAT_MS between its copies: a window
+# catches ~8 of them, so at 30 % loss it misses all of them once in ~15,000.
+PERIOD_MS = const(900)
+WINDOW_MS = const(25)
+REPEAT_MS = const(3)
 HEARTBEAT_MS = const(60000)   # a badge's heartbeat when nothing changes
 OFFER_MS = const(10000)       # a healer's offer waits this long for the patient's press
 NEAR_DBM = const(-50)         # [choice] "the nearest badge": within ~3 m in the open
@@ -101,6 +105,42 @@ class Chain:
         return i, x
 
 
+KEPT = "radio.json"   # beside the state: the counter's mark, spent tokens, own chain
+
+
+def wire(path, spec, game_key, air, me):
+    """A badge's Link from its config's radio (cran.config.Radio), the game key, its
+    driver and id, with what path kept (KEPT: written at each change, atomically)."""
+    damaged = False
+    try:
+        with open(path) as f:
+            kept = json.loads(f.read())
+        if not isinstance(kept, dict):
+            raise ValueError(path)
+    except OSError:
+        kept = {}   # none yet: a fresh badge
+    except ValueError:
+        kept, damaged = {}, True
+    authorities = spec.authorities
+    spent = kept.get("spent", {})
+    for who, entry in authorities.items():   # tokens spent before a reboot stay spent
+        last = spent.get("".join(["%02x" % b for b in who]))
+        try:
+            if last and last[0] > entry[1]:
+                entry[1], entry[2] = last[0], bytes.fromhex(last[1])
+        except (TypeError, ValueError, IndexError):
+            pass   # not as save() writes it: the anchor, as after a new flash
+    keys = radio.Keys(game_key)
+    chain = Chain(spec.seed, kept.get("next", 1)) if spec.seed else None
+    link = Link(air, keys, None, None, me, spec.role, chain)
+    link.kept = path
+    link.listener = radio.Listener(keys, authorities, link.save)
+    # A damaged file (written by rename, it takes a failing flash) has lost the mark:
+    # the counter jumps to the upper half of its range, past anything a game uses.
+    link.counter = radio.Counter(kept.get("mark", 1 << 31 if damaged else 0), link.save)
+    return link
+
+
 class Link:
     """One badge's radio. air: the driver (on(), off(), send(frame), recv() -> (frame,
     rssi) or None, the radio being on); listener: its cran.radio.Listener; counter: its
@@ -131,6 +171,26 @@ class Link:
         self.offer = None        # (verb, until): a healer's, for this wearer to take
         self.sending = None      # (frame, until, next copy): sent again and again
         self.seeking = None      # (until, [(rssi, badge id)]): a healer's search
+        self.kept = None         # the file save() writes, or None
+
+    def save(self, *_):
+        """What must outlive a reboot (the counter's mark, the tokens spent, this badge's
+        own chain's next token) written whole, then renamed over the old: a cut leaves
+        one or the other. Called before what it covers goes out or is acted on."""
+        if self.kept is None:
+            return
+        from cran.storage import replace
+        spent = {}
+        for who, entry in self.listener.authorities.items():
+            if entry[1]:
+                spent["".join(["%02x" % b for b in who])] = [
+                    entry[1], "".join(["%02x" % b for b in entry[2]])]
+        kept = {"mark": self.counter.mark, "spent": spent}
+        if self.chain is not None:
+            kept["next"] = self.chain.next_index
+        with open(self.kept + ".new", "w") as f:
+            f.write(json.dumps(kept))
+        replace(self.kept + ".new", self.kept)
 
     # ---- the window ------------------------------------------------------------
 
@@ -142,6 +202,10 @@ class Link:
                 if got is None:
                     break
                 self._heard(got[0], got[1], now, out)
+            if out and ticks_diff(self.window_end, now) <= 0:
+                # Open a moment longer: the app applies what came, and the window's
+                # close says the change (below) before the radio goes off.
+                self.window_end = ticks_add(now, 1)
         if self.next_window is None or ticks_diff(now, self.next_window) >= 0:
             self.next_window = ticks_add(now, PERIOD_MS)
             self.window_end = ticks_add(now, WINDOW_MS)
@@ -161,6 +225,9 @@ class Link:
             self.offer = None
         if (self.listening and ticks_diff(now, self.window_end) >= 0
                 and self.sending is None and self.seeking is None):
+            # What changed in the window (a stop heard, applied since) and a SEEK's
+            # answer are said before the radio goes off, not a period later.
+            self._beat(state, now)
             self._off(now)
         return out
 
@@ -222,7 +289,7 @@ class Link:
             return
         kind, sender, role, payload = got
         if kind == radio.SEEK:
-            self.answer = True   # said at the next window, its own
+            self.answer = True   # said before this window closes
         elif kind == radio.HEARTBEAT:
             if self.seeking is not None:
                 self.seeking[1].append((rssi, sender))
@@ -240,6 +307,12 @@ class Link:
                 out.append(("act", action))
 
     # ---- what the wearer asks -------------------------------------------------------
+
+    def treats(self):
+        """What this badge's wearer offers: "soin" (a healer), "repare" (a smith), None."""
+        if self.chain is None:
+            return None
+        return "soin" if self.role == radio.HEALER else "repare"
 
     def seek(self, now):
         """A healer's or smith's wearer treats the nearest badge: listen a period and a
@@ -260,6 +333,7 @@ class Link:
         if proof is None:
             out.append(("offered", None))
             return
+        self.save()   # before the token goes out
         kind = radio.HEAL if self.role == radio.HEALER else radio.REPAIR
         self._repeat(kind, target, now, proof)
         out.append(("offered", target))

@@ -15,6 +15,7 @@ BACK = ("b", "double")
 
 PEEK = "peek"
 DIVIN = "divin"
+TREAT = "treat"   # a healer's or smith's: treat the nearest badge, over the radio
 # A normal hit, made once: an action is a value, and a press allocates less before its
 # LEDs show it.
 _HIT = Action("coup")
@@ -73,37 +74,43 @@ def _more(verb):
     return more
 
 
-def _other_entries():
+def _other_entries(treats):
     return [Action("soin"), Action("soin-complet"), Action("repare", target="armure"),
-            Action("repare", target="membre"), Page("Jeu", "Game", _game)]
+            Action("repare", target="membre"), Page("Jeu", "Game", _game, treats)]
 
 
-def _game():
+def _game(treats):
     return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"),
-            Page("Orga", "Organiser", _orga)]
+            Page("Orga", "Organiser", _orga)] + ([TREAT] if treats else [])
 
 
 def _orga():
     return [Action("stop"), Action("reprise"), Action("reset")]
 
 
-def _top():
+def _top(treats):
     return [PEEK, Page("Coup", "Hit", _keyword_entries, "coup"),
             Page("Effet", "Effect", _keyword_entries, "effet"),
-            Page("Autre", "Other", _other_entries)]
+            Page("Autre", "Other", _other_entries, treats)]
 
 
-def build_tree():
-    """The one-button top menu; its entries 1-3 are the two-button boards' menus."""
-    return Page("Menu", "Menu", _top)
+def build_tree(treats=None):
+    """The one-button top menu; its entries 1-3 are the two-button boards' menus.
+    treats: "soin" or "repare" on a healer's or smith's badge (its Jeu page's last
+    entry, TREAT), else None."""
+    return Page("Menu", "Menu", _top, treats)
 
 
 class Menu:
-    """press() -> results: ("action", Action), ("undo",), ("peek",). One button, or two
-    without a screen, scroll the menu; two with a screen pick entries directly."""
+    """press() -> results: ("action", Action), ("undo",), ("peek",), ("treat",) (a
+    healer's wearer treats the nearest badge), ("take",) (the wearer takes the offer on
+    show: a long press while `offer` is set, cran.link). One button, or two without a
+    screen, scroll the menu; two with a screen pick entries directly."""
 
-    def __init__(self, board_buttons, has_screen):
+    def __init__(self, board_buttons, has_screen, treats=None):
         self.direct = board_buttons >= 2 and has_screen
+        self.treats = treats
+        self.offer = None           # a healer's offer on show (set by the app), or None
         # The tree (some 60 actions and pages, ~5 KB in 32-bit) exists only while the
         # menu is open: most presses are a plain hit, and a closed menu needs none of it.
         self.top = None
@@ -143,6 +150,9 @@ class Menu:
         return []
 
     def _closed(self, button, kind, now):
+        if kind == "long" and self.offer is not None and (button == "a" or not self.direct):
+            self.offer = None
+            return [("take",)]
         if kind == "short" and (button == "a" or not self.direct):
             return self._emit(_HIT, now)                    # a normal hit: one press
         if kind == "double" and (button == "a" or not self.direct):
@@ -184,13 +194,16 @@ class Menu:
         if entry == PEEK:
             self._close()
             return [("peek",)]
+        if entry == TREAT:
+            self._close()
+            return [("treat",)]
         if self.divin:
             entry = Action(entry.verb, entry.kw, entry.target, True)
         return self._emit(entry, now)
 
     def _tree(self):
         if self.top is None:
-            self.top = build_tree()
+            self.top = build_tree(self.treats)
         return self.top
 
     def _open(self, page, group):

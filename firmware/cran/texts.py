@@ -4,7 +4,7 @@
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.vocab import STATES, const, lookup
 from cran.cues import EFFECTS, WARNING_MS
-from cran.menu import DIVIN, PEEK, SLOT_NAMES, Page
+from cran.menu import DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves.
 _EN = const(  # a table as a string: cran.core.vocab.lookup
@@ -131,6 +131,10 @@ def entry_label(menu, entry, lang="fr"):
         if en:
             return "Divine: " + ("on" if menu.divin else "off")
         return "Divin: " + ("oui" if menu.divin else "non")
+    if entry == TREAT:   # over the radio, to the nearest badge (cran.link)
+        if menu.treats == "soin":
+            return "Heal nearest" if en else "Soigner"
+        return "Repair nearest" if en else "Reparer"
     return action_label(entry, lang)
 
 
