@@ -3,19 +3,56 @@
 # seed and the next token, saved before each command is sent, so a restarted station
 # never gives a token twice. It reads every badge's heartbeat (the only reader of their
 # private state, S7) into one table, the urgent rows first.
+import hashlib
 import json
 import os
 
 from cran import radio
+from cran.auth import derive
 from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS, read_heartbeat
 from host_tools.vhw.cpython import cryptolib
 
 GM_STEPS = radio.CHAIN_STEPS
+RADIO_SECRET = "radio_secret"   # in the game settings file, beside "game_key"
+GM_NAME = "gm"                  # the game master's station, as a radio id is made from
+ROLE_NAMES = ("badge", "healer", "smith")   # a roster's roles (radio.ROLES' first three)
 
 
 def gm_anchor(seed):
     """What every badge's config holds of the game master's chain: its token 0."""
     return radio.chain_token(seed, 0)
+
+
+# ---- a game's radio, from its settings' secret -------------------------------------------
+# The radio secret is the organisers' alone (the game settings file): no badge holds it.
+# From it come the chains' seeds: the game master's, and each healer's or smith's (by
+# the roster's name), which only that one badge gets. Badges get the anchors.
+
+def radio_id(name):
+    """A badge's 6-byte radio id, from its roster name: the station names who it hears."""
+    return hashlib.sha256(b"cran radio id " + name.encode()).digest()[:radio.ID_BYTES]
+
+
+def seed_of(secret, name):
+    """The chain seed of the game master (GM_NAME) or of a healer or smith by name."""
+    return derive(secret, b"chain " + name.encode())[:radio.TOKEN_BYTES]
+
+
+def radio_sections(secret, rows):
+    """rows: [(name, role)] of the whole roster (role: ROLE_NAMES) -> {name: the radio
+    section of that badge's config (cran.config's "radio")}."""
+    authorities = {radio_id(GM_NAME).hex(): ["gm", gm_anchor(seed_of(secret, GM_NAME)).hex()]}
+    for name, role in rows:
+        if role != "badge":
+            authorities[radio_id(name).hex()] = [
+                role, radio.chain_token(seed_of(secret, name), 0).hex()]
+    out = {}
+    for name, role in rows:
+        section = {"id": radio_id(name).hex(), "role": role, "authorities": authorities}
+        if role != "badge":
+            section["seed"] = seed_of(secret, name).hex()
+        out[name] = section
+    return out
 
 
 class Station:

@@ -12,7 +12,7 @@ _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volu
          "radio")
 # The radio (cran.link): this badge's role, the anchors of the chains of those who may
 # command or treat (cran.radio), and its own chain's seed if it treats.
-_RADIO = ("role", "authorities", "seed")
+_RADIO = ("id", "role", "authorities", "seed")
 _ROLES = ("badge", "healer", "smith", "gm")
 _CHARACTER = ("name", "armor", "helmet", "creature", "resist", "agonisant_ms", "coma_ms")
 
@@ -79,9 +79,11 @@ class Config:
 
 
 class Radio:
-    """The config's radio: role (an index of cran.radio.ROLES), authorities ({6-byte id:
+    """The config's radio: id (6 bytes, made from the roster name by cran config; None:
+    the chip's own), role (an index of cran.radio.ROLES), authorities ({6-byte id:
     [role index, 0, 16-byte anchor]}, as cran.radio.Listener takes them), seed (16
     bytes, a healer's or smith's own chain) or None."""
+    id: bytes | None
     role: int
     authorities: dict
     seed: bytes | None
@@ -153,6 +155,7 @@ def _radio(path, raw):
         if key not in _RADIO:
             _fail(path, "radio." + key, "unknown field (known: %s)" % ", ".join(_RADIO))
     r = Radio()
+    r.id = None if raw.get("id") is None else _hex(path, "radio.id", raw["id"], 6)
     role = raw.get("role", "badge")
     if role not in _ROLES[:3]:
         _fail(path, "radio.role", "expected badge, healer or smith, got %r" % (role,))

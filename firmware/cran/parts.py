@@ -131,7 +131,7 @@ def radio_link(root, spec, key, badge):
         return None
     from cran import link
     from cran.storage import join
-    return link.wire(join(root, link.KEPT), spec, key, air, machine.unique_id())
+    return link.wire(join(root, link.KEPT), spec, key, air, spec.id or machine.unique_id())
 
 
 def assemble(app, root, config, restored):
