@@ -1,18 +1,55 @@
 # Virtual `espnow` (MicroPython's ESP32 API, as cran.hal.espnow uses it): frames out are
-# kept in `sent` for the test or the field; frames in come by deliver(). Strict as the
-# chip: nothing sent or heard unless both the station interface and ESP-NOW are active,
-# a frame sent only to a registered peer, at most 250 bytes and 20 peers, a receive
-# buffer (rxbuf, 526 bytes) that drops what does not fit, `peers_table` updated as
-# frames are read.
+# kept in `sent` for the test; frames in come by deliver(). In a virtual field
+# ($CRAN_FIELD_PORT: host_tools/fieldnet.py's hub, on loopback) they also go out to the
+# hub and come in from it. Strict as the chip: nothing sent or heard unless both the
+# station interface and ESP-NOW are active, a frame sent only to a registered peer, at
+# most 250 bytes and 20 peers, a receive buffer (rxbuf, 526 bytes) that drops what does
+# not fit, `peers_table` updated as frames are read.
+import os
+
 import network
 
 MAX_DATA_LEN = 250
 MAX_TOTAL_PEER_NUM = 20
 RXBUF = 526
 
-sent = []       # (peer, frame) in order; the test or the field's hub reads and clears it
+sent = []       # (peer, frame) in order; the test reads and clears it
 dropped = 0     # frames that came while the receive buffer was full
 _the = None
+_field = None   # (socket, the hub's address) in a virtual field
+
+
+def _join_field():
+    global _field
+    port = os.getenv("CRAN_FIELD_PORT")
+    if not port or _field is not None:
+        return
+    import socket
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setblocking(False)
+    _field = (sock, socket.getaddrinfo("127.0.0.1", int(port))[0][-1])
+
+
+def _to_field(data):
+    if _field is not None:
+        try:
+            _field[0].sendto(data, _field[1])
+        except OSError:
+            pass   # no hub (the station stopped): the air is empty
+
+
+def _from_field(keep):
+    """Datagrams the hub carried here: into the inbox if keep (the radio listening)."""
+    if _field is None:
+        return
+    while True:
+        try:
+            data = _field[0].recv(300)
+        except OSError:
+            return   # nothing more (EAGAIN)
+        if keep and data[:1] == b"F" and len(data) > 2:
+            rssi = data[1] - 256 if data[1] > 127 else data[1]
+            deliver(b"\x00" * 6, data[2:], rssi)
 
 
 def _error(name):
@@ -40,6 +77,10 @@ class ESPNow:
         if not on:   # deinit: peers and what was buffered are gone
             self._peers = []
             self._inbox = []
+        else:
+            _join_field()
+            _from_field(False)   # what came while it was off was never heard
+            _to_field(b"J")   # here, and listening: the hub knows where to send
         return self._active
 
     def _ready(self):
@@ -65,12 +106,16 @@ class ESPNow:
         if not 0 < len(msg) <= MAX_DATA_LEN:
             raise ValueError("msg too long")
         sent.append((bytes(mac), bytes(msg)))
+        if len(sent) > 256:   # a vbadge runs for hours: the latest are enough
+            del sent[0]
+        _to_field(b"F" + bytes(msg))
         return True
 
     def recv(self, timeout_ms=None):
         self._ready()
         if timeout_ms != 0:
             raise ValueError("the virtual espnow reads without waiting: recv(0)")
+        _from_field(True)
         if not self._inbox:
             return None, None
         mac, msg, rssi, at = self._inbox.pop(0)
@@ -94,6 +139,7 @@ def deliver(mac, msg, rssi=-60):
 
 
 def _radio_off():
+    _from_field(False)   # what came while it listened no more is lost, as on the chip
     if _the is not None:
         _the._inbox = []
 
