@@ -131,8 +131,11 @@ def run(args):
                            EXIT_BAD_INPUT)
     for word in args.command:
         _command(word)   # checked before anything starts
-    # SIGTERM ends it as Ctrl-C does: the field's port file goes with the station.
+    # SIGTERM, and its terminal closed (SIGHUP), end it as Ctrl-C does: the field's
+    # port file goes with the station.
     signal.signal(signal.SIGTERM, _terminated)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, _terminated)
     field = Field(args)
     try:
         if args.json:

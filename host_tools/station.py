@@ -146,7 +146,8 @@ class Station:
 
     def rows(self, now):
         """Every badge heard, the urgent first: agonisant with the least time left, then
-        coma, then the rest by state; with the seconds since it was last heard."""
+        coma, then the rest by state; with the seconds since it was last heard, and its
+        countdown and effects run on since (unless the game is stopped)."""
         order = {"agonisant": 0, "coma": 1, "mort": 2, "blesse": 3, "pleine-forme": 4}
 
         def urgency(item):
@@ -155,5 +156,11 @@ class Station:
 
         out = []
         for badge, row in sorted(self.badges.items(), key=urgency):
-            out.append(dict(row, id=badge.hex(), ago_s=(now - row["heard"]) // 1000))
+            ago = (now - row["heard"]) // 1000
+            row = dict(row, id=badge.hex(), ago_s=ago)
+            if row["jeu"] != "stop":   # K15: a stop freezes them; else they run on
+                if row["reste"] is not None:
+                    row["reste"] = max(0, row["reste"] - ago)
+                row["effets"] = {k: max(0, v - ago) for k, v in row["effets"].items()}
+            out.append(row)
         return out
