@@ -191,6 +191,38 @@ def radio(mp64):
             value * high / (1 if unit == "ms" else 1000)))
     if "radio_heap" in out:
         print("  heap the radio keeps (32-bit, .mpy): %.1f KB" % (out["radio_heap"] / 1024))
+    out.update(field_figures())
+    for loss in (0, 30):
+        print("  stop -> all %d badges frozen, %d %% loss: median %d ms, worst %d ms "
+              "(%d runs)" % (FIELD_BADGES, loss, out["stop_ms_%d" % loss][0],
+                             out["stop_ms_%d" % loss][1], FIELD_RUNS))
+    print("  radio on: %.1f %% of the time" % (100 * out["radio_on"]))
+    return out
+
+
+FIELD_BADGES = 50
+FIELD_RUNS = 5
+
+
+def field_figures():
+    """A field of FIELD_BADGES badges and a station (host_tools/fieldsim.py, virtual time):
+    the game master's stop -> every badge stopped, at 0 and 30 % frame loss, over
+    FIELD_RUNS fields each (their badges' windows fall differently)."""
+    from cran import radio as frames
+    from host_tools.fieldsim import Field, everyone
+    out = {}
+    on = []
+    for loss in (0, 30):
+        took = []
+        for seed in range(FIELD_RUNS):
+            field = Field(FIELD_BADGES, loss / 100, seed)
+            field.run(1000 + 97 * seed)   # the command comes anywhere in a period
+            field.station.command(frames.STOP, now=field.now)
+            took.append(field.run(5000, until=everyone(field, "stop")))
+            on += [b.link.on_ms / field.now for b in field.badges]
+        took.sort()
+        out["stop_ms_%d" % loss] = (took[len(took) // 2], took[-1])
+    out["radio_on"] = sum(on) / len(on)
     return out
 
 

@@ -101,6 +101,7 @@ _ROLES = {"badge": "badge", "joueur": "badge", "joueuse": "badge", "player": "ba
           "guerisseur": "healer", "guerisseuse": "healer", "smith": "smith",
           "forgeron": "smith", "forgeronne": "smith"}
 RADIO = "radio"             # in the game settings file: true gives the game its radio
+ORGA_CODE = "orga_code"     # ... and the press code of the badges' Orga page
 _ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
 
 
@@ -365,11 +366,12 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
     checked by the firmware's own cran.config. Raises RosterError with every fault."""
     problems = []
     settings = Settings()
-    secret = None
+    secret = orga_code = None
     if settings_path is not None:
         try:
             settings = read_settings(settings_path)
             secret = read_radio_secret(settings_path)
+            orga_code = read_json(settings_path).get(ORGA_CODE)
         except RosterError as e:
             problems.extend(e.messages)
     try:
@@ -402,6 +404,8 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
                                        problems)
             if config is not None and radio is not None:
                 config["radio"] = radio[config["character"]["name"]]
+            if config is not None and orga_code is not None:
+                config[ORGA_CODE] = orga_code
             if info is not None:
                 # Rows with other faults count too: each is named once, at its second use.
                 title = row["badge" if info["badge"] is not None else "port"][0]
@@ -474,7 +478,7 @@ def read_settings(path):
     settings = Settings()
     problems = []
     for key in raw:
-        if key in ("_about", GAME_KEY, RADIO, RADIO_SECRET):   # the game's, not settings
+        if key in ("_about", GAME_KEY, RADIO, RADIO_SECRET, ORGA_CODE):   # the game's
             continue
         value = raw[key]
         if key not in FIELDS:
@@ -530,6 +534,12 @@ def _friendly_ms(ms):
     return "%dms" % ms
 
 
+def new_orga_code():
+    """Six presses, short or long: 64 codes, tried three at a time every 5 minutes."""
+    import secrets
+    return "".join(secrets.choice("SL") for _ in range(6))
+
+
 def settings_template():
     """Every setting at its default, durations written for people, and "_about"."""
     about = {"values": _ABOUT_FORMATS,
@@ -540,9 +550,13 @@ def settings_template():
                     "over the radio (ESP-NOW), a few % of the time: an Atom Lite lasts "
                     "~3 days on 500 mAh instead of ~10",
              RADIO_SECRET: "the organisers' alone (no badge gets it): the game master's "
-                           "and each healer's and smith's proofs come from it"}
+                           "and each healer's and smith's proofs come from it",
+             ORGA_CODE: "the presses that open a badge's Orga page (stop, reprise, reset): "
+                        "S short, L long, on any button; made fresh by each template, "
+                        "null leaves the page open to all. Three wrong codes shut it 5 "
+                        "minutes"}
     out = {"_about": about, GAME_KEY: to_hex(gamekey.new_key()), RADIO: False,
-           RADIO_SECRET: to_hex(gamekey.new_key())}
+           RADIO_SECRET: to_hex(gamekey.new_key()), ORGA_CODE: new_orga_code()}
     for name, (default, kind) in FIELDS.items():
         out[name] = _friendly_ms(default) if kind == "duration" else default
         about[name] = ABOUT.get(name, "")

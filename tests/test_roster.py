@@ -196,10 +196,9 @@ def test_a_missing_roster_is_named(tmp_path):
 def test_the_template_lists_every_choice_with_its_default_and_its_meaning():
     template = roster.settings_template()
     fields = list(FIELDS)
-    assert [k for k in template
-            if k not in ("_about", "game_key", "radio", "radio_secret")] == fields
-    assert all(template["_about"][name]
-               for name in fields + ["game_key", "radio", "radio_secret"])
+    game = ["game_key", "radio", "radio_secret", "orga_code"]
+    assert [k for k in template if k not in ["_about"] + game] == fields
+    assert all(template["_about"][name] for name in fields + game)
     path_settings = roster.read_settings(GAME)   # the example is the template
     assert path_settings.as_dict() == Settings().as_dict()
     # ... without a game key or radio secret: one printed in a public example would be
@@ -207,7 +206,7 @@ def test_the_template_lists_every_choice_with_its_default_and_its_meaning():
     assert roster.read_game_key(GAME) is None and roster.read_radio_secret(GAME) is None
     with open(GAME, encoding="utf-8") as f:
         assert json.load(f) == dict((k, v) for k, v in template.items()
-                                    if k not in ("game_key", "radio_secret"))
+                                    if k not in ("game_key", "radio_secret", "orga_code"))
 
 
 def test_each_template_has_a_fresh_game_key_that_reaches_the_configs_folder(tmp_path):
@@ -248,8 +247,9 @@ def test_cran_config_prints_the_template(capsys):
     printed = json.loads(capsys.readouterr().out)
     assert len(bytes.fromhex(printed.pop("game_key"))) == 32   # fresh: compared apart
     assert len(bytes.fromhex(printed.pop("radio_secret"))) == 32
+    assert set(printed.pop("orga_code")) <= {"S", "L"}
     template = roster.settings_template()
-    del template["game_key"], template["radio_secret"]
+    del template["game_key"], template["radio_secret"], template["orga_code"]
     assert printed == template
 
 
@@ -312,6 +312,16 @@ def test_check_passes_a_good_config(tmp_path, capsys):
     ({"board": "atom-lite", "colour": "red"}, "colour: unknown field"),
     ({"board": "atom-lite", "settings": {"coma_ms": -1}}, "settings.coma_ms: "),
     ({"board": "atom-lite", "lang": "de"}, "lang: expected \"fr\" or \"en\""),
+    ({"board": "atom-lite", "orga_code": "SLX"},
+     "orga_code: expected 4 to 12 presses, S (short) or L (long)"),
+    ({"board": "atom-lite", "radio": {"role": "mage"}},
+     "radio.role: expected badge, healer or smith, got 'mage'"),
+    ({"board": "atom-lite", "radio": {"id": "12"}}, "radio.id: expected 12 hex digits"),
+    ({"board": "atom-lite", "radio": {"authorities": {"0102030405zz": ["gm", "00"]}}},
+     "radio.authorities.0102030405zz: expected 12 hex digits"),
+    ({"board": "atom-lite", "radio": {"role": "healer"}},
+     "radio.seed: a healer or smith has a seed, and only they do"),
+    ({"board": "atom-lite", "radio": {"frequency": 1}}, "radio.frequency: unknown field"),
 ])
 def test_check_names_the_file_and_field(tmp_path, config, message):
     path = write(tmp_path, json.dumps(config), "config.json")

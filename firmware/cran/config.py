@@ -9,7 +9,7 @@ from cran.core.vocab import KEYWORDS, ParseError
 from cran.storage import join
 
 _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volume_percent",
-         "radio")
+         "radio", "orga_code")
 # The radio (cran.link): this badge's role, the anchors of the chains of those who may
 # command or treat (cran.radio), and its own chain's seed if it treats.
 _RADIO = ("id", "role", "authorities", "seed")
@@ -76,6 +76,7 @@ class Config:
     volume_percent: int
     badge: str | None
     radio: "Radio | None"
+    orga_code: str | None
 
 
 class Radio:
@@ -170,8 +171,8 @@ def _radio(path, raw):
         if (not isinstance(entry, list) or len(entry) != 2
                 or entry[0] not in _ROLES[1:]):
             _fail(path, field, "expected [\"gm\", \"healer\" or \"smith\", anchor]")
-        r.authorities[_hex(path, field, badge_id, 6)] = [
-            _ROLES.index(entry[0]), 0, _hex(path, field, entry[1], 16)]
+        who = _hex(path, field, badge_id, 6)
+        r.authorities[who] = [_ROLES.index(entry[0]), 0, _hex(path, field, entry[1], 16)]
     seed = raw.get("seed")
     r.seed = None if seed is None else _hex(path, "radio.seed", seed, 16)
     if (r.seed is None) != (r.role == 0):
@@ -245,4 +246,9 @@ def load(root):
     config.volume_percent = raw.get("volume_percent", 100)
     config.badge = raw.get("badge")
     config.radio = None if raw.get("radio") is None else _radio(path, raw["radio"])
+    code = config.orga_code = raw.get("orga_code")
+    if code is not None and (not isinstance(code, str) or not 4 <= len(code) <= 12
+                             or code.strip("SL")):
+        _fail(path, "orga_code", "expected 4 to 12 presses, S (short) or L (long), "
+                                 "such as \"SLLSLS\", got %r" % (code,))
     return config

@@ -1,11 +1,15 @@
 # Button presses to actions (docs/controls.md). A normal hit is one press; everything
 # else is a small menu. Pure: presses come in as (button, kind, now), timing by ticks_diff.
 
-from cran.core.ticks import ticks_diff
+from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import TIMED_EFFECTS, Action
 
 UNDO_MS = 5000   # a double press undoes the last action this long after it
 IDLE_MS = 8000   # an untouched menu closes by itself
+# [choice] The Orga page behind a press code (the game settings' "orga_code", short and
+# long presses, S and L): after this many wrong codes it stays shut this long.
+CODE_TRIES = 3
+CODE_LOCK_MS = 300000
 
 # Two buttons and a screen: each input picks one entry of the page on show; b double
 # always goes back. The screen names the inputs as below.
@@ -80,12 +84,21 @@ def _other_entries(treats):
 
 
 def _game(treats):
-    return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"),
-            Page("Orga", "Organiser", _orga)] + ([TREAT] if treats else [])
+    return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"), ORGA] + (
+        [TREAT] if treats else [])
 
 
 def _orga():
     return [Action("stop"), Action("reprise"), Action("reset")]
+
+
+def _none():
+    return []
+
+
+ORGA = Page("Orga", "Organiser", _orga)
+# The code's page: its presses are the code's, not a choice among entries.
+CODE = Page("Code", "Code", _none)
 
 
 def _top(treats):
@@ -107,10 +120,14 @@ class Menu:
     show: a long press while `offer` is set, cran.link). One button, or two without a
     screen, scroll the menu; two with a screen pick entries directly."""
 
-    def __init__(self, board_buttons, has_screen, treats=None):
+    def __init__(self, board_buttons, has_screen, treats=None, orga_code=None):
         self.direct = board_buttons >= 2 and has_screen
         self.treats = treats
         self.offer = None           # a healer's offer on show (set by the app), or None
+        self.orga_code = orga_code  # "SLSL...": the Orga page's code, or None (open)
+        self.code = ""              # the presses typed on the code's page
+        self.wrong = 0              # wrong codes in a row
+        self.shut_until = None      # tick the Orga page opens again after CODE_TRIES
         # The tree (some 60 actions and pages, ~5 KB in 32-bit) exists only while the
         # menu is open: most presses are a plain hit, and a closed menu needs none of it.
         self.top = None
@@ -138,6 +155,8 @@ class Menu:
         self._last_press = now
         if not self._stack:
             return self._closed(button, kind, now)
+        if self._stack[-1][0] is CODE:
+            return self._code_press(kind, now)
         if not self.direct:
             return self._scroll(kind, now)
         if (button, kind) == BACK:
@@ -185,6 +204,13 @@ class Menu:
         return self._choose(entry, now, group)
 
     def _choose(self, entry, now, group=None):
+        if entry is ORGA and self.orga_code:   # its code first, every time
+            if self.shut_until is not None and ticks_diff(now, self.shut_until) < 0:
+                self._close()   # too many wrong codes: shut for a while
+                return []
+            self.shut_until = None
+            self.code = ""
+            entry = CODE
         if isinstance(entry, Page):
             self._open(entry, self._stack[-1][2] if group is None else group)
             return []
@@ -200,6 +226,27 @@ class Menu:
         if self.divin:
             entry = Action(entry.verb, entry.kw, entry.target, True)
         return self._emit(entry, now)
+
+    def _code_press(self, kind, now):
+        # Any button: a short press is S, a long one L; a double goes back.
+        if kind == "double":
+            return self._back()
+        self.code += "S" if kind == "short" else "L"
+        code = self.orga_code
+        if len(self.code) < len(code):
+            return []
+        group = self._stack[-1][2]
+        self._stack.pop()
+        if self.code == code:
+            self.wrong = 0
+            self._open(ORGA, group)
+            return []
+        self.wrong += 1
+        if self.wrong >= CODE_TRIES:
+            self.wrong = 0
+            self.shut_until = ticks_add(now, CODE_LOCK_MS)
+        self._close()
+        return []
 
     def _tree(self):
         if self.top is None:
@@ -235,6 +282,8 @@ class Menu:
         if not self._stack:
             return None
         page, cursor, group = self._stack[-1]
+        if page is CODE:   # the presses typed so far
+            return (group, len(self._stack) - 1, len(self.code))
         if self.direct:
             return (group, len(self._stack) - 1, 0)
         return (group, len(self._stack) - 1, cursor + 1)

@@ -182,7 +182,7 @@ def assemble(app, root, config, restored):
     app.buttons = [] if app.safe else buttons(board, app._on_button, app._poke)
     app.menu = None if app.safe else Menu(
         len(app.buttons), app.screen is not None,
-        app.link.treats() if app.link is not None else None)
+        app.link.treats() if app.link is not None else None, config.orga_code)
     app.can_sleep = config.light_sleep
     if app.can_sleep:
         why = wake_on_buttons(board, app.buttons)
