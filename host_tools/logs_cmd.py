@@ -4,16 +4,12 @@
 # PNG is asked for and nothing here can make one (the SVG is drawn instead).
 import json
 import os
-import shutil
-import subprocess
 import sys
 
-from host_tools import CommandError, timeline
+from host_tools import CommandError, picture, timeline
 
 EXIT_BAD_INPUT = 2
-EXIT_NO_TOOL = 3
-HOW_TO_GET_PNG = ("PNG needs rsvg-convert (Debian/Ubuntu: apt install librsvg2-bin; macOS: "
-                  "brew install librsvg) or the cairosvg Python package")
+EXIT_NO_TOOL = picture.EXIT_NO_TOOL
 
 HELP = "pull a badge's journal: print its timeline and draw it (SVG or PNG)"
 
@@ -27,6 +23,9 @@ def setup(p):
     p.add_argument("--out", metavar="FILE.svg|FILE.png",
                    help="the picture (default: JOURNAL's name or journal-PORT, .svg, "
                         "in the current folder)")
+    p.add_argument("--scale", choices=timeline.SCALES, default="stretched",
+                   help="the picture's time axis: stretched around events and squeezed in "
+                        "quiet stretches (the default), or linear (straight)")
     p.add_argument("--json", action="store_true",
                    help="print the timeline as one JSON object instead of text")
     p.add_argument("--config", metavar="CONFIG.json",
@@ -81,45 +80,20 @@ def pull(port, want_config=True, keys=()):
     return lines, badgelink.first_json(answer, dict)
 
 
-def png_converter():
-    """A function (svg_text, png_path) that makes the PNG, or None when nothing can."""
-    exe = shutil.which("rsvg-convert")
-    if exe:
-        def convert(svg_text, path):
-            proc = subprocess.run([exe, "--format=png", "-o", path], input=svg_text.encode(),
-                                  capture_output=True, timeout=60)
-            if proc.returncode != 0:
-                raise CommandError("%s: rsvg-convert failed: %s" % (
-                    path, proc.stderr.decode(errors="replace").strip()), EXIT_NO_TOOL)
-        return convert
-    try:
-        import cairosvg
-    except ImportError:
-        return None
-    return lambda svg_text, path: cairosvg.svg2png(bytestring=svg_text.encode(),
-                                                   write_to=path)
-
-
-def _write(path, text):
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise CommandError("%s: cannot write: %s" % (path, e), EXIT_BAD_INPUT) from None
-
-
 def draw(svg_text, path):
-    """Write the picture: SVG as is, PNG through a converter. -> the file written."""
+    """Write the picture: SVG as is, PNG drawn by host_tools.picture. -> the file
+    written. Without what draws a PNG, the SVG is written beside and said (exit 3)."""
     if path.lower().endswith(".svg"):
-        _write(path, svg_text)
+        picture.write(path, svg_text)
         return path
-    convert = png_converter()
-    if convert is None:
+    try:
+        data = picture.png(svg_text)
+    except CommandError as e:
         svg_path = path[:-4] + ".svg"
-        _write(svg_path, svg_text)
-        raise CommandError("%s: %s; drew %s instead" % (path, HOW_TO_GET_PNG, svg_path),
-                           EXIT_NO_TOOL)
-    convert(svg_text, path)
+        picture.write(svg_path, svg_text)
+        raise CommandError("%s: %s; drew %s instead" % (path, e, svg_path),
+                           EXIT_NO_TOOL) from None
+    picture.write(path, data)
     return path
 
 
@@ -150,7 +124,7 @@ def run(args):
         lines, asked = pull(args.port, want_config=not config, keys=keys)
         config = config or asked
         if args.save:
-            _write(args.save, "".join(line.rstrip("\n") + "\n" for line in lines))
+            picture.write(args.save, "".join(line.rstrip("\n") + "\n" for line in lines))
     else:
         if args.save:
             raise CommandError("--save is for --port: the journal file is already saved",
@@ -171,6 +145,6 @@ def run(args):
     else:
         print("\n".join(timeline.text_lines(tl, source)))
     sys.stdout.flush()
-    written = draw(timeline.svg(tl, source), out)
+    written = draw(timeline.svg(tl, source, args.scale), out)
     print("cran: drew %s" % written, file=sys.stderr)
     return 0
