@@ -6,6 +6,7 @@
 # copy in NVS), {"inconnu"} (the state is lost: etat inconnu until a reset), each with
 # "up" (ms since that boot) and "t" (wall-clock seconds) once the badge knows the time.
 import bisect
+import heapq
 import json
 import math
 import time
@@ -57,6 +58,7 @@ class Timeline:
         self.problems = []          # journal faults found while placing entries
         self.name = None            # the character, from the badge's config if given
         self.board = None
+        self.badge = None           # the organisers' name for the badge (its config's)
         self.end = 0                # ms of the last entry
         self.start_wall = None      # wall-clock seconds at 0, if known
         self.chained = False        # a boot without wall clock was placed by chaining
@@ -304,6 +306,7 @@ def build(entries, config=None, source="journal"):
     character = config.get("character") if isinstance(config.get("character"), dict) else {}
     tl.name = character.get("name") or None
     tl.board = config.get("board") if isinstance(config.get("board"), str) else None
+    tl.badge = config.get("badge") if isinstance(config.get("badge"), str) else None
     boot_armor = None
     for e in reversed(entries):
         # A boot entry says who and what the badge is, the last one as it is now (as
@@ -588,7 +591,8 @@ def text_lines(tl, source="journal"):
 def as_json(tl, source="journal"):
     """The timeline as plain data (--json): what the picture is drawn from."""
     return {
-        "source": source, "name": tl.name, "board": tl.board, "end_ms": tl.end,
+        "source": source, "name": tl.name, "board": tl.board, "badge": tl.badge,
+        "end_ms": tl.end,
         "start_wall": tl.start_wall, "time_chained": tl.chained, "lanes": tl.lanes,
         "entries": [{"line": e.line, "at_ms": e.at, "t": fmt_ms(e.at), "wall": e.wall,
                      "kind": e.kind, "what": _what(e), "changes": e.changes}
@@ -599,6 +603,81 @@ def as_json(tl, source="journal"):
                     for m in tl.markers],
         "problems": tl.problems,
     }
+
+
+# ---- several badges: one fight ------------------------------------------------------
+# Each badge's timeline is placed on the wall clock its journal carries (cran flash sets
+# it), from the earliest of them; a journal without one starts at the fight's start,
+# and the picture says so.
+
+def align(timelines):
+    """-> (each timeline's shift in ms from the fight's start, the wall-clock seconds
+    of that start or None when no journal tells it)."""
+    known = [tl.start_wall for tl in timelines if tl.start_wall is not None]
+    origin = min(known) if known else None
+    return [0 if tl.start_wall is None or origin is None else (tl.start_wall - origin) * 1000
+            for tl in timelines], origin
+
+
+def who(tl, source):
+    """'Godefroy (atom-lite) · b07 · /dev/ttyUSB0': whose badge, which, where from."""
+    text = tl.name or "character unknown"
+    if tl.board:
+        text += " (%s)" % tl.board
+    return " · ".join([text] + [part for part in (tl.badge, source) if part])
+
+
+def fight_lines(items):
+    """items: [(timeline, source)] -> lines for a terminal: a line a badge, then every
+    entry of every badge in the order of the fight, with whose it is."""
+    timelines = [tl for tl, _ in items]
+    shifts, origin = align(timelines)
+    end = max(shift + tl.end for tl, shift in zip(timelines, shifts))
+    head = "fight: %d badge%s, %d entries over %s" % (
+        len(items), "s" if len(items) > 1 else "", sum(len(tl.entries) for tl in timelines),
+        fmt_ms(end))
+    out = [head + (", from %s" % fmt_wall(origin, True) if origin is not None else
+                   " (no journal has the wall clock: each from its own start)")]
+    for (tl, source), shift in zip(items, shifts):
+        where = "at %s" % fmt_ms(shift) if tl.start_wall is not None else "no wall clock"
+        out.append("  %s: %d entries over %s, %s" % (who(tl, source), len(tl.entries),
+                                                    fmt_ms(tl.end), where))
+    width = min(16, max(len(tl.name or "?") for tl in timelines))
+    rows = heapq.merge(*[[(shift + e.at, i, n, e) for n, e in enumerate(tl.entries)]
+                         for i, (tl, shift) in enumerate(zip(timelines, shifts))])
+    for at, i, _, e in rows:
+        wall = fmt_wall(origin + at // 1000) if origin is not None else ""
+        name = (timelines[i].name or "?")[:width]
+        out.append("%8s  %8s  %-*s  %-34s %s" % (fmt_ms(at), wall, width, name, _what(e),
+                                                 " ".join(e.changes)))
+    return out
+
+
+def fight_svg(items, scale="stretched"):
+    """items: [(timeline, source)] drawn as one fight: a group of lanes a badge, on one
+    time axis, the wall clock's where the journals tell it."""
+    timelines = [tl for tl, _ in items]
+    shifts, origin = align(timelines)
+    groups = []
+    notes = []
+    for (tl, source), shift in zip(items, shifts):
+        heading = who(tl, source)
+        if tl.start_wall is None and origin is not None:
+            heading += " · no wall clock: drawn from the fight's start"
+        groups.append(_Group(tl, source, shift, heading))
+    end = max(g.shift + g.tl.end for g in groups)
+    title = "Fight: %d badge%s" % (len(items), "s" if len(items) > 1 else "")
+    if origin is not None:
+        sub = "%d entries over %s, from %s" % (
+            sum(len(tl.entries) for tl in timelines), fmt_ms(end), fmt_wall(origin, True))
+    else:
+        sub = "%d entries over %s" % (sum(len(tl.entries) for tl in timelines), fmt_ms(end))
+        notes.append("No journal has the wall clock: each badge is drawn from its first "
+                     "entry, not aligned with the others.")
+    if [tl for tl in timelines if tl.chained]:
+        notes.append("A boot without wall clock follows the entry before it (time off "
+                     "unknown).")
+    return draw(groups, title, sub, scale, origin, notes)
 
 
 # ---- the picture -------------------------------------------------------------------

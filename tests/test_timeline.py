@@ -310,6 +310,7 @@ DAY = [
 def day_journal(tmp_path, monkeypatch, steps=DAY, start_s=EPOCH_S):
     """The journal lines of a badge living `steps`, each boot a new Badge on the same
     flash folder (its uptime from 0), its wall clock set as cran flash sets it."""
+    os.makedirs(str(tmp_path), exist_ok=True)
     journal = Journal(str(tmp_path))
     badge = booted_s = None
     for step in steps:
@@ -714,3 +715,95 @@ def test_a_state_restored_from_nvs_goes_on_and_a_lost_one_is_inconnu_until_reset
     assert ("note", "restored from NVS") in kinds
     assert ("error", "etat inconnu: state ") in kinds
     assert "fresh start" not in " ".join(m.label for m in tl.markers)
+
+
+# ---- several badges: one fight ---------------------------------------------------------
+
+def test_a_fight_of_dense_days_is_drawn_clear_on_one_wall_clock(tmp_path, monkeypatch):
+    # Three badges: the dense day, the same day begun 90 s later, and a journal that
+    # never had the wall clock (drawn from the fight's start, and said).
+    first = build(day_journal(tmp_path / "a", monkeypatch))
+    later = build(day_journal(tmp_path / "b", monkeypatch, start_s=EPOCH_S + 90))
+    no_clock = build([json.dumps(dict((k, v) for k, v in json.loads(line).items()
+                                      if k != "t")) for line in lines_of(LONG)])
+    items = [(first, "/dev/ttyUSB0"), (later, "/dev/ttyUSB1"), (no_clock, "long.jsonl")]
+    assert timeline.align([first, later, no_clock]) == ([0, 90000, 0], first.start_wall)
+    for scale in timeline.SCALES:
+        text = timeline.fight_svg(items, scale)
+        texts = [b.text for b in check_layout(text)]
+        assert texts[:1] == ["Fight: 3 badges"]
+        assert "Nico le Besogneux (atom-lite) · long.jsonl · no wall clock: drawn from " \
+               "the fight's start" in texts
+    # The later badge's blows are the first's, 90 s on.
+    root = ET.fromstring(text)
+    blows = {}
+    for group in root.iter(SVG + "g"):
+        if group.get("class") == "markers":
+            blows[group.get("data-source")] = [
+                int(g.get("data-at-ms")) for g in group if g.get("class") == "marker action"]
+    assert blows["/dev/ttyUSB0"] and blows["long.jsonl"]
+    assert [at + 90000 for at in blows["/dev/ttyUSB0"]] == blows["/dev/ttyUSB1"]
+
+
+def test_the_fight_as_text_is_every_entry_in_the_order_it_happened(tmp_path, monkeypatch):
+    first = build(day_journal(tmp_path / "a", monkeypatch))
+    later = build(day_journal(tmp_path / "b", monkeypatch, start_s=EPOCH_S + 1))
+    lines = timeline.fight_lines([(first, "a"), (later, "b")])
+    count = len(first.entries) + len(later.entries)
+    assert lines[0] == "fight: 2 badges, %d entries over 39:33, from %s" % (
+        count, timeline.fmt_wall(EPOCH_S + 30, True))
+    assert lines[2].startswith("  Godefroy le Hardi de Montfaucon (atom-lite) · b: ")
+    assert lines[2].endswith(", at 0:01")
+    rows = lines[3:]
+    assert len(rows) == count
+    assert sorted(rows, key=lambda row: row[:8].strip().zfill(8)) == rows
+    # A badge a second behind the other: its entries a second after the other's.
+    boots = [row[:8].strip() for row in rows if "  boot 0.1.0 (power-on)" in row]
+    assert boots == ["0:00", "0:01"]
+
+
+def test_cran_logs_several_files_make_one_fight(tmp_path, capsys):
+    out = tmp_path / "fight.svg"
+    assert cli.main(["logs", "--file", GODEFROY, "--file", LONG, "--out", str(out),
+                     "--json"]) == 0
+    badges = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(b["name"], b["offset_ms"]) for b in badges] == [("Godefroy", 0),
+                                                            ("Nico le Besogneux", 0)]
+    assert "<text" in out.read_text() and ">Fight: 2 badges<" in out.read_text()
+
+
+def test_cran_logs_several_ports_leaves_out_the_one_that_fails(tmp_path, capsys, monkeypatch):
+    link = FakeLink()
+
+    def ask(port, line, again=False, keys=None):
+        if port == "COM4":
+            raise host_tools.CommandError("%s: no such port (is the badge plugged in?)" % port)
+        return FakeLink.ask(link, port, line)
+    link.ask = ask
+    link.usb_ports = lambda: ["COM3", "COM4"]
+    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
+    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["logs", "--all", "--port", "COM3"]) == 1
+    captured = capsys.readouterr()
+    assert "cran: COM4: left out of the fight: COM4: no such port" in captured.err
+    assert captured.out.startswith("fight: 1 badge, 7 entries")
+    assert os.listdir(str(tmp_path)) == ["fight.svg"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--file", GODEFROY, "--file", LONG, "--config", "c.json"],
+     "cran: --config is for one badge"),
+    ([], "cran: which badge? give --port PORT (repeat it), --all, or --file JOURNAL"),
+])
+def test_cran_logs_several_bad_input_exits_2(tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["logs"] + args) == 2
+    assert capsys.readouterr().err.startswith(message)
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_cran_logs_all_with_no_badge_plugged_says_so(capsys, monkeypatch):
+    monkeypatch.setattr(badgelink, "usb_ports", lambda: [])
+    assert cli.main(["logs", "--all"]) == 2
+    assert "no USB serial port found" in capsys.readouterr().err
