@@ -71,14 +71,15 @@ def png(svg_text, zoom=1.0):
         fantasy_family=FONT_FAMILY))
 
 
-def pdf(png_bytes, page_mm):
-    """A one-page PDF of page_mm (width, height) filled by the picture: PDF bytes."""
+def pdf(pngs, page_mm):
+    """A PDF of a page of page_mm (width, height) a picture, each filling its page:
+    PDF bytes. pngs: PNG bytes, each of the page's proportions."""
     from PIL import Image
-    image = Image.open(io.BytesIO(png_bytes)).convert("RGB")
-    # The page's size is the picture's at its dots per inch: make them fill the page.
-    dpi = image.width / (page_mm[0] / 25.4)
+    images = [Image.open(io.BytesIO(data)).convert("RGB") for data in pngs]
+    # A page's size is its picture's at its dots per inch: make them fill the page.
+    dpi = images[0].width / (page_mm[0] / 25.4)
     out = io.BytesIO()
-    image.save(out, "PDF", resolution=dpi)
+    images[0].save(out, "PDF", resolution=dpi, save_all=True, append_images=images[1:])
     return out.getvalue()
 
 

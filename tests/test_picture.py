@@ -84,8 +84,10 @@ def test_pdf_pages_are_the_size_asked():
     image = Image.new("RGB", (1240, 1748), "white")
     out = io.BytesIO()
     image.save(out, "PNG")
-    data = picture.pdf(out.getvalue(), (105, 148))
+    data = picture.pdf([out.getvalue()] * 2, (105, 148))
     assert data[:5] == b"%PDF-"
-    box = data.split(b"/MediaBox [")[1].split(b"]")[0].split()
-    width_mm, height_mm = (float(v) / 72 * 25.4 for v in box[2:])
-    assert abs(width_mm - 105) < 0.1 and abs(height_mm - 148) < 0.2
+    boxes = [box.split(b"]")[0].split() for box in data.split(b"/MediaBox [")[1:]]
+    assert len(boxes) == 2      # a page a picture
+    for box in boxes:
+        width_mm, height_mm = (float(v) / 72 * 25.4 for v in box[2:])
+        assert abs(width_mm - 105) < 0.1 and abs(height_mm - 148) < 0.2
