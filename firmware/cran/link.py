@@ -19,6 +19,10 @@ from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import KEYWORDS, STATES, Action, const
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
+    from typing import Any  # noqa: F401
+
 # [choice] The listening duty cycle: 25 ms in 900, 2.8 %. The radio draws ~100 mA and
 # the CPU must stay awake beside it (a light sleep stops the radio): at 10 % an Atom
 # Lite lasted 30 hours, here ~3 days. A stop reaches every badge in range within
@@ -37,6 +41,7 @@ _HEARTBEAT_BYTES = const(9)
 _NO_TIME = const(0xFFFF)
 _PLAYS = ("en-jeu", "hors-jeu", "stop")
 _MARK_SPACING = const(256)    # Chain: hashes between two tokens kept
+_NOTHING = ()                 # Link.tick's answer when nothing came
 
 
 def heartbeat(state, now, battery=None):
@@ -167,6 +172,7 @@ class Link:
         self.on_since = None
         self.on_ms = 0
         self.last_beat = None    # (tick, what it said)
+        self.beat_state = None   # the state last looked at for a heartbeat
         self.answer = False      # a SEEK heard: a heartbeat in this window
         self.offer = None        # (verb, until): a healer's, for this wearer to take
         self.sending = None      # (frame, until, next copy): sent again and again
@@ -195,12 +201,15 @@ class Link:
     # ---- the window ------------------------------------------------------------
 
     def tick(self, now, state):
-        out = []  # type: list
+        # A list only when something was heard: most windows hear nothing.
+        out = _NOTHING  # type: Any
         if self.listening:
             while True:
                 got = self.air.recv()
                 if got is None:
                     break
+                if out is _NOTHING:
+                    out = []
                 self._heard(got[0], got[1], now, out)
             if out and ticks_diff(self.window_end, now) <= 0:
                 # Open a moment longer: the app applies what came, and the window's
@@ -220,6 +229,8 @@ class Link:
         seeking = self.seeking
         if seeking is not None and ticks_diff(now, seeking[0]) >= 0:
             self.seeking = None
+            if out is _NOTHING:
+                out = []
             self._offer_nearest(seeking[1], now, out)
         if self.offer is not None and ticks_diff(now, self.offer[1]) >= 0:
             self.offer = None
@@ -270,12 +281,17 @@ class Link:
 
     def _beat(self, state, now):
         # Said when asked (a SEEK), when the state changed (its seconds left aside),
-        # and every HEARTBEAT_MS.
+        # and every HEARTBEAT_MS. Most windows find the very state object of the last
+        # look (the engine makes a new one for any change): nothing is made for them.
+        last = self.last_beat
+        due = (self.answer or last is None
+               or ticks_diff(now, last[0]) >= HEARTBEAT_MS)
+        if not due and state is self.beat_state:
+            return
+        self.beat_state = state
         what = (state.etat, state.armor_answers(), state.play(), state.renown,
                 tuple(state.effects()))
-        last = self.last_beat
-        if (self.answer or last is None or last[1] != what
-                or ticks_diff(now, last[0]) >= HEARTBEAT_MS):
+        if due or last is None or last[1] != what:
             self._send(radio.HEARTBEAT, heartbeat(state, now,
                                                   self.battery() if self.battery else None))
             self.last_beat = (now, what)

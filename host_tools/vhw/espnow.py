@@ -124,6 +124,19 @@ class ESPNow:
         self.peers_table[mac] = [rssi, at]
         return mac, msg
 
+    def irecv(self, timeout_ms=None):
+        """recv() into one list kept for every call, as the chip's "callee-owned" tuple
+        (its message overwritten by the next call: read it before)."""
+        mac, msg = self.recv(timeout_ms)
+        if msg is None:
+            return _NONE
+        _OWNED[0], _OWNED[1] = mac, msg
+        return _OWNED
+
+
+_NONE = (None, None)
+_OWNED = [None, None]
+
 
 def deliver(mac, msg, rssi=-60):
     """A frame from another badge, heard now if this one's radio is listening. -> whether

@@ -29,9 +29,11 @@ class Air:
         self.now.send(peer, frame, False)
 
     def recv(self):
-        """-> (frame, rssi in dBm) heard since the last call, or None."""
-        mac, frame = self.now.recv(0)
-        if frame is None:
+        """-> (frame, rssi in dBm) heard since the last call, or None. The frame is
+        ESP-NOW's own buffer, overwritten by the next call: cran.link reads it at once.
+        (irecv: a window that hears nothing, most of them, allocates nothing.)"""
+        got = self.now.irecv(0)
+        if got[1] is None:
             return None
-        seen = self.now.peers_table.get(mac)   # every sender heard: [rssi, time_ms]
-        return frame, seen[0] if seen else -127
+        seen = self.now.peers_table.get(got[0])   # every sender heard: [rssi, time_ms]
+        return got[1], seen[0] if seen else -127
