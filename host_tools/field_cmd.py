@@ -40,9 +40,9 @@ def setup(p):
     p.add_argument("--json", action="store_true",
                    help="no screen: one JSON line of every badge heard per second; each "
                         "line on stdin is a command (stop, reprise, nuit, clock, "
-                        "masse:KEYWORD)")
+                        "masse:KEYWORD, reset:ID)")
     p.add_argument("--command", action="append", default=[],
-                   metavar="stop|reprise|nuit|clock|masse:KEYWORD",
+                   metavar="stop|reprise|nuit|clock|masse:KEYWORD|reset:ID",
                    help="send this command first (with --json; may be repeated)")
     p.add_argument("--for", dest="seconds", type=float, default=None,
                    help="with --json: stop after this many seconds (default: Ctrl-C)")
@@ -61,6 +61,15 @@ def _names(roster_path):
 
 def _command(word):
     """A command word -> (kind, payload); CommandError naming what is known."""
+    if word.startswith("reset:"):   # one badge, by its radio id (12 hex digits)
+        try:
+            target = bytes.fromhex(word[len("reset:"):])
+        except ValueError:
+            target = b""
+        if len(target) != radio.ID_BYTES:
+            raise CommandError("%s: reset:ID, ID a badge's radio id (12 hex digits, as "
+                               "the table's \"id\")" % word, EXIT_BAD_INPUT)
+        return radio.RESET, target
     if word.startswith("masse:"):
         from cran.core.vocab import KEYWORDS
         keyword = word[len("masse:"):]
@@ -69,8 +78,8 @@ def _command(word):
                                EXIT_BAD_INPUT)
         return radio.MASS, keyword.encode()
     if word not in COMMANDS:
-        raise CommandError("%s: not a command (stop, reprise, nuit, clock, masse:KEYWORD)"
-                           % word, EXIT_BAD_INPUT)
+        raise CommandError("%s: not a command (stop, reprise, nuit, clock, masse:KEYWORD, "
+                           "reset:ID)" % word, EXIT_BAD_INPUT)
     kind, payload = COMMANDS[word]
     return kind, payload() if payload else b""
 

@@ -67,6 +67,7 @@ class FieldApp(App):
                 Binding("n", "send('nuit')", "night"),
                 Binding("c", "send('clock')", "clock"),
                 Binding("m", "mass", "effet de masse"),
+                Binding("x", "reset", "reset the badge"),
                 Binding("q", "quit", "quit")]
 
     def __init__(self, field):
@@ -125,6 +126,18 @@ class FieldApp(App):
             self.push_screen(Confirm("Effet %s de masse on every badge in range" % keyword),
                              lambda yes: yes and self.field.send("masse:" + keyword))
         self.push_screen(AskKeyword(), asked)
+
+    def action_reset(self):
+        """P3 for the badge on the table's cursor row: a fresh character (over the radio,
+        to that badge alone)."""
+        table = self.query_one(DataTable)
+        rows = self.field.rows()
+        if not rows or not 0 <= table.cursor_row < len(rows):
+            self.notify("no badge on the cursor", severity="warning")
+            return
+        row = rows[table.cursor_row]
+        self.push_screen(Confirm("Reset %s to a fresh character (P3)" % row["name"]),
+                         lambda yes: yes and self.field.send("reset:" + row["id"]))
 
     def on_unmount(self):
         self.running = False

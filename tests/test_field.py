@@ -215,3 +215,32 @@ def test_the_link_runs_in_micropython(micropython):
     kind, sender, role, payload = radio.Listener(keys, {}).open(bytes.fromhex(frame))
     assert (kind, sender, role) == (radio.HEARTBEAT, b"\xb0" * 6, radio.BADGE)
     assert read_heartbeat(payload)["etat"] == "pleine-forme"
+
+
+def test_a_reset_reaches_its_badge_alone_and_an_effect_de_masse_everyone():
+    field = Field(count=5, seed=11)
+    field.run(1200)
+    for b in field.badges:
+        _agonisant(b, field.now)
+    target = field.badges[2]
+    field.station.command(radio.RESET, target.me, now=field.now)
+    field.run(PERIOD_MS + WINDOW_MS + 20)
+    assert [view(b.state, field.now)["etat"] for b in field.badges] == [
+        "agonisant", "agonisant", "pleine-forme", "agonisant", "agonisant"]
+    field.station.command(radio.MASS, b"peur", now=field.now)
+    field.run(PERIOD_MS + WINDOW_MS + 20)
+    assert view(target.state, field.now)["effets"] == "peur"
+
+
+def test_the_stations_command_words_are_checked():
+    from host_tools import CommandError
+    from host_tools.field_cmd import _command
+    assert _command("stop") == (radio.STOP, b"")
+    assert _command("masse:peur") == (radio.MASS, b"peur")
+    assert _command("reset:" + "ab" * 6) == (radio.RESET, b"\xab" * 6)
+    for word, says in (("stp", "stp: not a command (stop, reprise"),
+                       ("masse:peurr", "masse:peurr: not a keyword"),
+                       ("reset:abc", "reset:abc: reset:ID, ID a badge's radio id")):
+        with pytest.raises(CommandError) as caught:
+            _command(word)
+        assert str(caught.value).startswith(says), str(caught.value)
