@@ -490,3 +490,11 @@ def test_a_screen_shows_the_answer_while_the_leds_do(lang, line):
     assert len(texts.screen_lines(state, cues.SAY_MS, lang)) == 1
     assert texts.say_left_ms(state, cues.SAY_MS) is None
     assert texts.screen_lines(state, cues.SAY_MS, lang, private=True)[1] == line   # peek
+
+
+def test_every_look_has_one_number_and_a_hit_s_looks_come_first():
+    # frame_code() numbers a look by its place in _LOOK_NAMES, found by a search on a
+    # hit's path: each look once, those a hit leads to first.
+    assert sorted(cues._LOOK_NAMES) == sorted(cues._LOOKS)
+    hit_looks = set(cues.PUBLIC_LOOK[1:]) | set(cues.SAYS)
+    assert set(cues._LOOK_NAMES[:len(hit_looks)]) == hit_looks

@@ -60,7 +60,11 @@ _LOOKS = {
 }
 UNKNOWN_LOOK = "inconnu"   # the app shows it in place of look() while the state is lost
 
-_LOOK_NAMES = tuple(_LOOKS)
+# The looks by number (frame_code finds a look's number by a search, on a hit's path):
+# those a hit leads to first, then the rest in a fixed order (a dict's own order moves
+# with its keys' hashes on MicroPython).
+_LOOK_NAMES = ("blesse", "au-sol", "inerte") + SAYS
+_LOOK_NAMES += tuple(sorted(name for name in _LOOKS if name not in _LOOK_NAMES))
 
 # Effects shown on LEDs: the 5-minute ones and desarme. vol is never shown (K13: the
 # wearer must not know yet). Code n = n // 5 long flashes then n % 5 short ones.
@@ -215,7 +219,9 @@ def frame_code(state, now, led_count, layout="strip", fault=False, seen=None):
     seen = seen or look(state, now)
     e = shown_effect(state, now, seen)
     e = 0 if e is None else EFFECTS.index(e) + 1   # the effect's number
-    key = _key(seen, e, _step_of(state, now, seen), _single(layout, led_count), fault)
+    # (Most hits were asked no answer: the clock's step, without _step_of's test.)
+    key = _key(seen, e, _step(now) if state.answer is None else _step_of(state, now, seen),
+               _single(layout, led_count), fault)
     return (((_LOOK_NAMES.index(seen) << _EFFECT_BITS) | e) << KEY_BITS) | key
 
 
