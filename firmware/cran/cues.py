@@ -61,10 +61,10 @@ _LOOKS = {
 UNKNOWN_LOOK = "inconnu"   # the app shows it in place of look() while the state is lost
 
 # The looks by number (frame_code finds a look's number by a search, on a hit's path):
-# those a hit leads to first, then the rest in a fixed order (a dict's own order moves
-# with its keys' hashes on MicroPython).
-_LOOK_NAMES = ("blesse", "au-sol", "inerte") + SAYS
-_LOOK_NAMES += tuple(sorted(name for name in _LOOKS if name not in _LOOK_NAMES))
+# those a hit leads to first, then the rest. Written out, not tuple(_LOOKS): a dict's
+# order moves with its keys' hashes on MicroPython, and a literal stays in flash.
+_LOOK_NAMES = ("blesse", "au-sol", "inerte", "armure", "resiste", "cri", "alerte", "debout",
+               "hors-jeu", "inconnu", "stop", "veille")
 
 # Effects shown on LEDs: the 5-minute ones and desarme. vol is never shown (K13: the
 # wearer must not know yet). Code n = n // 5 long flashes then n % 5 short ones.
@@ -166,14 +166,6 @@ def _step(now):
     return (now & (_PERIOD_MS - 1)) // SLOT_MS   # 0..63
 
 
-def _step_of(state, now, seen):
-    # The step of seen's rhythm at now: an answer's counts from the answer (0..23,
-    # so a failed save's steps never fall in it), a look's from the clock (0..63).
-    if seen in SAYS:
-        return ticks_diff(now, state.answer[1]) // SLOT_MS
-    return (now & (_PERIOD_MS - 1)) // SLOT_MS
-
-
 # A frame's key: everything it depends on at one step, as bits of a small int (no
 # allocation: the show step computes it at every wake-up). Equal keys, equal frames.
 # frame_code() puts it in its KEY_BITS low bits, the effect shown (0: none) in the
@@ -219,8 +211,10 @@ def frame_code(state, now, led_count, layout="strip", fault=False, seen=None):
     seen = seen or look(state, now)
     e = shown_effect(state, now, seen)
     e = 0 if e is None else EFFECTS.index(e) + 1   # the effect's number
-    # (Most hits were asked no answer: the clock's step, without _step_of's test.)
-    key = _key(seen, e, _step(now) if state.answer is None else _step_of(state, now, seen),
+    # The step: a look's from the clock (0..63), an answer's from the answer (0..23, so
+    # a failed save's steps never fall in it). Most hits were asked no answer.
+    key = _key(seen, e, _step(now) if state.answer is None or seen not in SAYS
+               else ticks_diff(now, state.answer[1]) // SLOT_MS,
                _single(layout, led_count), fault)
     return (((_LOOK_NAMES.index(seen) << _EFFECT_BITS) | e) << KEY_BITS) | key
 
@@ -292,8 +286,11 @@ def next_change_ms(state, now, led_count=1, layout="single", fault=False, seen=N
     also wakes at the engine's next_deadline(): a timer running out changes the state.
     seen: as frame_code's."""
     seen = seen or look(state, now)
-    if seen in SAYS:
-        return _say_change_ms(state, now, seen)
+    if seen in SAYS:   # an answer: its next flash's edge, or its end (the look is back)
+        since = ticks_diff(now, state.answer[1])
+        k = _next_flip(_LOOKS[seen][1], since // SLOT_MS)
+        left = SAY_MS - since
+        return left if k is None else min(left, k * SLOT_MS - since % SLOT_MS)
     effect = shown_effect(state, now, seen)
     step = _step(now)
     if effect is None and seen != "stop" and not fault:
@@ -316,16 +313,6 @@ def next_change_ms(state, now, led_count=1, layout="single", fault=False, seen=N
         if due is not None and (best is None or due < best):
             best = due
     return best
-
-
-def _say_change_ms(state, now, seen):
-    # The answer's next flash edge, or its end: then the look comes back.
-    since = ticks_diff(now, state.answer[1])
-    left = SAY_MS - since
-    k = _next_flip(_LOOKS[seen][1], since // SLOT_MS)
-    if k is None:
-        return left
-    return min(left, k * SLOT_MS - since % SLOT_MS)
 
 
 def _next_flip(mask, step):
