@@ -180,21 +180,26 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     path = argv[0] if argv else CHART
     svg = render()
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(svg)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(svg)
+    except OSError as e:
+        print("%s: cannot write: %s" % (path, e.strerror or e), file=sys.stderr)
+        return 1
     print(path)
     convert = png_converter()
     if convert is None:
         print("no PNG: " + HOW_TO_GET_PNG, file=sys.stderr)
-        return
+        return 1
     png = os.path.splitext(path)[0] + ".png"
     try:
         convert(svg, png)
     except CommandError as e:
         print(e, file=sys.stderr)
-        return
+        return 1
     print(png)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
