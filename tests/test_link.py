@@ -52,6 +52,12 @@ def test_a_healers_offer_is_taken_only_near_and_by_a_long_press(link_checks):
     r = link_checks("a_healers_offer_is_taken_by_a_long_press")
     assert r["hit"] == "blesse" and r["far_offer"] is None
     assert r["near_offer"] == "soin" and r["before_press"] == "blesse"
+    # The offer shows: the menu's soin green (capped by the board), flashing, on the
+    # badge's one LED; blesse's own look (red) waits until it is taken or runs out.
+    lit = {tuple(c) for c in r["offer_colours"]} - {(0, 0, 0)}
+    assert len(lit) == 1 and (0, 0, 0) in {tuple(c) for c in r["offer_colours"]}, lit
+    (r_, g, b), = lit
+    assert g > r_ and g > b, lit
     assert r["after_press"] == "pleine-forme" and r["offer_after"] is None
 
 

@@ -49,6 +49,8 @@ SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 # loads) are loaded by the first byte that comes and let go when it has been quiet
 # this long and the lock is shut: a badge in play hears no console.
 _CONSOLE = const(("cran.console", "cran.lock", "cran.core.words"))
+# A healer's offer on the LEDs: the menu's Autre (soin) green, a short flash a rhythm.
+_OFFER = const((3, 0, 1))
 
 
 class App:
@@ -253,6 +255,8 @@ class App:
         peeking = self.peek_until is not None and not unknown
         menu = self.menu
         where = menu.where() if menu is not None else None
+        if where is None and menu is not None and menu.offer is not None:
+            where = _OFFER   # a healer's offer (cran.link): a long press takes it
         leds = self.leds
         if leds is not None:
             n = leds.count
@@ -327,7 +331,7 @@ class App:
         if deadline is not None:
             wait = min(wait, ticks_diff(deadline, now))
         menu = self.menu
-        showing_menu = menu is not None and menu.is_open()
+        showing_menu = menu is not None and (menu.is_open() or menu.offer is not None)
         if self.leds is not None:
             if showing_menu or self.peek_until is not None:
                 wait = min(wait, SLOT_MS - (now & (SLOT_MS - 1)))   # their rhythm's step
@@ -341,7 +345,7 @@ class App:
             wait = min(wait, ticks_diff(self.peek_until, now))
             if self.screen is not None:
                 wait = min(wait, 1000 - now % 1000)   # the countdown on the private screen
-        if menu is not None and showing_menu:
+        if menu is not None and menu.is_open():
             wait = _least(wait, menu.idle_ms(now))
         due = warning_due(state, now)
         if due:

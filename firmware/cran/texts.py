@@ -156,8 +156,14 @@ def entry_label(menu, entry, lang="fr"):
 def menu_lines(menu, lang="fr", width=16):
     """Screen lines for the open menu: its title, then 'input entry' lines."""
     here = menu.page_here()
-    if here is None:
-        return []
+    if here is None:   # the menu closed: a healer's offer, or nothing
+        if menu.offer is None:
+            return []
+        if lang == "en":
+            return ["Heal offered" if menu.offer == "soin" else "Repair offered",
+                    "long press: take"]
+        return ["Soin offert" if menu.offer == "soin" else "Reparation offerte",
+                "appui long: oui"]
     page, cursor = here
     out = [page.en if lang == "en" else page.fr]
     if menu.divin:

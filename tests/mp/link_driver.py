@@ -147,6 +147,11 @@ def a_healers_offer_is_taken_by_a_long_press():
                       (2, radio.chain_token(HEALER_SEED, 2)))
     run_for(app, 10, sent_again(near, 1000, rssi=-40, sender=HEALER_ID))
     out["near_offer"] = app.menu.offer
+    seen = []   # the LED through a rhythm of 4 s, while the offer waits
+    for _ in range(70):
+        run_for(app, 60)
+        seen.append(list(app.leds.np.last[0]))
+    out["offer_colours"] = seen
     out["before_press"] = view(app.badge.state, time.ticks_ms())["etat"]
     machine.drive_at(0, pin, 0)      # a long press
     machine.drive_at(1200, pin, None)
