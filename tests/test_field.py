@@ -244,3 +244,18 @@ def test_the_stations_command_words_are_checked():
         with pytest.raises(CommandError) as caught:
             _command(word)
         assert str(caught.value).startswith(says), str(caught.value)
+
+
+def test_a_restarted_station_gives_no_token_or_counter_twice(tmp_path):
+    from host_tools.station import Station
+    air = vair.Air()
+    saved = str(tmp_path / "station.json")
+    ear = radio.Listener(radio.Keys(GAME_KEY, cryptolib.aes),
+                         {STATION_ID: [radio.GM, 0, gm_anchor(GM_SEED)]})
+    first = Station(GAME_KEY, GM_SEED, STATION_ID, air.radio(), saved)
+    heard = [ear.open(first.command(radio.STOP))]
+    # The station's computer restarts (or a second one takes over with the same file).
+    again = Station(GAME_KEY, GM_SEED, STATION_ID, air.radio(), saved)
+    heard.append(ear.open(again.command(radio.RESUME)))
+    assert [h[0] for h in heard] == [radio.STOP, radio.RESUME], ear.dropped
+    assert again.next_index == 3 and again.counter.next > first.counter.next
