@@ -14,7 +14,10 @@ except ImportError:   # CPython: plain values
 
 
 class ParseError(ValueError):
-    pass
+    # Only a word not known has these (cran.core.words.unknown_word): the word, and what
+    # it is not among, for the host's "did you mean". Declared, not set: no RAM.
+    word: str
+    among: tuple
 
 
 # What separates words, and what a digit is: ASCII, on every runtime. CPython's split(),

@@ -88,6 +88,18 @@ def is_digits(text):
     return text != "" and text.strip(DIGITS) == ""
 
 
+def unknown_word(message, word, among):
+    """A ParseError saying message about word (as read: plain), carrying the word and
+    what it is not among, for the host's "did you mean" (host_tools.suggest): a tuple of
+    word tuples, dicts, lookup() tables, or the names of this grammar's own tables
+    (suggest.GRAMMAR). Names here, not the tables: a const() table is written in place
+    at each use, and a copy of one at every error would cost a badge's heap its length."""
+    e = ParseError(message)
+    e.word = word
+    e.among = among
+    return e
+
+
 def whole(text, what, most):
     """ASCII digits -> their number, at most `most`. Raises ParseError naming what:
     a number from outside is checked before any use (a 5,000-digit one would stop
@@ -198,9 +210,9 @@ def parse_action(text):
     if verb is not None:
         return _parse_keyword_action(verb, words[1:])
     if simple is not None:
-        raise ParseError("'%s' takes no words after it, got %s"
-                         % (head, shown(" ".join(words[1:]))))
-    raise ParseError("unknown action %s" % shown(head))
+        raise unknown_word("'%s' takes no words after it, got %s"
+                           % (head, shown(" ".join(words[1:]))), phrase, ("phrases",))
+    raise unknown_word("unknown action %s" % shown(head), head, ("actions",))
 
 
 def _parse_renown(words):
@@ -224,7 +236,8 @@ def _parse_keyword_action(verb, words):
         raise ParseError("'%s' needs a keyword" % verb)
     kw = keyword(words[0])
     if kw is None:
-        raise ParseError("unknown keyword %s" % shown(words[0]))
+        raise unknown_word("unknown keyword %s" % shown(words[0]), words[0],
+                           ("keywords", ("normal",)))
     named = None
     extra = words[1:]
     if kw in _WITH_TARGET or kw == "dissipe":
@@ -234,7 +247,8 @@ def _parse_keyword_action(verb, words):
             if kw == "dissipe":
                 named = keyword(extra[0])
                 if named is None:
-                    raise ParseError("unknown keyword %s to dissipate" % shown(extra[0]))
+                    raise unknown_word("unknown keyword %s to dissipate" % shown(extra[0]),
+                                       extra[0], ("keywords",))
             else:
                 named = target(extra[0], "target of " + kw)
         elif kw == "brise":
