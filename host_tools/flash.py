@@ -682,6 +682,7 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None):
         def one(port):
             task = bars.add_task(port, total=1)
             board, config_text = jobs[port] or (None, None)
+            there = not badgelink.gone(port)
             try:
                 r = flash_one(port, board, config_text, builds,
                               lambda done, total: bars.update(task, completed=done,
@@ -694,8 +695,9 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None):
             except CommandError as e:
                 with lock:
                     text = str(e)
-                    if isinstance(e, badgelink.LostBadge):
-                        # A flash cut short is repaired by the next one (main.py last).
+                    if isinstance(e, badgelink.LostBadge) or (there and badgelink.gone(port)):
+                        # Unplugged at any step (its port went with it): a flash cut
+                        # short is repaired by the next one (main.py last).
                         text += (": plug it back in and run the same command again (it "
                                  "picks up where it stopped)")
                     failures.append(text if text.startswith(port) else "%s: %s"

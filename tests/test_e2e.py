@@ -181,6 +181,31 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
         assert report.status["etat"] == "pleine-forme"
 
 
+def test_status_of_a_badge_with_no_firmware_says_the_command_that_mends_it(tmp_path):
+    # A badge fresh from MicroPython's install, then one whose flash was cut short (no
+    # main.py, its config there): `cran status` says so at once (not after the 15 s a
+    # booting firmware is given), with a command that works, and it does.
+    with vbadge.running(tmp_path / "badge.img") as badge:
+        port = badge.port
+        started = time.monotonic()
+        r = run_cran("status", "--port", port)
+        assert r.returncode == 2 and time.monotonic() - started < 10, r.stderr
+        assert r.stderr == ("cran: %s: no cran firmware on this badge (it stops at "
+                            "MicroPython's prompt): `cran flash --port %s --board BOARD` "
+                            "(BOARD: atom-lite, atom-matrix, esp32-devkitc, esp32c3-supermini,"
+                            " m5stickc-plus) installs it\n" % (port, port))
+        _flash("--port", port, "--board", "atom-lite")
+        link = badgelink.connect(port)
+        badgelink.run(link, "import os\nos.rename('/main.py', '/main.py.off')")
+        badgelink.reset(link)
+        r = run_cran("status", "--port", port)
+        assert r.returncode == 2
+        command = re.search(r"`cran (flash [^`]*)` finishes it\n", r.stderr)
+        assert command and "config for board atom-lite" in r.stderr, r.stderr
+        assert "repaired" in _flash(*command.group(1).split()[1:])
+        assert run_cran("status", "--port", port).returncode == 0
+
+
 class _OtherBuild(flash.Builds):
     # The firmware with every module changed (built with line numbers, which cran flash
     # leaves out), so the flash has work to cut.

@@ -52,14 +52,39 @@ def test_a_bad_config_is_refused_naming_file_and_field(tmp_path, config, message
 def test_a_busy_port_is_named_busy():
     controller, device = pty.openpty()
     name = os.ttyname(device)
-    holder = serial.Serial(name, exclusive=True)   # another program has it
+    holder = serial.Serial(name, exclusive=True)   # another program has it (mpremote)
     try:
-        r = run_cran("status", "--port", name)
+        said = [run_cran(*args, "--port", name) for args in (
+            ("status",), ("flash", "--board", "atom-lite"), ("logs",))]
     finally:
         holder.close()
         os.close(controller)
         os.close(device)
-    assert r.returncode == 2 and "%s: busy" % name in r.stderr, r.stderr
+    busy = "cran: %s: busy: another program has it open" % name
+    assert [(r.returncode, r.stderr.startswith(busy)) for r in said] == [
+        (2, True), (1, True), (2, True)], [r.stderr for r in said]
+
+
+@pytest.mark.parametrize("lost", [
+    badgelink.LostBadge("%s: lost the badge: device reports readiness to read"),
+    # Unplugged while it rebooted: its port gone, `status` never came.
+    badgelink.CommandError("%s: flashed, but `status` did not answer after the reset"),
+])
+def test_a_badge_unplugged_mid_flash_is_told_to_run_the_same_command_again(
+        tmp_path, monkeypatch, capsys, lost):
+    from host_tools import cli, flash
+    port = tmp_path / "ttyUSB0"   # a USB port: it goes when the badge is unplugged
+    port.symlink_to(os.devnull)
+
+    def unplugged(name, *args, **kwargs):
+        port.unlink()
+        raise type(lost)(str(lost) % name)
+    monkeypatch.setattr(flash, "flash_one", unplugged)
+    assert cli.main(["flash", "--port", str(port), "--board", "atom-lite"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cran: %s: " % port) and err.endswith(
+        ": plug it back in and run the same command again (it picks up where it "
+        "stopped)\n"), err
 
 
 def test_a_port_where_no_micropython_answers(monkeypatch):
