@@ -206,6 +206,49 @@ def test_status_of_a_badge_with_no_firmware_says_the_command_that_mends_it(tmp_p
         assert run_cran("status", "--port", port).returncode == 0
 
 
+def test_flash_checks_the_board_against_the_chip_it_finds(tmp_path):
+    # A vbadge on a C3 says so as an ESP32-C3's MicroPython does (os.uname().machine).
+    with vbadge.running(tmp_path / "c3.img", board="esp32c3-supermini") as badge:
+        port = badge.port
+        r = run_cran("flash", "--port", port, "--board", "atom-lite")
+        assert r.returncode == 1 and r.stderr == (
+            "cran: %s: board atom-lite is an ESP32, but this badge is an ESP32C3 (its "
+            "MicroPython says \"ESP32C3 module with ESP32C3\"): give --board "
+            "esp32c3-supermini\n" % port)
+        assert "no cran firmware" in run_cran("status", "--port", port).stderr   # untouched
+        # A roster row (or --config) with the wrong board: the row is to mend.
+        r = run_cran("flash", "--roster", _roster(tmp_path, port))
+        assert r.returncode == 1 and r.stderr.endswith(
+            "its config (--config file or roster row) needs board esp32c3-supermini\n")
+        _flash("--port", port, "--board", "esp32c3-supermini")
+        # Flashed once, it needs no --board again: its config names it.
+        assert "(already up to date)" in _flash("--port", port)
+
+
+def test_a_board_given_against_the_badge_s_config_is_refused_unless_the_config_is_wrong(
+        tmp_path):
+    with vbadge.running(tmp_path / "badge.img") as badge:   # an ESP32
+        port = badge.port
+        _flash("--port", port, "--board", "atom-lite")
+        # Another board of the same chip: which one it is, only the organiser knows.
+        r = run_cran("flash", "--port", port, "--board", "atom-matrix")
+        assert r.returncode == 1 and "has a config for board atom-lite, not atom-matrix: " \
+            "leave --board out to keep it" in r.stderr, r.stderr
+        # A config for another chip's board (flashed before cran checked): refused as it
+        # is, and the --board it asks for replaces that board, the rest kept.
+        link = badgelink.connect(port)
+        badgelink.run(link, "f = open('/config.json', 'w')\nf.write(%r)\nf.close()" % json.dumps(
+            {"board": "esp32c3-supermini", "character": {"name": "Ali"}}))
+        badgelink.close(link)
+        r = run_cran("flash", "--port", port)
+        assert r.returncode == 1 and r.stderr.endswith(
+            "give the board of an ESP32 (atom-lite, atom-matrix, esp32-devkitc or "
+            "m5stickc-plus) as --board\n"), r.stderr
+        assert "status: Ali pleine-forme" in _flash("--port", port, "--board", "atom-matrix")
+        assert json.loads(run_cran("status", "--port", port, "--json").stdout)[
+            "board"] == "atom-matrix"
+
+
 class _OtherBuild(flash.Builds):
     # The firmware with every module changed (built with line numbers, which cran flash
     # leaves out), so the flash has work to cut.

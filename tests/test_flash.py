@@ -102,6 +102,26 @@ def test_a_port_where_no_micropython_answers(monkeypatch):
     assert len(r.stderr.strip().splitlines()) == 1   # one line, nothing of mpremote's
 
 
+@pytest.mark.parametrize("machine, chip", [
+    ("Generic ESP32 module with ESP32", "esp32"),
+    ("M5Stack ATOM with ESP32-PICO-D4", "esp32"),     # MicroPython's M5STACK_ATOM image
+    ("ESP32C3 module with ESP32C3", "esp32c3"),
+    ("Generic ESP32S3 module with ESP32S3", "esp32s3"),
+    ("Raspberry Pi Pico with RP2040", "rp2040"),
+    ("linux [GCC 14.2.1] version", None),            # a desktop's port: no check
+])
+def test_the_chip_is_read_from_what_micropython_says_it_is(machine, chip):
+    from host_tools import flash
+    assert flash.chip_of(machine) == chip
+    board = {"esp32": "atom-lite", "esp32c3": "esp32c3-supermini"}.get(chip)
+    if board is not None or chip is None:   # a board for it: it fits
+        flash.check_chip("P", board or "atom-lite", machine)
+    else:
+        with pytest.raises(flash.CommandError, match="cran has no board file for an %s"
+                           % chip.upper()):
+            flash.check_chip("P", "atom-lite", machine)
+
+
 def test_what_a_badge_gets(tmp_path):
     files = build.compile_firmware(str(tmp_path))
     assert "/main.py" in files and "/cran/app.mpy" in files and "/cran/core/engine.mpy" in files
