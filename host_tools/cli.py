@@ -15,6 +15,7 @@ COMMANDS = (
     ("logs", "host_tools.logs_cmd"),
     ("flash", "host_tools.flash"),
     ("status", "host_tools.status_cmd"),
+    ("console", "host_tools.console_cmd"),
 )
 
 

@@ -321,6 +321,33 @@ def test_a_flashed_badge_is_locked_and_only_its_game_key_opens_it(tmp_path):
         assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
 
 
+def test_an_organiser_types_actions_to_a_locked_badge_with_cran_console(tmp_path):
+    from cran.console import LOCKED
+    with vbadge.running(tmp_path / "badge.img") as badge:
+        port = badge.port
+        _flash("--roster", _roster(tmp_path, port))
+        assert badgelink.ask(port, "coup blesse") == [LOCKED]   # a player's terminal
+        # Lines given: each sent unlocked with the game key this computer flashed.
+        r = run_cran("console", "--port", port, "coup blesse", "status")
+        assert r.returncode == 0, r.stderr
+        said = r.stdout.splitlines()
+        assert said[0] == "ok coup blesse: etat=blesse armure=0 dit=-"
+        assert json.loads(said[1])["etat"] == "blesse"
+        # A misspelt action is read here first: offered the word meant, never sent.
+        r = run_cran("console", "--port", port, "cuop")
+        assert (r.returncode, r.stdout) == (1, "error: unknown action 'cuop'; did you mean "
+                                               "'coup'?\n")
+        # Typed a line at a time (here from a pipe), until the end of input.
+        r = run_cran("console", "--port", port, stdin="soin\nstatus\n")
+        assert r.returncode == 0, r.stderr
+        assert "ok soin: etat=pleine-forme" in r.stdout
+        assert json.loads(r.stdout.splitlines()[-1])["etat"] == "pleine-forme"
+        # Another computer, without the key: told why.
+        r = run_cran("console", "--port", port, "soin",
+                     env={"CRAN_HOME": str(tmp_path / "another-laptop")})
+        assert r.returncode == 2 and "locked with game key" in r.stderr
+
+
 def test_a_damaged_firmware_file_is_named_never_imported_and_the_next_flash_mends_it(
         tmp_path):
     with vbadge.running(tmp_path / "badge.img") as badge:
