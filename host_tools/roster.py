@@ -48,7 +48,7 @@ from cran.core.words import (
 from cran.scenario import count
 from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
-from host_tools.suggest import did_you_mean
+from host_tools.suggest import did_you_mean, offer
 
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
@@ -256,7 +256,7 @@ def _header(path, number, cells):
         if column is None:
             problems.append("%s:%d: %s: unknown column (known: %s)%s" % (
                 path, number, cell or "(empty)", ", ".join(c for c, _ in COLUMNS),
-                did_you_mean(unknown_word("", key, [aliases for _, aliases in COLUMNS]))))
+                offer(key, [aliases for _, aliases in COLUMNS])))
         elif column in columns:
             problems.append("%s:%d: %s: column given twice" % (path, number, cell))
         columns.append(column)

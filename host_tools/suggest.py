@@ -52,7 +52,13 @@ def nearest(word, among):
     return found[0] if found else None
 
 
-def did_you_mean(error):
-    """'; did you mean 'X'?' for an error carrying .word and .among, else ''."""
-    near = nearest(getattr(error, "word", None), getattr(error, "among", ()))
+def offer(word, among):
+    """"; did you mean 'X'?" with the known word nearest to word, else ''."""
+    near = nearest(word, among)
     return "; did you mean '%s'?" % near if near else ""
+
+
+def did_you_mean(error):
+    """offer() for an error carrying .word and .among (cran.core.words.unknown_word),
+    else ''."""
+    return offer(getattr(error, "word", None), getattr(error, "among", ()))
