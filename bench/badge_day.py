@@ -99,9 +99,17 @@ def day_job(board_id):
     return job
 
 
+# A game with the radio, as `cran config` makes its sections: the game master's and two
+# healers' chains (the anchors every badge holds), this badge a player's.
+RADIO = {"role": "badge", "authorities": {
+    "%012x" % n: [role, "%032x" % n] for n, role in ((1, "gm"), (2, "healer"), (3, "smith"))}}
+
+
 class Day:
-    def __init__(self, board_id, romfs=False):
+    def __init__(self, board_id, romfs=False, radio=False):
         self.job = day_job(board_id)
+        if radio:   # listening in its windows, a heartbeat a minute (no station hears)
+            self.job["config"] = {"radio": RADIO}
         self.romfs = romfs     # the firmware in a ROMFS image, run in place
         self.runner = None     # the runner's share of the heap, once measured
 

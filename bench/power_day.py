@@ -43,7 +43,11 @@ def main():
     machine.reset_all()                   # screen frames would fill the heap
     meter.reset()
     root = sys.argv[3] + "/" + board_id
-    board = world.make_root(root, sys.argv[2], board_id, json.loads(sys.argv[5]))
+    config = json.loads(sys.argv[5])
+    board = world.make_root(root, sys.argv[2], board_id, config)
+    if "radio" in config:   # the radio needs the game's key, as cran flash installs it
+        with open(root + "/game.key", "wb") as f:
+            f.write(bytes(range(32)))
     world.wire(board)                     # the StickC's screen needs its power chip
     app = App(root, load(root))
     pin = board["buttons"][0]["pin"]

@@ -13,6 +13,16 @@ TARGET_ENGINE_US = 50.0  # per action in the unix port; an ESP32 is about 50 tim
 # perf_bench run here against published ESP32 scores (issue "Fit the chip").
 DEVICE_FACTOR = (170, 320)
 _MARK = "<!-- figures: "
+# cran.radio's timed operations (bench/radio_bench.py): key, label.
+RADIO_TIMES = (
+    ("seal_stop_us", "make a game master's stop"),
+    ("open_stop_us", "open it (its token: one hash)"),
+    ("seal_heartbeat_us", "make a 40-byte heartbeat (AES-CTR)"),
+    ("open_heartbeat_us", "open it"),
+    ("drop_forged_us", "drop a forged frame"),
+    ("chain_from_seed_ms", "a healer's first token from its seed (4,095 hashes)"),
+    ("chain_next_us", "its next ones (cran.link.Chain's marks: < 256 hashes)"),
+)
 
 # (key, label, unit, scale): how each board figure is shown and compared.
 FIELDS = (
@@ -237,6 +247,29 @@ def render(figures, previous):
         out.append("| %s | %d | %.2f | %s |" % (
             name, e["actions_per_s"], us,
             _verdict(us < TARGET_ENGINE_US) if name == "micropython" else ""))
+    radio = figures.get("radio")
+    if radio:
+        low, high = DEVICE_FACTOR
+        out += ["", "## Radio frames (`cran.radio`, bench/radio_bench.py)", "",
+                "| operation | unix port | an ESP32 (x%d-%d) |" % (low, high), "|---|---|---|"]
+        for key, label in RADIO_TIMES:
+            value, ms = radio[key], key.endswith("_ms")
+            scale = 1 if ms else 1 / 1000
+            out.append("| %s | %.1f %s | %.1f-%.1f ms |" % (
+                label, value, "ms" if ms else "us", value * low * scale,
+                value * high * scale))
+        if "radio_heap" in radio:
+            out += ["", "Heap the radio keeps (32-bit, .mpy, cran.auth included; the "
+                    "heartbeat's AES context, made and dropped each time, not): %.1f KB."
+                    % (radio["radio_heap"] / 1024)]
+        if "stop_ms_0" in radio:
+            out += ["", "A field of 50 badges and the game master's station "
+                    "(`host_tools/fieldsim.py`, virtual time, 5 fields each): the stop "
+                    "reaches every badge in %d ms (median; worst %d) with no frame lost, "
+                    "%d ms (worst %d) with 30 %% lost; target: within 1 s. Each badge's "
+                    "radio is on %.1f %% of the time." % (
+                        radio["stop_ms_0"][0], radio["stop_ms_0"][1], radio["stop_ms_30"][0],
+                        radio["stop_ms_30"][1], 100 * radio["radio_on"])]
     runner = max(b["runner_kb"] for b in boards.values())
     runner_wake = max(b["runner_wake"] for b in boards.values())
     out += [

@@ -105,6 +105,9 @@ CAPACITY_MAH = 500
 POWER_RUNS = [(b, b, {}) for b in board_ids()] + [
     ("atom-lite, steady LED", "atom-lite", {"settings": {"idle_look": "steady"}}),
     ("atom-lite, never sleeps", "atom-lite", {"light_sleep": False}),
+    # The radio listening in its windows (cran.link), a heartbeat a minute: no station
+    # here, so no frames come; the windows and heartbeats cost the same.
+    ("atom-lite, radio", "atom-lite", {"radio": {"role": "badge", "authorities": {}}}),
 ]
 
 
@@ -161,6 +164,68 @@ def battery(mp):
     return out
 
 
+def radio(mp64):
+    """cran.radio's frames: microseconds per operation (64-bit unix port), bytes it
+    keeps (32-bit, the firmware as .mpy as cran flash installs it)."""
+    import json
+    import tempfile
+
+    from host_tools.build import compile_firmware
+    script = os.path.join(REPO, "bench", "radio_bench.py")
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="cran-bench-radio-") as tmp:
+        compile_firmware(tmp)
+        out.update(json.loads(subprocess.run([mp64, script, tmp, "time"], check=True,
+                                             capture_output=True, text=True).stdout))
+        mp32 = find_micropython32()
+        if mp32 is not None:
+            out.update(json.loads(subprocess.run([mp32, script, tmp, "heap"], check=True,
+                                                 capture_output=True, text=True).stdout))
+    low, high = report.DEVICE_FACTOR
+    print("radio: frames, unix port (an ESP32: x%d-%d)" % (low, high))
+    for key, label in report.RADIO_TIMES:
+        value = out[key]
+        unit = "ms" if key.endswith("_ms") else "us"
+        print("  %-54s %8.1f %s  (ESP32: %.1f-%.1f ms)" % (
+            label, value, unit, value * low / (1 if unit == "ms" else 1000),
+            value * high / (1 if unit == "ms" else 1000)))
+    if "radio_heap" in out:
+        print("  heap the radio keeps (32-bit, .mpy): %.1f KB" % (out["radio_heap"] / 1024))
+    out.update(field_figures())
+    for loss in (0, 30):
+        print("  stop -> all %d badges frozen, %d %% loss: median %d ms, worst %d ms "
+              "(%d runs)" % (FIELD_BADGES, loss, out["stop_ms_%d" % loss][0],
+                             out["stop_ms_%d" % loss][1], FIELD_RUNS))
+    print("  radio on: %.1f %% of the time" % (100 * out["radio_on"]))
+    return out
+
+
+FIELD_BADGES = 50
+FIELD_RUNS = 5
+
+
+def field_figures():
+    """A field of FIELD_BADGES badges and a station (host_tools/fieldsim.py, virtual time):
+    the game master's stop -> every badge stopped, at 0 and 30 % frame loss, over
+    FIELD_RUNS fields each (their badges' windows fall differently)."""
+    from cran import radio as frames
+    from host_tools.fieldsim import Field, everyone
+    out = {}
+    on = []
+    for loss in (0, 30):
+        took = []
+        for seed in range(FIELD_RUNS):
+            field = Field(FIELD_BADGES, loss / 100, seed)
+            field.run(1000 + 97 * seed)   # the command comes anywhere in a period
+            field.station.command(frames.STOP, now=field.now)
+            took.append(field.run(5000, until=everyone(field, "stop")))
+            on += [b.link.on_ms / field.now for b in field.badges]
+        took.sort()
+        out["stop_ms_%d" % loss] = (took[len(took) // 2], took[-1])
+    out["radio_on"] = sum(on) / len(on)
+    return out
+
+
 def main():
     mp64 = find_micropython()
     figures = {"engine": engine(mp64)}
@@ -170,6 +235,8 @@ def main():
     figures.update(badges(mp64))
     print()
     figures["battery"] = battery(mp64)
+    print()
+    figures["radio"] = radio(mp64)
     path = os.path.join(REPO, "docs", "PERFORMANCE.md")
     previous = report.read_figures(path)
     print()

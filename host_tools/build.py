@@ -123,13 +123,15 @@ def romfs_image(files):
 
 MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
 
-# Modules a badge loads only when its board has the part (cran.parts): the names they
-# make are made only then. Every other module's are made at the start.
+# Modules a badge loads only when its board has the part (cran.parts) or its game the
+# radio: the names they make are made only then. Every other module's are made at the
+# start.
 PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
                 "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
                 "cran.hal.axp192": "display", "cran.tunes": "buzzer",
-                "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds"}
-NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds")
+                "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
+                "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio"}
+NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
 
 
 def module_name(path):

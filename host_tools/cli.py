@@ -13,9 +13,11 @@ COMMANDS = (
     ("vbadge", "host_tools.vbadge"),
     ("config", "host_tools.roster"),
     ("logs", "host_tools.logs_cmd"),
+    ("card", "host_tools.card"),
     ("flash", "host_tools.flash"),
     ("status", "host_tools.status_cmd"),
     ("console", "host_tools.console_cmd"),
+    ("field", "host_tools.field_cmd"),
 )
 
 

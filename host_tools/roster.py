@@ -52,6 +52,7 @@ from host_tools.suggest import did_you_mean, offer
 
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
+RADIO_SECRET = "radio_secret"   # ... and the radio's secret (host_tools.station)
 _MAX_MS = 1 << 29          # the longest a badge's tick arithmetic can count
 
 # What each setting means, for the template's "_about" (docs/rules.md IDs in front).
@@ -100,8 +101,16 @@ COLUMNS = (
     ("lang", ("lang", "langue", "language")),
     ("volume", ("volume", "volume-percent")),
     ("light_sleep", ("light-sleep", "veille")),
+    ("role", ("role", "metier")),
     ("notes", ("notes", "note", "player", "joueur", "joueuse", "comment")),  # not used
 )
+# A role cell (radio games): what its badge may offer its neighbours over the radio.
+_ROLES = {"badge": "badge", "joueur": "badge", "joueuse": "badge", "player": "badge",
+          "-": "badge", "healer": "healer", "soigneur": "healer", "soigneuse": "healer",
+          "guerisseur": "healer", "guerisseuse": "healer", "smith": "smith",
+          "forgeron": "smith", "forgeronne": "smith"}
+RADIO = "radio"             # in the game settings file: true gives the game its radio
+ORGA_CODE = "orga_code"     # ... and the press code of the badges' Orga page
 _ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
 
 
@@ -192,6 +201,22 @@ def _lang(text):
     if t not in ("fr", "en"):
         raise unknown_word("expected fr or en, got '%s'" % text, t, (("fr", "en"),))
     return t
+
+
+def _role(text):
+    role = _ROLES.get(plain(text).strip())
+    if role is None:
+        raise ParseError("unknown role %r (player, healer or smith; in French joueur, "
+                         "soigneur or forgeron)" % text)
+    return role
+
+
+def _role_or_badge(row):
+    # A row's role before its cells are checked (a wrong one is named then).
+    try:
+        return _role(row.get("role", ("", ""))[1] or "badge")
+    except ParseError:
+        return "badge"
 
 
 def _board(text, boards_dir):
@@ -342,6 +367,7 @@ def _row_config(path, number, row, settings, boards_dir, problems):
     if port is None and badge is None:
         problems.append("%s:%d: port or badge: both empty (which badge is this row for?)"
                         % (path, number))
+    role = cell("role", _role, "badge")
     config = {"board": board, "character": character, "settings": settings.as_dict(),
               "lang": cell("lang", _lang, "fr"),
               "light_sleep": cell("light_sleep", _yes_no, True),
@@ -351,7 +377,7 @@ def _row_config(path, number, row, settings, boards_dir, problems):
     key = badge if badge is not None else port
     info = None if key is None else {
         "row": number, "key": key, "file": file_name(key), "name": character["name"],
-        "board": board, "port": port, "badge": badge}
+        "board": board, "port": port, "badge": badge, "role": role}
     return info, (None if len(problems) > before else config)
 
 
@@ -360,9 +386,12 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
     checked by the firmware's own cran.config. Raises RosterError with every fault."""
     problems = []
     settings = Settings()
+    secret = orga_code = None
     if settings_path is not None:
         try:
             settings = read_settings(settings_path)
+            secret = read_radio_secret(settings_path)
+            orga_code = read_json(settings_path).get(ORGA_CODE)
         except RosterError as e:
             problems.extend(e.messages)
     try:
@@ -375,10 +404,28 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
         raise RosterError(problems)
     out = {}
     seen = {}       # key, and file name (case-blind file systems), -> the row it is from
+    radio = None
+    if secret is not None:   # every row's radio, from every row's name and role
+        from host_tools.station import radio_sections
+        named = {}
+        for number, row in rows:
+            name = row.get("name", ("", ""))[1]
+            if name in named:   # a radio id is made from the name
+                problems.append("%s:%d: %s: '%s' is also row %d's (in a game with the radio, "
+                                "names tell badges apart)" % (roster_path, number,
+                                                               row["name"][0], name, named[name]))
+            elif name:
+                named[name] = number
+        radio = radio_sections(secret, [(row["name"][1], _role_or_badge(row))
+                                        for _, row in rows if row.get("name", ("", ""))[1]])
     with tempfile.TemporaryDirectory(prefix="cran-config-") as scratch:
         for number, row in rows:
             info, config = _row_config(roster_path, number, row, settings, boards_dir,
                                        problems)
+            if config is not None and radio is not None:
+                config["radio"] = radio[config["character"]["name"]]
+            if config is not None and orga_code is not None:
+                config[ORGA_CODE] = orga_code
             if info is not None:
                 # Rows with other faults count too: each is named once, at its second use.
                 title = row["badge" if info["badge"] is not None else "port"][0]
@@ -451,7 +498,7 @@ def read_settings(path):
     settings = Settings()
     problems = []
     for key in raw:
-        if key in ("_about", GAME_KEY):   # the key: read_game_key(), never a setting
+        if key in ("_about", GAME_KEY, RADIO, RADIO_SECRET, ORGA_CODE):   # the game's
             continue
         value = raw[key]
         if key not in FIELDS:
@@ -482,6 +529,23 @@ def read_game_key(path):
         raise RosterError([str(e)]) from None
 
 
+def read_radio_secret(path):
+    """The game's radio secret when its settings turn the radio on ("radio": true), else
+    None. Raises RosterError when the file says radio but has no usable secret."""
+    raw = read_json(path)
+    if not isinstance(raw, dict) or raw.get(RADIO) in (None, False):
+        return None
+    if raw[RADIO] is not True:
+        raise RosterError(["%s: %s: expected true or false" % (path, RADIO)])
+    text = raw.get(RADIO_SECRET)
+    try:
+        return gamekey.parse_key(text if isinstance(text, str) else "",
+                                 path + ": " + RADIO_SECRET)
+    except CommandError as e:
+        raise RosterError([str(e) + " (cran config --settings-template makes one)"]) \
+            from None
+
+
 def _friendly_ms(ms):
     if ms and ms % 60000 == 0:
         return "%dmin" % (ms // 60000)
@@ -490,13 +554,29 @@ def _friendly_ms(ms):
     return "%dms" % ms
 
 
+def new_orga_code():
+    """Six presses, short or long: 64 codes, tried three at a time every 5 minutes."""
+    import secrets
+    return "".join(secrets.choice("SL") for _ in range(6))
+
+
 def settings_template():
     """Every setting at its default, durations written for people, and "_about"."""
     about = {"values": _ABOUT_FORMATS,
              GAME_KEY: "the game's secret, made fresh by each --settings-template: it "
                        "unlocks every badge of the game (console, Ctrl-C) and signs their "
-                       "radio. cran flash installs it; keep this file to the organisers"}
-    out = {"_about": about, GAME_KEY: to_hex(gamekey.new_key())}
+                       "radio. cran flash installs it; keep this file to the organisers",
+             RADIO: "true: the badges listen for the game master's station and healers "
+                    "over the radio (ESP-NOW), a few % of the time: an Atom Lite lasts "
+                    "~3 days on 500 mAh instead of ~10",
+             RADIO_SECRET: "the organisers' alone (no badge gets it): the game master's "
+                           "and each healer's and smith's proofs come from it",
+             ORGA_CODE: "the presses that open a badge's Orga page (stop, reprise, reset): "
+                        "S short, L long, on any button; made fresh by each template, "
+                        "null leaves the page open to all. Three wrong codes shut it 5 "
+                        "minutes"}
+    out = {"_about": about, GAME_KEY: to_hex(gamekey.new_key()), RADIO: False,
+           RADIO_SECRET: to_hex(gamekey.new_key()), ORGA_CODE: new_orga_code()}
     for name, (default, kind) in FIELDS.items():
         out[name] = _friendly_ms(default) if kind == "duration" else default
         about[name] = ABOUT.get(name, "")
@@ -596,9 +676,10 @@ def run(args):
             gamekey.write_key_file(os.path.join(args.out, gamekey.KEY_FILE), key)
         for info, config in configs.values():
             path = _write(args.out, info["file"], config)
-            print("%-24s row %-3d %-26s %-16s %s" % (
+            role = config.get("radio", {}).get("role", "badge")
+            print("%-24s row %-3d %-26s %-16s %s%s" % (
                 path, info["row"], info["name"], info["board"],
-                describe(config["character"])))
+                describe(config["character"]), "" if role == "badge" else ", " + role))
     except OSError as e:
         raise CommandError("%s: cannot write: %s" % (args.out, e), EXIT_BAD_INPUT) from None
     print("%d badge config%s in %s (settings: %s)" % (

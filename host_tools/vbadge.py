@@ -492,6 +492,9 @@ def setup(p):
                    help="a MicroPython with a ROMFS partition (%d KB, as the ESP32 port's "
                         "ROMFS variant), where cran flash puts the firmware to run it in "
                         "place; kept in FILE.romfs with --image" % (ROMFS_BYTES // 1024))
+    p.add_argument("--field", metavar="NAME",
+                   help="join the virtual field NAME (its station: cran field --virtual "
+                        "NAME): the badge's radio hears and is heard there")
     p.add_argument("--link", metavar="PATH",
                    help="also make PATH a symlink to the port (removed at exit)")
 
@@ -510,6 +513,9 @@ def run(args):
         raise CommandError(HOW_TO_GET_MICROPYTHON)
     check_board(args.board)
     board_file = os.path.join(BOARDS_DIR, args.board + ".json")
+    if getattr(args, "field", None):
+        from host_tools import fieldnet
+        os.environ[fieldnet.ENV] = str(fieldnet.hub_port(args.field))   # the chip's espnow
     # SIGTERM stops it as Ctrl-C does: the chip, the link, a temporary image go with it.
     signal.signal(signal.SIGTERM, _stop)
     try:
@@ -606,12 +612,14 @@ class Running:
 
 
 @contextlib.contextmanager
-def running(image=None, board="atom-lite", link=None, romfs=False):
+def running(image=None, board="atom-lite", link=None, romfs=False, field=None):
     """Start `cran vbadge` -> Running (.port, .kill()); stopped at exit. A vbadge that
-    fails to start raises RuntimeError with its message."""
+    fails to start raises RuntimeError with its message. field: a virtual field's name."""
     cmd = [sys.executable, "-m", "host_tools", "vbadge", "--board", board]
     if romfs:
         cmd.append("--romfs")
+    if field is not None:
+        cmd += ["--field", field]
     where = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # finds host_tools
     if image is not None:
         cmd += ["--image", os.fspath(image)]

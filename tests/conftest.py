@@ -58,3 +58,58 @@ def check_results(results):
         assert "crash" not in results[name], results[name]["crash"]
         return results[name]["result"]
     return get
+
+
+# ---- pictures: where their texts are ------------------------------------------------------
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+class Box:
+    def __init__(self, text, left, top, right, bottom):
+        self.text, self.left, self.top, self.right, self.bottom = text, left, top, right, bottom
+
+    def touches(self, other):
+        return (self.left < other.right and other.left < self.right
+                and self.top < other.bottom and other.top < self.bottom)
+
+    def __repr__(self):
+        return "%r at x %.0f-%.0f y %.0f-%.0f" % (self.text, self.left, self.right,
+                                                  self.top, self.bottom)
+
+
+def text_boxes(svg_text):
+    """Each <text>'s box, from its x, y, size, anchor and weight and the width the
+    pictures lay text out by (host_tools.picture.text_width, which tests/test_picture.py
+    holds to the font): cap height and accents above the baseline, descenders below."""
+    import xml.etree.ElementTree as ET
+
+    from host_tools.picture import text_width
+    boxes = []
+    for t in ET.fromstring(svg_text).iter(SVG_NS + "text"):
+        text = "".join(t.itertext())
+        size = float(t.get("font-size"))
+        w = text_width(text, size, t.get("font-weight") == "bold")
+        x, y = float(t.get("x")), float(t.get("y"))
+        left = {"start": x, "middle": x - w / 2, "end": x - w}[t.get("text-anchor", "start")]
+        boxes.append(Box(text, left, y - 0.8 * size, left + w, y + 0.25 * size))
+    return boxes
+
+
+def overlapping(boxes):
+    """The pairs of boxes that touch: a sweep along x, not every pair."""
+    found = []
+    boxes = sorted(boxes, key=lambda b: b.left)
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if b.left >= a.right:
+                break
+            if a.touches(b):
+                found.append((a, b))
+    return found
+
+
+def svg_size(svg_text):
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(svg_text)
+    return float(root.get("width")), float(root.get("height"))

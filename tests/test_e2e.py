@@ -449,3 +449,54 @@ def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(tmp_pa
         # --as: a badge given a row by hand (a broken badge replaced).
         out = _flash("--roster", roster, "--port", four.port, "--as", "b01")
         assert "status: Ali pleine-forme" in out and "badge b01 (" in out
+
+
+def test_logs_all_draws_every_badge_in_one_fight_on_the_wall_clock(tmp_path, monkeypatch,
+                                                                   capsys):
+    from PIL import Image
+
+    from host_tools import cli
+    names = ["Godefroy", "Ali", "Nico"]
+    hits = ["coup", "coup blesse", "effet peur"]
+    with vbadge.running(tmp_path / "a.img") as a, vbadge.running(tmp_path / "b.img") as b, \
+            vbadge.running(tmp_path / "c.img") as c:
+        ports = [a.port, b.port, c.port]
+        roster = tmp_path / "roster.csv"
+        roster.write_text("name,armor,board,port,badge\n" + "".join(
+            "%s,metal,atom-lite,%s,b0%d\n" % (name, port, i + 1)
+            for i, (name, port) in enumerate(zip(names, ports))))
+        _flash("--roster", str(roster))     # which sets each badge's wall clock
+        # A fight across the three: each blow two seconds after the one before, more
+        # than the second the wall clocks are kept to.
+        for i, (port, hit) in enumerate(zip(ports, hits)):
+            if i:
+                time.sleep(2)
+            assert badgelink.ask_lines(port, [hit], keys=())[0][-1].startswith("ok ")
+        # --all: every USB serial port (a vbadge's pty is none: they are named here).
+        monkeypatch.setattr(badgelink, "usb_ports", lambda: ports)
+        out = tmp_path / "fight.png"
+        assert cli.main(["logs", "--all", "--json", "--out", str(out)]) == 0
+        badges = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert cli.main(["logs", "--all", "--out", str(tmp_path / "fight.svg"),
+                         "--save", str(tmp_path / "journals")]) == 0
+        text = capsys.readouterr().out
+    assert [(x["name"], x["badge"], x["source"]) for x in badges] == [
+        (name, "b0%d" % (i + 1), port) for i, (name, port) in enumerate(zip(names, ports))]
+    # One axis: every entry where its badge's wall clock puts it.
+    origin = min(x["start_wall"] for x in badges)
+    for x in badges:
+        for e in x["entries"]:
+            assert abs(origin + (x["offset_ms"] + e["at_ms"]) / 1000 - e["wall"]) <= 1, e
+    # The blows in the order they were struck, each on its badge.
+    played = [line.split() for line in text.splitlines() if " coup " in line + " "
+              or " effet " in line]
+    assert [(words[2], " ".join(words[3:5])) for words in played] == [
+        ("Godefroy", "coup normal"), ("Ali", "coup blesse"), ("Nico", "effet peur")]
+    assert text.splitlines()[0].startswith("fight: 3 badges, ")
+    assert sorted(os.listdir(str(tmp_path / "journals"))) == sorted(
+        "journal-%s.jsonl" % os.path.basename(port) for port in ports)
+    # The picture: a group of lanes a badge, headed by whose it is.
+    svg_text = (tmp_path / "fight.svg").read_text()
+    for name, port in zip(names, ports):
+        assert ">%s (atom-lite) · b0%d · %s<" % (name, names.index(name) + 1, port) in svg_text
+    assert Image.open(str(out)).size[0] >= 1000

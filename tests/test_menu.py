@@ -197,3 +197,96 @@ def test_the_press_examples_in_docs_controls_md_work():
     for action, presses in examples:
         seq = [keys[p] for p in presses.split()]
         assert run(TWO, seq)[1] == [("action", parse_action(action))], action
+
+
+# ---- the Orga page's code, the radio's entries --------------------------------------
+
+# One button: Menu (L), Autre (S S S L), Jeu (S S S S L), Orga (S S S L).
+TO_ORGA = [("a", s) for s in ("long", "short", "short", "short", "long", "short", "short",
+                              "short", "short", "long", "short", "short", "short", "long")]
+CODE = "SLLSLS"
+
+
+def _typed(code):
+    return [("a", "short" if c == "S" else "long") for c in code]
+
+
+def _orga_open(menu):
+    here = menu.page_here()
+    return here is not None and here[0].fr == "Orga"
+
+
+def test_the_orga_page_opens_only_with_its_code():
+    menu = Menu(*ONE, orga_code=CODE)
+    now = WRAP_START   # the shut spell below crosses the tick wrap
+    for button, kind in TO_ORGA:
+        now = ticks_add(now, GAP_MS)
+        assert menu.press(button, kind, now) == []
+    assert menu.page_here()[0].fr == "Code" and menu.where()[2] == 0
+    for button, kind in _typed(CODE):
+        now = ticks_add(now, GAP_MS)
+        menu.press(button, kind, now)
+    assert _orga_open(menu)
+    now = ticks_add(now, GAP_MS)
+    assert menu.press("a", "long", now) == [("action", Action("stop"))]
+
+
+def test_wrong_codes_close_the_menu_and_three_shut_the_page_five_minutes():
+    menu = Menu(*ONE, orga_code=CODE)
+    now = WRAP_START
+
+    def attempt(code):
+        nonlocal now
+        for button, kind in TO_ORGA + _typed(code):
+            now = ticks_add(now, GAP_MS)
+            menu.press(button, kind, now)
+        return _orga_open(menu)
+
+    assert not attempt("SSSSSS") and not menu.is_open()   # wrong: the menu closes
+    assert not attempt("LLLLLL") and not attempt("SLLSLL")
+    assert not attempt(CODE)    # the right one, but the page is shut
+    now = ticks_add(now, 300000)
+    assert attempt(CODE)        # five minutes on: open again
+
+
+def test_without_a_code_the_orga_page_is_open_and_a_double_backs_out_of_the_code():
+    assert _orga_open(run(ONE, TO_ORGA)[0])
+    menu, _ = run(ONE, TO_ORGA + [("a", "short"), ("a", "double")], 0)
+    assert not _orga_open(menu)
+    menu = Menu(*ONE, orga_code=CODE)
+    now = 0
+    for button, kind in TO_ORGA + [("a", "short"), ("a", "double")]:
+        now = ticks_add(now, GAP_MS)
+        menu.press(button, kind, now)
+    assert menu.page_here()[0].fr == "Jeu"   # back where it was, no page opened
+
+
+def test_the_code_on_two_buttons_and_on_the_screen():
+    # Two buttons and a screen: bb (Autre), aa (Jeu: 5th), B (Orga: 4th), then the code
+    # on any button: short or long.
+    menu = Menu(*TWO, orga_code="SLSL")
+    now = 0
+    for button, kind in [("b", "double"), ("a", "double"), ("b", "long"), ("a", "short"),
+                         ("b", "long"), ("b", "short")]:
+        now = ticks_add(now, GAP_MS)
+        menu.press(button, kind, now)
+    assert texts.menu_lines(menu)[:2] == ["Code", "***"]
+    now = ticks_add(now, GAP_MS)
+    menu.press("b", "long", now)
+    assert _orga_open(menu)
+
+
+def test_a_healer_treats_from_the_jeu_page_and_takes_an_offer_with_a_long_press():
+    menu, results = run(ONE, TO_ORGA[:10] + [("a", "short")] * 4 + [("a", "long")])
+    # A player's Jeu page has four entries: a fifth step wraps round to hors-jeu.
+    assert results == [("action", Action("hors-jeu"))]
+    menu = Menu(*ONE, treats="soin")
+    now = 0
+    for button, kind in TO_ORGA[:10] + [("a", "short")] * 4:
+        now = ticks_add(now, GAP_MS)
+        menu.press(button, kind, now)
+    assert texts.menu_lines(menu)[-1] == "> Soigner"
+    assert menu.press("a", "long", ticks_add(now, GAP_MS)) == [("treat",)]
+    menu.offer = "soin"   # the app sets it while a healer's offer shows
+    assert menu.press("a", "long", ticks_add(now, 2 * GAP_MS)) == [("take",)]
+    assert not menu.is_open() and menu.offer is None

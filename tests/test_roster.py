@@ -210,14 +210,17 @@ def test_a_missing_roster_is_named(tmp_path):
 def test_the_template_lists_every_choice_with_its_default_and_its_meaning():
     template = roster.settings_template()
     fields = list(FIELDS)
-    assert [k for k in template if k not in ("_about", "game_key")] == fields
-    assert all(template["_about"][name] for name in fields + ["game_key"])
+    game = ["game_key", "radio", "radio_secret", "orga_code"]
+    assert [k for k in template if k not in ["_about"] + game] == fields
+    assert all(template["_about"][name] for name in fields + game)
     path_settings = roster.read_settings(GAME)   # the example is the template
     assert path_settings.as_dict() == Settings().as_dict()
-    # ... without a game key: one printed in a public example would be no secret.
-    assert roster.read_game_key(GAME) is None
+    # ... without a game key or radio secret: one printed in a public example would be
+    # no secret.
+    assert roster.read_game_key(GAME) is None and roster.read_radio_secret(GAME) is None
     with open(GAME, encoding="utf-8") as f:
-        assert json.load(f) == dict((k, v) for k, v in template.items() if k != "game_key")
+        assert json.load(f) == dict((k, v) for k, v in template.items()
+                                    if k not in ("game_key", "radio_secret", "orga_code"))
 
 
 def test_each_template_has_a_fresh_game_key_that_reaches_the_configs_folder(tmp_path):
@@ -257,8 +260,10 @@ def test_cran_config_prints_the_template(capsys):
     assert cli.main(["config", "--settings-template"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert len(bytes.fromhex(printed.pop("game_key"))) == 32   # fresh: compared apart
+    assert len(bytes.fromhex(printed.pop("radio_secret"))) == 32
+    assert set(printed.pop("orga_code")) <= {"S", "L"}
     template = roster.settings_template()
-    del template["game_key"]
+    del template["game_key"], template["radio_secret"], template["orga_code"]
     assert printed == template
 
 
@@ -322,6 +327,16 @@ def test_check_passes_a_good_config(tmp_path, capsys):
     ({"board": "atom-lite", "colour": "red"}, "colour: unknown field"),
     ({"board": "atom-lite", "settings": {"coma_ms": -1}}, "settings.coma_ms: "),
     ({"board": "atom-lite", "lang": "de"}, "lang: expected \"fr\" or \"en\""),
+    ({"board": "atom-lite", "orga_code": "SLX"},
+     "orga_code: expected 4 to 12 presses, S (short) or L (long)"),
+    ({"board": "atom-lite", "radio": {"role": "mage"}},
+     "radio.role: expected badge, healer or smith, got 'mage'"),
+    ({"board": "atom-lite", "radio": {"id": "12"}}, "radio.id: expected 12 hex digits"),
+    ({"board": "atom-lite", "radio": {"authorities": {"0102030405zz": ["gm", "00"]}}},
+     "radio.authorities.0102030405zz: expected 12 hex digits"),
+    ({"board": "atom-lite", "radio": {"role": "healer"}},
+     "radio.seed: a healer or smith has a seed, and only they do"),
+    ({"board": "atom-lite", "radio": {"frequency": 1}}, "radio.frequency: unknown field"),
 ])
 def test_check_names_the_file_and_field(tmp_path, config, message):
     path = write(tmp_path, json.dumps(config), "config.json")
@@ -336,3 +351,57 @@ def test_check_exit_codes(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("%s: not readable as JSON" % path)
     r = run_cran("config")
     assert r.returncode == 2 and "give one of" in r.stderr
+
+
+RADIO_ROSTER = ("name,armor,board,badge,role\nGodefroy,metal,atom-lite,b01,\n"
+                "Ysolde,cuir,atom-lite,b02,soigneuse\nBran,0,atom-lite,b03,Forgeron\n")
+
+
+def _radio_game(tmp_path, **changes):
+    template = roster.settings_template()
+    template["radio"] = True
+    template.update(changes)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(template))
+    return str(path), template["radio_secret"]
+
+
+def test_a_radio_game_gives_each_badge_its_role_and_only_its_own_seed(tmp_path):
+    from cran import radio
+    from host_tools.station import GM_NAME, radio_id, seed_of
+    game, secret = _radio_game(tmp_path)
+    secret = bytes.fromhex(secret)
+    configs = {info["name"]: config for info, config in
+               roster.badge_configs(write(tmp_path, RADIO_ROSTER), game).values()}
+    sections = {name: c["radio"] for name, c in configs.items()}
+    assert {n: s["role"] for n, s in sections.items()} == {
+        "Godefroy": "badge", "Ysolde": "healer", "Bran": "smith"}
+    assert "seed" not in sections["Godefroy"]
+    for name in ("Ysolde", "Bran"):   # a seed whose chain the others' anchors verify
+        seed = bytes.fromhex(sections[name]["seed"])
+        assert seed == seed_of(secret, name)
+        anchor = sections["Godefroy"]["authorities"][radio_id(name).hex()][1]
+        assert radio.chain_token(seed, 0).hex() == anchor
+    gm = sections["Godefroy"]["authorities"][radio_id(GM_NAME).hex()]
+    assert gm == ["gm", radio.chain_token(seed_of(secret, GM_NAME), 0).hex()]
+    assert len({s["id"] for s in sections.values()}) == 3
+    for c in configs.values():   # the secret itself is on no badge
+        assert secret.hex() not in json.dumps(c)
+    # Without "radio": true, no badge gets a radio.
+    template = roster.settings_template()
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(template))
+    assert all("radio" not in c for _, c in
+               roster.badge_configs(write(tmp_path, RADIO_ROSTER), str(plain)).values())
+
+
+def test_radio_faults_are_named(tmp_path):
+    game, _ = _radio_game(tmp_path, radio_secret="abc")
+    assert any("game.json: radio_secret: a game key is 64 hex digits" in m
+               for m in faults(write(tmp_path, RADIO_ROSTER), game))
+    game, _ = _radio_game(tmp_path)
+    text = RADIO_ROSTER.replace("Forgeron", "forgeur") + "Ysolde,0,atom-lite,b04,\n"
+    messages = faults(write(tmp_path, text), game)
+    assert any("roster.csv:4: role: unknown role 'forgeur' (player, healer or smith" in m
+               for m in messages), messages
+    assert any("roster.csv:5: name: 'Ysolde' is also row 3's" in m for m in messages)

@@ -5,19 +5,22 @@ import json
 import os
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 
 import pytest
+from PIL import Image
 
+import cran
 import host_tools
-from conftest import REPO, SCENARIO_DIR, run_cran
+from conftest import REPO, SCENARIO_DIR, overlapping, run_cran, svg_size, text_boxes
 from cran import scenario
 from cran.badge import Badge
 from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
-from cran.storage import Journal
-from host_tools import badgelink, cli, logs_cmd, timeline
+from cran.storage import Journal, StateStore
+from host_tools import badgelink, cli, timeline
 
 DATA = os.path.join(REPO, "tests", "data")
 GODEFROY = os.path.join(DATA, "journal-godefroy.jsonl")
@@ -277,6 +280,186 @@ def test_the_scale_keeps_order_and_opens_up_bursts():
     assert xs[3] - xs[0] > 100          # the three blows of the fight get room
 
 
+def ink_columns(image, top, bottom, below=128):
+    """The x of every column with a dark pixel between rows top and bottom."""
+    pixels = image.load()
+    rows = range(max(0, int(top)), min(image.size[1], int(bottom) + 1))
+    return [x for x in range(image.size[0]) if [y for y in rows if pixels[x, y] < below]]
+
+
+# A day of a badge, written by the firmware's own Badge: fights in bursts (five blows in
+# two seconds), long targets, two boots after the first, one with a new config (name and
+# armor) and one with a new firmware; the last blow right at the end, its label long.
+DAY = [
+    # (seconds into the day, action words), or a boot: ("boot", cause, Character, version)
+    ("boot", "power-on", Character(name="Godefroy", armor=1), "0.1.0"),
+    (60, "coup"), (60.4, "coup"), (60.9, "effet peur"), (61.3, "coup assomme"),
+    (61.8, "coup brise bras-gauche-du-chevalier"), (62.2, "effet douleur"),
+    (70, "coup desarme epee-a-deux-mains-longue"), (75, "coup vol bourse-de-cuir-brodee"),
+    (400, "soin"), (410, "repare armure"), (900, "hors-jeu"), (960, "en-jeu"),
+    ("boot", "hard", Character(name="Godefroy le Hardi de Montfaucon", armor=2), "0.1.0"),
+    (1300, "coup"), (1300.5, "coup"), (1301, "coup"), (1301.5, "coup"), (1302, "coup"),
+    (1302.5, "effet paralyse"), (1310, "effet aveugle"), (1311, "effet dissipe"),
+    ("boot", "soft", Character(name="Godefroy le Hardi de Montfaucon", armor=2), "0.2.0"),
+    (2400, "coup"), (2400.3, "effet charme"), (2400.6, "coup blesse"), (2401, "effet peur"),
+    (2401.2, "coup brise jambe-droite-du-seigneur"), (2401.5, "coup agonisant"),
+    (2402, "coup desarme epee-a-deux-mains-longue"),
+]
+
+
+def day_journal(tmp_path, monkeypatch, steps=DAY, start_s=EPOCH_S):
+    """The journal lines of a badge living `steps`, each boot a new Badge on the same
+    flash folder (its uptime from 0), its wall clock set as cran flash sets it."""
+    os.makedirs(str(tmp_path), exist_ok=True)
+    journal = Journal(str(tmp_path))
+    badge = booted_s = None
+    for step in steps:
+        if step[0] == "boot":
+            _, cause, character, version = step
+            monkeypatch.setattr(cran, "VERSION", version)
+            booted_s = steps[steps.index(step) + 1][0] - 30
+            badge = Badge(character, Settings(), StateStore(str(tmp_path)), journal,
+                          "atom-lite")
+            badge.boot(0, cause, start_s + booted_s)
+            continue
+        at_s, words = step
+        badge.apply(parse_action(words), int((at_s - booted_s) * 1000))
+    return [json.dumps(e) for e in journal.entries()]
+
+
+def check_layout(svg_text):
+    """No text over another, none past the picture's edges, no marker's line through a
+    text. -> the text boxes."""
+    width, height = svg_size(svg_text)
+    boxes = text_boxes(svg_text)
+    assert overlapping(boxes) == []
+    outside = [b for b in boxes if b.left < 0 or b.right > width or b.top < 0
+               or b.bottom > height]
+    assert outside == []
+    root = ET.fromstring(svg_text)
+    lines = [line for g in root.iter(SVG + "g") if (g.get("class") or "").startswith("marker ")
+             for line in g.iter(SVG + "line")]
+    assert lines
+    for line in lines:
+        x, y1, y2 = float(line.get("x1")), float(line.get("y1")), float(line.get("y2"))
+        crossed = [b for b in boxes if b.left < x < b.right and b.top < y2 and y1 < b.bottom]
+        assert crossed == [], "the line at x %.1f crosses %s" % (x, crossed)
+    return boxes
+
+
+@pytest.mark.parametrize("scale", timeline.SCALES)
+def test_a_dense_day_is_drawn_with_no_text_over_another(tmp_path, monkeypatch, scale):
+    tl = build(day_journal(tmp_path, monkeypatch))
+    text = timeline.svg(tl, "day", scale)
+    texts = [b.text for b in check_layout(text)]
+    # Every marker has its label, whole (none here is past MAX_LABEL_W), in letters the
+    # font has: a missing one is drawn as an empty box.
+    root = ET.fromstring(text)
+    drawn = [t.text for g in root.iter(SVG + "g") if (g.get("class") or "").startswith(
+        "marker ") for t in g.iter(SVG + "text")]
+    assert drawn == [m.label.replace("coup normal", "coup") for m in tl.markers]
+    assert font_lacks("".join(texts)) == ""
+    assert [m.label for m in tl.markers if m.kind == "config"] == [
+        "new config: name Godefroy -> Godefroy le Hardi de Mo…, armor 1 -> 2",
+        "reflashed: firmware 0.1.0 -> 0.2.0"]
+    root = ET.fromstring(text)
+    assert len([g for g in root.iter(SVG + "line") if g.get("class") == "config-line"]) == 2
+    boots = [line for line in timeline.text_lines(tl) if "  boot 0." in line]
+    assert boots[2].rstrip().endswith("; firmware 0.1.0 -> 0.2.0")
+
+
+def axis_texts(svg_text):
+    root = ET.fromstring(svg_text)
+    axis = [g for g in root.iter(SVG + "g") if g.get("class") == "axis"][0]
+    return [t.text for t in axis.iter(SVG + "text")]
+
+
+def test_the_axis_is_on_the_wall_clock_when_the_journal_tells_it(monkeypatch):
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    time.tzset()
+    try:
+        with_clock = axis_texts(timeline.svg(build(lines_of(GODEFROY)), "g"))
+        linear = axis_texts(timeline.svg(build(lines_of(GODEFROY)), "g", "linear"))
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    # The badge came on at 12:00:00 in Paris (10:00 UTC); blows at 12:00:01, :03, :05,
+    # then coma and mort: each moment's time, where it has room.
+    moments = ["12:00:00", "12:00:01", "12:00:03", "12:00:05", "12:05:05", "12:10:05"]
+    assert with_clock[-1] == "time" and with_clock[0] == "12:00:00"
+    assert [t for t in moments if t in with_clock] == with_clock[:-1]
+    assert with_clock[-2] == "12:10:05" and len(with_clock) >= 5
+    # Straight: ticks a round minute apart on the wall clock.
+    assert linear == ["12:%02d:00" % m for m in range(11)] + ["time"]
+    no_clock = [json.dumps(dict((k, v) for k, v in json.loads(line).items() if k != "t"))
+                for line in lines_of(GODEFROY)]
+    relative = axis_texts(timeline.svg(build(no_clock), "g"))
+    assert relative[0] == "0:00" and relative[-2:] == ["10:05", "m:ss"]
+
+
+def test_the_linear_scale_is_straight():
+    tl = build(lines_of(GODEFROY))
+    root = ET.fromstring(timeline.svg(tl, "g", "linear"))
+    xs = dict((int(g.get("data-start-ms")), float(g.find(SVG + "rect").get("x")))
+              for g in root.iter(SVG + "g") if g.get("class") == "span")
+    # pleine-forme 0 s, blesse 3 s (after 1 s of uptime), agonisant 5 s, coma 305 s.
+    per_ms = (xs[605000] - xs[0]) / 605000
+    for ms in (1000, 3000, 5000, 305000):
+        assert abs(xs[ms] - (xs[0] + per_ms * ms)) <= 0.1     # as the SVG rounds
+    assert xs[3000] - xs[1000] < 3      # where the stretched scale opens up a fight
+
+
+def font_lacks(text):
+    """The characters of text the pictures' font has no glyph for."""
+    from fontTools.ttLib import TTFont
+
+    from host_tools import picture
+    cmap = TTFont(picture.font_file()).getBestCmap()
+    return "".join(sorted(set(c for c in text if ord(c) not in cmap)))
+
+
+def test_the_armor_lane_counts_with_the_armor_of_each_boot(tmp_path, monkeypatch):
+    tl = build(day_journal(tmp_path, monkeypatch))
+    # Armor 1 until the new config gives 2: the first answers of the second fight
+    # count down from 2.
+    values = [value for value, _, _ in spans(tl, "armure")]
+    assert values[:4] == ["1/1", "0/1", "abimee", "1/1"]
+    assert "2/2" in values and "1/2" in values
+    assert values.index("2/2") > values.index("1/1")
+
+
+def test_a_long_journal_widens_the_picture_and_stays_clear():
+    lines = long_journal(600)
+    text = timeline.svg(build(lines))
+    width, _ = svg_size(text)
+    assert timeline.MIN_WIDTH < width <= timeline.MAX_WIDTH
+    check_layout(text)
+
+
+def test_labels_stack_down_a_step_and_move_left_at_the_edge():
+    texts = ["boot 0.1.0 (power-on)", "fresh start", "coup", "soin", "effet dissipe"]
+    placed = timeline.place_labels(list(zip([100, 100, 130, 400, 990], texts)), 1000)
+    assert [row for _, row in placed] == [0, 1, 2, 0, 0]
+    x, _ = placed[-1]
+    assert x + timeline.text_width("effet dissipe", timeline.LABEL_SIZE) == 1000
+    # Two markers a pixel apart: the second label starts past the first one's line.
+    (x1, _), (x2, _) = timeline.place_labels([(200, "coup"), (201, "coup")], 1000)
+    assert x1 == 196 and x2 == 200 + timeline.LINE_GAP
+
+
+def test_labels_at_the_end_widen_the_picture_rather_than_be_cut():
+    # The last blows of the day, a second apart on a straight axis over 40 minutes:
+    # their labels cannot all move left of the edge, so the picture grows to hold them.
+    lines = ['{"boot": "0.1.0", "up": 0, "t": %d}' % EPOCH_S] + [
+        json.dumps({"a": "coup desarme epee-a-deux-mains-longue", "c": [["effet", "desarme"]],
+                    "etat": "pleine-forme", "up": up, "t": EPOCH_S + up // 1000})
+        for up in (2400000, 2401000, 2402000)]
+    text = timeline.svg(build(lines), "j", "linear")
+    width, _ = svg_size(text)
+    boxes = check_layout(text)
+    assert width > timeline.MIN_WIDTH
+    assert [b.text for b in boxes].count("coup desarme epee-a-deux-mains-longue") == 3
+
 
 def long_journal(n):
     """n journal lines: the long sample again and again, its wall clock moving on, each
@@ -413,21 +596,29 @@ def test_a_line_nested_past_the_json_reader_is_named_not_a_traceback(tmp_path):
         "%s: no readable journal entry: nothing to show" % journal]
 
 
-def test_without_a_png_converter_the_svg_is_drawn_and_said(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(logs_cmd, "png_converter", lambda: None)
+def test_without_the_png_renderer_the_svg_is_drawn_and_said(tmp_path, capsys, monkeypatch):
+    # A Python the resvg-py wheel is not made for (3.9): the SVG, and how to get PNGs.
+    monkeypatch.setitem(sys.modules, "resvg_py", None)
     out = tmp_path / "g.png"
     assert cli.main(["logs", "--file", GODEFROY, "--out", str(out)]) == 3
     err = capsys.readouterr().err
-    assert "PNG needs rsvg-convert" in err and "drew %s instead" % (tmp_path / "g.svg") in err
+    assert "PNG needs the resvg-py and fontpkg-noto-sans packages" in err
+    assert "drew %s instead" % (tmp_path / "g.svg") in err
     assert not out.exists() and (tmp_path / "g.svg").exists()
 
 
-def test_png_when_a_converter_is_here(tmp_path):
-    if logs_cmd.png_converter() is None:
-        pytest.skip(logs_cmd.HOW_TO_GET_PNG)
+def test_cran_logs_draws_a_png_with_its_text(tmp_path):
     out = tmp_path / "g.png"
     assert cli.main(["logs", "--file", GODEFROY, "--out", str(out)]) == 0
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    image = Image.open(str(out)).convert("L")
+    svg_text = timeline.svg(build(lines_of(GODEFROY)), GODEFROY)
+    assert image.size == tuple(int(v) for v in svg_size(svg_text))
+    # The title's letters are drawn (a machine without fonts would leave it white),
+    # within the box it was laid out in.
+    title = text_boxes(svg_text)[0]
+    assert title.text == "Journal: Godefroy (atom-lite)"
+    ink = ink_columns(image, title.top, title.bottom)
+    assert len(ink) > 100 and title.left - 1 <= min(ink) and max(ink) <= title.right + 1
 
 
 def test_the_default_picture_goes_in_the_current_folder(tmp_path, monkeypatch):
@@ -524,3 +715,95 @@ def test_a_state_restored_from_nvs_goes_on_and_a_lost_one_is_inconnu_until_reset
     assert ("note", "restored from NVS") in kinds
     assert ("error", "etat inconnu: state ") in kinds
     assert "fresh start" not in " ".join(m.label for m in tl.markers)
+
+
+# ---- several badges: one fight ---------------------------------------------------------
+
+def test_a_fight_of_dense_days_is_drawn_clear_on_one_wall_clock(tmp_path, monkeypatch):
+    # Three badges: the dense day, the same day begun 90 s later, and a journal that
+    # never had the wall clock (drawn from the fight's start, and said).
+    first = build(day_journal(tmp_path / "a", monkeypatch))
+    later = build(day_journal(tmp_path / "b", monkeypatch, start_s=EPOCH_S + 90))
+    no_clock = build([json.dumps(dict((k, v) for k, v in json.loads(line).items()
+                                      if k != "t")) for line in lines_of(LONG)])
+    items = [(first, "/dev/ttyUSB0"), (later, "/dev/ttyUSB1"), (no_clock, "long.jsonl")]
+    assert timeline.align([first, later, no_clock]) == ([0, 90000, 0], first.start_wall)
+    for scale in timeline.SCALES:
+        text = timeline.fight_svg(items, scale)
+        texts = [b.text for b in check_layout(text)]
+        assert texts[:1] == ["Fight: 3 badges"]
+        assert "Nico le Besogneux (atom-lite) · long.jsonl · no wall clock: drawn from " \
+               "the fight's start" in texts
+    # The later badge's blows are the first's, 90 s on.
+    root = ET.fromstring(text)
+    blows = {}
+    for group in root.iter(SVG + "g"):
+        if group.get("class") == "markers":
+            blows[group.get("data-source")] = [
+                int(g.get("data-at-ms")) for g in group if g.get("class") == "marker action"]
+    assert blows["/dev/ttyUSB0"] and blows["long.jsonl"]
+    assert [at + 90000 for at in blows["/dev/ttyUSB0"]] == blows["/dev/ttyUSB1"]
+
+
+def test_the_fight_as_text_is_every_entry_in_the_order_it_happened(tmp_path, monkeypatch):
+    first = build(day_journal(tmp_path / "a", monkeypatch))
+    later = build(day_journal(tmp_path / "b", monkeypatch, start_s=EPOCH_S + 1))
+    lines = timeline.fight_lines([(first, "a"), (later, "b")])
+    count = len(first.entries) + len(later.entries)
+    assert lines[0] == "fight: 2 badges, %d entries over 39:33, from %s" % (
+        count, timeline.fmt_wall(EPOCH_S + 30, True))
+    assert lines[2].startswith("  Godefroy le Hardi de Montfaucon (atom-lite) · b: ")
+    assert lines[2].endswith(", at 0:01")
+    rows = lines[3:]
+    assert len(rows) == count
+    assert sorted(rows, key=lambda row: row[:8].strip().zfill(8)) == rows
+    # A badge a second behind the other: its entries a second after the other's.
+    boots = [row[:8].strip() for row in rows if "  boot 0.1.0 (power-on)" in row]
+    assert boots == ["0:00", "0:01"]
+
+
+def test_cran_logs_several_files_make_one_fight(tmp_path, capsys):
+    out = tmp_path / "fight.svg"
+    assert cli.main(["logs", "--file", GODEFROY, "--file", LONG, "--out", str(out),
+                     "--json"]) == 0
+    badges = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(b["name"], b["offset_ms"]) for b in badges] == [("Godefroy", 0),
+                                                            ("Nico le Besogneux", 0)]
+    assert "<text" in out.read_text() and ">Fight: 2 badges<" in out.read_text()
+
+
+def test_cran_logs_several_ports_leaves_out_the_one_that_fails(tmp_path, capsys, monkeypatch):
+    link = FakeLink()
+
+    def ask(port, line, again=False, keys=None):
+        if port == "COM4":
+            raise host_tools.CommandError("%s: no such port (is the badge plugged in?)" % port)
+        return FakeLink.ask(link, port, line)
+    link.ask = ask
+    link.usb_ports = lambda: ["COM3", "COM4"]
+    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
+    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["logs", "--all", "--port", "COM3"]) == 1
+    captured = capsys.readouterr()
+    assert "cran: COM4: left out of the fight: COM4: no such port" in captured.err
+    assert captured.out.startswith("fight: 1 badge, 7 entries")
+    assert os.listdir(str(tmp_path)) == ["fight.svg"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--file", GODEFROY, "--file", LONG, "--config", "c.json"],
+     "cran: --config is for one badge"),
+    ([], "cran: which badge? give --port PORT (repeat it), --all, or --file JOURNAL"),
+])
+def test_cran_logs_several_bad_input_exits_2(tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["logs"] + args) == 2
+    assert capsys.readouterr().err.startswith(message)
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_cran_logs_all_with_no_badge_plugged_says_so(capsys, monkeypatch):
+    monkeypatch.setattr(badgelink, "usb_ports", lambda: [])
+    assert cli.main(["logs", "--all"]) == 2
+    assert "no USB serial port found" in capsys.readouterr().err

@@ -51,7 +51,7 @@ def start(root):
     _make_names(None)
     config = _checked_config(root)
     forget(_CONFIG_ONLY)
-    _make_names(config.board)
+    _make_names(config)
     # The badge restored before the app's modules load: the start's peak is the app
     # and its start-only wiring, not also the reading of the records.
     restored = _restored(root, config)
@@ -65,13 +65,15 @@ def start(root):
 # The modules cran flash makes to make the badge's names (host_tools/build.py
 # names_sources), and the board part each one's are for.
 _NAMES = (("cran.names", None), ("cran.names_display", "display"),
-          ("cran.names_buzzer", "buzzer"), ("cran.names_leds", "leds"))
+          ("cran.names_buzzer", "buzzer"), ("cran.names_leds", "leds"),
+          ("cran.names_radio", "radio"))
 
 
-def _make_names(board):
-    """Make every qstr the badge's modules will make as they load, now: with board None,
-    those of every module but the parts' drivers, first thing in an empty heap; with the
-    board, those of its parts' drivers. A qstr is kept for good, its characters in
+def _make_names(config):
+    """Make every qstr the badge's modules will make as they load, now: with config None,
+    those of every module but the parts' drivers and the radio's, first thing in an
+    empty heap; with the config, those of its board's parts' drivers and, when its game
+    has one, the radio's. A qstr is kept for good, its characters in
     chunks of 128 bytes, and when the pool that holds them is full the next one is a
     single block of twice its size (~9 KB on a badge). Made as modules load, the chunks
     sat between the modules' code as islands once the start-only code was let go, and
@@ -85,7 +87,10 @@ def _make_names(board):
     import gc
     root = __file__[:-len("cran/__init__.mpy")]   # where the firmware is
     for module, part in _NAMES:
-        if (part is None) != (board is None) or part and getattr(board, part) is None:
+        if (part is None) != (config is None):
+            continue
+        if part is not None and (config.radio if part == "radio"
+                                 else getattr(config.board, part)) is None:
             continue
         try:
             __import__(module)   # its names are made as it loads

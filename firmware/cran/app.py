@@ -96,6 +96,7 @@ class App:
     wdt: "Any"
     last_input: "Any"
     unread: "Any"
+    link: "Any"
 
     def __init__(self, root, config, restored=None):
         """The badge of config (cran.config.Config) with its flash at root: restored,
@@ -175,6 +176,11 @@ class App:
                     self.console = self.lock = None
                     forget(_CONSOLE)
             menu = self.menu   # (None only in safe mode, which has no buttons)
+            link = self.link
+            if link is not None:
+                for what, value in link.tick(now, self.badge.state):
+                    self._heard(what, value, now)
+                menu.offer = link.offer[0] if link.offer is not None else None
             for button in self.buttons:
                 button.handle(now)
                 # Its presses at once, before the next button's poll: a press shows
@@ -204,11 +210,28 @@ class App:
             self.wdt.feed()
         return self._next_wake(now)
 
+    def _heard(self, what, value, now):
+        """What the radio brought (cran.link.Link.tick)."""
+        if what == "act":   # a game master's command: no undo for it
+            self.badge.apply(value, now, save=False)
+        elif what == "clock":
+            self.badge.set_wall_clock(value, now)
+            set_rtc(value)
+        else:   # an offer for this wearer, or this healer's offer made (to whom)
+            self.badge.log({"radio": what, "value": value if isinstance(value, str)
+                            else None if value is None else "".join(
+                                ["%02x" % b for b in value])})
+
     def _result(self, result, now):
-        if result[0] == "action":
+        if result[0] in ("action", "take"):
+            action = result[1] if result[0] == "action" else self.link.accept(now)
+            if action is None:
+                return   # the offer ran out as the press came
             before, news = self.badge.state, self.news
-            self.badge.apply(result[1], now, save=False)   # saved once shown
+            self.badge.apply(action, now, save=False)   # saved once shown
             self.undo = (now, before, news)
+        elif result[0] == "treat":
+            self.link.seek(now)
         elif result[0] == "undo":
             if self.undo is not None and ticks_diff(now, self.undo[0]) <= UNDO_MS:
                 self.badge.undo(self.undo[1], now, save=False)
@@ -339,6 +362,8 @@ class App:
         lock = self.lock
         if lock is not None and lock.open_until is not None:   # lock again on time
             wait = min(wait, ticks_diff(lock.open_until, now))
+        if self.link is not None:
+            wait = min(wait, self.link.next_wake_ms(now))
         return max(0, wait)
 
     def may_light_sleep(self, now, wait_ms):
@@ -348,6 +373,8 @@ class App:
         wait worth it."""
         if not self.can_sleep or wait_ms < MIN_LIGHT_SLEEP_MS or self.events:
             return False
+        if self.link is not None and self.link.listening:
+            return False   # its window: a light sleep would stop the radio
         if self.buzzer is not None and self.buzzer.playing():
             return False
         for button in self.buttons:

@@ -1,7 +1,7 @@
 # Proofs made with the game key (one secret per game, on every badge and with the
 # organisers): HMAC-SHA256, and a key of its own for each use (derive), so a proof made
 # for one use is worth nothing in another. The console's lock (cran.lock) loads this
-# module to answer an unlock, and lets it go after; the radio will use it too.
+# module to answer an unlock, and lets it go after; the radio (cran.radio) uses it too.
 import hashlib
 import os
 
@@ -13,12 +13,22 @@ _NONCE_BYTES = const(16)
 
 def hmac_sha256(key, message):
     """HMAC-SHA256 (RFC 2104): MicroPython has hashlib.sha256 but no hmac module."""
+    return hmac_with(hmac_pads(key), message)
+
+
+def hmac_pads(key):
+    """HMAC's inner and outer padded keys: made once for a key that tags many messages
+    (the radio's), they save two 64-byte buffers and their loops a message."""
     if len(key) > _BLOCK:
         key = hashlib.sha256(key).digest()
     key = key + bytes(_BLOCK - len(key))
-    inner = hashlib.sha256(bytes([b ^ 0x36 for b in key]))
+    return bytes([b ^ 0x36 for b in key]), bytes([b ^ 0x5C for b in key])
+
+
+def hmac_with(pads, message):
+    inner = hashlib.sha256(pads[0])
     inner.update(message)
-    outer = hashlib.sha256(bytes([b ^ 0x5C for b in key]))
+    outer = hashlib.sha256(pads[1])
     outer.update(inner.digest())
     return outer.digest()
 

@@ -1,11 +1,15 @@
 # Button presses to actions (docs/controls.md). A normal hit is one press; everything
 # else is a small menu. Pure: presses come in as (button, kind, now), timing by ticks_diff.
 
-from cran.core.ticks import ticks_diff
+from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import TIMED_EFFECTS, Action
 
 UNDO_MS = 5000   # a double press undoes the last action this long after it
 IDLE_MS = 8000   # an untouched menu closes by itself
+# [choice] The Orga page behind a press code (the game settings' "orga_code", short and
+# long presses, S and L): after this many wrong codes it stays shut this long.
+CODE_TRIES = 3
+CODE_LOCK_MS = 300000
 
 # Two buttons and a screen: each input picks one entry of the page on show; b double
 # always goes back. The screen names the inputs as below.
@@ -15,6 +19,7 @@ BACK = ("b", "double")
 
 PEEK = "peek"
 DIVIN = "divin"
+TREAT = "treat"   # a healer's or smith's: treat the nearest badge, over the radio
 # A normal hit, made once: an action is a value, and a press allocates less before its
 # LEDs show it.
 _HIT = Action("coup")
@@ -73,37 +78,56 @@ def _more(verb):
     return more
 
 
-def _other_entries():
+def _other_entries(treats):
     return [Action("soin"), Action("soin-complet"), Action("repare", target="armure"),
-            Action("repare", target="membre"), Page("Jeu", "Game", _game)]
+            Action("repare", target="membre"), Page("Jeu", "Game", _game, treats)]
 
 
-def _game():
-    return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"),
-            Page("Orga", "Organiser", _orga)]
+def _game(treats):
+    return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"), ORGA] + (
+        [TREAT] if treats else [])
 
 
 def _orga():
     return [Action("stop"), Action("reprise"), Action("reset")]
 
 
-def _top():
+def _none():
+    return []
+
+
+ORGA = Page("Orga", "Organiser", _orga)
+# The code's page: its presses are the code's, not a choice among entries.
+CODE = Page("Code", "Code", _none)
+
+
+def _top(treats):
     return [PEEK, Page("Coup", "Hit", _keyword_entries, "coup"),
             Page("Effet", "Effect", _keyword_entries, "effet"),
-            Page("Autre", "Other", _other_entries)]
+            Page("Autre", "Other", _other_entries, treats)]
 
 
-def build_tree():
-    """The one-button top menu; its entries 1-3 are the two-button boards' menus."""
-    return Page("Menu", "Menu", _top)
+def build_tree(treats=None):
+    """The one-button top menu; its entries 1-3 are the two-button boards' menus.
+    treats: "soin" or "repare" on a healer's or smith's badge (its Jeu page's last
+    entry, TREAT), else None."""
+    return Page("Menu", "Menu", _top, treats)
 
 
 class Menu:
-    """press() -> results: ("action", Action), ("undo",), ("peek",). One button, or two
-    without a screen, scroll the menu; two with a screen pick entries directly."""
+    """press() -> results: ("action", Action), ("undo",), ("peek",), ("treat",) (a
+    healer's wearer treats the nearest badge), ("take",) (the wearer takes the offer on
+    show: a long press while `offer` is set, cran.link). One button, or two without a
+    screen, scroll the menu; two with a screen pick entries directly."""
 
-    def __init__(self, board_buttons, has_screen):
+    def __init__(self, board_buttons, has_screen, treats=None, orga_code=None):
         self.direct = board_buttons >= 2 and has_screen
+        self.treats = treats
+        self.offer = None           # a healer's offer on show (set by the app), or None
+        self.orga_code = orga_code  # "SLSL...": the Orga page's code, or None (open)
+        self.code = ""              # the presses typed on the code's page
+        self.wrong = 0              # wrong codes in a row
+        self.shut_until = None      # tick the Orga page opens again after CODE_TRIES
         # The tree (some 60 actions and pages, ~5 KB in 32-bit) exists only while the
         # menu is open: most presses are a plain hit, and a closed menu needs none of it.
         self.top = None
@@ -131,6 +155,8 @@ class Menu:
         self._last_press = now
         if not self._stack:
             return self._closed(button, kind, now)
+        if self._stack[-1][0] is CODE:
+            return self._code_press(kind, now)
         if not self.direct:
             return self._scroll(kind, now)
         if (button, kind) == BACK:
@@ -143,6 +169,9 @@ class Menu:
         return []
 
     def _closed(self, button, kind, now):
+        if kind == "long" and self.offer is not None and (button == "a" or not self.direct):
+            self.offer = None
+            return [("take",)]
         if kind == "short" and (button == "a" or not self.direct):
             return self._emit(_HIT, now)                    # a normal hit: one press
         if kind == "double" and (button == "a" or not self.direct):
@@ -175,6 +204,13 @@ class Menu:
         return self._choose(entry, now, group)
 
     def _choose(self, entry, now, group=None):
+        if entry is ORGA and self.orga_code:   # its code first, every time
+            if self.shut_until is not None and ticks_diff(now, self.shut_until) < 0:
+                self._close()   # too many wrong codes: shut for a while
+                return []
+            self.shut_until = None
+            self.code = ""
+            entry = CODE
         if isinstance(entry, Page):
             self._open(entry, self._stack[-1][2] if group is None else group)
             return []
@@ -184,13 +220,37 @@ class Menu:
         if entry == PEEK:
             self._close()
             return [("peek",)]
+        if entry == TREAT:
+            self._close()
+            return [("treat",)]
         if self.divin:
             entry = Action(entry.verb, entry.kw, entry.target, True)
         return self._emit(entry, now)
 
+    def _code_press(self, kind, now):
+        # Any button: a short press is S, a long one L; a double goes back.
+        if kind == "double":
+            return self._back()
+        self.code += "S" if kind == "short" else "L"
+        code = self.orga_code
+        if len(self.code) < len(code):
+            return []
+        group = self._stack[-1][2]
+        self._stack.pop()
+        if self.code == code:
+            self.wrong = 0
+            self._open(ORGA, group)
+            return []
+        self.wrong += 1
+        if self.wrong >= CODE_TRIES:
+            self.wrong = 0
+            self.shut_until = ticks_add(now, CODE_LOCK_MS)
+        self._close()
+        return []
+
     def _tree(self):
         if self.top is None:
-            self.top = build_tree()
+            self.top = build_tree(self.treats)
         return self.top
 
     def _open(self, page, group):
@@ -222,6 +282,8 @@ class Menu:
         if not self._stack:
             return None
         page, cursor, group = self._stack[-1]
+        if page is CODE:   # the presses typed so far
+            return (group, len(self._stack) - 1, len(self.code))
         if self.direct:
             return (group, len(self._stack) - 1, 0)
         return (group, len(self._stack) - 1, cursor + 1)

@@ -4,7 +4,7 @@
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.vocab import STATES, const, lookup
 from cran.cues import EFFECTS, WARNING_MS
-from cran.menu import DIVIN, PEEK, SLOT_NAMES, Page
+from cran.menu import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves.
 _EN = const(  # a table as a string: cran.core.vocab.lookup
@@ -131,6 +131,10 @@ def entry_label(menu, entry, lang="fr"):
         if en:
             return "Divine: " + ("on" if menu.divin else "off")
         return "Divin: " + ("oui" if menu.divin else "non")
+    if entry == TREAT:   # over the radio, to the nearest badge (cran.link)
+        if menu.treats == "soin":
+            return "Heal nearest" if en else "Soigner"
+        return "Repair nearest" if en else "Reparer"
     return action_label(entry, lang)
 
 
@@ -143,6 +147,8 @@ def menu_lines(menu, lang="fr", width=16):
     out = [page.en if lang == "en" else page.fr]
     if menu.divin:
         out[0] += " (divin)"
+    if page is CODE:   # short and long presses, any button: shown as stars
+        out.append("*" * len(menu.code) or ("short/long" if lang == "en" else "court/long"))
     for i, entry in enumerate(page.entries):
         if menu.direct:
             out.append("%-2s %s" % (SLOT_NAMES[i], entry_label(menu, entry, lang)))

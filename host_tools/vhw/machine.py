@@ -21,7 +21,7 @@ lightsleep_ms = 0        # virtual ms spent in lightsleep
 # reset_all(). The chip is awake whenever it is not in lightsleep.
 _counting_since = 0      # vclock.elapsed_ms() at reset_all()
 pwm_totals = {}          # pin id -> [ms with duty > 0, sum of duty_u16 x ms]
-radio_on_ms = 0          # no radio in the firmware yet: network/bluetooth would add here
+radio_on_ms = 0          # the Wi-Fi station interface's active time (vhw/network.py)
 _freq_hz = 160000000
 # `cran vbadge`, where a reset ends the MicroPython process: a callable(cause, why) run
 # before VirtualReset is raised (it raises SystemExit instead).
@@ -611,6 +611,9 @@ def reboot():
     wake_sources.clear()
     _drop_alarms(WDT)
     _watchdog[0] = None
+    espnow = sys.modules.get("espnow")   # the radio, if the firmware started it: off
+    if espnow is not None and hasattr(espnow, "reset"):
+        espnow.reset()
 
 
 def _drop_alarms(kind):

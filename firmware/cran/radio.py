@@ -1,0 +1,223 @@
+# The radio's frames (ESP-NOW, at most 250 bytes): who may say what to whom, and proof
+# of it. Pure: bytes in, bytes or a verdict out; the driver that sends and hears them,
+# and the app that acts on them, are elsewhere.
+#
+# A frame:  version | game id | sender | role | counter | kind | payload | tag
+#              1         4        6       1       4        1      0-221     12
+#
+# Two locks, because every badge holds the game key (its console's lock needs it):
+# - Membership. The tag is HMAC-SHA256 under the game's radio key (cran.auth.derive):
+#   without the game key nothing can be forged or altered, and a new key retires every
+#   old frame (the game id, read first, sorts the other games' frames out cheaply).
+# - Authority. What only a game master, a healer or a smith may say carries the next
+#   token of the sender's own hash chain (S/KEY): token i is sha256 applied
+#   CHAIN_STEPS - i times to a seed only that sender holds. Badges hold the chain's
+#   anchor (token 0) and the last token they accepted, and accept token i when hashing
+#   it the difference in steps gives that one: a player who reads his own badge's flash
+#   still cannot stop the game or heal himself, as hashing cannot be run backwards.
+#
+# Replay: each sender's counter only grows (Counter keeps it so across reboots); a
+# receiver drops a counter it has seen, and a token it has seen. The heartbeat's payload
+# is encrypted too (AES-128-CTR, from cryptolib's ECB, which every MicroPython with
+# cryptolib has): coma and mort look the same to anyone but the game master (S7).
+import hashlib
+import struct
+
+from cran.auth import derive, hmac_pads, hmac_with, same
+from cran.core.vocab import const
+
+VERSION = const(0xC1)
+MAX_FRAME = const(250)         # ESP-NOW v1's payload limit
+_HEAD = ">B4s6sBIB"
+_HEAD_BYTES = const(17)
+TAG_BYTES = const(12)          # 96 bits: a forger's odds, 2**-96 a try
+ID_BYTES = const(6)            # a badge's id: its chip's 6-byte MAC
+TOKEN_BYTES = const(16)
+_PROOF = ">H16s"               # an authority's chain index and token, before its payload
+_PROOF_BYTES = const(18)
+CHAIN_STEPS = const(4096)      # authority frames a sender can make in one game
+MAX_PAYLOAD = MAX_FRAME - _HEAD_BYTES - TAG_BYTES
+
+# Roles, as the roster names them.
+BADGE = const(0)
+HEALER = const(1)
+SMITH = const(2)
+GM = const(3)
+ROLES = ("badge", "healer", "smith", "gm")
+
+# Kinds of frame.
+STOP = const(1)        # K15: the game stops ...
+RESUME = const(2)      # ... and goes on
+NIGHT = const(3)       # S9
+MASS = const(4)        # K11: an effect «de masse», to the badges in range
+RESET = const(5)       # one badge (by id) to a new character
+CLOCK = const(6)       # the wall clock
+HEAL = const(16)       # S10: a healer offers soin to one badge (by id)
+REPAIR = const(17)     # A4: a smith offers to repair one badge's armor
+HEARTBEAT = const(32)  # a badge's state, for the game master's eyes only
+SEEK = const(33)       # a healer or smith asks the badges around for a heartbeat
+# Who may send each kind: a role's kinds carry its chain's token; BADGE's need none.
+SENDERS = {STOP: GM, RESUME: GM, NIGHT: GM, MASS: GM, RESET: GM, CLOCK: GM,
+           HEAL: HEALER, REPAIR: SMITH, HEARTBEAT: BADGE, SEEK: BADGE}
+_SECRET = (HEARTBEAT,)   # kinds whose payload is encrypted
+
+# Why a frame was dropped, as Listener.dropped counts them. "again": a copy of the
+# last frame taken from its sender (frames that must reach everyone are sent many times).
+DROPS = ("size", "game", "tag", "kind", "again", "replay", "token")
+
+
+class Keys:
+    """What the game key gives the radio: the game's id, the tag's key (as HMAC's two
+    padded keys, made once: a frame's tag then costs two sha256 runs), the payload key
+    and its cipher (aes: cryptolib.aes's signature; a desktop's, where it has none)."""
+
+    def __init__(self, game_key, aes=None):
+        self.game = derive(game_key, b"id")[:4]
+        self.pads = hmac_pads(derive(game_key, b"radio"))
+        self.secret = derive(game_key, b"radio secret")[:16]
+        self.aes = aes
+
+
+def seal(keys, sender, role, counter, kind, payload=b"", proof=None):
+    """A frame -> bytes. proof: (index, token) of the sender's chain, for a kind only
+    its role may send. ValueError when it would not fit in MAX_FRAME."""
+    if proof is not None:
+        payload = struct.pack(_PROOF, proof[0], proof[1]) + payload
+    if kind in _SECRET:
+        payload = crypt(keys, sender, counter, payload)
+    body = struct.pack(_HEAD, VERSION, keys.game, sender, role, counter, kind) + payload
+    if len(body) + TAG_BYTES > MAX_FRAME:
+        raise ValueError("radio frame of %d bytes: at most %d"
+                         % (len(body) + TAG_BYTES, MAX_FRAME))
+    return body + hmac_with(keys.pads, body)[:TAG_BYTES]
+
+
+class Listener:
+    """Opens the frames a badge hears: open(frame) -> (kind, sender, role, payload) when
+    it is genuine, fresh and its sender may say it; else None, and dropped[why] counts
+    it (why in DROPS). Cheapest checks first: a flood of garbage costs little.
+
+    authorities: {sender id: [role, index, token]}, the chains' anchors (index 0) or
+    the last token accepted from each, updated in place; on_authority(sender, entry),
+    when given, hears each update, to save it: a token accepted before a reboot then
+    stays spent after it.
+
+    max_senders: the senders whose counters are kept, the oldest heard going when a new
+    one comes (~45 bytes each on an ESP32). A badge needs few: what it acts on is an
+    authority's, whose spent tokens stop replays on their own; the game master's
+    station, which reads every badge's heartbeat, keeps them all."""
+
+    def __init__(self, keys, authorities, on_authority=None, max_senders=16):
+        self.keys = keys
+        self.authorities = authorities
+        self.on_authority = on_authority
+        self.max_senders = max_senders
+        self.seen = {}   # sender -> highest counter accepted
+        self.dropped = {}
+
+    def _drop(self, why):
+        self.dropped[why] = self.dropped.get(why, 0) + 1
+
+    def open(self, frame):
+        if not _HEAD_BYTES + TAG_BYTES <= len(frame) <= MAX_FRAME or frame[0] != VERSION:
+            return self._drop("size")
+        keys = self.keys
+        if frame[1:5] != keys.game:
+            return self._drop("game")
+        body = memoryview(frame)[:-TAG_BYTES]
+        if not same(hmac_with(keys.pads, body)[:TAG_BYTES], frame[-TAG_BYTES:]):
+            return self._drop("tag")
+        _, _, sender, role, counter, kind = struct.unpack_from(_HEAD, frame, 0)
+        if SENDERS.get(kind) != role:
+            return self._drop("kind")
+        seen = self.seen
+        last = seen.get(sender, -1)
+        if counter <= last:
+            return self._drop("again" if counter == last else "replay")
+        payload = bytes(body[_HEAD_BYTES:])
+        if kind in _SECRET:
+            payload = crypt(keys, sender, counter, payload)
+        if role != BADGE:
+            entry = self.authorities.get(sender)
+            if (entry is None or entry[0] != role or len(payload) < _PROOF_BYTES
+                    or not self._spend(entry, payload)):
+                return self._drop("token")
+            payload = payload[_PROOF_BYTES:]
+            if self.on_authority is not None:
+                self.on_authority(sender, entry)
+        if sender not in seen and len(seen) >= self.max_senders:
+            seen.pop(next(iter(seen)))   # the oldest heard (dicts keep their order)
+        seen[sender] = counter
+        return kind, sender, role, payload
+
+    @staticmethod
+    def _spend(entry, payload):
+        # Token `index` is accepted if hashing it (index - last) times gives the last
+        # token accepted: then it is the new last, and every token before it is spent.
+        index, token = struct.unpack_from(_PROOF, payload, 0)
+        steps = index - entry[1]
+        if steps <= 0 or index > CHAIN_STEPS:
+            return False
+        x = token
+        for _ in range(steps):
+            x = chain_step(x)
+        if not same(x, entry[2]):
+            return False
+        entry[1], entry[2] = index, token
+        return True
+
+
+def chain_step(token):
+    return hashlib.sha256(token).digest()[:TOKEN_BYTES]
+
+
+def chain_token(seed, index):
+    """Token `index` (0: the anchor badges hold) of the chain grown from seed."""
+    x = seed[:TOKEN_BYTES]
+    for _ in range(CHAIN_STEPS - index):
+        x = chain_step(x)
+    return x
+
+
+def crypt(keys, sender, counter, data):
+    """AES-128-CTR under keys.secret, the same both ways. The counter block starts with
+    the frame's sender and counter, which never come twice under one key (Counter), so
+    no keystream is used twice."""
+    maker = keys.aes
+    if maker is None:
+        import cryptolib  # loaded by the first heartbeat
+        maker = cryptolib.aes
+    aes = maker(keys.secret, 1)   # ECB: mode 1; CTR (6) is not built in every firmware
+    out = bytearray(data)
+    block = bytearray(16)
+    block[:ID_BYTES] = sender
+    struct.pack_into(">I", block, ID_BYTES, counter)
+    for start in range(0, len(out), 16):
+        struct.pack_into(">H", block, 14, start // 16)
+        stream = aes.encrypt(block)
+        for i in range(start, min(start + 16, len(out))):
+            out[i] ^= stream[i - start]
+    return bytes(out)
+
+
+COUNTER_STEP = const(256)   # frames between two writes of the counter's high-water mark
+
+
+class Counter:
+    """This sender's frame counter, which must never give a number twice in one game,
+    power cuts included, without writing the flash at every frame: the high-water mark
+    saved (save(mark)) is COUNTER_STEP ahead of the counter, written before any number
+    it covers is given, and a reboot starts at the saved mark (LoRaWAN's frame counters
+    do the same). stored: the saved mark, 0 at first."""
+
+    def __init__(self, stored, save):
+        self.next = self.mark = stored
+        self.save = save
+
+    def take(self):
+        if self.next >= self.mark:
+            self.mark = self.next + COUNTER_STEP
+            self.save(self.mark)
+        n = self.next
+        self.next += 1
+        return n

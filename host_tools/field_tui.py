@@ -1,0 +1,143 @@
+# `cran field` on a terminal (Textual): every badge heard, the urgent first, refreshed
+# twice a second; keys send the game master's commands, each confirmed first. The
+# station is stepped by a thread of its own, every few milliseconds, as its radio wants.
+import threading
+import time
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from host_tools.field_cmd import REFRESH_S, TICK_S, _command
+
+COLUMNS = ("badge", "etat", "reste", "effets", "armure", "jeu", "batterie", "vu", "signal")
+_SAYS = {"stop": "Stop the game on every badge in range",
+         "reprise": "Resume the game on every badge in range",
+         "nuit": "Night (S9) on every badge in range",
+         "clock": "Set every badge's clock to this computer's"}
+
+
+def row_cells(row):
+    reste = "" if row["reste"] is None else "%d:%02d" % divmod(row["reste"], 60)
+    effets = " ".join("%s %d:%02d" % ((name,) + divmod(s, 60))
+                      for name, s in sorted(row["effets"].items())) or "-"
+    armure = "%d%s" % (row["armure"], " (abimee)" if row["armure_abimee"] else "")
+    battery = "?" if row["batterie"] is None else "%d%%" % row["batterie"]
+    return (row["name"], row["etat"], reste, effets, armure, row["jeu"], battery,
+            "%ds ago" % row["ago_s"], "%d dBm" % row["rssi"])
+
+
+class Confirm(ModalScreen):
+    BINDINGS = [Binding("y", "yes", "yes"), Binding("n,escape", "no", "no")]
+
+    def __init__(self, question):
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        yield Static("%s?  y: yes   n or Esc: no" % self.question, id="question")
+
+    def action_yes(self):
+        self.dismiss(True)
+
+    def action_no(self):
+        self.dismiss(False)
+
+
+class AskKeyword(ModalScreen):
+    BINDINGS = [Binding("escape", "cancel", "close")]
+
+    def compose(self) -> ComposeResult:
+        yield Static("An effect «de masse» on every badge in range (K11): its keyword, "
+                     "then Enter (Esc: cancel)")
+        yield Input(placeholder="peur")
+
+    def on_input_submitted(self, event):
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self):
+        self.dismiss(None)
+
+
+class FieldApp(App):
+    TITLE = "cran field"
+    BINDINGS = [Binding("s", "send('stop')", "stop"),
+                Binding("r", "send('reprise')", "resume"),
+                Binding("n", "send('nuit')", "night"),
+                Binding("c", "send('clock')", "clock"),
+                Binding("m", "mass", "effet de masse"),
+                Binding("x", "reset", "reset the badge"),
+                Binding("q", "quit", "quit")]
+
+    def __init__(self, field):
+        super().__init__()
+        self.field = field
+        self.running = True
+        self.stepper = threading.Thread(target=self._step, daemon=True)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status")
+        yield DataTable(id="badges", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns(*COLUMNS)
+        self.stepper.start()
+        self.set_interval(REFRESH_S, self.refresh_table)
+        self.refresh_table()
+
+    def _step(self):
+        while self.running:
+            self.field.step()
+            time.sleep(TICK_S)
+
+    def refresh_table(self):
+        table = self.query_one(DataTable)
+        rows = self.field.rows()
+        table.clear()
+        for row in rows:
+            table.add_row(*row_cells(row))
+        dropped = self.field.station.listener.dropped
+        bad = sum(n for why, n in dropped.items() if why != "again")
+        self.query_one("#status", Static).update(
+            "virtual field %r: %d badge(s) heard, %d member(s) on the air; frames refused: "
+            "%d%s" % (self.field.hub.name, len(rows), self.field.hub.members() - 1, bad,
+                      " (%s)" % ", ".join("%s %d" % i for i in sorted(dropped.items())
+                                          if i[0] != "again") if bad else ""))
+
+    def action_send(self, word):
+        def done(yes):
+            if yes:
+                self.field.send(word)
+                self.notify("sent: %s" % word)
+        self.push_screen(Confirm(_SAYS[word]), done)
+
+    def action_mass(self):
+        def asked(keyword):
+            if not keyword:
+                return
+            try:
+                _command("masse:" + keyword)
+            except Exception as e:   # CommandError: named, nothing sent
+                self.notify(str(e), severity="error")
+                return
+            self.push_screen(Confirm("Effet %s de masse on every badge in range" % keyword),
+                             lambda yes: yes and self.field.send("masse:" + keyword))
+        self.push_screen(AskKeyword(), asked)
+
+    def action_reset(self):
+        """P3 for the badge on the table's cursor row: a fresh character (over the radio,
+        to that badge alone)."""
+        table = self.query_one(DataTable)
+        rows = self.field.rows()
+        if not rows or not 0 <= table.cursor_row < len(rows):
+            self.notify("no badge on the cursor", severity="warning")
+            return
+        row = rows[table.cursor_row]
+        self.push_screen(Confirm("Reset %s to a fresh character (P3)" % row["name"]),
+                         lambda yes: yes and self.field.send("reset:" + row["id"]))
+
+    def on_unmount(self):
+        self.running = False

@@ -1,0 +1,85 @@
+# A whole field in one process, in virtual time: badges (the rules engine and the
+# firmware's radio, cran.link and cran.radio, unchanged) and the game master's station on
+# a virtual air (vhw/air.py) that loses frames, a millisecond a step. For tests and for
+# `make bench`'s stop -> every badge frozen figure.
+from cran import radio
+from cran.core.engine import act, new_state, view
+from cran.core.engine import tick as engine_tick
+from cran.core.rules import Character, Settings
+from cran.link import Chain, Link
+from host_tools.station import Station, gm_anchor
+from host_tools.vhw import air as vair
+from host_tools.vhw.cpython import cryptolib
+
+GAME_KEY = bytes(range(32))
+GM_SEED, HEALER_SEED = b"G" * 16, b"H" * 16
+STATION_ID, HEALER_ID = b"\x5a" * 6, b"\x4e" * 6
+
+
+def _authorities():
+    return {STATION_ID: [radio.GM, 0, gm_anchor(GM_SEED)],
+            HEALER_ID: [radio.HEALER, 0, radio.chain_token(HEALER_SEED, 0)]}
+
+
+class FieldBadge:
+    """A badge as the app wires one: the engine's state, its link, and what its wearer
+    was offered."""
+
+    def __init__(self, the_air, me, x, y, role=radio.BADGE, seed=None, key=GAME_KEY):
+        keys = radio.Keys(key, cryptolib.aes)
+        self.me = me
+        self.radio = the_air.radio(x, y)
+        self.mark = 0
+        self.link = Link(self.radio, keys, radio.Listener(keys, _authorities()),
+                         radio.Counter(0, self._save_mark), me, role,
+                         Chain(seed, 1) if seed else None, battery=lambda: 80)
+        self.state = new_state(Character(armor=1), Settings())
+        self.offers = []
+        self.offered = []
+        self.next_wake = 0
+
+    def _save_mark(self, mark):
+        self.mark = mark
+
+    def step(self, now):
+        if now < self.next_wake:
+            return
+        for what, value in self.link.tick(now, self.state):
+            if what == "act":
+                self.state, _ = act(self.state, value, now)
+            elif what == "offer":
+                self.offers.append((now, value))
+            elif what == "offered":
+                self.offered.append(value)
+        self.state, _ = engine_tick(self.state, now)
+        self.next_wake = now + self.link.next_wake_ms(now)
+
+
+class Field:
+    def __init__(self, count=50, loss=0.0, seed=1):
+        self.air = vair.Air(loss=loss, seed=seed)
+        self.station = Station(GAME_KEY, GM_SEED, STATION_ID, self.air.radio(0, 0))
+        # In a 10 x 5 grid, 4 m apart: everyone in the station's range (no walls here).
+        self.badges = [FieldBadge(self.air, bytes([0xB0, 0, 0, 0, 0, n]), 4 * (n % 10) + 2,
+                                  4 * (n // 10) + 2) for n in range(count)]
+        self.now = 0
+
+    def run(self, ms, until=None):
+        """Virtual time on by ms, a millisecond a step (or until until() is true) ->
+        the ms it took."""
+        start = self.now
+        for _ in range(ms):
+            self.now += 1
+            self.air.step(self.now)
+            self.station.tick(self.now)
+            for b in self.badges:
+                b.step(self.now)
+            if until is not None and until():
+                break
+        return self.now - start
+
+
+
+def everyone(field, jeu):
+    """-> a test: every badge of the field is in this jeu ("stop", "en-jeu")."""
+    return lambda: all(view(b.state, field.now)["jeu"] == jeu for b in field.badges)

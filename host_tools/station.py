@@ -1,0 +1,166 @@
+# The game master's station: the organiser's computer speaking through a badge on USB
+# (its radio). It holds what no badge holds, the game master's chain (cran.radio): its
+# seed and the next token, saved before each command is sent, so a restarted station
+# never gives a token twice. It reads every badge's heartbeat (the only reader of their
+# private state, S7) into one table, the urgent rows first.
+import hashlib
+import json
+import os
+
+from cran import radio
+from cran.auth import derive
+from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS, read_heartbeat
+from host_tools.vhw.cpython import cryptolib
+
+GM_STEPS = radio.CHAIN_STEPS
+RADIO_SECRET = "radio_secret"   # in the game settings file, beside "game_key"
+GM_NAME = "gm"                  # the game master's station, as a radio id is made from
+ROLE_NAMES = ("badge", "healer", "smith")   # a roster's roles (radio.ROLES' first three)
+
+
+def gm_anchor(seed):
+    """What every badge's config holds of the game master's chain: its token 0."""
+    return radio.chain_token(seed, 0)
+
+
+# ---- a game's radio, from its settings' secret -------------------------------------------
+# The radio secret is the organisers' alone (the game settings file): no badge holds it.
+# From it come the chains' seeds: the game master's, and each healer's or smith's (by
+# the roster's name), which only that one badge gets. Badges get the anchors.
+
+def radio_id(name):
+    """A badge's 6-byte radio id, from its roster name: the station names who it hears."""
+    return hashlib.sha256(b"cran radio id " + name.encode()).digest()[:radio.ID_BYTES]
+
+
+def seed_of(secret, name):
+    """The chain seed of the game master (GM_NAME) or of a healer or smith by name."""
+    return derive(secret, b"chain " + name.encode())[:radio.TOKEN_BYTES]
+
+
+def radio_sections(secret, rows):
+    """rows: [(name, role)] of the whole roster (role: ROLE_NAMES) -> {name: the radio
+    section of that badge's config (cran.config's "radio")}."""
+    authorities = {radio_id(GM_NAME).hex(): ["gm", gm_anchor(seed_of(secret, GM_NAME)).hex()]}
+    for name, role in rows:
+        if role != "badge":
+            authorities[radio_id(name).hex()] = [
+                role, radio.chain_token(seed_of(secret, name), 0).hex()]
+    out = {}
+    for name, role in rows:
+        section = {"id": radio_id(name).hex(), "role": role, "authorities": authorities}
+        if role != "badge":
+            section["seed"] = seed_of(secret, name).hex()
+        out[name] = section
+    return out
+
+
+class Station:
+    """game_key, seed: the game's key and the game master's chain seed; me: the
+    station's 6-byte id; saved: a JSON file where its counter's mark and next token
+    index live (None: kept in memory). air: its radio (cran.link's driver methods)."""
+
+    def __init__(self, game_key, seed, me, air, saved=None):
+        self.keys = radio.Keys(game_key, cryptolib.aes)
+        self.seed = seed
+        self.me = me
+        self.air = air
+        self.saved = saved
+        kept = self._load()
+        self.next_index = max(1, kept.get("next_index", 1))
+        self.counter = radio.Counter(kept.get("counter_mark", 0), self._save_mark)
+        # It opens heartbeats (and its own chain's frames, if another station of the
+        # same game is about); it keeps every badge's counter.
+        self.listener = radio.Listener(self.keys, {me: [radio.GM, 0, gm_anchor(seed)]},
+                                       max_senders=100000)
+        self.badges = {}     # badge id -> its last heartbeat, with "heard" and "rssi"
+        self.sending = []    # [frame, until, next copy]
+        air.on()   # on USB power: it listens all the time
+
+    # ---- what it keeps ----------------------------------------------------------
+
+    def _load(self):
+        if self.saved is None or not os.path.exists(self.saved):
+            return {}
+        with open(self.saved, encoding="utf-8") as f:
+            return json.load(f)
+
+    def _store(self, **changes):
+        if self.saved is None:
+            return
+        kept = self._load()
+        kept.update(changes)
+        temp = self.saved + ".tmp"
+        with open(temp, "w", encoding="utf-8") as f:
+            json.dump(kept, f)
+        os.replace(temp, self.saved)
+
+    def _save_mark(self, mark):
+        self._store(counter_mark=mark)
+
+    # ---- commands -----------------------------------------------------------------
+
+    def command(self, kind, payload=b"", now=0):
+        """A game master's command (cran.radio's STOP, RESUME, NIGHT, MASS, RESET,
+        CLOCK) sent now and again every REPEAT_MS for a period and a window, so every
+        badge in range hears it in a window. -> the frame."""
+        if radio.SENDERS.get(kind) != radio.GM:
+            raise ValueError("not a game master's command: %r" % kind)
+        index = self.next_index
+        if index > GM_STEPS:
+            raise ValueError("the game master's chain is spent: a new game key for a "
+                             "new game (cran config), then reflash")
+        self.next_index = index + 1
+        self._store(next_index=self.next_index)   # before the token leaves
+        frame = radio.seal(self.keys, self.me, radio.GM, self.counter.take(), kind, payload,
+                           (index, radio.chain_token(self.seed, index)))
+        self.air.send(b"\xff" * 6, frame)
+        self.sending.append([frame, now + PERIOD_MS + WINDOW_MS, now + REPEAT_MS])
+        return frame
+
+    def tick(self, now):
+        """Copies due by now sent; frames heard read."""
+        for item in self.sending:
+            if now >= item[2]:
+                self.air.send(b"\xff" * 6, item[0])
+                item[2] = now + REPEAT_MS
+        self.sending = [s for s in self.sending if now < s[1]]
+        while True:
+            got = self.air.recv()
+            if got is None:
+                break
+            self.hear(got[0], got[1], now)
+
+    def hear(self, frame, rssi, now):
+        got = self.listener.open(frame)
+        if got is None or got[0] != radio.HEARTBEAT:
+            return
+        row = read_heartbeat(got[3])
+        if row is None:
+            return
+        row["heard"] = now
+        row["rssi"] = rssi
+        self.badges[got[1]] = row
+
+    # ---- the table ------------------------------------------------------------------
+
+    def rows(self, now):
+        """Every badge heard, the urgent first: agonisant with the least time left, then
+        coma, then the rest by state; with the seconds since it was last heard, and its
+        countdown and effects run on since (unless the game is stopped)."""
+        order = {"agonisant": 0, "coma": 1, "mort": 2, "blesse": 3, "pleine-forme": 4}
+
+        def urgency(item):
+            row = item[1]
+            return (order[row["etat"]], row["reste"] if row["reste"] is not None else 0)
+
+        out = []
+        for badge, row in sorted(self.badges.items(), key=urgency):
+            ago = (now - row["heard"]) // 1000
+            row = dict(row, id=badge.hex(), ago_s=ago)
+            if row["jeu"] != "stop":   # K15: a stop freezes them; else they run on
+                if row["reste"] is not None:
+                    row["reste"] = max(0, row["reste"] - ago)
+                row["effets"] = {k: max(0, v - ago) for k, v in row["effets"].items()}
+            out.append(row)
+        return out

@@ -1,0 +1,246 @@
+# A whole field on one machine: 50 badges (the rules engine and the firmware's radio,
+# cran.link and cran.radio, unchanged) and the game master's station, on a virtual air
+# (host_tools/vhw/air.py) that loses frames, in virtual time (a millisecond a step).
+# The field itself: host_tools/fieldsim.py.
+import pytest
+
+from cran import radio
+from cran.core.engine import act, new_state, view
+from cran.core.rules import Character, Settings
+from cran.core.vocab import Action
+from cran.link import NEAR_DBM, OFFER_MS, PERIOD_MS, WINDOW_MS, read_heartbeat
+from host_tools.fieldsim import (
+    GAME_KEY,
+    GM_SEED,
+    HEALER_ID,
+    HEALER_SEED,
+    STATION_ID,
+    Field,
+    FieldBadge,
+)
+from host_tools.fieldsim import everyone as _everyone
+from host_tools.station import gm_anchor
+from host_tools.vhw import air as vair
+from host_tools.vhw.cpython import cryptolib
+
+
+def _agonisant(badge, now):
+    badge.state, _ = act(badge.state, Action("coup", "blesse"), now)
+    badge.state, _ = act(badge.state, Action("coup"), now)
+
+
+@pytest.mark.parametrize("loss", [0.0, 0.3])
+def test_a_stop_freezes_every_badge_within_a_second(loss):
+    field = Field(loss=loss, seed=7)
+    field.run(1200)   # every badge has had windows, heartbeats sent
+    for b in field.badges:   # a fight going on: a countdown running on some
+        if b.me[-1] % 5 == 0:
+            _agonisant(b, field.now)
+    field.station.command(radio.STOP, now=field.now)
+    took = field.run(3000, until=_everyone(field, "stop"))
+    assert _everyone(field, "stop")(), [view(b.state, field.now)["jeu"] for b in field.badges]
+    assert took <= PERIOD_MS + WINDOW_MS + 10 <= 1000, took
+    frozen = [view(b.state, field.now)["reste"] for b in field.badges]
+    field.run(5000)
+    assert [view(b.state, field.now)["reste"] for b in field.badges] == frozen   # K15
+
+    field.station.command(radio.RESUME, now=field.now)
+    field.run(1000, until=_everyone(field, "en-jeu"))
+    assert _everyone(field, "en-jeu")()
+
+
+def test_a_forged_stop_from_a_badge_with_the_game_key_stops_nobody():
+    field = Field(count=10)
+    field.run(600)
+    # A rogue badge's radio: it holds the game key (every badge does) and the game
+    # master's anchor, not his seed. A token made up, one of a chain of its own, the
+    # anchor itself, none at all; as the game master and as itself.
+    rogue = field.air.radio(10, 10)
+    rogue.on()
+    keys = radio.Keys(GAME_KEY, cryptolib.aes)
+    proofs = [(1, b"\x00" * 16), (1, radio.chain_token(b"guess" * 4, 1)),
+              (2, gm_anchor(GM_SEED)), None]
+    counter = 100
+    for sender, role in ((STATION_ID, radio.GM), (b"\x66" * 6, radio.GM),
+                         (b"\x66" * 6, radio.BADGE)):
+        for proof in proofs:
+            counter += 1
+            frame = radio.seal(keys, sender, role, counter, radio.STOP, b"", proof)
+            for _ in range(60):   # sent over a whole period, as the station would
+                rogue.send(b"\xff" * 6, frame)
+                field.run(10)
+    assert not any(view(b.state, field.now)["jeu"] == "stop" for b in field.badges)
+    for b in field.badges:   # each badge saw the forgeries, and counted them
+        assert b.link.listener.dropped.get("token", 0) >= 6
+        assert b.link.listener.dropped.get("kind", 0) >= 1
+    # The real one still works: none of its tokens was spent by the forgeries.
+    field.station.command(radio.STOP, now=field.now)
+    field.run(1000, until=_everyone(field, "stop"))
+    assert _everyone(field, "stop")()
+
+
+def test_a_healer_heals_only_the_nearest_patient_who_presses():
+    field = Field(count=6, seed=3)
+    healer = FieldBadge(field.air, HEALER_ID, 50, 50, radio.HEALER, HEALER_SEED)
+    field.badges.append(healer)
+    patient, neighbour = field.badges[0], field.badges[1]
+    # The patient at 1 m, a neighbour at 2.5 m (both near enough), the rest 40 m away.
+    patient.radio.x, patient.radio.y = 51, 50
+    neighbour.radio.x, neighbour.radio.y = 50, 52.5
+    assert vair.rssi_at(2.5) >= NEAR_DBM
+    field.run(1000)
+    for b in (patient, neighbour):
+        b.state, _ = act(b.state, Action("coup"), field.now)
+        b.state, _ = act(b.state, Action("coup"), field.now + 400)   # blesse
+    field.run(1000)
+    assert view(patient.state, field.now)["etat"] == "blesse"
+
+    assert healer.link.seek(field.now)
+    field.run(2 * PERIOD_MS + 3 * WINDOW_MS + 50, until=lambda: healer.offered)
+    assert healer.offered == [patient.me]
+    field.run(PERIOD_MS + 2 * WINDOW_MS)
+    assert [v for _, v in patient.offers] == ["soin"] and not neighbour.offers
+    assert all(not b.offers for b in field.badges[2:])
+    # Nothing happens without the patient's press ...
+    field.run(1000)
+    assert view(patient.state, field.now)["etat"] == "blesse"
+    # ... which takes it.
+    taken = patient.link.accept(field.now)
+    patient.state, _ = act(patient.state, taken, field.now)
+    assert view(patient.state, field.now)["etat"] == "pleine-forme"
+    assert neighbour.link.accept(field.now) is None
+    # An offer runs out.
+    assert healer.link.seek(field.now)
+    field.run(2 * PERIOD_MS + 3 * WINDOW_MS + 50 + OFFER_MS + 10)
+    assert patient.link.accept(field.now) is None
+
+
+def test_a_badge_of_another_game_hears_nothing_and_the_station_sees_every_badge():
+    field = Field(count=12)
+    stranger = FieldBadge(field.air, b"\x99" * 6, 3, 3, key=bytes(32))
+    field.badges.append(stranger)
+    field.run(1200)
+    for b in field.badges[:3]:
+        _agonisant(b, field.now - 1000 * b.me[-1])   # 0, 1 and 2 s ago
+    field.badges[3].state, _ = act(field.badges[3].state, Action("coup", "mort"), field.now)
+    field.badges[4].state, _ = act(field.badges[4].state, Action("effet", "peur"), field.now)
+    field.run(1200)
+    field.station.command(radio.STOP, now=field.now)
+    field.run(1200)
+    assert view(stranger.state, field.now)["jeu"] == "en-jeu"
+    assert stranger.link.listener.dropped.get("game", 0) > 0
+    rows = field.station.rows(field.now)
+    assert len(rows) == 12   # the stranger's heartbeats are not the game's
+    by_id = {r["id"]: r for r in rows}
+    for b in field.badges[:12]:
+        seen = view(b.state, field.now)
+        row = by_id[b.me.hex()]
+        assert (row["etat"], row["jeu"], row["batterie"]) == (seen["etat"], "stop", 80)
+    # The urgent first: the agonisants, the least time left first; then the dead.
+    assert [(r["id"], r["etat"]) for r in rows[:4]] == [
+        (field.badges[n].me.hex(), etat)
+        for n, etat in ((2, "agonisant"), (1, "agonisant"), (0, "agonisant"), (3, "mort"))]
+    assert by_id[field.badges[4].me.hex()]["effets"].keys() == {"peur"}
+
+
+def test_heartbeats_read_back_and_garbage_is_refused():
+    state = new_state(Character(armor=2), Settings())
+    state, _ = act(state, Action("effet", "peur"), 0)
+    from cran.link import heartbeat
+    row = read_heartbeat(heartbeat(state, 1000, 55))
+    assert row == {"etat": "pleine-forme", "reste": None, "armure": 2,
+                   "armure_abimee": False, "jeu": "en-jeu", "renommee": 0, "batterie": 55,
+                   "effets": {"peur": 299}}
+    assert read_heartbeat(b"") is None and read_heartbeat(b"\x09" + bytes(8)) is None
+    assert read_heartbeat(bytes(9) + b"peur:x") is None
+
+
+def test_radio_on_time_is_the_duty_cycle():
+    field = Field(count=3)
+    field.run(60000)
+    for b in field.badges:
+        duty = b.link.on_ms / 60000
+        assert WINDOW_MS / PERIOD_MS * 0.9 <= duty <= WINDOW_MS / PERIOD_MS * 1.1, duty
+
+
+_MP_LINK = """
+import sys, json
+sys.path.insert(0, %(firmware)r)
+from cran import radio
+from cran.link import Link, Chain, command
+from cran.core.engine import new_state
+from cran.core.rules import Character, Settings
+from cran.auth import to_hex
+
+class Air:
+    def __init__(self):
+        self.sent, self.active = [], False
+    def on(self):
+        self.active = True
+    def off(self):
+        self.active = False
+    def send(self, peer, frame):
+        assert self.active
+        self.sent.append(to_hex(frame))
+    def recv(self):
+        return None
+
+air = Air()
+keys = radio.Keys(bytes(range(32)))
+link = Link(air, keys, radio.Listener(keys, {}), radio.Counter(0, lambda m: None),
+            b"\\xb0" * 6, radio.HEALER, Chain(b"H" * 16, 1))
+state = new_state(Character(armor=1), Settings())
+link.tick(0, state)
+print(json.dumps({"sent": air.sent, "token": to_hex(link.chain.take()[1]),
+                  "mass": command(radio.MASS, b"peur", b"").text(),
+                  "bad": command(radio.MASS, b"\\xff", b""), "wake": link.next_wake_ms(0)}))
+"""
+
+
+def test_the_link_runs_in_micropython(micropython):
+    import json
+    import subprocess
+
+    from host_tools import FIRMWARE_DIR
+    out = subprocess.run([micropython, "-c", _MP_LINK % {"firmware": FIRMWARE_DIR}],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["token"] == radio.chain_token(HEALER_SEED, 1).hex()
+    assert got["mass"] == "effet peur de masse" and got["bad"] is None
+    assert got["wake"] == WINDOW_MS
+    # Its heartbeat, made in MicroPython, read by the station's code in CPython.
+    keys = radio.Keys(GAME_KEY, cryptolib.aes)
+    (frame,) = got["sent"]
+    kind, sender, role, payload = radio.Listener(keys, {}).open(bytes.fromhex(frame))
+    assert (kind, sender, role) == (radio.HEARTBEAT, b"\xb0" * 6, radio.BADGE)
+    assert read_heartbeat(payload)["etat"] == "pleine-forme"
+
+
+def test_a_reset_reaches_its_badge_alone_and_an_effect_de_masse_everyone():
+    field = Field(count=5, seed=11)
+    field.run(1200)
+    for b in field.badges:
+        _agonisant(b, field.now)
+    target = field.badges[2]
+    field.station.command(radio.RESET, target.me, now=field.now)
+    field.run(PERIOD_MS + WINDOW_MS + 20)
+    assert [view(b.state, field.now)["etat"] for b in field.badges] == [
+        "agonisant", "agonisant", "pleine-forme", "agonisant", "agonisant"]
+    field.station.command(radio.MASS, b"peur", now=field.now)
+    field.run(PERIOD_MS + WINDOW_MS + 20)
+    assert view(target.state, field.now)["effets"] == "peur"
+
+
+def test_the_stations_command_words_are_checked():
+    from host_tools import CommandError
+    from host_tools.field_cmd import _command
+    assert _command("stop") == (radio.STOP, b"")
+    assert _command("masse:peur") == (radio.MASS, b"peur")
+    assert _command("reset:" + "ab" * 6) == (radio.RESET, b"\xab" * 6)
+    for word, says in (("stp", "stp: not a command (stop, reprise"),
+                       ("masse:peurr", "masse:peurr: not a keyword"),
+                       ("reset:abc", "reset:abc: reset:ID, ID a badge's radio id")):
+        with pytest.raises(CommandError) as caught:
+            _command(word)
+        assert str(caught.value).startswith(says), str(caught.value)
