@@ -130,7 +130,8 @@ PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
                 "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
                 "cran.hal.axp192": "display", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
-                "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio"}
+                "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio",
+                "cran.radio_config": "radio"}
 NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
 
 
@@ -147,7 +148,8 @@ def names_of(files):
     names_sources)."""
     groups = dict((name, (set(), set())) for name in NAMES_MODULES)
     for path in sorted(files):
-        if not path.endswith(".mpy") or path == "/cran/fail.mpy":   # fail: never started
+        if (not path.endswith(".mpy") or path == "/cran/fail.mpy"   # fail: never started
+                or path.startswith("/cran/names")):   # what these make, not them
             continue
         module = module_name(path)
         part = PART_MODULES.get(module)

@@ -176,11 +176,8 @@ class App:
                     self.console = self.lock = None
                     forget(_CONSOLE)
             menu = self.menu   # (None only in safe mode, which has no buttons)
-            link = self.link
-            if link is not None:
-                for what, value in link.tick(now, self.badge.state):
-                    self._heard(what, value, now)
-                menu.offer = link.offer[0] if link.offer is not None else None
+            if self.link is not None:   # a game with the radio (cran.link)
+                self.link.serve(self, now)
             for button in self.buttons:
                 button.handle(now)
                 # Its presses at once, before the next button's poll: a press shows
@@ -209,18 +206,6 @@ class App:
         if self.wdt is not None:
             self.wdt.feed()
         return self._next_wake(now)
-
-    def _heard(self, what, value, now):
-        """What the radio brought (cran.link.Link.tick)."""
-        if what == "act":   # a game master's command: no undo for it
-            self.badge.apply(value, now, save=False)
-        elif what == "clock":
-            self.badge.set_wall_clock(value, now)
-            set_rtc(value)
-        else:   # an offer for this wearer, or this healer's offer made (to whom)
-            self.badge.log({"radio": what, "value": value if isinstance(value, str)
-                            else None if value is None else "".join(
-                                ["%02x" % b for b in value])})
 
     def _result(self, result, now):
         if result[0] in ("action", "take"):

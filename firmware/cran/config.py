@@ -10,10 +10,6 @@ from cran.storage import join
 
 _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volume_percent",
          "radio", "orga_code")
-# The radio (cran.link): this badge's role, the anchors of the chains of those who may
-# command or treat (cran.radio), and its own chain's seed if it treats.
-_RADIO = ("id", "role", "authorities", "seed")
-_ROLES = ("badge", "healer", "smith", "gm")
 _CHARACTER = ("name", "armor", "helmet", "creature", "resist", "agonisant_ms", "coma_ms")
 
 
@@ -75,19 +71,8 @@ class Config:
     light_sleep: bool
     volume_percent: int
     badge: str | None
-    radio: "Radio | None"
+    radio: "object | None"   # cran.radio_config.Radio
     orga_code: str | None
-
-
-class Radio:
-    """The config's radio: id (6 bytes, made from the roster name by cran config; None:
-    the chip's own), role (an index of cran.radio.ROLES), authorities ({6-byte id:
-    [role index, 0, 16-byte anchor]}, as cran.radio.Listener takes them), seed (16
-    bytes, a healer's or smith's own chain) or None."""
-    id: bytes | None
-    role: int
-    authorities: dict
-    seed: bytes | None
 
 
 def _fail(path, field, problem):
@@ -140,47 +125,6 @@ def _character(path, raw):
         if value is not None:
             setattr(c, name, _whole(path, "character." + name, value, 1, _MAX_MS))
     return c
-
-
-def _hex(path, field, value, size):
-    try:
-        data = bytes.fromhex(value) if isinstance(value, str) else None
-    except ValueError:
-        data = None
-    if data is None or len(data) != size:
-        _fail(path, field, "expected %d hex digits, got %r" % (2 * size, value))
-    return data
-
-
-def _radio(path, raw):
-    if not isinstance(raw, dict):
-        _fail(path, "radio", "expected an object")
-    for key in sorted(raw):
-        if key not in _RADIO:
-            _fail(path, "radio." + key, "unknown field (known: %s)" % ", ".join(_RADIO))
-    r = Radio()
-    r.id = None if raw.get("id") is None else _hex(path, "radio.id", raw["id"], 6)
-    role = raw.get("role", "badge")
-    if role not in _ROLES[:3]:
-        _fail(path, "radio.role", "expected badge, healer or smith, got %r" % (role,))
-    r.role = _ROLES.index(role)
-    authorities = raw.get("authorities", {})
-    if not isinstance(authorities, dict):
-        _fail(path, "radio.authorities", "expected an object: badge id -> [role, anchor]")
-    r.authorities = {}
-    for badge_id in sorted(authorities):
-        field = "radio.authorities." + badge_id
-        entry = authorities[badge_id]
-        if (not isinstance(entry, list) or len(entry) != 2
-                or entry[0] not in _ROLES[1:]):
-            _fail(path, field, "expected [\"gm\", \"healer\" or \"smith\", anchor]")
-        who = _hex(path, field, badge_id, 6)
-        r.authorities[who] = [_ROLES.index(entry[0]), 0, _hex(path, field, entry[1], 16)]
-    seed = raw.get("seed")
-    r.seed = None if seed is None else _hex(path, "radio.seed", seed, 16)
-    if (r.seed is None) != (r.role == 0):
-        _fail(path, "radio.seed", "a healer or smith has a seed, and only they do")
-    return r
 
 
 def load(root):
@@ -248,7 +192,11 @@ def load(root):
     config.light_sleep = raw.get("light_sleep", True)
     config.volume_percent = raw.get("volume_percent", 100)
     config.badge = raw.get("badge")
-    config.radio = None if raw.get("radio") is None else _radio(path, raw["radio"])
+    config.radio = None
+    if raw.get("radio") is not None:   # its checker and names only in a radio game
+        from cran.radio_config import read
+        config.radio = read(path, raw["radio"], _fail)
+        forget(("cran.radio_config",))
     code = config.orga_code = raw.get("orga_code")
     if code is not None and (not isinstance(code, str) or not 4 <= len(code) <= 12
                              or code.strip("SL")):

@@ -110,12 +110,30 @@ class Chain:
         return i, x
 
 
-KEPT = "radio.json"   # beside the state: the counter's mark, spent tokens, own chain
+_KEPT = "radio.json"   # beside the state: the counter's mark, spent tokens, own chain
+
+
+def start(root, spec, key, badge):
+    """The badge's radio from its config's (cran.radio_config.Radio) and the game key,
+    or None with the reason journaled (cran.parts.assemble)."""
+    if key is None:
+        badge.log({"error": "radio: no game key on this badge (cran flash installs it)"})
+        return None
+    try:
+        from cran.hal.espnow import Air
+        air = Air()
+    except (ImportError, OSError) as e:   # a firmware without espnow, a radio that fails
+        badge.log({"error": "radio: %s" % (e,)})
+        return None
+    import machine
+
+    from cran.storage import join
+    return wire(join(root, _KEPT), spec, key, air, spec.id or machine.unique_id())
 
 
 def wire(path, spec, game_key, air, me):
-    """A badge's Link from its config's radio (cran.config.Radio), the game key, its
-    driver and id, with what path kept (KEPT: written at each change, atomically)."""
+    """A badge's Link from its config's radio (cran.radio_config.Radio), the game key,
+    its driver and id, with what path kept (written at each change, atomically)."""
     damaged = False
     try:
         with open(path) as f:
@@ -199,6 +217,24 @@ class Link:
         replace(self.kept + ".new", self.kept)
 
     # ---- the window ------------------------------------------------------------
+
+    def serve(self, app, now):
+        """The app's show step's radio part (cran.app.App.show): what came, played on the
+        badge; the offer on show told to the menu. Here, not in the app: a badge without
+        the radio loads none of it."""
+        badge = app.badge
+        for what, value in self.tick(now, badge.state):
+            if what == "act":   # a game master's command: no undo for it
+                badge.apply(value, now, save=False)
+            elif what == "clock":
+                from cran.app import set_rtc
+                badge.set_wall_clock(value, now)
+                set_rtc(value)
+            else:   # an offer for this wearer, or this healer's offer made (to whom)
+                badge.log({"radio": what, "value": value if isinstance(value, str)
+                           else None if value is None else "".join(
+                               ["%02x" % b for b in value])})
+        app.menu.offer = self.offer[0] if self.offer is not None else None
 
     def tick(self, now, state):
         # A list only when something was heard: most windows hear nothing.

@@ -2,14 +2,14 @@
 # else is a small menu. Pure: presses come in as (button, kind, now), timing by ticks_diff.
 
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import TIMED_EFFECTS, Action
+from cran.core.vocab import TIMED_EFFECTS, Action, const
 
 UNDO_MS = 5000   # a double press undoes the last action this long after it
 IDLE_MS = 8000   # an untouched menu closes by itself
 # [choice] The Orga page behind a press code (the game settings' "orga_code", short and
 # long presses, S and L): after this many wrong codes it stays shut this long.
-CODE_TRIES = 3
-CODE_LOCK_MS = 300000
+_CODE_TRIES = const(3)
+_CODE_LOCK_MS = const(300000)
 
 # Two buttons and a screen: each input picks one entry of the page on show; b double
 # always goes back. The screen names the inputs as below.
@@ -127,7 +127,7 @@ class Menu:
         self.orga_code = orga_code  # "SLSL...": the Orga page's code, or None (open)
         self.code = ""              # the presses typed on the code's page
         self.wrong = 0              # wrong codes in a row
-        self.shut_until = None      # tick the Orga page opens again after CODE_TRIES
+        self.shut_until = None      # tick the Orga page opens again after _CODE_TRIES
         # The tree (some 60 actions and pages, ~5 KB in 32-bit) exists only while the
         # menu is open: most presses are a plain hit, and a closed menu needs none of it.
         self.top = None
@@ -242,9 +242,9 @@ class Menu:
             self._open(ORGA, group)
             return []
         self.wrong += 1
-        if self.wrong >= CODE_TRIES:
+        if self.wrong >= _CODE_TRIES:
             self.wrong = 0
-            self.shut_until = ticks_add(now, CODE_LOCK_MS)
+            self.shut_until = ticks_add(now, _CODE_LOCK_MS)
         self._close()
         return []
 

@@ -118,22 +118,6 @@ def _backlight(board, light):
         lcd_power_on(i2c, bus["addr"])
 
 
-def radio_link(root, spec, key, badge):
-    """The badge's radio (cran.link), or None with the reason journaled."""
-    if key is None:
-        badge.log({"error": "radio: no game key on this badge (cran flash installs it)"})
-        return None
-    try:
-        from cran.hal.espnow import Air
-        air = Air()
-    except (ImportError, OSError) as e:   # a firmware without espnow, a radio that fails
-        badge.log({"error": "radio: %s" % (e,)})
-        return None
-    from cran import link
-    from cran.storage import join
-    return link.wire(join(root, link.KEPT), spec, key, air, spec.id or machine.unique_id())
-
-
 def assemble(app, root, config, restored):
     """App.__init__: the badge app of config with its flash at root, around restored
     (cran.restore.restored_badge's): the console and its lock, the drivers of the
@@ -177,7 +161,8 @@ def assemble(app, root, config, restored):
         badge.log({"error": problem})
     app.link = None        # the radio (cran.link), when the game has one
     if config.radio is not None and not app.safe:
-        app.link = radio_link(root, config.radio, key, badge)
+        from cran import link
+        app.link = link.start(root, config.radio, key, badge)
     app.events = []        # (button, kind, tick) waiting for the show loop
     app.buttons = [] if app.safe else buttons(board, app._on_button, app._poke)
     app.menu = None if app.safe else Menu(

@@ -1,0 +1,60 @@
+# The config's radio section (cran.config loads it, in a game with the radio only: its
+# checker and the names it makes cost the others nothing): this badge's radio id, its
+# role, the anchors of the chains of those who may command or treat (cran.radio), and
+# its own chain's seed if it treats.
+_RADIO = ("id", "role", "authorities", "seed")
+_ROLES = ("badge", "healer", "smith", "gm")
+
+
+class Radio:
+    """The config's radio: id (6 bytes, made from the roster name by cran config; None:
+    the chip's own), role (an index of cran.radio.ROLES), authorities ({6-byte id:
+    [role index, 0, 16-byte anchor]}, as cran.radio.Listener takes them), seed (16
+    bytes, a healer's or smith's own chain) or None."""
+    id: bytes | None
+    role: int
+    authorities: dict
+    seed: bytes | None
+
+
+def _hex(path, field, value, size, fail):
+    try:
+        data = bytes.fromhex(value) if isinstance(value, str) else None
+    except ValueError:
+        data = None
+    if data is None or len(data) != size:
+        fail(path, field, "expected %d hex digits, got %r" % (2 * size, value))
+    return data
+
+
+def read(path, raw, fail):
+    """The config's "radio" -> Radio; fail(path, field, problem) raises (cran.config's
+    ConfigError, naming the field)."""
+    if not isinstance(raw, dict):
+        fail(path, "radio", "expected an object")
+    for key in sorted(raw):
+        if key not in _RADIO:
+            fail(path, "radio." + key, "unknown field (known: %s)" % ", ".join(_RADIO))
+    r = Radio()
+    r.id = None if raw.get("id") is None else _hex(path, "radio.id", raw["id"], 6, fail)
+    role = raw.get("role", "badge")
+    if role not in _ROLES[:3]:
+        fail(path, "radio.role", "expected badge, healer or smith, got %r" % (role,))
+    r.role = _ROLES.index(role)
+    authorities = raw.get("authorities", {})
+    if not isinstance(authorities, dict):
+        fail(path, "radio.authorities", "expected an object: badge id -> [role, anchor]")
+    r.authorities = {}
+    for badge_id in sorted(authorities):
+        field = "radio.authorities." + badge_id
+        entry = authorities[badge_id]
+        if (not isinstance(entry, list) or len(entry) != 2
+                or entry[0] not in _ROLES[1:]):
+            fail(path, field, "expected [\"gm\", \"healer\" or \"smith\", anchor]")
+        who = _hex(path, field, badge_id, 6, fail)
+        r.authorities[who] = [_ROLES.index(entry[0]), 0, _hex(path, field, entry[1], 16, fail)]
+    seed = raw.get("seed")
+    r.seed = None if seed is None else _hex(path, "radio.seed", seed, 16, fail)
+    if (r.seed is None) != (r.role == 0):
+        fail(path, "radio.seed", "a healer or smith has a seed, and only they do")
+    return r
