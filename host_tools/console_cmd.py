@@ -5,6 +5,7 @@
 import sys
 
 from cran.core.words import ParseError, parse_action
+from cran.scenario import grammar_word
 from host_tools import CommandError, badgelink
 from host_tools.suggest import did_you_mean
 
@@ -61,7 +62,7 @@ def _send(port, lines, keys):
             try:
                 parse_action(line)
             except ParseError as e:
-                print("error: %s%s" % (e, did_you_mean(e)))
+                print("error: %s%s" % (e, did_you_mean(grammar_word(e))))
                 failed = 1
                 continue
         answer = badgelink.ask(port, line, keys=None if word in READ_ONLY else keys)

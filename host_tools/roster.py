@@ -42,10 +42,9 @@ from cran.core.words import (
     is_digits,
     keyword,
     plain,
-    unknown_word,
     whole,
 )
-from cran.scenario import count
+from cran.scenario import UnknownWord, count
 from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
 from host_tools.suggest import did_you_mean, offer
@@ -156,7 +155,7 @@ def _armor(text):
         return ARMOR_NAMES[low]
     if is_digits(low):
         return whole(low, "armor", MAX_ANSWERS)
-    raise unknown_word("expected none, cuir, metal or a number of answers, got '%s'"
+    raise UnknownWord("expected none, cuir, metal or a number of answers, got '%s'"
                        % text[:40], low, (ARMOR_NAMES,))
 
 
@@ -165,7 +164,7 @@ def _resist(text):
     for word in plain(text.replace(";", " ").replace("/", " ")).split():
         kw = keyword(word)
         if kw is None:
-            raise unknown_word("'%s' is not a keyword (known: %s)"
+            raise UnknownWord("'%s' is not a keyword (known: %s)"
                                % (word, ", ".join(KEYWORDS)), word, (KEYWORDS,))
         if kw in ("dissipe", "resiste"):
             raise ParseError("nobody resists %s (K9, K12)" % kw)
@@ -178,7 +177,7 @@ def _yes_no(text):
     try:
         return yes_no(text.strip())
     except ParseError as e:
-        raise unknown_word(str(e), text.strip().lower(),
+        raise UnknownWord(str(e), text.strip().lower(),
                            (("oui", "non", "yes", "no", "true", "false"),)) from None
 
 
@@ -199,7 +198,7 @@ def _volume(text):
 def _lang(text):
     t = plain(text).strip()
     if t not in ("fr", "en"):
-        raise unknown_word("expected fr or en, got '%s'" % text, t, (("fr", "en"),))
+        raise UnknownWord("expected fr or en, got '%s'" % text, t, (("fr", "en"),))
     return t
 
 
@@ -223,7 +222,7 @@ def _board(text, boards_dir):
     t = plain(text).strip().replace(" ", "-").replace("_", "-")
     known = board_ids(boards_dir)
     if t not in known:
-        raise unknown_word("unknown board '%s' (known: %s)" % (text, ", ".join(known)), t,
+        raise UnknownWord("unknown board '%s' (known: %s)" % (text, ", ".join(known)), t,
                            (known,))
     return t
 

@@ -116,7 +116,6 @@ def scenario_effects():
     ("0:00 expct etat=blesse", "expect"),
     ("0:00 efet peur", "effet"),
     ("0:00 coup norml", "normal"),
-    ("0:00 soin complte", "soin complet"),
     ("0:00 effet dissipe pour", "peur"),
     ("0:00 expect dit=armue", "armure"),
     ("0:00 expect combat=nonn", "non"),

@@ -24,16 +24,45 @@ from cran.core.words import (
     parse_action,
     plain,
     shown,
-    unknown_word,
     whole,
     words_of,
 )
 
 
+class UnknownWord(ParseError):
+    """A ParseError about a word not known, carrying the word (as read) and what it is
+    not among, for the host's "did you mean" (host_tools.suggest): a tuple of word
+    tuples, dicts, cran.core.vocab.lookup() tables, or names of the badge grammar's own
+    tables (host_tools.suggest.GRAMMAR)."""
+
+    def __init__(self, message, word, among):
+        super().__init__(message)
+        self.word = word
+        self.among = among
+
+
+# The errors of the badge's grammar (cran.core.words) for a word it does not know, by how
+# they start, and the grammar's tables the word is not among. The grammar says the word
+# in its message only: a badge parsing a console line carries nothing more for it.
+_GRAMMAR_UNKNOWN = (("unknown action '", ("actions", ("expect",))),
+                    ("unknown keyword '", ("keywords",)))
+
+
+def grammar_word(e):
+    """A ParseError of cran.core.words.parse_action -> an UnknownWord saying the same
+    when it is about a word not known, else itself."""
+    text = str(e)
+    end = text.rfind("'")
+    for start, among in _GRAMMAR_UNKNOWN:
+        if text.startswith(start) and end > len(start):
+            return UnknownWord(text, text[len(start):end], among)
+    return e
+
+
 class ScenarioError(ValueError):
     """A fault of a scenario file: its line and what is wrong. parse() raises the first
     one, with every fault of the file in .faults (itself first), each with the unknown
-    word and what it is not among (cran.core.words.unknown_word) when it is one: the host
+    word and what it is not among (UnknownWord) when it is one: the host
     suggests the nearest."""
 
     def __init__(self, line, message, cause=None):
@@ -147,9 +176,7 @@ class Reader:
         try:
             return (number, t, "act", parse_action(rest))
         except ParseError as e:
-            if getattr(e, "word", None) == plain(what):   # nor is it `expect`
-                e.among = e.among + (("expect",),)
-            raise
+            raise grammar_word(e) from None
 
 
 def _split_first(line):
@@ -182,7 +209,7 @@ _CHARACTER_WORDS = ("character", "personnage")
 
 def _clock_time(word):
     if ":" not in word:
-        raise unknown_word("expected a time (M:SS, H:MM:SS or +DURATION), got %s"
+        raise UnknownWord("expected a time (M:SS, H:MM:SS or +DURATION), got %s"
                            % shown(word), word, (_CHARACTER_WORDS,))
     parts = word.split(":")
     frac_ms = 0
@@ -217,7 +244,7 @@ def _parse_expect(text):
         try:
             field = _FIELD_ALIASES.get(name, name)
             if field not in FIELDS:
-                raise unknown_word("unknown expect field %s" % shown(name), name,
+                raise UnknownWord("unknown expect field %s" % shown(name), name,
                                    (FIELDS, _FIELD_ALIASES))
             out.append((field, _expect_value(field, value), "%s=%s" % (name, value)))
         except ParseError as e:
@@ -260,7 +287,7 @@ def _one_of(field, value, v, names, aliases):
     them."""
     if v in names:
         return v
-    raise unknown_word("bad value for %s: %s (%s or %s)" % (
+    raise UnknownWord("bad value for %s: %s (%s or %s)" % (
         field, shown(value), ", ".join(names[:-1]), names[-1]), v, (names, aliases))
 
 
@@ -268,7 +295,7 @@ def _yes_no(field, value):
     try:
         return yes_no(plain(value))
     except ParseError:
-        raise unknown_word("%s: expected yes/no (oui/non), got %s" % (field, shown(value)),
+        raise UnknownWord("%s: expected yes/no (oui/non), got %s" % (field, shown(value)),
                            plain(value), (_YES_NO,)) from None
 
 
@@ -286,7 +313,7 @@ def _expect_list(field, value):
         for i, name in enumerate(names):
             names[i] = keyword(name) or name
             if names[i] not in _EFFECT_NAMES:
-                raise unknown_word("bad value for effets: '%s' is not a timed effect (%s)"
+                raise UnknownWord("bad value for effets: '%s' is not a timed effect (%s)"
                                    % (name, ", ".join(_EFFECT_NAMES)), name,
                                    (_EFFECT_NAMES,))
     return ",".join(sorted(names)) or "-"
@@ -421,7 +448,7 @@ def _character_field(c, name, value):
             raise ParseError("%s must be a duration above 0, got %s" % (name, shown(value)))
         setattr(c, name + "_ms", ms)
     else:
-        raise unknown_word("unknown character field %s" % shown(name), name,
+        raise UnknownWord("unknown character field %s" % shown(name), name,
                            (_CHARACTER_FIELDS, _CHARACTER_ALIASES))
 
 
@@ -435,7 +462,7 @@ def _armor(value):
         return ARMOR_NAMES[low]
     if is_digits(low):
         return count(low, "armor")
-    raise unknown_word("unknown armor %s (none, cuir, metal or a count)" % shown(value), low,
+    raise UnknownWord("unknown armor %s (none, cuir, metal or a count)" % shown(value), low,
                        (_ARMORS, ARMOR_NAMES))
 
 
@@ -446,7 +473,7 @@ def _resistances(value):
             continue
         kw = keyword(word)
         if kw is None:
-            raise unknown_word("unknown keyword %s in resist" % shown(word), word,
+            raise UnknownWord("unknown keyword %s in resist" % shown(word), word,
                                (KEYWORDS,))
         if kw in ("dissipe", "resiste"):
             raise ParseError("nobody resists %s (K9, K12)" % kw)

@@ -14,10 +14,7 @@ except ImportError:   # CPython: plain values
 
 
 class ParseError(ValueError):
-    # Only a word not known has these (cran.core.words.unknown_word): the word, and what
-    # it is not among, for the host's "did you mean". Declared, not set: no RAM.
-    word: str
-    among: tuple
+    pass
 
 
 # What separates words, and what a digit is: ASCII, on every runtime. CPython's split(),

@@ -88,18 +88,6 @@ def is_digits(text):
     return text != "" and text.strip(DIGITS) == ""
 
 
-def unknown_word(message, word, among):
-    """A ParseError saying message about word (as read: plain), carrying the word and
-    what it is not among, for the host's "did you mean" (host_tools.suggest): a tuple of
-    word tuples, dicts, lookup() tables, or the names of this grammar's own tables
-    (suggest.GRAMMAR). Names here, not the tables: a const() table is written in place
-    at each use, and a copy of one at every error would cost a badge's heap its length."""
-    e = ParseError(message)
-    e.word = word
-    e.among = among
-    return e
-
-
 def whole(text, what, most):
     """ASCII digits -> their number, at most `most`. Raises ParseError naming what:
     a number from outside is checked before any use (a 5,000-digit one would stop
@@ -210,9 +198,9 @@ def parse_action(text):
     if verb is not None:
         return _parse_keyword_action(verb, words[1:])
     if simple is not None:
-        raise unknown_word("'%s' takes no words after it, got %s"
-                           % (head, shown(" ".join(words[1:]))), phrase, ("phrases",))
-    raise unknown_word("unknown action %s" % shown(head), head, ("actions",))
+        raise ParseError("'%s' takes no words after it, got %s"
+                         % (head, shown(" ".join(words[1:]))))
+    raise ParseError("unknown action %s" % shown(head))
 
 
 def _parse_renown(words):
@@ -236,8 +224,7 @@ def _parse_keyword_action(verb, words):
         raise ParseError("'%s' needs a keyword" % verb)
     kw = keyword(words[0])
     if kw is None:
-        raise unknown_word("unknown keyword %s" % shown(words[0]), words[0],
-                           ("keywords", ("normal",)))
+        raise ParseError("unknown keyword %s" % shown(words[0]))
     named = None
     extra = words[1:]
     if kw in _WITH_TARGET or kw == "dissipe":
@@ -247,8 +234,7 @@ def _parse_keyword_action(verb, words):
             if kw == "dissipe":
                 named = keyword(extra[0])
                 if named is None:
-                    raise unknown_word("unknown keyword %s to dissipate" % shown(extra[0]),
-                                       extra[0], ("keywords",))
+                    raise ParseError("unknown keyword %s to dissipate" % shown(extra[0]))
             else:
                 named = target(extra[0], "target of " + kw)
         elif kw == "brise":
