@@ -72,6 +72,36 @@ def test_the_cue_chart_in_the_readme_is_drawn_from_the_firmware():
     assert "docs/cue-chart" in open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
 
 
+def test_the_cue_chart_says_what_the_badge_does():
+    # S7 in the chart's words: one sound by every way into coma or mort, none at the fall
+    # from coma into mort; a single LED's 4 s of state then 4 s of effect code; the
+    # answers' flashes; white (the game stop's strobe, the answers) on the lanes' ground.
+    from host_tools import cuechart
+    sounds, fall = cuechart.inert_sounds()
+    assert len(sounds) == len(cuechart.INERT_WAYS) and fall == []
+    assert len(set(tuple(s) for s in sounds.values())) == 1 and list(sounds.values())[0]
+    chart = cuechart.render()
+    for words in ("2 notes, 1300 ms, by every way in", "coma falls into mort (S7)",
+                  "silent: nothing changes", "4 s of the state, then 4 s of the running",
+                  "say «Armure»", "White flashes on every LED for 3 s"):
+        assert words in chart, words
+    assert "shows the first LED" not in chart and "LEDs unchanged" not in chart
+    assert chart.count('fill="%s"' % cuechart.BOARD_RGB) == 2 * (len(cuechart.ROWS) + 1)
+    assert 'fill="#ffffff"' in chart
+
+
+def test_the_cue_chart_will_not_say_coma_and_mort_sound_alike_when_they_do_not(monkeypatch):
+    from host_tools import cuechart
+    played = cuechart.tunes.melody_for
+
+    def louder_death(cues):   # a badge that beeps at death
+        return played(cues) + ([(440, 100)] if ("etat", "mort") in [c[1:3] for c in cues]
+                               else [])
+    monkeypatch.setattr(cuechart.tunes, "melody_for", louder_death)
+    with pytest.raises(ValueError, match=r"S7"):
+        cuechart.render()
+
+
 def test_every_command_names_the_boards_it_knows():
     # One check for all: an unknown board is refused in the same words, with the list.
     for args in (["scenario", "--badge", "nope", "examples/scenarios/s1-cinq-etats.txt"],

@@ -11,7 +11,7 @@ from conftest import WRAP_START
 from cran import cues, texts, tunes
 from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
-from cran.core.ticks import ticks_add
+from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import ParseError, parse_action
 
 LAYOUTS = ((1, "single"), (8, "strip"), (25, "matrix-5x5"))
@@ -342,6 +342,9 @@ def test_micropython_shows_and_plays_like_cpython(micropython):
          "at": [0, 59000, 240500, 300000, 541000, 600000]},
         {"start": 12345, "armor": 0, "lines": [[0, "coup desarme"], [100, "hors-jeu"],
                                                [200, "stop"]], "at": [300, 4000]},
+        # «Armure» asked for across the tick wrap: its flashes, then the look again.
+        {"start": (1 << 30) - 1500, "armor": 1, "lines": [[0, "coup"]],
+         "at": [0, 200, 1400, 1600, 3000, 3100]},
     ]
     driver = os.path.join(os.path.dirname(__file__), "mp", "cues_driver.py")
     runs = [subprocess.run([exe, driver, FIRMWARE_DIR], input=json.dumps(cases),
@@ -380,3 +383,118 @@ def test_next_change_finds_each_rhythm_s_flip_as_a_step_by_step_scan_would():
                 flips = [k for k in range(1, 65)
                          if cues._key(seen, None, (step + k) % 64, single, False) != key]
                 assert cues._next_flip(mask, step) == (flips[0] if flips else None)
+
+
+# ---- the answers to say aloud (cues.SAYS) ---------------------------------------------
+
+def answered(said, start=0):
+    """A fresh wearer asked, at tick start, to say `said` -> (state, the cues)."""
+    character, line = {"armure": (Character(armor=1), "coup"),
+                       "resiste": (Character(helmet=True), "coup assomme"),
+                       "cri": (Character(creature=1), "coup")}[said]
+    state, heard = act(new_state(character, Settings()), parse_action(line), start)
+    assert state.said == said and ("dit", said) in [c[1:3] for c in heard]
+    return state, heard
+
+
+def lit_steps(state, start, n=1, layout="single", steps=32):
+    """Which steps from start light the LEDs (a "1" or "0" each), and in which colours."""
+    frames = [cues.led_frame(state, ticks_add(start, k * STEP + 1), n, layout)
+              for k in range(steps)]
+    return "".join("1" if any(p != OFF for p in f) else "0" for f in frames), set(
+        p for f in frames for p in f if p != OFF)
+
+
+def test_each_answer_flashes_its_own_motif_on_every_led_then_the_look_comes_back():
+    fresh = new_state(Character(), Settings(idle_look="steady"))
+    rhythms = {}
+    for said in cues.SAYS:
+        state, _ = answered(said)
+        state.settings = fresh.settings    # steady green after it: the end is plain
+        for n, layout in LAYOUTS:
+            rhythm, colours = lit_steps(state, 0, n, layout)
+            assert colours == {(255, 255, 255)} | {(0, 255, 0)}, (said, layout)
+            for k in range(cues.SAY_MS // STEP):   # every LED alike while it shows
+                frame = cues.led_frame(state, k * STEP + 1, n, layout)
+                assert len(set(frame)) == 1, (said, layout, k)
+            assert rhythm[cues.SAY_MS // STEP:] == "1" * (32 - cues.SAY_MS // STEP)
+            rhythms.setdefault(said, rhythm)
+            assert rhythm == rhythms[said]     # the same motif on every layout
+        assert rhythms[said][0] == "1"           # lit at the hit itself
+        assert cues.look(state, cues.SAY_MS) == "debout"
+    # Three answers, three rhythms, each its motif three times over.
+    assert len(set(rhythms.values())) == 3
+    for rhythm in rhythms.values():
+        motif = rhythm[:8]
+        assert rhythm[:24] == motif * 3 and "0" in motif
+    assert rhythms["armure"][:8].count("1") == 3 and rhythms["cri"][:8] == "11111000"
+
+
+def test_an_answer_starts_whole_at_the_hit_wherever_the_rhythms_stand():
+    # Its steps count from the answer: a hit at any instant, across the wrap too, shows
+    # the same flashes from that instant, and next_change_ms() wakes for each edge.
+    reference = None
+    for start in (0, 77, 1000, 4095, 5000, (1 << 30) - 1000, (1 << 30) - 64):
+        state, _ = answered("armure", start)
+        frames = [cues.led_frame(state, ticks_add(start, ms), 1, "single")
+                  for ms in range(0, cues.SAY_MS, 16)]
+        reference = reference or frames
+        assert frames == reference, start
+        now = start
+        while True:
+            d = cues.next_change_ms(state, now, 1, "single")
+            frame = cues.led_frame(state, now, 1, "single")
+            assert all(cues.led_frame(state, ticks_add(now, t), 1, "single") == frame
+                       for t in range(0, d, 16)), (start, now)
+            now = ticks_add(now, d)
+            if cues.look(state, now) != "armure":
+                assert ticks_diff(now, start) == cues.SAY_MS
+                break
+            assert cues.led_frame(state, now, 1, "single") != frame
+
+
+def test_an_answer_shows_through_a_mitraille_and_ends_with_the_next_change():
+    state, _ = answered("armure")
+    state = act(state, parse_action("coup"), 100)[0]   # C2: ignored
+    assert state.said == "-" and cues.look(state, 1000) == "armure"      # still to say
+    for line, at in (("coup blesse", 1000), ("soin", 1000), ("effet dissipe", 1000)):
+        after = act(answered("armure")[0], parse_action(line), at)[0]
+        assert cues.look(after, at) != "armure", line   # the new look, at once
+    kept = act(answered("armure")[0], parse_action("effet peur"), 1000)[0]
+    assert cues.look(kept, 1000) == "armure"    # the same look: the answer goes on
+    again = act(kept, parse_action("coup"), 2000)[0]   # the armor spent: wounded
+    assert again.etat == 1 and cues.look(again, 2000) == "blesse"
+
+
+def test_an_answer_in_coma_shows_nothing_in_public():
+    # S7: what a body in coma is asked to say is the wearer's alone (the peek says it).
+    coma = play([(0, "coup coma")])[0]
+    coma.character = Character(resist=["peur"])
+    resisted, heard = act(coma, parse_action("effet peur"), 1000)
+    assert resisted.said == "resiste" and ("dit", "resiste", True) in [c[1:] for c in heard]
+    assert cues.saying(resisted, 1000) is None
+    for n, layout in LAYOUTS:
+        for now in range(1000, 1000 + cues.SAY_MS, STEP):
+            assert cues.led_frame(resisted, now, n, layout) == cues.led_frame(coma, now, n,
+                                                                             layout)
+    assert texts.screen_lines(resisted, 1000) == texts.screen_lines(coma, 1000) == ["Inerte"]
+    assert "Dis: RESISTE" in texts.screen_lines(resisted, 1000, private=True)
+
+
+@pytest.mark.parametrize("lang, line", [("fr", "Dis: ARMURE"), ("en", "Say: ARMOR")])
+def test_a_screen_shows_the_answer_while_the_leds_do(lang, line):
+    state, _ = answered("armure")
+    assert texts.screen_lines(state, 0, lang)[1] == line
+    assert texts.screen_lines(state, cues.SAY_MS - 1, lang)[1] == line
+    assert texts.say_left_ms(state, 1000) == cues.SAY_MS - 1000
+    assert len(texts.screen_lines(state, cues.SAY_MS, lang)) == 1
+    assert texts.say_left_ms(state, cues.SAY_MS) is None
+    assert texts.screen_lines(state, cues.SAY_MS, lang, private=True)[1] == line   # peek
+
+
+def test_every_look_has_one_number_and_a_hit_s_looks_come_first():
+    # frame_code() numbers a look by its place in _LOOK_NAMES, found by a search on a
+    # hit's path: each look once, those a hit leads to first.
+    assert sorted(cues._LOOK_NAMES) == sorted(cues._LOOKS)
+    hit_looks = set(cues.PUBLIC_LOOK[1:]) | set(cues.SAYS)
+    assert set(cues._LOOK_NAMES[:len(hit_looks)]) == hit_looks

@@ -174,6 +174,47 @@ def test_two_buttons_and_the_screen_mirrored(micropython):
     assert [f for _, f in notes][-2:] == [880, 1175]   # the effect's rising pair
 
 
+def board_panel(app):
+    """Everything the board's panel draws, as text."""
+    return "\n".join(str(w.content) for w in (app.w_leds, app.w_screen, app.w_buzzer,
+                                              app.w_buttons))
+
+
+def test_the_board_panel_shows_only_what_the_board_shows(micropython, tmp_path):
+    # An Atom Lite in armor: «Armure» reaches its wearer by its LED alone (white flashes),
+    # and nothing the badge merely knows (the answer's word, the armor left, the menu's
+    # page) is in the board's panel; the wearer's panel has it, and `w` hides that panel
+    # and the journal, leaving the board alone.
+    wearer = tmp_path / "godefroy.json"
+    wearer.write_text('{"name": "Godefroy", "armor": 1}')
+
+    async def steps(app, pilot):
+        out = {"before": board_panel(app)}
+        await keys(pilot, "space")
+        out["colours"] = app.led_colours
+        out["hit"] = board_panel(app)
+        out["dit"] = panel(app)["dit"]
+        await keys(pilot, "A")
+        out["menu_board"] = board_panel(app)
+        out["menu_wearer"] = str(app.w_menu.content)
+        await keys(pilot, "w")
+        out["alone"] = (app.query_one("#state").display, app.w_journal.display,
+                        app.query_one("#badge").display)
+        await keys(pilot, "w")
+        out["back"] = (app.query_one("#state").display, app.w_journal.display)
+        return out
+
+    out = ui("micropython", steps, character=str(wearer))
+    assert out["colours"] == [(255, 255, 255)]     # the answer's first flash, at the hit
+    assert out["dit"] == "armure"
+    for text in (out["before"], out["hit"], out["menu_board"]):
+        assert "buzzer: none on this board" in text
+        for word in ("armure", "dit", "menu", "Voir", "answer"):
+            assert word not in text.lower(), (word, text)
+    assert out["menu_wearer"].startswith("menu       open: Menu/Voir")
+    assert out["alone"] == (False, False, True) and out["back"] == (True, True)
+
+
 def _script(tmp_path):
     path = tmp_path / "fight.txt"
     path.write_text('character name="Test" armor=cuir\n'

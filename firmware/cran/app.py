@@ -284,7 +284,11 @@ class App:
             if fault:
                 lines = lines + [texts.not_saved(self.lang)]
             self.screen.show_lines(lines)
-            self.screen_for = state if where is None and not peeking else None
+            # (An answer's line goes when its time is up: _next_wake wakes then, and the
+            # lines are drawn again.)
+            public = where is None and not peeking
+            self.screen_for = (state if public and texts.say_left_ms(state, now) is None
+                               else None)
 
     def _show_look(self, state, now):
         """The public look on the LEDs. Most wake-ups find the frame already shown or
@@ -331,6 +335,8 @@ class App:
                 wait = _least(wait, next_change_ms(
                     state, now, self.leds.count, self.layout, self.fault_shown,
                     UNKNOWN_LOOK if self.badge.unknown else None))
+        if self.texts is not None:   # a screen: its answer's line goes
+            wait = _least(wait, self.texts.say_left_ms(state, now))
         if self.peek_until is not None:
             wait = min(wait, ticks_diff(self.peek_until, now))
             if self.screen is not None:

@@ -4,6 +4,7 @@
 # its parts need, each module being bytecode in RAM.
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
+from cran.core.ticks import ticks_diff
 from cran.core.vocab import AGONISANT, COMA, STATES, TIMED_EFFECTS, const
 
 SLOT_MS = 128            # one step of every pattern
@@ -19,6 +20,16 @@ _BLUE = const((0, 0, 255))
 # The colour of each state's bar (peek_frame), pleine-forme to mort. A const() is
 # written in place only where it is used below its definition: keep them up here.
 _STATE_RGB = const(((0, 255, 0), (255, 140, 0), (255, 0, 0), (90, 0, 160), (90, 90, 90)))
+
+# The answers the wearer is asked to say aloud (State.answer: armor, a helmet or a
+# resistance, a creature's shout): each a look of its own (in _LOOKS) for SAY_MS from
+# the answer, every LED flashing white, then the state's look comes back. Its motif is
+# the answer's melody (cran.tunes) as light, so a board without a buzzer says it too.
+SAYS = ("armure", "resiste", "cri")
+SAY_MS = 3 * 8 * SLOT_MS    # a motif of 8 steps, three times: 3072 ms
+
+# Lit cells of the bar: every LED (the look is not a state of the scale).
+_ALL_LEDS = const(-1)
 
 # look: (colour, on/off over 32 or 64 steps, lit cells of the bar). The rhythm and the
 # number of lit LEDs tell the looks apart without colour.
@@ -38,11 +49,22 @@ _LOOKS = {
     # État inconnu (a lost state, cran.badge): a 1 s glow then four quick flashes on
     # every LED, a rhythm no state, effect code or menu has; not a state of the scale,
     # so no bar that could read as healthier than anything.
-    "inconnu": ((255, 0, 255), "1" * 8 + "00" + "10" * 4 + "0" * 14, 0),
+    "inconnu": ((255, 0, 255), "1" * 8 + "00" + "10" * 4 + "0" * 14, _ALL_LEDS),
+    # SAYS: a motif of 8 steps, repeated over SAY_MS from the answer (their steps count
+    # from it, so a motif starts whole at the hit, wherever the 4 s rhythms stand).
+    # Three short flashes: «Armure» (its three beeps); a short then a long one:
+    # «Résiste» (its rising pair); one long flash: a creature's shout.
+    "armure": (_WHITE, "10101000", _ALL_LEDS),
+    "resiste": (_WHITE, "10111000", _ALL_LEDS),
+    "cri": (_WHITE, "11111000", _ALL_LEDS),
 }
 UNKNOWN_LOOK = "inconnu"   # the app shows it in place of look() while the state is lost
 
-_LOOK_NAMES = tuple(_LOOKS)
+# The looks by number (frame_code finds a look's number by a search, on a hit's path):
+# those a hit leads to first, then the rest. Written out, not tuple(_LOOKS): a dict's
+# order moves with its keys' hashes on MicroPython, and a literal stays in flash.
+_LOOK_NAMES = ("blesse", "au-sol", "inerte", "armure", "resiste", "cri", "alerte", "debout",
+               "hors-jeu", "inconnu", "stop", "veille")
 
 # Effects shown on LEDs: the 5-minute ones and desarme. vol is never shown (K13: the
 # wearer must not know yet). Code n = n // 5 long flashes then n % 5 short ones.
@@ -76,11 +98,16 @@ _EFFECT_MASKS = (0,) + tuple(_bits(_flashes(n // 5, n % 5)) for n in range(1, le
 
 
 def look(state, now):
-    """Which pattern the public sees: a name of _LOOKS."""
+    """Which pattern the public sees: a name of _LOOKS (an answer of SAYS for SAY_MS
+    after the engine asked for it)."""
     if state.stopped:
         return "stop"
     if state.out_of_game:
         return "hors-jeu"
+    if state.answer is not None:   # (most hits: no call)
+        said = saying(state, now)
+        if said is not None:
+            return said
     if state.etat == AGONISANT and not state.frozen:
         left = state.left_ms(COUNTDOWN, now)
         if left is not None and left <= WARNING_MS:
@@ -91,11 +118,25 @@ def look(state, now):
     return seen
 
 
+def saying(state, now):
+    """The answer (a word of SAYS) the badge shows now, or None: for SAY_MS after the
+    engine asked for it (State.answer), and never in coma or mort: there the engine
+    tells it to the wearer alone (S7), who reads it on the peek."""
+    answer = state.answer
+    if answer is None or state.etat >= COMA:
+        return None
+    if 0 <= ticks_diff(now, answer[1]) < SAY_MS:
+        return answer[0]
+    return None
+
+
 def shown_effect(state, now, seen=None):
     """The effect the LEDs show, or None: the one ending first (desarme's 3 s before a
-    5-minute one). None in coma and mort: an effect would tell them apart (S7)."""
+    5-minute one). None in coma and mort: an effect would tell them apart (S7); none
+    while an answer shows on every LED."""
     seen = seen or look(state, now)
-    if seen in ("stop", "hors-jeu", "inerte", "inconnu"):   # literals: a constant tuple
+    # Literals, a constant tuple: the looks that hide effects, SAYS among them.
+    if seen in ("stop", "hors-jeu", "inerte", "inconnu", "armure", "resiste", "cri"):
         return None
     # The state's few timers are looked over, not the 11 effects (each a left_ms()
     # call): this runs at every wake-up and at a hit. Most find none; those that do
@@ -170,7 +211,11 @@ def frame_code(state, now, led_count, layout="strip", fault=False, seen=None):
     seen = seen or look(state, now)
     e = shown_effect(state, now, seen)
     e = 0 if e is None else EFFECTS.index(e) + 1   # the effect's number
-    key = _key(seen, e, _step(now), _single(layout, led_count), fault)
+    # The step: a look's from the clock (0..63), an answer's from the answer (0..23, so
+    # a failed save's steps never fall in it). Most hits were asked no answer.
+    key = _key(seen, e, _step(now) if state.answer is None or seen not in SAYS
+               else ticks_diff(now, state.answer[1]) // SLOT_MS,
+               _single(layout, led_count), fault)
     return (((_LOOK_NAMES.index(seen) << _EFFECT_BITS) | e) << KEY_BITS) | key
 
 
@@ -221,7 +266,7 @@ def _paint(seen, effect, key, n, layout, cap):
         if seen == "hors-jeu":
             for i in ((0, 4, 20, 24) if matrix else (0, n - 1)):   # the corners, the ends
                 frame[i] = colour
-        elif seen == UNKNOWN_LOOK:
+        elif bar == _ALL_LEDS:                                   # inconnu, an answer
             frame = [colour] * n
         elif matrix:
             frame[25 - 5 * bar:25] = [colour] * (5 * bar)         # rows from the bottom
@@ -241,6 +286,11 @@ def next_change_ms(state, now, led_count=1, layout="single", fault=False, seen=N
     also wakes at the engine's next_deadline(): a timer running out changes the state.
     seen: as frame_code's."""
     seen = seen or look(state, now)
+    if seen in SAYS:   # an answer: its next flash's edge, or its end (the look is back)
+        since = ticks_diff(now, state.answer[1])
+        k = _next_flip(_LOOKS[seen][1], since // SLOT_MS)
+        left = SAY_MS - since
+        return left if k is None else min(left, k * SLOT_MS - since % SLOT_MS)
     effect = shown_effect(state, now, seen)
     step = _step(now)
     if effect is None and seen != "stop" and not fault:

@@ -2,8 +2,9 @@
 # board with a screen loads this, one without never does.
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
+from cran.core.ticks import ticks_diff
 from cran.core.vocab import STATES, const, lookup
-from cran.cues import EFFECTS, WARNING_MS
+from cran.cues import EFFECTS, SAY_MS, WARNING_MS, saying
 from cran.menu import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves.
@@ -70,11 +71,22 @@ def screen_lines(state, now, lang="fr", private=False, width=16, news=None):
     elif not lines:
         seen = PUBLIC_LOOK[state.etat]
         lines.append(label(seen, lang))
+        said = saying(state, now)   # for a while after the answer, as the LEDs show it
+        if said is not None:
+            lines.append(_say_line(said, lang))
         if seen != "inerte":   # S7: mort has no effects, so coma shows none either
             for name in state.effects():
                 if name in EFFECTS:
                     lines.append(label(name, lang))
     return [line[:width] for line in lines]
+
+
+def say_left_ms(state, now):
+    """ms until the public lines' answer goes (cran.cues.saying), or None if they show
+    none: the app draws them again then."""
+    if saying(state, now) is None:
+        return None
+    return SAY_MS - ticks_diff(now, state.answer[1])
 
 
 def unknown_lines(lang="fr", width=16):
@@ -85,6 +97,10 @@ def unknown_lines(lang="fr", width=16):
     return [line[:width] for line in lines]
 
 
+def _say_line(word, lang):
+    return ("Say: " if lang == "en" else "Dis: ") + label(word, lang).upper()
+
+
 def _private(state, now, lang):
     en = lang == "en"
     line = label(STATES[state.etat], lang)
@@ -93,8 +109,7 @@ def _private(state, now, lang):
         line += " " + mmss(left) + (" !" if left <= WARNING_MS else "")
     lines = [line]
     if state.said != "-":
-        lines.append(("Say: " if en else "Dis: ") + label(state.said, "en" if en else "fr")
-                     .upper())
+        lines.append(_say_line(state.said, lang))
     if state.character.armor or state.armor_damaged:
         if state.armor_damaged:
             lines.append("Armor damaged" if en else "Armure abimee")

@@ -1,7 +1,10 @@
 # The badge on a desktop terminal (Textual): the real firmware app runs in a driver
 # process (link.BadgeLink); this draws what it shows (LEDs, screen, buzzer), runs its
 # clock (pause, x1, x10, x60, jumps), presses its buttons, speaks to its console and
-# replays a scenario on it, checking the expect lines as they pass.
+# replays a scenario on it, checking the expect lines as they pass. The board's panel
+# holds only what the board's own parts show; what the badge knows besides (its state,
+# its menu, a peek) is the wearer's panel, which `w` hides with the journal: play with
+# only what the board shows, as its wearer does.
 import math
 import os
 import sys
@@ -64,7 +67,8 @@ buttons: space or a = press a · A = hold a (long) · d = double press a
          b B D = the same for button b, on boards that have one
 actions: c = coup…  e = effet…  o = other actions…  : = a console line
 clock:   p = pause · 1 2 3 = x1 x10 x60 · . = +1 s · m = +1 min · M = +5 min
-also:    r = reboot the badge · t = terminal bell · ? = these keys · q = quit"""
+also:    r = reboot the badge · t = terminal bell · ? = these keys · q = quit
+         w = the board alone: hide the wearer's panel and the journal (w again: back)"""
 
 
 def note_name(freq_hz):
@@ -190,6 +194,7 @@ class SimApp(App):
     #top { height: auto; }
     #badge { width: 46; height: auto; border: round $accent; padding: 0 1; }
     #state { width: 1fr; height: auto; border: round $accent; padding: 0 1; }
+    #clock { height: 1; padding: 0 1; }
     #journal { height: 1fr; border: round $accent; }
     #script { height: 9; border: round $accent; }
     #console { dock: bottom; display: none; }
@@ -215,6 +220,7 @@ class SimApp(App):
         Binding("M", "jump(300000)", "+5min"),
         Binding("r", "reboot", "reboot", show=False),
         Binding("t", "bell", "bell", show=False),
+        Binding("w", "board_alone", "board alone"),
         Binding("question_mark", "keys", "keys"),
         Binding("q", "quit", "quit"),
     ]
@@ -244,8 +250,8 @@ class SimApp(App):
     def compose(self) -> ComposeResult:
         # Kept by reference: while a picker is up, queries would look in the picker.
         self.w_leds, self.w_screen, self.w_buzzer = Static(), Static(), Static()
-        self.w_buttons, self.w_menu, self.w_clock = Static(), Static(), Static()
-        self.w_state = Static(id="state")
+        self.w_buttons, self.w_menu, self.w_clock = Static(), Static(), Static(id="clock")
+        self.w_state = Static()
         self.w_journal = RichLog(id="journal", wrap=True, max_lines=5000)
         self.w_script = RichLog(id="script", wrap=True) if self.script else None
         self.w_console = Input(
@@ -257,9 +263,12 @@ class SimApp(App):
                 yield self.w_screen
                 yield self.w_buzzer
                 yield self.w_buttons
+            # All the badge knows: not on the board (a one-LED badge shows no menu's
+            # words, no armor count), so never in the board's panel.
+            with Vertical(id="state"):
+                yield self.w_state
                 yield self.w_menu
-                yield self.w_clock
-            yield self.w_state
+        yield self.w_clock
         yield self.w_journal
         if self.w_script is not None:
             yield self.w_script
@@ -269,8 +278,9 @@ class SimApp(App):
     def on_mount(self):
         h = self.hello
         self.query_one("#badge").border_title = "%s (%s)" % (h["name"], h["runtime"])
-        self.w_state.border_title = "the wearer"
-        self.w_journal.border_title = "journal"
+        self.query_one("#state").border_title = (
+            "the wearer: what the badge knows, not what the board shows (w: hide)")
+        self.w_journal.border_title = "journal (w: hide)"
         self.w_buttons.update(Text("  ".join(
             "button %s: %s" % (name, ("space/a A d", "b B D")[i] if i < 2 else "-")
             for i, name in enumerate(h["buttons"])), "dim"))
@@ -468,13 +478,13 @@ class SimApp(App):
         where = self.frame["menu"]
         if where:
             group, depth, index, label = where
-            text = "menu open: %s, level %d%s" % (
+            text = "menu       open: %s, level %d%s" % (
                 ("Menu/Voir", "Coup", "Effet", "Autre")[group % 4], depth,
                 (", entry %d: %s" % (index, label)) if index else ": " + label)
         elif self.frame["peek"]:
-            text = "peek: the wearer's private view"
+            text = "menu       closed; the peek (the wearer's private view) on show"
         else:
-            text = "menu closed" + ("  SAFE MODE" if self.frame["safe"] else "")
+            text = "menu       closed" + ("  SAFE MODE" if self.frame["safe"] else "")
         self.put(self.w_menu, Text(text, "cyan" if where else "dim"))
 
     def draw_state(self):
@@ -579,6 +589,16 @@ class SimApp(App):
     def action_reboot(self):
         self.log_line("(the badge is switched off and on)", "bold")
         self.call({"reboot": True})
+
+    def action_board_alone(self):
+        """Hide all the badge knows (the wearer's panel, the journal and a script's
+        checks), or show it again: hidden, the board alone tells what to do and say,
+        as on the day, and what it fails to show goes unseen."""
+        hidden = [self.query_one("#state"), self.w_journal] + (
+            [self.w_script] if self.w_script is not None else [])
+        shown = not hidden[0].display
+        for widget in hidden:
+            widget.display = shown
 
     def action_bell(self):
         self.bell_on = not self.bell_on

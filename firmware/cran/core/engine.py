@@ -68,6 +68,12 @@ class State:
         # copies the state, and a hit allocates less before its LEDs show it).
         self.broken = ()  # type: tuple
         self.said = "-"
+        # The answer the wearer was last asked to say aloud, and its tick: (word, tick),
+        # or None. Apart from said, which the next action clears (a hit ignored as
+        # mitraille too: C2): the badge shows the answer for a while (cran.cues.saying)
+        # through such a hit, and ends it when the etat changes or an order comes.
+        # A tick, so never saved: a badge restarted has nothing to show.
+        self.answer = None
         self.last_hit = None       # C2: tick of the last normal hit, counted or not
         self.renown = 0
         # K9: the state just before the last Coup/Effet received, and its keyword.
@@ -88,6 +94,7 @@ class State:
         s.creature_left = self.creature_left
         s.broken = self.broken
         s.said = self.said
+        s.answer = self.answer
         s.last_hit = self.last_hit
         s.renown = self.renown
         s.before = self.before if keep_before else None
@@ -230,6 +237,7 @@ def _set_etat(s, etat, base, cues):
         return   # (K5 on a wearer already that low, or lower: nothing to say)
     announce(s.etat, etat, base, cues)
     s.etat = etat
+    s.answer = None   # the new look shows at once
     if etat in (AGONISANT, COMA):
         _set_timer(s, COUNTDOWN, base, s.countdown_ms())
         cues.append((base, "compte", STATES[etat], True))
@@ -291,6 +299,7 @@ def _order(state, action, now, cues):
         verb = "stop"   # K15: «Effet Statue Divin de Masse» stops the game
     s = state.copy(keep_before=False)   # K9: only a Coup/Effet just received is dissipated
     s.said = "-"
+    s.answer = None
     if verb in ("soin", "soin-complet"):
         _heal(s, verb == "soin-complet", now, cues)
     elif verb == "repare":
@@ -458,6 +467,7 @@ def _absorbed(s, action, now, cues):
         s.said = "resiste"
     else:
         return False
+    s.answer = (s.said, now)
     cues.append((now, "dit", s.said, False))
     return True
 
@@ -552,6 +562,7 @@ def _dissipe(s, named, now, cues):
     if not done:
         cues.append((now, "ignore", "rien-a-dissiper", True))
     s.said = "-"
+    s.answer = None
     s.before = None          # K9: nobody dissipates a dissipe
     s.last_kw = None
     _start_combat(s, now, cues)
