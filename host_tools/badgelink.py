@@ -25,9 +25,19 @@ class LostBadge(CommandError):
     """The port went away mid-way: the badge unplugged, or its USB reset."""
 
 
+class NoFirmware(CommandError):
+    """Soft-reset, the badge stopped at MicroPython's prompt again: no main.py starts a
+    firmware (a badge fresh from MicroPython's install, or a flash cut short)."""
+
+
+def gone(port):
+    """Whether the port is not there (a badge unplugged takes its USB port with it)."""
+    return "://" not in port and not os.path.exists(port)
+
+
 def _serial_error(port, e):
     text = str(e)
-    if not os.path.exists(port) and "://" not in port:
+    if gone(port):
         return CommandError("%s: no such port (is the badge plugged in? `ls /dev/tty*`)"
                             % port)
     if "lock" in text.lower() or "busy" in text.lower():
@@ -214,6 +224,13 @@ def ask(port, line, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
 
 def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
     """ask() for several lines in a row, on one knock (wake()). -> [answer lines]."""
+    try:
+        return _ask_lines(port, lines, timeout, again, keys)
+    except NoFirmware:   # the port closed, what is on the badge can be looked at
+        raise CommandError(no_firmware(port)) from None
+
+
+def _ask_lines(port, lines, timeout, again, keys):
     conn = _open(port)
     try:
         wake(conn, port)
@@ -232,6 +249,7 @@ def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
 
 
 _RAW_BANNER = b"raw REPL; CTRL-B to exit"
+_SOFT_REBOOT = b"soft reboot"   # MicroPython's "MPY: soft reboot"
 
 
 def _ask(conn, port, line, timeout, again):
@@ -266,8 +284,47 @@ def _ask(conn, port, line, timeout, again):
             woke, sent, got = True, None, bytearray()
             deadline = time.monotonic() + BOOT_TIMEOUT_S
             time.sleep(0.5)
+        elif woke and got.rfind(b">>> ") > got.find(_SOFT_REBOOT) >= 0:
+            raise NoFirmware(port)   # rebooted to the prompt again: no main.py
     raise CommandError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "
-                       "`cran flash --port %s` installs it)" % (port, line, port))
+                       "%s installs cran on it)" % (port, line, _install(port)))
+
+
+def _install(port, board=None):
+    from host_tools.runtimes import board_ids
+    if board is not None:
+        return "`cran flash --port %s`" % port
+    return "`cran flash --port %s --board BOARD` (BOARD: %s)" % (port, ", ".join(board_ids()))
+
+
+# Runs on the badge: the board its config names, and whether main.py is there.
+_WHAT_IS_THERE = ("import os, json\ntry:\n b = json.load(open('/config.json')).get('board')"
+                  "\nexcept Exception:\n b = None\nprint(json.dumps([b, 'main.py' in "
+                  "os.listdir('/')]))")
+
+
+def no_firmware(port):
+    """What to say of a badge where no firmware starts, and the command that mends it:
+    the board its config names if it has one (a flash cut short: the same flash again,
+    which picks up where it stopped), else the board to give."""
+    board = None
+    try:
+        link = connect(port)
+        try:
+            board, _ = json.loads(run(link, _WHAT_IS_THERE))
+        finally:
+            close(link)
+    except (CommandError, ValueError):
+        pass   # said as for a badge with no config: --board mends it as well
+    from host_tools.runtimes import unknown_board
+    if board is not None and (not isinstance(board, str) or unknown_board(board)):
+        board = None
+    if board is None:
+        return ("%s: no cran firmware on this badge (it stops at MicroPython's prompt): "
+                "%s installs it" % (port, _install(port)))
+    return ("%s: the badge has cran's config for board %s, but no firmware starts (it stops "
+            "at MicroPython's prompt: a flash cut short?): %s finishes it"
+            % (port, board, _install(port, board)))
 
 
 def first_json(lines, kind=object):

@@ -16,6 +16,7 @@ COMMANDS = (
     ("card", "host_tools.card"),
     ("flash", "host_tools.flash"),
     ("status", "host_tools.status_cmd"),
+    ("console", "host_tools.console_cmd"),
     ("field", "host_tools.field_cmd"),
 )
 

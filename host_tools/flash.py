@@ -8,6 +8,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -15,7 +16,7 @@ import threading
 import time
 
 from host_tools import CommandError, badgelink, build, gamekey
-from host_tools.runtimes import BOARDS_DIR, check_board
+from host_tools.runtimes import BOARDS_DIR, board_ids, check_board
 
 HELP = "flash the firmware, board and character config onto badges (mpremote, mpy-cross)"
 
@@ -89,9 +90,13 @@ else:
 """
 ROMFS_PREPARE_BYTES = 32768   # erased a piece at a time, as mpremote does: a raw REPL
                               # command that erases 128 KB at once can outlast its wait
-_IMPL = ("import sys, json\nprint(json.dumps({'name': sys.implementation.name, 'version': "
+# machine: the board and chip MicroPython was built for, "Generic ESP32 module with
+# ESP32" (os.uname().machine, sys.implementation._machine: the same on an ESP32).
+_IMPL = ("import os, sys, json\nu = getattr(os, 'uname', None)\n"
+         "print(json.dumps({'name': sys.implementation.name, 'version': "
          "list(sys.implementation.version), 'mpy': getattr(sys.implementation, '_mpy', "
-         "None)}))")
+         "None), 'machine': u().machine if u else getattr(sys.implementation, '_machine', "
+         "'')}))")
 
 
 class Builds:
@@ -174,9 +179,22 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     started = time.monotonic()
     link = badgelink.connect(port, [key])
     try:
+        names = json.loads(badgelink.run(link, _NAMES))
         if board_id is None:
-            board_id, config_text = find(*json.loads(badgelink.run(link, _NAMES)))
+            board_id, config_text = find(*names)
         impl = json.loads(badgelink.run(link, _IMPL))
+        machine = impl.get("machine", "")
+        check_chip(port, board_id, machine, config_text is not None)
+        its_board = names[2]
+        if config_text is None and its_board not in (None, board_id):
+            if fits(its_board, machine):   # either may be right: the organiser says
+                raise CommandError(
+                    "%s: badge %s has a config for board %s, not %s: leave --board out to "
+                    "keep it, or give a --config (or a --roster row) for %s"
+                    % (port, badgelink.badge_names(names[0], names[1]), its_board,
+                       board_id, board_id))
+            # Its config's board was never this chip's: the rest of it is kept.
+            config_text = _with_board(link, board_id)
         files = builds.files(impl)
         image, rom_todo = _romfs_for(link, builds, impl)
         if image is not None:   # the modules go to its ROMFS partition, run in place
@@ -219,6 +237,66 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     set_clock(port, key)
     report.seconds = time.monotonic() - started
     return report
+
+
+def chip_family(name):
+    """A chip's name as a board file or MicroPython writes it -> its family:
+    "esp32-pico-d4" (a package of the ESP32) and "ESP32" are "esp32", "ESP32C3" and
+    "esp32-c3" "esp32c3"; another maker's chip its name ("rp2040")."""
+    name = name.lower().replace("-", "")
+    found = re.match(r"esp32([a-z][0-9])?", name)
+    return found.group(0) if found else name
+
+
+def chip_of(machine):
+    """MicroPython's machine text ("M5Stack ATOM with ESP32-PICO-D4", "ESP32C3 module
+    with ESP32C3") -> the chip family its build is for, or None where it names none (a
+    desktop's port)."""
+    if " with " not in machine:
+        return None
+    return chip_family(machine.rsplit(" with ", 1)[1].strip())
+
+
+def board_chip(board_id):
+    """A board's chip family, from its board file."""
+    from cran.board import read_board_file
+    return chip_family(read_board_file(os.path.join(BOARDS_DIR, board_id + ".json")).chip)
+
+
+def fits(board_id, machine):
+    """Whether a board is for the chip MicroPython's machine text names (or names none)."""
+    found = chip_of(machine)
+    return board_id in board_ids() and found in (None, board_chip(board_id))
+
+
+def _with_board(link, board_id):
+    """The badge's own config, its board changed: the text to write."""
+    config = json.loads(badgelink.run(link, "print(open(%r).read())" % CONFIG))
+    config["board"] = board_id
+    return json.dumps(config)
+
+
+def check_chip(port, board_id, machine, config_given=False):
+    """A board file is for one chip: a badge whose MicroPython says another is not that
+    board (its pins, its MicroPython image differ). CommandError naming both, and the
+    boards for the chip found: to give as --board, or in the config given (a --config
+    file, a roster row), which has the wrong one."""
+    found = chip_of(machine)
+    wanted = board_chip(board_id)
+    if found is None or found == wanted:
+        return
+    those = [b for b in board_ids() if board_chip(b) == found]
+    if not those:
+        fix = "cran has no board file for an %s (boards/)" % found.upper()
+    else:
+        board = ("board %s" % those[0] if len(those) == 1 else "the board of an %s (%s or %s)"
+                 % (found.upper(), ", ".join(those[:-1]), those[-1]))
+        fix = ("its config (--config file or roster row) needs %s" % board if config_given
+               else "give --board %s" % those[0] if len(those) == 1
+               else "give %s as --board" % board)
+    raise CommandError("%s: board %s is an %s, but this badge is an %s (its MicroPython "
+                       "says \"%s\"): %s" % (port, board_id, wanted.upper(), found.upper(),
+                                              machine, fix))
 
 
 ROM = "/rom"   # where MicroPython mounts its ROMFS partition (and puts it on sys.path)
@@ -682,6 +760,7 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None):
         def one(port):
             task = bars.add_task(port, total=1)
             board, config_text = jobs[port] or (None, None)
+            there = not badgelink.gone(port)
             try:
                 r = flash_one(port, board, config_text, builds,
                               lambda done, total: bars.update(task, completed=done,
@@ -694,8 +773,9 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None):
             except CommandError as e:
                 with lock:
                     text = str(e)
-                    if isinstance(e, badgelink.LostBadge):
-                        # A flash cut short is repaired by the next one (main.py last).
+                    if isinstance(e, badgelink.LostBadge) or (there and badgelink.gone(port)):
+                        # Unplugged at any step (its port went with it): a flash cut
+                        # short is repaired by the next one (main.py last).
                         text += (": plug it back in and run the same command again (it "
                                  "picks up where it stopped)")
                     failures.append(text if text.startswith(port) else "%s: %s"

@@ -36,10 +36,18 @@ from cran.core.choices import (
     yes_no,
 )
 from cran.core.rules import Settings
-from cran.core.words import KEYWORDS, ParseError, is_digits, keyword, plain, whole
-from cran.scenario import count
+from cran.core.words import (
+    KEYWORDS,
+    ParseError,
+    is_digits,
+    keyword,
+    plain,
+    whole,
+)
+from cran.scenario import UnknownWord, count
 from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
+from host_tools.suggest import did_you_mean, offer
 
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
@@ -147,8 +155,8 @@ def _armor(text):
         return ARMOR_NAMES[low]
     if is_digits(low):
         return whole(low, "armor", MAX_ANSWERS)
-    raise ParseError("expected none, cuir, metal or a number of answers, got '%s'"
-                     % text[:40])
+    raise UnknownWord("expected none, cuir, metal or a number of answers, got '%s'"
+                       % text[:40], low, (ARMOR_NAMES,))
 
 
 def _resist(text):
@@ -156,12 +164,21 @@ def _resist(text):
     for word in plain(text.replace(";", " ").replace("/", " ")).split():
         kw = keyword(word)
         if kw is None:
-            raise ParseError("'%s' is not a keyword (known: %s)" % (word, ", ".join(KEYWORDS)))
+            raise UnknownWord("'%s' is not a keyword (known: %s)"
+                               % (word, ", ".join(KEYWORDS)), word, (KEYWORDS,))
         if kw in ("dissipe", "resiste"):
             raise ParseError("nobody resists %s (K9, K12)" % kw)
         if kw not in out:
             out.append(kw)
     return out
+
+
+def _yes_no(text):
+    try:
+        return yes_no(text.strip())
+    except ParseError as e:
+        raise UnknownWord(str(e), text.strip().lower(),
+                           (("oui", "non", "yes", "no", "true", "false"),)) from None
 
 
 def _competence(text):
@@ -181,7 +198,7 @@ def _volume(text):
 def _lang(text):
     t = plain(text).strip()
     if t not in ("fr", "en"):
-        raise ParseError("expected fr or en, got '%s'" % text)
+        raise UnknownWord("expected fr or en, got '%s'" % text, t, (("fr", "en"),))
     return t
 
 
@@ -205,7 +222,8 @@ def _board(text, boards_dir):
     t = plain(text).strip().replace(" ", "-").replace("_", "-")
     known = board_ids(boards_dir)
     if t not in known:
-        raise ParseError("unknown board '%s' (known: %s)" % (text, ", ".join(known)))
+        raise UnknownWord("unknown board '%s' (known: %s)" % (text, ", ".join(known)), t,
+                           (known,))
     return t
 
 
@@ -260,8 +278,9 @@ def _header(path, number, cells):
             columns.append(None)     # spreadsheets add these; a value under one is named
             continue
         if column is None:
-            problems.append("%s:%d: %s: unknown column (known: %s)" % (
-                path, number, cell or "(empty)", ", ".join(c for c, _ in COLUMNS)))
+            problems.append("%s:%d: %s: unknown column (known: %s)%s" % (
+                path, number, cell or "(empty)", ", ".join(c for c, _ in COLUMNS),
+                offer(key, [aliases for _, aliases in COLUMNS])))
         elif column in columns:
             problems.append("%s:%d: %s: column given twice" % (path, number, cell))
         columns.append(column)
@@ -327,13 +346,13 @@ def _row_config(path, number, row, settings, boards_dir, problems):
         try:
             return parse(text)
         except ParseError as e:
-            problems.append("%s:%d: %s: %s" % (path, number, title, e))
+            problems.append("%s:%d: %s: %s%s" % (path, number, title, e, did_you_mean(e)))
             return default
 
     character = {
         "name": cell("name", str, "", required=True),
         "armor": cell("armor", _armor, 0),
-        "helmet": cell("helmet", yes_no, False),
+        "helmet": cell("helmet", _yes_no, False),
         "creature": cell("creature", lambda t: count(t, "creature"), 0),
         "resist": cell("resist", _resist, []),
     }
@@ -350,7 +369,7 @@ def _row_config(path, number, row, settings, boards_dir, problems):
     role = cell("role", _role, "badge")
     config = {"board": board, "character": character, "settings": settings.as_dict(),
               "lang": cell("lang", _lang, "fr"),
-              "light_sleep": cell("light_sleep", yes_no, True),
+              "light_sleep": cell("light_sleep", _yes_no, True),
               "volume_percent": cell("volume", _volume, 100)}
     if badge is not None:
         config["badge"] = badge   # the badge keeps its name: a later flash finds it by it

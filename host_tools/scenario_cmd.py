@@ -14,6 +14,7 @@ from host_tools.runtimes import (
     run_on_badge,
     run_scenario,
 )
+from host_tools.suggest import did_you_mean
 
 EXIT_OK, EXIT_EXPECT_FAILED, EXIT_MALFORMED = 0, 1, 2
 
@@ -39,8 +40,22 @@ def load(path):
     try:
         return text, scenario.parse(text)
     except scenario.ScenarioError as e:
-        raise CommandError("%s:%d: %s" % (path, e.line, e.message), EXIT_MALFORMED,
-                           prefixed=False) from None
+        raise CommandError(faults_text(path, e), EXIT_MALFORMED, prefixed=False) from None
+
+
+# A file that is not a scenario at all has a fault on every line: the first ones say it.
+MOST_FAULTS_SHOWN = 30
+
+
+def faults_text(path, error):
+    """Every fault of a malformed scenario (ScenarioError.faults), one `FILE:LINE: what is
+    wrong` a line, with the nearest known word for a misspelt one."""
+    lines = ["%s:%d: %s%s" % (path, f.line, f.message, did_you_mean(f))
+             for f in error.faults[:MOST_FAULTS_SHOWN]]
+    more = len(error.faults) - MOST_FAULTS_SHOWN
+    if more > 0:
+        lines.append("%s: %d more fault%s" % (path, more, "" if more == 1 else "s"))
+    return "\n".join(lines)
 
 
 def events_as_records(events, parsed):

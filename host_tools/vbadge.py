@@ -119,11 +119,12 @@ class Chip:
 
 def _uart_mode(fd):
     # The chip's pty, when MicroPython isn't in its REPL (which sets raw mode itself),
-    # looks like a badge's UART: no echo, no line editing, Enter (\r) ends a line for
-    # sys.stdin, bytes go out as written (the relay adds \r before \n), and Ctrl-C alone
-    # is a signal: SIGINT, which the port turns into KeyboardInterrupt.
+    # looks like a badge's UART: no echo, no line editing, bytes in as sent (Enter is \r
+    # on sys.stdin.buffer, as an ESP32 gives it), bytes out as written (the relay adds
+    # \r before \n), and Ctrl-C alone is a signal: SIGINT, which the port turns into
+    # KeyboardInterrupt.
     attrs = termios.tcgetattr(fd)
-    attrs[0] = termios.ICRNL
+    attrs[0] = 0
     attrs[1] = 0
     attrs[3] = termios.ISIG | termios.NOFLSH
     cc = attrs[6]

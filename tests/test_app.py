@@ -308,9 +308,10 @@ def test_deadlines_wake_a_sleeping_badge_on_time(app_checks):
 def test_the_console_keeps_the_badge_awake_and_is_lost_to_a_sleeping_one(app_checks):
     r = app_checks("console_and_light_sleep")
     # A line 30 s after boot, then half a line at 80 s and its end 55 s later: each
-    # byte kept the badge awake a minute, the split line was read whole.
+    # byte kept the badge awake a minute, the split line was read whole. Each was echoed
+    # as it came (a UART has no local echo), Enter as \r\n.
     assert r["awake_window"] == {"etats": ["pleine-forme", "blesse"], "light_sleeps": 0,
-                                 "lost": 0}
+                                 "lost": 0, "echoed": "status\r\ncoup\r\nstatus\r\n"}
     # Asleep after that minute: a line sent then is lost, as on an ESP32 (no UART clock,
     # no UART wake-up in MicroPython's lightsleep), and nothing answers it.
     asleep = r["asleep"]
@@ -427,6 +428,9 @@ def _start(micropython, tmp_path, config, board_text=None, stdin="status\ncoup\n
                           *sys_path("micropython"), str(tmp_path)], input=stdin,
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stdout + out.stderr   # no crash, no reset loop
+    # What was typed came back as typed (app_main.py puts the echo on stderr; its \r\n
+    # read here as \n).
+    assert out.stderr == stdin, out.stderr
     lines = out.stdout.splitlines()
     return lines[:-1], json.loads(lines[-1])
 
@@ -519,16 +523,21 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     (tmp_path / "boards" / "atom-lite.json").write_text(open(board).read())
     (tmp_path / "config.json").write_text('{"board": "atom-lite"}')
 
+    echoed = []
+
     def run(stdin, *options):
         out = subprocess.run([micropython, os.path.join(MP, "app_console.py"), FIRMWARE_DIR,
                               *sys_path("micropython"), str(tmp_path), board, *options],
                              input=stdin.encode() if isinstance(stdin, str) else stdin,
                              capture_output=True, timeout=30)
         assert out.returncode == 0, out.stdout + out.stderr
+        echoed.append(out.stderr)   # app_console.py puts the console's echo there
         return out.stdout.decode().splitlines()
 
     lines = run("status\ncoup\ncoup tartempion\n")
     assert len(lines) == 3
+    # Each line came back as it was typed (a UART has no local echo), its end as \r\n.
+    assert echoed[-1] == b"status\r\ncoup\r\ncoup tartempion\r\n"
     assert json.loads(lines[0])["etat"] == "pleine-forme"
     assert lines[1] == "ok coup normal: etat=blesse armure=0 dit=-"
     assert lines[2] == "error: unknown keyword 'tartempion'"
@@ -538,6 +547,8 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     # it) neither stop the console nor spoil a word; backspace rubs out.
     lines = run(b"\x02staz\x7ftus\r\n\xff\xfe coup\n\x1b[Acoup\tblesse\n")
     assert json.loads(lines[0])["etat"] == "blesse"
+    # The terminal's cursor goes back over what is rubbed out; control bytes don't show.
+    assert echoed[-1].startswith(b"staz\b \btus\r\n\xff\xfe coup\r\n[Acoup\tblesse\r\n")
     assert lines[1] == "error: the line is not UTF-8 text"
     assert lines[2] == "error: unknown action '[acoup'"
     assert json.loads(run("status\n")[0])["etat"] == "blesse"   # nothing changed

@@ -21,8 +21,9 @@ from conftest import run_cran
     ("0:00 expect combat=peut-etre\n", 1, "expected yes/no"),
     ("0:00 expect\n", 1, "expect needs at least one FIELD=VALUE"),
     ("0:00 expect etat\n", 1, "expected FIELD=VALUE, got 'etat'"),
-    ('character name="A" armor=mithril\n0:00 coup\n', 1, "armor (none, cuir, metal"),
-    ("character helmet=peut-etre\n", 1, "expected yes/no"),
+    ('character name="A" armor=mithril\n0:00 coup\n', 1,
+     "unknown armor 'mithril' (none, cuir, metal or a count)"),
+    ("character helmet=peut-etre\n", 1, "helmet: expected yes/no"),
     ("character resist=peur,tartempion\n", 1, "unknown keyword 'tartempion' in resist"),
     ("character resist=dissipe\n", 1, "nobody resists dissipe"),
     ("character agonisant=bientot\n", 1, "bad duration"),
@@ -68,6 +69,104 @@ def test_malformed_file_exits_2_with_line_and_reason(tmp_path, text, line, messa
     assert first.startswith("%s:%d: " % (f, line)), r.stderr
     assert message in first, r.stderr
     assert r.stdout == ""           # nothing ran
+
+
+# A file with a fault on many lines, and several on one: every one is named in one run.
+MANY_FAULTS = """character name="Test" armor=metall helmet=peut-etre resist=peur,charmme
+0:00 coup blese
+0:01 cuop
+0:02 expect etat=blessee armure=x
+0:03 coup
+0:04 expect stat=blesse
+0:05 hors-jeux
+0:06 expect jeu=horsjeu effets=peurr
+"""
+
+
+def test_every_fault_of_a_file_is_named_in_one_run_with_the_word_meant(tmp_path):
+    f = tmp_path / "bad.txt"
+    f.write_text(MANY_FAULTS)
+    r = run_cran("scenario", str(f))
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr.replace(str(f), "F").splitlines() == [
+        "F:1: unknown armor 'metall' (none, cuir, metal or a count); did you mean 'metal'?",
+        "F:1: helmet: expected yes/no (oui/non), got 'peut-etre'",
+        "F:1: unknown keyword 'charmme' in resist; did you mean 'charme'?",
+        "F:2: unknown keyword 'blese'; did you mean 'blesse'?",
+        "F:3: unknown action 'cuop'; did you mean 'coup'?",
+        "F:4: bad value for etat: 'blessee' (pleine-forme, blesse, agonisant, coma or mort); "
+        "did you mean 'blesse'?",
+        "F:4: bad value for armure: 'x' (a whole number)",
+        "F:6: unknown expect field 'stat'; did you mean 'state'?",
+        "F:7: unknown action 'hors-jeux'; did you mean 'hors-jeu'?",
+        "F:8: bad value for jeu: 'horsjeu' (en-jeu, hors-jeu or stop); did you mean "
+        "'hors-jeu'?",
+        "F:8: bad value for effets: 'peurr' is not a timed effect (%s); did you mean 'peur'?"
+        % ", ".join(scenario_effects()),
+    ]
+
+
+def scenario_effects():
+    from cran.core.words import TIMED_EFFECTS
+    return TIMED_EFFECTS + ("desarme", "vol")
+
+
+@pytest.mark.parametrize("line, meant", [
+    ("charactr armor=cuir", "character"),
+    ("0:00 expct etat=blesse", "expect"),
+    ("0:00 efet peur", "effet"),
+    ("0:00 coup norml", "normal"),
+    ("0:00 effet dissipe pour", "peur"),
+    ("0:00 expect dit=armue", "armure"),
+    ("0:00 expect combat=nonn", "non"),
+    ("0:00 expect efets=peur", "effets"),
+    ("character armr=cuir", "armor"),
+    ("character armor=cuire", "cuir"),
+    ("character helmet=nn", "non"),
+])
+def test_a_misspelt_word_is_offered_the_one_meant(tmp_path, line, meant):
+    f = tmp_path / "typo.txt"
+    f.write_text(line + "\n")
+    r = run_cran("scenario", str(f))
+    assert r.returncode == 2
+    assert r.stderr.strip().endswith("; did you mean '%s'?" % meant), r.stderr
+
+
+def test_nothing_is_offered_for_a_word_far_from_any(tmp_path):
+    f = tmp_path / "far.txt"
+    f.write_text("character armor=bronze\n0:00 coup tartempion\n")
+    r = run_cran("scenario", str(f))
+    assert r.returncode == 2 and "did you mean" not in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 2
+
+
+def test_a_file_that_is_no_scenario_names_its_first_faults_only(tmp_path):
+    f = tmp_path / "essay.txt"
+    f.write_text("Once upon a time\n" * 100)
+    r = run_cran("scenario", str(f))
+    lines = r.stderr.splitlines()
+    assert r.returncode == 2 and len(lines) == 31, r.stderr
+    assert lines[0] == "%s:1: expected a time (M:SS, H:MM:SS or +DURATION), got 'Once'" % f
+    assert lines[-1] == "%s: 70 more faults" % f
+
+
+def test_micropython_finds_the_same_faults(micropython):
+    # cran.scenario runs in MicroPython too (--runtime micropython): the same faults,
+    # with the same words and tables for the host's suggestion.
+    import subprocess
+
+    from cran import scenario
+    from host_tools import FIRMWARE_DIR
+    code = ("import sys, json; sys.path.insert(0, %r)\nfrom cran import scenario\n"
+            "try:\n scenario.parse(%r)\nexcept scenario.ScenarioError as e:\n"
+            " print(json.dumps([[f.line, f.message, f.word] for f in e.faults]))"
+            % (FIRMWARE_DIR, MANY_FAULTS))
+    out = subprocess.run([micropython, "-c", code], capture_output=True, text=True,
+                         timeout=30)
+    with pytest.raises(scenario.ScenarioError) as err:
+        scenario.parse(MANY_FAULTS)
+    assert json.loads(out.stdout) == [[f.line, f.message, f.word] for f in err.value.faults]
+    assert len(err.value.faults) == 11
 
 
 def test_malformed_file_is_refused_in_micropython_too(tmp_path, micropython):

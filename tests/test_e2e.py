@@ -181,6 +181,74 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
         assert report.status["etat"] == "pleine-forme"
 
 
+def test_status_of_a_badge_with_no_firmware_says_the_command_that_mends_it(tmp_path):
+    # A badge fresh from MicroPython's install, then one whose flash was cut short (no
+    # main.py, its config there): `cran status` says so at once (not after the 15 s a
+    # booting firmware is given), with a command that works, and it does.
+    with vbadge.running(tmp_path / "badge.img") as badge:
+        port = badge.port
+        started = time.monotonic()
+        r = run_cran("status", "--port", port)
+        assert r.returncode == 2 and time.monotonic() - started < 10, r.stderr
+        assert r.stderr == ("cran: %s: no cran firmware on this badge (it stops at "
+                            "MicroPython's prompt): `cran flash --port %s --board BOARD` "
+                            "(BOARD: atom-lite, atom-matrix, esp32-devkitc, esp32c3-supermini,"
+                            " m5stickc-plus) installs it\n" % (port, port))
+        _flash("--port", port, "--board", "atom-lite")
+        link = badgelink.connect(port)
+        badgelink.run(link, "import os\nos.rename('/main.py', '/main.py.off')")
+        badgelink.reset(link)
+        r = run_cran("status", "--port", port)
+        assert r.returncode == 2
+        command = re.search(r"`cran (flash [^`]*)` finishes it\n", r.stderr)
+        assert command and "config for board atom-lite" in r.stderr, r.stderr
+        assert "repaired" in _flash(*command.group(1).split()[1:])
+        assert run_cran("status", "--port", port).returncode == 0
+
+
+def test_flash_checks_the_board_against_the_chip_it_finds(tmp_path):
+    # A vbadge on a C3 says so as an ESP32-C3's MicroPython does (os.uname().machine).
+    with vbadge.running(tmp_path / "c3.img", board="esp32c3-supermini") as badge:
+        port = badge.port
+        r = run_cran("flash", "--port", port, "--board", "atom-lite")
+        assert r.returncode == 1 and r.stderr == (
+            "cran: %s: board atom-lite is an ESP32, but this badge is an ESP32C3 (its "
+            "MicroPython says \"ESP32C3 module with ESP32C3\"): give --board "
+            "esp32c3-supermini\n" % port)
+        assert "no cran firmware" in run_cran("status", "--port", port).stderr   # untouched
+        # A roster row (or --config) with the wrong board: the row is to mend.
+        r = run_cran("flash", "--roster", _roster(tmp_path, port))
+        assert r.returncode == 1 and r.stderr.endswith(
+            "its config (--config file or roster row) needs board esp32c3-supermini\n")
+        _flash("--port", port, "--board", "esp32c3-supermini")
+        # Flashed once, it needs no --board again: its config names it.
+        assert "(already up to date)" in _flash("--port", port)
+
+
+def test_a_board_given_against_the_badge_s_config_is_refused_unless_the_config_is_wrong(
+        tmp_path):
+    with vbadge.running(tmp_path / "badge.img") as badge:   # an ESP32
+        port = badge.port
+        _flash("--port", port, "--board", "atom-lite")
+        # Another board of the same chip: which one it is, only the organiser knows.
+        r = run_cran("flash", "--port", port, "--board", "atom-matrix")
+        assert r.returncode == 1 and "has a config for board atom-lite, not atom-matrix: " \
+            "leave --board out to keep it" in r.stderr, r.stderr
+        # A config for another chip's board (flashed before cran checked): refused as it
+        # is, and the --board it asks for replaces that board, the rest kept.
+        link = badgelink.connect(port)
+        badgelink.run(link, "f = open('/config.json', 'w')\nf.write(%r)\nf.close()" % json.dumps(
+            {"board": "esp32c3-supermini", "character": {"name": "Ali"}}))
+        badgelink.close(link)
+        r = run_cran("flash", "--port", port)
+        assert r.returncode == 1 and r.stderr.endswith(
+            "give the board of an ESP32 (atom-lite, atom-matrix, esp32-devkitc or "
+            "m5stickc-plus) as --board\n"), r.stderr
+        assert "status: Ali pleine-forme" in _flash("--port", port, "--board", "atom-matrix")
+        assert json.loads(run_cran("status", "--port", port, "--json").stdout)[
+            "board"] == "atom-matrix"
+
+
 class _OtherBuild(flash.Builds):
     # The firmware with every module changed (built with line numbers, which cran flash
     # leaves out), so the flash has work to cut.
@@ -251,6 +319,33 @@ def test_a_flashed_badge_is_locked_and_only_its_game_key_opens_it(tmp_path):
         assert "(already up to date)" in _flash("--roster", roster)
         assert "(already up to date)" in _flash("--port", port)
         assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
+
+
+def test_an_organiser_types_actions_to_a_locked_badge_with_cran_console(tmp_path):
+    from cran.console import LOCKED
+    with vbadge.running(tmp_path / "badge.img") as badge:
+        port = badge.port
+        _flash("--roster", _roster(tmp_path, port))
+        assert badgelink.ask(port, "coup blesse") == [LOCKED]   # a player's terminal
+        # Lines given: each sent unlocked with the game key this computer flashed.
+        r = run_cran("console", "--port", port, "coup blesse", "status")
+        assert r.returncode == 0, r.stderr
+        said = r.stdout.splitlines()
+        assert said[0] == "ok coup blesse: etat=blesse armure=0 dit=-"
+        assert json.loads(said[1])["etat"] == "blesse"
+        # A misspelt action is read here first: offered the word meant, never sent.
+        r = run_cran("console", "--port", port, "cuop")
+        assert (r.returncode, r.stdout) == (1, "error: unknown action 'cuop'; did you mean "
+                                               "'coup'?\n")
+        # Typed a line at a time (here from a pipe), until the end of input.
+        r = run_cran("console", "--port", port, stdin="soin\nstatus\n")
+        assert r.returncode == 0, r.stderr
+        assert "ok soin: etat=pleine-forme" in r.stdout
+        assert json.loads(r.stdout.splitlines()[-1])["etat"] == "pleine-forme"
+        # Another computer, without the key: told why.
+        r = run_cran("console", "--port", port, "soin",
+                     env={"CRAN_HOME": str(tmp_path / "another-laptop")})
+        assert r.returncode == 2 and "locked with game key" in r.stderr
 
 
 def test_a_damaged_firmware_file_is_named_never_imported_and_the_next_flash_mends_it(

@@ -52,14 +52,39 @@ def test_a_bad_config_is_refused_naming_file_and_field(tmp_path, config, message
 def test_a_busy_port_is_named_busy():
     controller, device = pty.openpty()
     name = os.ttyname(device)
-    holder = serial.Serial(name, exclusive=True)   # another program has it
+    holder = serial.Serial(name, exclusive=True)   # another program has it (mpremote)
     try:
-        r = run_cran("status", "--port", name)
+        said = [run_cran(*args, "--port", name) for args in (
+            ("status",), ("flash", "--board", "atom-lite"), ("logs",))]
     finally:
         holder.close()
         os.close(controller)
         os.close(device)
-    assert r.returncode == 2 and "%s: busy" % name in r.stderr, r.stderr
+    busy = "cran: %s: busy: another program has it open" % name
+    assert [(r.returncode, r.stderr.startswith(busy)) for r in said] == [
+        (2, True), (1, True), (2, True)], [r.stderr for r in said]
+
+
+@pytest.mark.parametrize("lost", [
+    badgelink.LostBadge("%s: lost the badge: device reports readiness to read"),
+    # Unplugged while it rebooted: its port gone, `status` never came.
+    badgelink.CommandError("%s: flashed, but `status` did not answer after the reset"),
+])
+def test_a_badge_unplugged_mid_flash_is_told_to_run_the_same_command_again(
+        tmp_path, monkeypatch, capsys, lost):
+    from host_tools import cli, flash
+    port = tmp_path / "ttyUSB0"   # a USB port: it goes when the badge is unplugged
+    port.symlink_to(os.devnull)
+
+    def unplugged(name, *args, **kwargs):
+        port.unlink()
+        raise type(lost)(str(lost) % name)
+    monkeypatch.setattr(flash, "flash_one", unplugged)
+    assert cli.main(["flash", "--port", str(port), "--board", "atom-lite"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cran: %s: " % port) and err.endswith(
+        ": plug it back in and run the same command again (it picks up where it "
+        "stopped)\n"), err
 
 
 def test_a_port_where_no_micropython_answers(monkeypatch):
@@ -75,6 +100,26 @@ def test_a_port_where_no_micropython_answers(monkeypatch):
     assert r.returncode == 1 and "no MicroPython answers there" in r.stderr
     assert "cran flash --micropython IMAGE.bin" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1   # one line, nothing of mpremote's
+
+
+@pytest.mark.parametrize("machine, chip", [
+    ("Generic ESP32 module with ESP32", "esp32"),
+    ("M5Stack ATOM with ESP32-PICO-D4", "esp32"),     # MicroPython's M5STACK_ATOM image
+    ("ESP32C3 module with ESP32C3", "esp32c3"),
+    ("Generic ESP32S3 module with ESP32S3", "esp32s3"),
+    ("Raspberry Pi Pico with RP2040", "rp2040"),
+    ("linux [GCC 14.2.1] version", None),            # a desktop's port: no check
+])
+def test_the_chip_is_read_from_what_micropython_says_it_is(machine, chip):
+    from host_tools import flash
+    assert flash.chip_of(machine) == chip
+    board = {"esp32": "atom-lite", "esp32c3": "esp32c3-supermini"}.get(chip)
+    if board is not None or chip is None:   # a board for it: it fits
+        flash.check_chip("P", board or "atom-lite", machine)
+    else:
+        with pytest.raises(flash.CommandError, match="cran has no board file for an %s"
+                           % chip.upper()):
+            flash.check_chip("P", "atom-lite", machine)
 
 
 def test_what_a_badge_gets(tmp_path):

@@ -116,6 +116,20 @@ def test_every_fault_of_every_row_is_named_and_nothing_is_written(tmp_path, caps
     assert not out.exists()
 
 
+def test_a_misspelt_cell_or_column_is_offered_the_word_meant(tmp_path):
+    path = write(tmp_path, HEADER + "Ana,metall,nn,,peurr,,,atom-lit,b1\n")
+    assert [m.split("; ")[-1] for m in faults(path)] == [
+        "did you mean 'metal'?", "did you mean 'non'?", "did you mean 'peur'?",
+        "did you mean 'atom-lite'?"]
+    path = write(tmp_path, HEADER.replace("armor", "armr").replace("\n", ",langue\n")
+                 + "Ana,cuir,non,,,,,atom-lite,b1,frr\n")
+    assert faults(path)[0].endswith("; did you mean 'armor'?")
+    path = write(tmp_path, HEADER.replace("\n", ",langue\n")
+                 + "Ana,cuir,non,,,,,atom-lite,b1,frr\n")
+    assert faults(path) == ["%s:2: langue: expected fr or en, got 'frr'; did you mean 'fr'?"
+                            % path]
+
+
 def test_numbers_of_any_length_are_named_not_a_traceback(tmp_path):
     # Issue 13: a 5,000-digit cell stopped int() with a traceback; numbers are bounded
     # before use, and a message quotes at most 40 characters of them.
@@ -307,7 +321,8 @@ def test_check_passes_a_good_config(tmp_path, capsys):
 
 @pytest.mark.parametrize("config, message", [
     ({"board": "atom-lite", "character": {"armor": "bronze"}},
-     "character.armor: expected a whole number from 0 to 99, got 'bronze'"),
+     "character.armor: unknown armor 'bronze' (none, cuir, metal or a whole number from 0 "
+     "to 99)"),
     ({"board": "atom-heavy"}, "board: unknown board 'atom-heavy'"),
     ({"board": "atom-lite", "colour": "red"}, "colour: unknown field"),
     ({"board": "atom-lite", "settings": {"coma_ms": -1}}, "settings.coma_ms: "),

@@ -20,7 +20,7 @@ from cran.hal.leds import cap
 from cran.tunes import melody_for
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.sim.link import BadgeLink, read_wearer
-from host_tools.sim.tui import PICKERS, SimApp, shown_rgb
+from host_tools.sim.tui import PICKERS, Picker, SimApp, shown_rgb
 from host_tools.sim_cmd import prepare
 
 
@@ -99,6 +99,23 @@ def test_agonisant_then_five_minutes_is_coma(runtime):
     first, later = ui(runtime, steps)
     assert first["etat"] == "agonisant" and first["countdown"] == "coma in 5:00"
     assert later["etat"] == "coma" and later["countdown"] == "mort in 5:00"
+
+
+def test_esc_closes_every_picker_and_the_console_line():
+    async def steps(app, pilot):
+        seen = []
+        for page in ("c", "e", "o"):
+            await keys(pilot, page)
+            opened = isinstance(app.screen, Picker)
+            await keys(pilot, "escape")
+            seen.append((opened, isinstance(app.screen, Picker)))
+        await keys(pilot, "space")   # the badge's own keys again: a hit
+        await keys(pilot, ":", "escape")
+        return seen, panel(app)["etat"], app.w_console.display
+
+    seen, etat, console_open = ui("cpython", steps)
+    assert seen == [(True, False)] * 3
+    assert etat == "blesse" and not console_open
 
 
 def test_the_clock_keys():

@@ -49,6 +49,8 @@ def ask(port, line, timeout_s=20):
         while time.monotonic() < deadline:
             s.write(line.encode() + b"\r")   # Enter, as a terminal sends it
             answer = s.readline()
+            while answer.strip() == line.encode():   # the console's echo of what was typed
+                answer = s.readline()
             if answer.strip():
                 assert answer.endswith(b"\r\n"), answer   # a badge's UART line ending
                 return answer.decode().strip()
@@ -115,6 +117,26 @@ def test_flashed_firmware_boots_and_answers_on_the_console(tmp_path):
             assert s.read_until(b"MPY: soft reboot\r\n").endswith(b"MPY: soft reboot\r\n")
         assert json.loads(ask(badge.port, "status"))["armure"] == 1
 
+
+
+def test_a_person_at_a_terminal_sees_what_they_type_and_enter_sends_it(tmp_path):
+    # mpremote connect, or any serial terminal: no local echo, Enter sends \r (which an
+    # ESP32's sys.stdin.buffer passes on as it is). The console echoes each byte as it
+    # comes, rubs out a backspace on the screen too, and answers at Enter.
+    with vbadge.running() as badge:
+        flash_firmware(badge.port, tmp_path)
+        reset(badge.port)
+        ask(badge.port, "status")   # booted
+        with serial.Serial(badge.port, 115200, timeout=2) as s:
+            for byte in b"stax":
+                s.write(bytes([byte]))
+                assert s.read(1) == bytes([byte])   # each key shows as it is typed
+            s.write(b"\x7f")                         # backspace
+            assert s.read(3) == b"\b \b"
+            s.write(b"tus\r")
+            assert s.read_until(b"\r\n") == b"tus\r\n"
+            answer = s.read_until(b"\r\n")
+        assert json.loads(answer)["personnage"] == "Godefroy"
 
 
 def test_a_badge_whose_flash_lost_its_records_comes_back_from_nvs(tmp_path):

@@ -462,11 +462,11 @@ class App:
                 return   # stdin closed: only on a desktop
             self.last_input = time.ticks_ms()
             console = self.session()
-            if got != b"\n":
-                if len(raw) <= console.MAX_LINE_BYTES:   # past it, the rest is dropped
-                    raw.extend(got)
+            if not console.typed_byte(raw, got, _STDOUT):   # echoed as typed (cran.console)
                 continue
             line, raw = raw, bytearray()
+            if not line:
+                continue   # Enter alone, \r\n's second half, a host's knock
             for out in console.answer(line, time.ticks_ms()):
                 print(out)
             if console.reboot:
@@ -506,6 +506,7 @@ def _least(wait, other):
 
 # Bytes, not text: a text stdin raises on line noise that isn't UTF-8, inside readline.
 _STDIN = getattr(sys.stdin, "buffer", sys.stdin)
+_STDOUT = getattr(sys.stdout, "buffer", sys.stdout)   # the echo, bytes as typed
 
 
 def set_rtc(unix_s):

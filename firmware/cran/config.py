@@ -103,7 +103,10 @@ def _character(path, raw):
     if not isinstance(c.name, str):
         _fail(path, "character.name", "expected a string")
     armor = raw.get("armor", 0)
-    if isinstance(armor, str) and armor in ARMOR_NAMES:
+    if isinstance(armor, str):   # a name, else it is no whole number either: say so
+        if armor not in ARMOR_NAMES:
+            _fail(path, "character.armor", "unknown armor %r (none, cuir, metal or a whole "
+                  "number from 0 to %d)" % (armor, MAX_ANSWERS))
         armor = ARMOR_NAMES[armor]
     c.armor = _whole(path, "character.armor", armor, 0, MAX_ANSWERS)
     c.helmet = raw.get("helmet", False)

@@ -8,7 +8,7 @@ from cran import forget
 from cran.core.vocab import DIGITS, SPACE_CHARS, SPACES, ParseError, const
 
 LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` with "
-          "the game key: cran does it)")
+          "the game key: `cran console` does it)")
 
 NOT_TEXT = "error: the line is not UTF-8 text"
 _GRAMMAR = const(("cran.core.words",))
@@ -56,20 +56,50 @@ def text_of(raw):
     else:
         raw = raw.encode()
     # Byte by byte, not character by character (cran.core.vocab.chars says why).
-    typed = bytearray()
+    kept = bytearray()
     for b in raw:
         if b == 0x08 or b == 0x7F:   # backspace, as a terminal sends it: one character
-            end = len(typed)
-            while end and typed[end - 1] & 0xC0 == 0x80:   # its continuation bytes
-                end -= 1
-            typed[max(0, end - 1):] = b""
+            _rub_out(kept)
         elif b >= 0x20 or b == 0x09:
-            typed.append(b)
-    return str(typed, "utf-8")
+            kept.append(b)
+    return str(kept, "utf-8")
+
+
+def _rub_out(typed):
+    """The last character typed off (its UTF-8 continuation bytes with it)."""
+    end = len(typed)
+    while end and typed[end - 1] & 0xC0 == 0x80:
+        end -= 1
+    typed[max(0, end - 1):] = b""
+
+
+def typed_byte(line, got, echo):
+    """One byte from the serial port (got: bytes of one) into the line being typed (line:
+    a bytearray, grown in place; past MAX_LINE_BYTES + 1, bytes are dropped) -> True when
+    it ends the line. Enter ends it: a terminal sends \r (an ESP32 passes it on as it is:
+    only its text stdin reads it as \n), cran's tools \r\n or \n. A UART has no local
+    echo: what the line takes is written back to echo (a stream), so that a person at a
+    terminal (mpremote connect) sees what they type and rubs it out; its end as \r\n,
+    after a line that had anything (a host's knock of empty lines gets nothing back)."""
+    b = got[0]
+    if b == 0x0D or b == 0x0A:
+        if line:
+            echo.write(b"\r\n")
+        return True
+    if b == 0x08 or b == 0x7F:
+        if line:
+            _rub_out(line)
+            echo.write(b"\b \b")
+    elif len(line) <= MAX_LINE_BYTES:
+        line.append(b)
+        if b >= 0x20 or b == 0x09:   # other control bytes are not part of a word
+            echo.write(got)
+    return False
 
 
 class Console:
-    MAX_LINE_BYTES = MAX_LINE_BYTES   # for the app's reader, which bounds what it keeps
+    # For the app's reader, which reaches this module through its Console.
+    typed_byte = staticmethod(typed_byte)
 
     def __init__(self, badge, config_path=None, on_clock=None, lock=None):
         self.badge = badge

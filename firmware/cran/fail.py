@@ -10,11 +10,12 @@ import time
 import machine
 
 import cran
-from cran.console import NOT_TEXT, command_of, text_of
+from cran.console import NOT_TEXT, command_of, text_of, typed_byte
 from cran.lock import ConsoleLock, read_key, set_interrupt
 from cran.storage import Journal, join
 
 _STDIN = getattr(sys.stdin, "buffer", sys.stdin)
+_STDOUT = getattr(sys.stdout, "buffer", sys.stdout)
 WDT_TIMEOUT_MS = 45000   # cran.app's: not imported, a badge that can't start never loads it
 _ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
 
@@ -99,13 +100,19 @@ async def error_console(message, root="/"):
     key, problem = read_key(join(root, "game.key"))
     lock = ConsoleLock(key, problem, set_interrupt)
     reader = asyncio.StreamReader(_STDIN)
+    raw = bytearray()
     while True:
-        raw = await reader.readline()
-        if not raw:
+        got = await reader.read(1)
+        if not got:
             return
+        if not typed_byte(raw, got, _STDOUT):   # echoed as typed, \r or \n ends it
+            continue
+        if not raw:
+            continue
         now = time.ticks_ms()
         lock.tick(now)
-        text = text_of(raw)
+        text = text_of(bytes(raw))
+        raw = bytearray()
         command, rest = command_of(text) if text is not None else (None, None)
         if command is None:
             print(NOT_TEXT)

@@ -13,6 +13,7 @@ from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import (
+    KEYWORDS,
     MAX_RENOWN,
     SPACES,
     STATES,
@@ -28,13 +29,67 @@ from cran.core.words import (
 )
 
 
+class UnknownWord(ParseError):
+    """A ParseError about a word not known, carrying the word (as read) and what it is
+    not among, for the host's "did you mean" (host_tools.suggest): a tuple of word
+    tuples, dicts, cran.core.vocab.lookup() tables, or names of the badge grammar's own
+    tables (host_tools.suggest.GRAMMAR)."""
+
+    def __init__(self, message, word, among):
+        super().__init__(message)
+        self.word = word
+        self.among = among
+
+
+# The errors of the badge's grammar (cran.core.words) for a word it does not know, by how
+# they start, and the grammar's tables the word is not among. The grammar says the word
+# in its message only: a badge parsing a console line carries nothing more for it.
+_GRAMMAR_UNKNOWN = (("unknown action '", ("actions", ("expect",))),
+                    ("unknown keyword '", ("keywords",)))
+
+
+def grammar_word(e):
+    """A ParseError of cran.core.words.parse_action -> an UnknownWord saying the same
+    when it is about a word not known, else itself."""
+    text = str(e)
+    end = text.rfind("'")
+    for start, among in _GRAMMAR_UNKNOWN:
+        if text.startswith(start) and end > len(start):
+            return UnknownWord(text, text[len(start):end], among)
+    return e
+
+
 class ScenarioError(ValueError):
-    def __init__(self, line, message):
+    """A fault of a scenario file: its line and what is wrong. parse() raises the first
+    one, with every fault of the file in .faults (itself first), each with the unknown
+    word and what it is not among (UnknownWord) when it is one: the host
+    suggests the nearest."""
+
+    def __init__(self, line, message, cause=None):
         # super(), not ValueError.__init__: MicroPython's exception types have no
         # __init__ attribute to call.
         super().__init__("%d: %s" % (line, message))
         self.line = line
         self.message = message
+        self.word = getattr(cause, "word", None)
+        self.among = getattr(cause, "among", ())
+        self.faults = [self]
+
+
+class _Faults(ParseError):
+    """Every fault of one line (a character or expect line, field by field): .each, the
+    first of them saying it."""
+
+    def __init__(self, each):
+        super().__init__(str(each[0]))
+        self.each = each
+
+
+def _raise_any(faults):
+    if len(faults) == 1:
+        raise faults[0]
+    if faults:
+        raise _Faults(faults)
 
 
 _FIELD_ALIASES = {"state": "etat", "armor": "armure", "armour": "armure",
@@ -58,13 +113,22 @@ class Scenario:
 
 
 def parse(text):
-    """Scenario text -> Scenario. Raises ScenarioError(line, message) at the first fault."""
+    """Scenario text -> Scenario. Raises ScenarioError: the first fault, every fault of
+    the file in its .faults (in line order), so that a writer mends them all at once."""
     reader = Reader()
     steps = []
+    faults = []
     for number, raw in enumerate(text.split("\n"), 1):
-        step = reader.line(number, raw)
+        try:
+            step = reader.line(number, raw)
+        except ScenarioError as e:
+            faults.extend(e.faults)
+            continue
         if step is not None:
             steps.append(step)
+    if faults:
+        faults[0].faults = faults
+        raise faults[0]
     return Scenario(reader.character or Character(), steps)
 
 
@@ -88,12 +152,14 @@ class Reader:
         try:
             return self._step(number, line)
         except ParseError as e:
-            raise ScenarioError(number, str(e)) from None
+            faults = [ScenarioError(number, str(f), f) for f in getattr(e, "each", (e,))]
+            faults[0].faults = faults
+            raise faults[0] from None
 
     def _step(self, number, line):
         first, rest = _split_first(line)
         low = plain(first)
-        if low in ("character", "personnage"):
+        if low in _CHARACTER_WORDS:
             if self.timed:
                 raise ParseError("the character line must come before the first timed line")
             if self.character is not None:
@@ -107,7 +173,10 @@ class Reader:
         what, fields = _split_first(rest)
         if plain(what) == "expect":
             return (number, t, "expect", _parse_expect(fields))
-        return (number, t, "act", parse_action(rest))
+        try:
+            return (number, t, "act", parse_action(rest))
+        except ParseError as e:
+            raise grammar_word(e) from None
 
 
 def _split_first(line):
@@ -135,9 +204,13 @@ def _parse_time(word, previous):
     return ms
 
 
+_CHARACTER_WORDS = ("character", "personnage")
+
+
 def _clock_time(word):
     if ":" not in word:
-        raise ParseError("expected a time (M:SS, H:MM:SS or +DURATION), got %s" % shown(word))
+        raise UnknownWord("expected a time (M:SS, H:MM:SS or +DURATION), got %s"
+                           % shown(word), word, (_CHARACTER_WORDS,))
     parts = word.split(":")
     frac_ms = 0
     if "." in parts[-1]:
@@ -166,12 +239,23 @@ def _parse_expect(text):
     if not text:
         raise ParseError("expect needs at least one FIELD=VALUE")
     out = []
+    faults = []
     for name, value in split_fields(text):
-        field = _FIELD_ALIASES.get(name, name)
-        if field not in FIELDS:
-            raise ParseError("unknown expect field %s" % shown(name))
-        out.append((field, _expect_value(field, value), "%s=%s" % (name, value)))
+        try:
+            field = _FIELD_ALIASES.get(name, name)
+            if field not in FIELDS:
+                raise UnknownWord("unknown expect field %s" % shown(name), name,
+                                   (FIELDS, _FIELD_ALIASES))
+            out.append((field, _expect_value(field, value), "%s=%s" % (name, value)))
+        except ParseError as e:
+            faults.append(e)
+    _raise_any(faults)
     return out
+
+
+_SAID = ("armure", "resiste", "cri", "-")
+_PLAY = ("en-jeu", "hors-jeu", "stop")
+_YES_NO = ("oui", "non", "yes", "no", "true", "false")
 
 
 def _expect_value(field, value):
@@ -180,32 +264,39 @@ def _expect_value(field, value):
         return _expect_list(field, value)
     v = _word(value)
     if field == "etat":
-        v = _STATE_ALIASES.get(v, v)
-        if v not in STATES:
-            raise ParseError("bad value for etat: %s (one of %s)" % (shown(value),
-                                                                     ", ".join(STATES)))
-        return v
+        return _one_of("etat", value, _STATE_ALIASES.get(v, v), STATES, _STATE_ALIASES)
     if field in ("armure", "renommee"):
         if not is_digits(v):
             raise ParseError("bad value for %s: %s (a whole number)" % (field, shown(value)))
         return str(whole(v, field, MAX_ANSWERS if field == "armure" else MAX_RENOWN))
     if field in ("armure-abimee", "combat"):
-        return "oui" if yes_no(v) else "non"
+        return "oui" if _yes_no(field, value) else "non"
     if field == "dit":
-        v = _SAID_ALIASES.get(v, v)
-        if v not in ("armure", "resiste", "cri", "-"):
-            raise ParseError("bad value for dit: %s (armure, resiste, cri or -)" % shown(value))
-        return v
+        return _one_of("dit", value, _SAID_ALIASES.get(v, v), _SAID, _SAID_ALIASES)
     if field == "reste":
         if v in ("-", "none"):
             return "-"
         if not is_digits(v):
             raise ParseError("bad value for reste: %s (whole seconds, or -)" % shown(value))
         return str(whole(v, "reste", MAX_SCENARIO_MS // 1000))
-    v = _PLAY_ALIASES.get(v, v)     # jeu
-    if v not in ("en-jeu", "hors-jeu", "stop"):
-        raise ParseError("bad value for jeu: %s (en-jeu, hors-jeu or stop)" % shown(value))
-    return v
+    return _one_of("jeu", value, _PLAY_ALIASES.get(v, v), _PLAY, _PLAY_ALIASES)
+
+
+def _one_of(field, value, v, names, aliases):
+    """v (value read, aliases resolved) if it is one of names; else the fault, listing
+    them."""
+    if v in names:
+        return v
+    raise UnknownWord("bad value for %s: %s (%s or %s)" % (
+        field, shown(value), ", ".join(names[:-1]), names[-1]), v, (names, aliases))
+
+
+def _yes_no(field, value):
+    try:
+        return yes_no(plain(value))
+    except ParseError:
+        raise UnknownWord("%s: expected yes/no (oui/non), got %s" % (field, shown(value)),
+                           plain(value), (_YES_NO,)) from None
 
 
 def _word(value):
@@ -222,8 +313,9 @@ def _expect_list(field, value):
         for i, name in enumerate(names):
             names[i] = keyword(name) or name
             if names[i] not in _EFFECT_NAMES:
-                raise ParseError("bad value for effets: '%s' is not a timed effect (%s)"
-                                 % (name, ", ".join(_EFFECT_NAMES)))
+                raise UnknownWord("bad value for effets: '%s' is not a timed effect (%s)"
+                                   % (name, ", ".join(_EFFECT_NAMES)), name,
+                                   (_EFFECT_NAMES,))
     return ",".join(sorted(names)) or "-"
 
 
@@ -314,40 +406,64 @@ def split_fields(text):
     return fields
 
 
+_CHARACTER_FIELDS = ("name", "armor", "helmet", "creature", "resist", "agonisant", "coma")
 _CHARACTER_ALIASES = {"nom": "name", "armure": "armor", "armour": "armor", "casque": "helmet",
                       "creature": "creature", "resiste": "resist", "resistances": "resist",
                       "dying": "agonisant"}
 
 
 def parse_character(text):
-    """The fields of a scenario's `character` line (without the word) -> Character."""
+    """The fields of a scenario's `character` line (without the word) -> Character.
+    Raises ParseError; one for every wrong field (_Faults) when there are several."""
     c = Character()
     seen = []
+    faults = []
     for name, value in split_fields(text):
         name = _CHARACTER_ALIASES.get(name, name)
-        if name in seen:
-            raise ParseError("%s is given twice" % name)
-        seen.append(name)
-        if name == "name":
-            c.name = value
-        elif name == "armor":
-            low = plain(value)
-            c.armor = ARMOR_NAMES[low] if low in ARMOR_NAMES else count(
-                low, "armor (none, cuir, metal or a count)")
-        elif name == "helmet":
-            c.helmet = yes_no(plain(value))
-        elif name == "creature":
-            c.creature = count(value, "creature")
-        elif name == "resist":
-            c.resist = _resistances(value)
-        elif name in ("agonisant", "coma"):
-            ms = parse_duration(value)
-            if ms <= 0 or ms >= 1 << 29:
-                raise ParseError("%s must be a duration above 0, got %s" % (name, shown(value)))
-            setattr(c, name + "_ms", ms)
-        else:
-            raise ParseError("unknown character field %s" % shown(name))
+        try:
+            if name in seen:
+                raise ParseError("%s is given twice" % name)
+            seen.append(name)
+            _character_field(c, name, value)
+        except ParseError as e:
+            faults.append(e)
+    _raise_any(faults)
     return c
+
+
+def _character_field(c, name, value):
+    if name == "name":
+        c.name = value
+    elif name == "armor":
+        c.armor = _armor(value)
+    elif name == "helmet":
+        c.helmet = _yes_no("helmet", value)
+    elif name == "creature":
+        c.creature = count(value, "creature")
+    elif name == "resist":
+        c.resist = _resistances(value)
+    elif name in ("agonisant", "coma"):
+        ms = parse_duration(value)
+        if ms <= 0 or ms >= 1 << 29:
+            raise ParseError("%s must be a duration above 0, got %s" % (name, shown(value)))
+        setattr(c, name + "_ms", ms)
+    else:
+        raise UnknownWord("unknown character field %s" % shown(name), name,
+                           (_CHARACTER_FIELDS, _CHARACTER_ALIASES))
+
+
+_ARMORS = ("none", "cuir", "metal")
+
+
+def _armor(value):
+    """none, cuir, metal (ARMOR_NAMES: also aucune, leather) or a count of answers."""
+    low = plain(value)
+    if low in ARMOR_NAMES:
+        return ARMOR_NAMES[low]
+    if is_digits(low):
+        return count(low, "armor")
+    raise UnknownWord("unknown armor %s (none, cuir, metal or a count)" % shown(value), low,
+                       (_ARMORS, ARMOR_NAMES))
 
 
 def _resistances(value):
@@ -357,7 +473,8 @@ def _resistances(value):
             continue
         kw = keyword(word)
         if kw is None:
-            raise ParseError("unknown keyword %s in resist" % shown(word))
+            raise UnknownWord("unknown keyword %s in resist" % shown(word), word,
+                               (KEYWORDS,))
         if kw in ("dissipe", "resiste"):
             raise ParseError("nobody resists %s (K9, K12)" % kw)
         out.append(kw)

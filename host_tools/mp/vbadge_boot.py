@@ -139,6 +139,34 @@ def with_rom(partition):
     sys.modules["vfs"] = shim
 
 
+class _Uname:
+    """os.uname() as an ESP32's MicroPython answers it."""
+
+    def __init__(self, chip):
+        family = chip.split("-")[0].upper()   # esp32-pico-d4: an ESP32 in a package
+        self.sysname = self.nodename = "esp32"
+        self.release = "%d.%d.%d" % sys.implementation.version[:3]
+        self.version = "v%s on the vbadge" % self.release
+        # As MicroPython's generic image for the chip says it (its board, "with" chip):
+        # cran flash checks the board file's chip against it.
+        self.machine = ("Generic ESP32 module with ESP32" if family == "ESP32"
+                        else "%s module with %s" % (family, family))
+
+
+def with_uname(chip):
+    """`import os` gives the port's os with uname(), as an ESP32's has: the unix port's
+    has none (the same shim as with_rom's)."""
+    class _Os:
+        pass
+    shim = _Os()
+    for name in dir(os):
+        if not name.startswith("__"):
+            setattr(shim, name, getattr(os, name))
+    uname = _Uname(chip)
+    shim.uname = lambda: uname
+    sys.modules["os"] = shim
+
+
 def fail(message):
     print(message)
     sys.exit(EXIT_BAD_IMAGE)
@@ -185,6 +213,7 @@ def wire(board_file, cause, image):
     import world
     with open(board_file) as f:
         board = json.loads(f.read())
+    with_uname(board["chip"])
     vclock.use_real_clock(time.ticks_ms, time.sleep_ms)
     machine.reset_all(cause)
     world.wire(board)

@@ -8,7 +8,6 @@ import subprocess
 import tempfile
 
 from cran import scenario
-from cran.core.words import plain
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
 from host_tools.runtimes import (
     BOARDS_DIR,
@@ -130,13 +129,16 @@ def read_wearer(path):
             # any field it doesn't know.
             return dict((k, v) for k, v in raw.items() if k != "board"), raw.get("board")
         return {"character": raw}, None
+    firsts = [line.split("#", 1)[0].split()[:1] for line in text.splitlines()]
+    has_character = any(w and w[0].lower() in ("character", "personnage") for w in firsts)
     try:
         parsed = scenario.parse(text)
     except scenario.ScenarioError as e:
-        raise CommandError("%s:%d: %s (expected a JSON config or character, or a scenario "
-                           "file with a character line)" % (path, e.line, e.message)) from None
-    firsts = [line.split("#", 1)[0].split()[:1] for line in text.splitlines()]
-    if not any(w and plain(w[0]) in ("character", "personnage") for w in firsts):
+        from host_tools.scenario_cmd import faults_text
+        raise CommandError(faults_text(path, e) + ("" if has_character else (
+            "\n%s: expected a JSON config or character, or a scenario file with a "
+            "character line" % path)), prefixed=False) from None
+    if not has_character:
         raise CommandError("%s: not JSON, and no character line to take" % path)
     return {"character": parsed.character.as_dict()}, None
 

@@ -139,8 +139,6 @@ class Picker(ModalScreen):
     #picker { width: auto; max-width: 100; height: auto; border: round $accent;
               background: $panel; padding: 0 1; }
     """
-    BINDINGS = [Binding("escape", "cancel", "close")]
-
     def __init__(self, verb, entries):
         super().__init__()
         self.verb = verb
@@ -167,10 +165,14 @@ class Picker(ModalScreen):
         return out
 
     def on_key(self, event):
+        # Every key is the picker's (none reaches the badge behind it): Esc too, here,
+        # since a key stopped in on_key never reaches a binding.
         event.stop()
         event.prevent_default()
         char = event.character
-        if self.verb and char in ("*", "+"):
+        if event.key == "escape":
+            self.dismiss(None)
+        elif self.verb and char in ("*", "+"):
             if char == "*":
                 self.divin = not self.divin
             else:
@@ -181,9 +183,6 @@ class Picker(ModalScreen):
             text = ("%s %s" % (self.verb, word)) if self.verb else word
             self.dismiss(text + (" de masse" if self.masse else "")
                          + (" divin" if self.divin else ""))
-
-    def action_cancel(self):
-        self.dismiss(None)
 
 
 class SimApp(App):

@@ -1,7 +1,8 @@
 # cran.main() on the virtual hardware with its console on the real stdin, as
 # `micropython main.py` on a desktop: the board's own pull resistors set first.
 #   micropython app_console.py FIRMWARE_DIR VHW_DIR EXTRA_DIR ROOT BOARD_FILE [faulty]
-# faulty: the console has a bug, and raises on the line "boom".
+# faulty: the console has a bug, and raises on the line "boom". The echo of what is
+# typed goes to stderr.
 import json
 import sys
 
@@ -10,7 +11,11 @@ sys.path[:0] = [sys.argv[2], sys.argv[3], sys.argv[1]]
 import world  # noqa: E402
 
 import cran  # noqa: E402
+import cran.app  # noqa: E402
 from cran import console  # noqa: E402
+
+# The console's echo of what is typed goes to stderr: stdout holds its answers alone.
+cran.app._STDOUT = sys.stderr.buffer
 
 if sys.argv[6:] == ["faulty"]:
     handle = console.Console.handle

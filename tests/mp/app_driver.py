@@ -534,6 +534,8 @@ def console_and_light_sleep():
     answers = []
     app_module.print = lambda *args: answers.append(" ".join([str(a) for a in args]))
     app_module._STDIN = machine.console
+    echoed = Echo()
+    app_module._STDOUT = echoed
     out = {}
     try:
         _, app = badge("atom-lite")
@@ -549,7 +551,7 @@ def console_and_light_sleep():
         machine.console_at(135000, b"up\r\nstatus\r\n")  # 55 s later, the rest
         run(190000)
         out["awake_window"] = {"etats": status_etats(), "light_sleeps": machine.wakeups,
-                               "lost": machine.console.lost}
+                               "lost": machine.console.lost, "echoed": echoed.text()}
         run(30000)                                        # past 135 + 60 s: asleep
         asleep = machine.wakeups
         machine.console_at(15000, b"status\r\n")        # during a sleep
@@ -575,8 +577,22 @@ def console_and_light_sleep():
                            time.ticks_diff(app.last_input, came[0])}
     finally:
         app_module._STDIN = sys.stdin.buffer
+        app_module._STDOUT = sys.stdout.buffer
         del app_module.print
     return out
+
+
+class Echo:
+    """The console's sending end, as far as the echo goes: what it wrote."""
+
+    def __init__(self):
+        self.out = bytearray()
+
+    def write(self, data):
+        self.out.extend(data)
+
+    def text(self):
+        return self.out.decode()
 
 
 @check
