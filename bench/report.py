@@ -262,6 +262,19 @@ def render(figures, previous):
             out += ["", "Heap the radio keeps (32-bit, .mpy, cran.auth included; the "
                     "heartbeat's AES context, made and dropped each time, not): %.1f KB."
                     % (radio["radio_heap"] / 1024)]
+        if "radio_day_romfs" in radio:
+            lite = figures.get("boards", {}).get("atom-lite", {})
+            out += ["", "The Atom Lite's 12-hour day with its radio listening (32-bit; target "
+                    "with the radio: 72 KB): it lives in %d KB with the firmware in ROMFS "
+                    "(%s without the radio; %.1f KB after boot), %d KB as files (%s; %.1f KB "
+                    "after boot): %s." % (
+                        radio["radio_day_romfs"][0],
+                        "%s KB" % lite.get("romfs_smallest_kb", "?"),
+                        radio["radio_day_romfs"][1] / 1024, radio["radio_day_files"][0],
+                        "%s KB" % lite.get("smallest_kb", "?"),
+                        radio["radio_day_files"][1] / 1024,
+                        "within in ROMFS" if radio["radio_day_romfs"][0] <= 72
+                        else "OVER in ROMFS")]
         if "stop_ms_0" in radio:
             out += ["", "A field of 50 badges and the game master's station "
                     "(`host_tools/fieldsim.py`, virtual time, 5 fields each): the stop "

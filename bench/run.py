@@ -191,6 +191,7 @@ def radio(mp64):
             value * high / (1 if unit == "ms" else 1000)))
     if "radio_heap" in out:
         print("  heap the radio keeps (32-bit, .mpy): %.1f KB" % (out["radio_heap"] / 1024))
+    out.update(radio_days())
     out.update(field_figures())
     for loss in (0, 30):
         print("  stop -> all %d badges frozen, %d %% loss: median %d ms, worst %d ms "
@@ -198,6 +199,28 @@ def radio(mp64):
                              out["stop_ms_%d" % loss][1], FIELD_RUNS))
     print("  radio on: %.1f %% of the time" % (100 * out["radio_on"]))
     return out
+
+
+def radio_days():
+    """The Atom Lite's 12-hour day with its radio listening (a game with the radio), in
+    32-bit: the smallest heap it lives in, firmware in ROMFS and as files, and its heap
+    after boot, beside the same without the radio (the bench's own days). The two
+    bisections run side by side."""
+    if find_micropython32() is None:
+        return {}
+
+    def smallest(romfs):
+        with_radio = badge_day.Day("atom-lite", romfs=romfs, radio=True)
+        lives = 72 if romfs else BADGE_HEAP_KB
+        kb, figs = with_radio.smallest_heap(lives, 40 if romfs else 64)
+        return kb, figs["after_boot"]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        romfs, files = pool.map(smallest, (True, False))
+    print("  the Atom Lite's day with the radio (32-bit): lives in %d KB in ROMFS (%.1f KB "
+          "after boot), %d KB as files (%.1f KB after boot); the target with the radio: "
+          "72 KB" % (romfs[0], romfs[1] / 1024, files[0], files[1] / 1024))
+    return {"radio_day_romfs": romfs, "radio_day_files": files}
 
 
 FIELD_BADGES = 50

@@ -95,3 +95,21 @@ def test_the_micropython_runtime_is_really_micropython(micropython, tmp_path):
     out = subprocess.run([micropython, "-c", "import sys; print(sys.implementation.name)"],
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "micropython"
+
+
+def test_lines_further_apart_than_the_ticks_can_tell_still_fire_every_timer(micropython,
+                                                                            tmp_path):
+    # 2**29 ms (about 149 hours) between two lines: a tick difference read across it
+    # flips its sign, and the timers due in between never fired (the wearer still
+    # agonisant a week later). The runner strides there, in both runtimes and across the
+    # wrap. (The whole badge's runner strides the same way, host_tools/mp/badge_driver.py;
+    # a week of its wake-ups takes minutes, so it is not played here.)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "week-apart.txt")
+    reference = _records(path, "cpython")
+    assert _failures(reference) == [] and [r["t"] for r in reference
+                                           if r["event"] == "timer"] == ["5:00", "10:00"]
+    assert _records(path, "micropython") == reference
+    assert _records(path, "cpython", WRAP_START) == reference
+    long = tmp_path / "1000-hours.txt"
+    long.write_text("character name=A\n0:00 coup agonisant\n1000:00:00 expect etat=mort\n")
+    assert _failures(_records(str(long), "micropython")) == []

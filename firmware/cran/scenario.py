@@ -5,7 +5,6 @@
 from cran.core.choices import (
     ARMOR_NAMES,
     MAX_ANSWERS,
-    MAX_DURATION_MS,
     parse_duration,
     yes_no,
 )
@@ -186,9 +185,9 @@ def _split_first(line):
     return first, line[len(first):].strip(SPACES)
 
 
-# A scenario's times stay below what a badge's ticks can tell apart (2**29 ms, about
-# 149 hours; cran.core.ticks): every deadline is then compared right.
-MAX_SCENARIO_MS = MAX_DURATION_MS
+# A scenario's times: any game's length, and more. Two lines further apart than a badge's
+# ticks can tell (2**29 ms, about 149 hours; cran.core.ticks) are run in strides (run()).
+MAX_SCENARIO_MS = 10000 * 3600000
 
 
 def _parse_time(word, previous):
@@ -199,8 +198,7 @@ def _parse_time(word, previous):
         if ms < previous:
             raise ParseError("time goes backwards: %s is before the previous line" % word)
     if ms > MAX_SCENARIO_MS:
-        raise ParseError("time %s is past 149 hours, the longest a badge counts"
-                         % shown(word))
+        raise ParseError("time %s is past 10,000 hours" % shown(word))
     return ms
 
 
@@ -227,8 +225,7 @@ def _clock_time(word):
     # number reaches int()): anything longer is past the limit anyway.
     head = parts[0].lstrip("0") or "0"
     if len(head) > 9:
-        raise ParseError("time %s is past 149 hours, the longest a badge counts"
-                         % shown(word))
+        raise ParseError("time %s is past 10,000 hours" % shown(word))
     ms = int(head)
     for p in parts[1:]:
         ms = ms * 60 + int(p)
@@ -343,21 +340,31 @@ def cue_list(cues):
     return [[kind, value, private] for _, kind, value, private in cues]
 
 
+_STRIDE_MS = 1 << 27   # well below the half tick period, and above any one timer's wait
+
+
 def run(scenario, start_tick=0, settings=None):
     """Replay a parsed scenario; yield one event (a list of plain values) at a time:
     ["timer", t_ms, cues, view] for each moment timers fire,
     ["act", line, t_ms, action, cues, view] for each action,
     ["expect", line, t_ms, view] for each expect line. view follows engine.FIELDS."""
     state = new_state(scenario.character, settings or Settings())
+    at = 0   # scenario ms the timers have been run to
     for line, t, kind, payload in scenario.steps:
-        now = ticks_add(start_tick, t)
-        # Fire each due deadline at its own time, so every state change has its moment.
-        deadline = next_deadline(state)
-        while deadline is not None and ticks_diff(now, deadline) >= 0:
-            state, fired = tick(state, deadline)
-            yield ["timer", ticks_diff(deadline, start_tick), cue_list(fired),
-                   view_list(state, deadline)]
+        # Up to t in strides a tick difference reads right (below 2**29 ms apart: two
+        # lines 150 h apart would read as time gone backwards), each due deadline fired
+        # at its own time, so every state change has its moment.
+        while True:
+            at = min(t, at + _STRIDE_MS)
+            now = ticks_add(start_tick, at)
             deadline = next_deadline(state)
+            while deadline is not None and ticks_diff(now, deadline) >= 0:
+                state, fired = tick(state, deadline)
+                yield ["timer", at + ticks_diff(deadline, now), cue_list(fired),
+                       view_list(state, deadline)]
+                deadline = next_deadline(state)
+            if at == t:
+                break
         if kind == "act":
             state, cues = act(state, payload, now)
             yield ["act", line, t, payload.text(), cue_list(cues), view_list(state, now)]

@@ -123,7 +123,7 @@ class Run:
 
         def hook(kind, now, cues):
             if kind == "timer":
-                emit(self.n, "event", ["timer", vclock.ticks_diff(now, self.start),
+                emit(self.n, "event", ["timer", scenario_ms(now),
                                        cue_list(cues), view_list(app.badge.state, now)])
             elif kind == "act":
                 self.act_cues = cues
@@ -208,6 +208,17 @@ def cue_list(cues):
     return [[kind, value, private] for _, kind, value, private in cues]
 
 
+# Scenario time is counted on the virtual clock's elapsed ms, which never wraps: two
+# steps further apart than ticks can tell (2**29 ms, about 149 hours) are waited for in
+# strides, each short enough for every tick difference in between to read right.
+_STRIDE_MS = 1 << 27
+
+
+def scenario_ms(now):
+    """A tick of the run, near the clock's now -> ms since the scenario's 0:00."""
+    return vclock.elapsed_ms() - BOOT_MS + vclock.ticks_diff(now, time.ticks_ms())
+
+
 async def _segment(run, steps):
     import asyncio
     asyncio.get_event_loop().set_exception_handler(run.on_task_error)
@@ -215,9 +226,11 @@ async def _segment(run, steps):
     app.start_watchdog()
     show = asyncio.create_task(app.show_loop())
     for step in steps:
-        left = vclock.ticks_diff(vclock.ticks_add(run.start, step[1]), time.ticks_ms())
-        if left > 0:
-            await asyncio.sleep_ms(left)
+        while True:
+            left = step[1] - scenario_ms(time.ticks_ms())
+            if left <= 0:
+                break
+            await asyncio.sleep_ms(min(left, _STRIDE_MS))
         run.step(step[0], step[1], step[2], step[3] if len(step) > 3 else None)
     show.cancel()
     run.check()
@@ -228,11 +241,10 @@ def _segment_sync(run, steps):
     app = run.app
     app.start_watchdog()
     for step in steps:
-        target = vclock.ticks_add(run.start, step[1])
         while True:
             now = time.ticks_ms()
             wait = app.step(now)   # its fault rule too, as show_loop's
-            left = vclock.ticks_diff(target, now)
+            left = step[1] - scenario_ms(now)
             if left <= 0:
                 break
             vclock.advance(min(wait, left))
