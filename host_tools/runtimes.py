@@ -205,9 +205,12 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
             compiled = os.path.join(tmp, "runner")
             vhw = compile_runner(compiled)
 
+        radio = "+radio" if any("radio" in job.get("config", {}) for job in jobs) else ""
+
         def driver(mode, options):
             return _json_lines(runtime, ["badge_driver.py", firmware, BOARDS_DIR, flash,
-                                         str(start_tick), str(reboot_every), mode] + vhw,
+                                         str(start_tick), str(reboot_every),
+                                         mode + radio] + vhw,
                                stdin, 600, options, compiled)
         options = ()
         if heap_kb is not None:

@@ -19,6 +19,8 @@
 #   {"job": N, "end": true}             or {"job": N, "error": TEXT}, or, out of memory,
 #   {"job": N, "memory": MESSAGE, "where": "FILE:LINE, in FUNCTION"}
 # MODE "overhead": stop after the "heap" line (a short first run that measures the runner).
+# MODE "...+radio": the jobs' games have the radio (the virtual espnow and network loaded
+# with the runner, in its share, as they are C on a badge).
 import gc
 import json
 import sys
@@ -50,8 +52,12 @@ else:
     import select  # noqa: E402, F401
 
     import esp32  # noqa: E402, F401
-    import espnow  # noqa: E402, F401
     import neopixel  # noqa: E402, F401
+
+if MICROPYTHON and sys.argv[6].endswith("+radio"):
+    # The radio's chips for jobs of a game with the radio, and only then: their names
+    # would move where the badge's own cross into a new pool of names (a 9 KB block).
+    import espnow  # noqa: E402, F401
     import network  # noqa: E402, F401
     try:
         import cryptolib  # noqa: E402, F401
@@ -353,7 +359,8 @@ def read_job():
 
 def main():
     boards_dir, flash_dir = sys.argv[2], sys.argv[3]
-    start, reboot_every, mode = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+    start, reboot_every = int(sys.argv[4]), int(sys.argv[5])
+    mode = sys.argv[6].split("+")[0]
     n = 0
     base = None
     while True:
