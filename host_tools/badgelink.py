@@ -43,7 +43,9 @@ def _serial_error(port, e):
     if "lock" in text.lower() or "busy" in text.lower():
         return CommandError("%s: busy: another program has it open (mpremote, a serial "
                             "terminal, cran sim?): close it and try again" % port)
-    return CommandError("%s: cannot open: %s" % (port, text))
+    return CommandError("%s: cannot open: %s (a badge restarting refuses a moment: run "
+                        "the same command again; badges already done copy nothing)"
+                        % (port, text))
 
 
 def usb_ports():

@@ -1,6 +1,7 @@
 # `cran status --port P`: the badge's live state, asked of its running firmware. With
 # several ports (or --all), one line a badge: the whole game at a glance.
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from host_tools import CommandError, badgelink
@@ -43,14 +44,15 @@ def _ask(port):
         return {"error": str(e)}
 
 
-_COLUMNS = ("port", "badge", "character", "etat", "armure", "effets", "jeu")
+_COLUMNS = ("port", "badge", "character", "etat", "armure", "effets", "jeu", "clock")
+_CLOCK_SLACK_S = 120   # a badge's clock this close to the computer's reads as right
 
 
 def _table(ports, answers):
     rows = []
     for port, s in zip(ports, answers):
         if "error" in s and "etat" not in s:
-            rows.append((port, "-", "-", "error: " + s["error"], "", "", ""))
+            rows.append((port, "-", "-", "error: " + s["error"], "", "", "", ""))
             continue
         etat = _etat(s)
         if s.get("save_error"):
@@ -59,10 +61,23 @@ def _table(ports, answers):
             s["armure"], " abimee" if s.get("armure_abimee") else "")
         rows.append((port, badgelink.badge_names(s.get("id"), s.get("badge")),
                      s.get("personnage") or "-", etat, armure, _effects(s),
-                     "%s%s" % (s.get("jeu"), ", combat" if s.get("combat") else "")))
+                     "%s%s" % (s.get("jeu"), ", combat" if s.get("combat") else ""),
+                     _clock(s.get("clock"))))
     widths = [max(len(str(r[i])) for r in rows + [_COLUMNS]) for i in range(len(_COLUMNS))]
     for row in [_COLUMNS] + rows:
         print("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+
+def _clock(seconds):
+    """A badge's wall clock for the table: its time, and how far it is from this
+    computer's when more than a couple of minutes (cran flash sets it)."""
+    if not seconds:
+        return "not set (cran flash sets it)"
+    shown = time.strftime("%H:%M", time.localtime(seconds))
+    off = seconds - time.time()
+    if abs(off) <= _CLOCK_SLACK_S:
+        return shown
+    return "%s (%+d min off)" % (shown, round(off / 60))
 
 
 def _one(port, s, as_json):

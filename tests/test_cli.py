@@ -118,3 +118,13 @@ def test_cran_alone_prints_its_commands(capsys):
     out = capsys.readouterr().out
     for name, _ in cli.COMMANDS:
         assert "\n    %s " % name in out, name
+
+
+def test_the_status_table_says_a_badge_clock_that_is_off_or_not_set():
+    import time
+
+    from host_tools.status_cmd import _clock
+    now = time.time()
+    assert _clock(None) == "not set (cran flash sets it)"
+    assert _clock(now + 30) == time.strftime("%H:%M", time.localtime(now + 30))
+    assert _clock(now - 600).endswith("(-10 min off)")

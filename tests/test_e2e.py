@@ -433,8 +433,9 @@ def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(tmp_pa
         r = run_cran("status", "--port", one.port, "--port", two.port, "--port", gone)
         lines = r.stdout.splitlines()
         assert r.returncode == 1 and lines[0].split() == [
-            "port", "badge", "character", "etat", "armure", "effets", "jeu"]
-        assert re.match(r"%s +b01 \(\w+\) +Ali +pleine-forme +0 +- +en-jeu$"
+            "port", "badge", "character", "etat", "armure", "effets", "jeu", "clock"]
+        # The clock cran flash set: the badge's time, right to the computer's.
+        assert re.match(r"%s +b01 \(\w+\) +Ali +pleine-forme +0 +- +en-jeu +\d\d:\d\d$"
                         % re.escape(one.port), lines[1]), lines
         assert lines[2].startswith(two.port) and " Nico " in lines[2]
         assert lines[3].startswith(gone) and "error: %s: no such port" % gone in lines[3]
