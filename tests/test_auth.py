@@ -64,6 +64,8 @@ def test_same_compares_everything():
     assert not same(b"\x00" * 32, b"\x00" * 31 + b"\x01")
     assert from_hex("0aFf") == b"\x0a\xff" and from_hex("abc") is None
     assert from_hex("zz") is None
+    # ASCII hex digits only, as bytes.fromhex: no sign, space or other script's digits.
+    assert [from_hex(t) for t in ("+1", " a", "a ", "\u0660\u0661", "-0")] == [None] * 5
 
 
 def _tag(key, nonce_hex):

@@ -60,13 +60,15 @@ def to_hex(data):
 
 
 def from_hex(text):
-    """Hex text -> bytes, or None when it is not an even number of hex digits."""
-    if len(text) % 2:
+    """Hex text -> bytes, or None when it is not an even number of ASCII hex digits (int()
+    alone would take a sign, spaces, and on CPython digits beyond ASCII)."""
+    raw = text.encode()
+    if len(raw) % 2:
         return None
-    try:
-        return bytes([int(text[i:i + 2], 16) for i in range(0, len(text), 2)])
-    except ValueError:
-        return None
+    for b in raw:
+        if not (48 <= b <= 57 or 65 <= b <= 70 or 97 <= b <= 102):
+            return None
+    return bytes([int(text[i:i + 2], 16) for i in range(0, len(text), 2)])
 
 
 # ---- the console's unlock (cran.lock.ConsoleLock, whose key and nonce these use) ------

@@ -15,6 +15,7 @@ import json
 import struct
 
 from cran import radio
+from cran.auth import from_hex, to_hex
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import KEYWORDS, STATES, Action, const
@@ -147,11 +148,12 @@ def wire(path, spec, game_key, air, me):
     authorities = spec.authorities
     spent = kept.get("spent", {})
     for who, entry in authorities.items():   # tokens spent before a reboot stay spent
-        last = spent.get("".join(["%02x" % b for b in who]))
+        last = spent.get(to_hex(who))
         try:
-            if last and last[0] > entry[1]:
-                entry[1], entry[2] = last[0], bytes.fromhex(last[1])
-        except (TypeError, ValueError, IndexError):
+            token = from_hex(last[1]) if last else None
+            if token is not None and len(token) == radio.TOKEN_BYTES and last[0] > entry[1]:
+                entry[1], entry[2] = last[0], token
+        except (TypeError, IndexError):
             pass   # not as save() writes it: the anchor, as after a new flash
     keys = radio.Keys(game_key)
     chain = Chain(spec.seed, kept.get("next", 1)) if spec.seed else None
@@ -207,8 +209,7 @@ class Link:
         spent = {}
         for who, entry in self.listener.authorities.items():
             if entry[1]:
-                spent["".join(["%02x" % b for b in who])] = [
-                    entry[1], "".join(["%02x" % b for b in entry[2]])]
+                spent[to_hex(who)] = [entry[1], to_hex(entry[2])]
         kept = {"mark": self.counter.mark, "spent": spent}
         if self.chain is not None:
             kept["next"] = self.chain.next_index
@@ -232,8 +233,7 @@ class Link:
                 set_rtc(value)
             else:   # an offer for this wearer, or this healer's offer made (to whom)
                 badge.log({"radio": what, "value": value if isinstance(value, str)
-                           else None if value is None else "".join(
-                               ["%02x" % b for b in value])})
+                           else None if value is None else to_hex(value)})
         app.menu.offer = self.offer[0] if self.offer is not None else None
 
     def tick(self, now, state):
