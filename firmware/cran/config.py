@@ -92,12 +92,18 @@ def _whole(path, field, value, low, high):
     return value
 
 
-def _character(path, raw):
+def object_fields(path, field, raw, known):
+    """raw, the file's `field`, must be an object of known fields: else ConfigError
+    naming the field (cran.radio_config's section too)."""
     if not isinstance(raw, dict):
-        _fail(path, "character", "expected an object")
+        _fail(path, field, "expected an object")
     for key in sorted(raw):
-        if key not in _CHARACTER:
-            _fail(path, "character." + key, "unknown field (known: %s)" % ", ".join(_CHARACTER))
+        if key not in known:
+            _fail(path, field + "." + key, "unknown field (known: %s)" % ", ".join(known))
+
+
+def _character(path, raw):
+    object_fields(path, "character", raw, _CHARACTER)
     c = Character()
     c.name = raw.get("name", "")
     if not isinstance(c.name, str):
@@ -195,7 +201,7 @@ def load(root):
     config.radio = None
     if raw.get("radio") is not None:   # its checker and names only in a radio game
         from cran.radio_config import read
-        config.radio = read(path, raw["radio"], _fail)
+        config.radio = read(path, raw["radio"])
         forget(("cran.radio_config",))
     code = config.orga_code = raw.get("orga_code")
     if code is not None and (not isinstance(code, str) or not 4 <= len(code) <= 12

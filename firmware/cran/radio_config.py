@@ -2,6 +2,9 @@
 # checker and the names it makes cost the others nothing): this badge's radio id, its
 # role, the anchors of the chains of those who may command or treat (cran.radio), and
 # its own chain's seed if it treats.
+from cran.auth import from_hex
+from cran.config import _fail, object_fields  # loaded: cran.config.load imports this
+
 _RADIO = ("id", "role", "authorities", "seed")
 _ROLES = ("badge", "healer", "smith", "gm")
 
@@ -17,44 +20,37 @@ class Radio:
     seed: bytes | None
 
 
-def _hex(path, field, value, size, fail):
-    try:
-        data = bytes.fromhex(value) if isinstance(value, str) else None
-    except ValueError:
-        data = None
+def _hex(path, field, value, size):
+    data = from_hex(value) if isinstance(value, str) else None
     if data is None or len(data) != size:
-        fail(path, field, "expected %d hex digits, got %r" % (2 * size, value))
+        _fail(path, field, "expected %d hex digits, got %r" % (2 * size, value))
     return data
 
 
-def read(path, raw, fail):
-    """The config's "radio" -> Radio; fail(path, field, problem) raises (cran.config's
-    ConfigError, naming the field)."""
-    if not isinstance(raw, dict):
-        fail(path, "radio", "expected an object")
-    for key in sorted(raw):
-        if key not in _RADIO:
-            fail(path, "radio." + key, "unknown field (known: %s)" % ", ".join(_RADIO))
+def read(path, raw):
+    """The config's "radio" -> Radio; a fault is cran.config's ConfigError, naming the
+    field (cran.config loads this module while it reads the file)."""
+    object_fields(path, "radio", raw, _RADIO)
     r = Radio()
-    r.id = None if raw.get("id") is None else _hex(path, "radio.id", raw["id"], 6, fail)
+    r.id = None if raw.get("id") is None else _hex(path, "radio.id", raw["id"], 6)
     role = raw.get("role", "badge")
     if role not in _ROLES[:3]:
-        fail(path, "radio.role", "expected badge, healer or smith, got %r" % (role,))
+        _fail(path, "radio.role", "expected badge, healer or smith, got %r" % (role,))
     r.role = _ROLES.index(role)
     authorities = raw.get("authorities", {})
     if not isinstance(authorities, dict):
-        fail(path, "radio.authorities", "expected an object: badge id -> [role, anchor]")
+        _fail(path, "radio.authorities", "expected an object: badge id -> [role, anchor]")
     r.authorities = {}
     for badge_id in sorted(authorities):
         field = "radio.authorities." + badge_id
         entry = authorities[badge_id]
         if (not isinstance(entry, list) or len(entry) != 2
                 or entry[0] not in _ROLES[1:]):
-            fail(path, field, "expected [\"gm\", \"healer\" or \"smith\", anchor]")
-        who = _hex(path, field, badge_id, 6, fail)
-        r.authorities[who] = [_ROLES.index(entry[0]), 0, _hex(path, field, entry[1], 16, fail)]
+            _fail(path, field, "expected [\"gm\", \"healer\" or \"smith\", anchor]")
+        who = _hex(path, field, badge_id, 6)
+        r.authorities[who] = [_ROLES.index(entry[0]), 0, _hex(path, field, entry[1], 16)]
     seed = raw.get("seed")
-    r.seed = None if seed is None else _hex(path, "radio.seed", seed, 16, fail)
+    r.seed = None if seed is None else _hex(path, "radio.seed", seed, 16)
     if (r.seed is None) != (r.role == 0):
-        fail(path, "radio.seed", "a healer or smith has a seed, and only they do")
+        _fail(path, "radio.seed", "a healer or smith has a seed, and only they do")
     return r
