@@ -105,7 +105,6 @@ class Field:
         self.hub = fieldnet.Hub(args.virtual, args.loss)
         # Its counter and chain kept per game, so a restarted station gives no token twice.
         saved = os.path.join(gamekey.cran_home(), "station-%s.json" % gamekey.key_id(key))
-        os.makedirs(os.path.dirname(saved), exist_ok=True)
         self.station = Station(key, seed_of(secret, GM_NAME), radio_id(GM_NAME),
                                self.hub.radio(), saved)
         self.start = time.monotonic()

@@ -10,6 +10,7 @@ import os
 from cran import radio
 from cran.auth import derive
 from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS, read_heartbeat
+from host_tools import gamekey
 from host_tools.vhw.cpython import cryptolib
 
 GM_STEPS = radio.CHAIN_STEPS
@@ -66,9 +67,9 @@ class Station:
         self.me = me
         self.air = air
         self.saved = saved
-        kept = self._load()
-        self.next_index = max(1, kept.get("next_index", 1))
-        self.counter = radio.Counter(kept.get("counter_mark", 0), self._save_mark)
+        self.kept = self._load()
+        self.next_index = max(1, self.kept.get("next_index", 1))
+        self.counter = radio.Counter(self.kept.get("counter_mark", 0), self._save_mark)
         # It opens heartbeats (and its own chain's frames, if another station of the
         # same game is about); it keeps every badge's counter.
         self.listener = radio.Listener(self.keys, {me: [radio.GM, 0, gm_anchor(seed)]},
@@ -86,14 +87,9 @@ class Station:
             return json.load(f)
 
     def _store(self, **changes):
-        if self.saved is None:
-            return
-        kept = self._load()
-        kept.update(changes)
-        temp = self.saved + ".tmp"
-        with open(temp, "w", encoding="utf-8") as f:
-            json.dump(kept, f)
-        os.replace(temp, self.saved)
+        self.kept.update(changes)
+        if self.saved is not None:   # whole, then renamed: a cut leaves one or the other
+            gamekey.write_private(self.saved, json.dumps(self.kept))
 
     def _save_mark(self, mark):
         self._store(counter_mark=mark)
