@@ -13,7 +13,7 @@ import tempfile
 import threading
 
 from host_tools import CommandError
-from host_tools.vhw.air import MAX_FRAME, rssi_at
+from host_tools.vhw.air import MAX_FRAME, Radio, rssi_at
 
 FIELD_SIDE_M = 30.0
 ENV = "CRAN_FIELD_PORT"   # how a virtual badge's espnow (vhw/espnow.py) finds the hub
@@ -45,8 +45,7 @@ class Hub:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        self.places = {}    # member address (or a local radio) -> (x, y)
-        self.local = []
+        self.places = {}    # member address (or the station's Radio) -> (x, y)
         self.lock = threading.Lock()
         self.carried = 0
         self.path = port_file(name)
@@ -59,15 +58,18 @@ class Hub:
     def _place(self, member):
         place = self.places.get(member)
         if place is None:
-            place = self.places[member] = (self.random.uniform(0, FIELD_SIDE_M),
-                                           self.random.uniform(0, FIELD_SIDE_M))
+            place = self.places[member] = self._spot()
         return place
 
+    def _spot(self):
+        return self.random.uniform(0, FIELD_SIDE_M), self.random.uniform(0, FIELD_SIDE_M)
+
     def radio(self):
-        r = LocalRadio(self)
+        """The station's own radio on this air: vhw/air.py's, as strict (cran.link's
+        driver methods; the station turns it on for good)."""
         with self.lock:
-            self.local.append(r)
-            self._place(r)
+            r = Radio(self, *self._spot())
+            self.places[r] = (r.x, r.y)
         return r
 
     def _serve(self):
@@ -76,26 +78,29 @@ class Hub:
                 data, addr = self.sock.recvfrom(2048)
             except OSError:
                 return   # closed
-            with self.lock:
-                self._place(addr)
-                if data[:1] == b"F" and 0 < len(data) - 1 <= MAX_FRAME:
-                    self.carry(addr, data[1:])
+            if data[:1] == b"F" and 0 < len(data) - 1 <= MAX_FRAME:
+                self.carry(addr, data[1:])
+            else:
+                with self.lock:
+                    self._place(addr)   # a member joining, or still there
 
     def carry(self, sender, frame):
-        """frame from sender to every other member (the hub's lock held)."""
-        self.carried += 1
-        x, y = self._place(sender)
-        for member, (mx, my) in self.places.items():
-            if member == sender or self.random.random() < self.loss:
-                continue
-            rssi = rssi_at(math.hypot(mx - x, my - y))
-            if isinstance(member, LocalRadio):
-                member.arrive(frame, rssi)
-            else:
-                try:
-                    self.sock.sendto(b"F" + bytes([rssi & 0xFF]) + frame, member)
-                except OSError:
-                    pass   # a member gone: the air does not care
+        """frame from sender (an address, or the station's Radio) to every other
+        member. Both threads send: the hub's, and the station's."""
+        with self.lock:
+            self.carried += 1
+            x, y = self._place(sender)
+            for member, (mx, my) in self.places.items():
+                if member == sender or self.random.random() < self.loss:
+                    continue
+                rssi = rssi_at(math.hypot(mx - x, my - y))
+                if isinstance(member, Radio):
+                    member.arrive(frame, rssi)
+                else:
+                    try:
+                        self.sock.sendto(b"F" + bytes([rssi & 0xFF]) + frame, member)
+                    except OSError:
+                        pass   # a member gone: the air does not care
 
     def members(self):
         with self.lock:
@@ -108,35 +113,3 @@ class Hub:
         except OSError:
             pass
         self.sock.close()
-
-
-class LocalRadio:
-    """The station's own radio on the hub: cran.link's driver methods (always on)."""
-
-    def __init__(self, hub):
-        self.hub = hub
-        self.active = False
-        self.inbox = []
-
-    def on(self):
-        self.active = True
-
-    def off(self):
-        self.active = False
-        self.inbox = []
-
-    def send(self, peer, frame):
-        if not self.active:
-            raise OSError("ESP-NOW: the radio is off")
-        if len(frame) > MAX_FRAME:
-            raise ValueError("ESP-NOW: %d bytes: at most %d" % (len(frame), MAX_FRAME))
-        with self.hub.lock:
-            self.hub.carry(self, frame)
-
-    def arrive(self, frame, rssi):
-        if self.active:
-            self.inbox.append((frame, rssi))
-
-    def recv(self):
-        with self.hub.lock:
-            return self.inbox.pop(0) if self.inbox else None
