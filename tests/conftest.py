@@ -60,6 +60,22 @@ def check_results(results):
     return get
 
 
+def app_driver_checks(micropython, driver, flash):
+    """One of tests/mp's batched app drivers (app_driver.py, link_driver.py: their
+    checks as tests/mp/checks.py prints them) run once in MicroPython, its badges'
+    flash under flash -> check_results' getter."""
+    import json
+
+    from host_tools import FIRMWARE_DIR
+    from host_tools.runtimes import BOARDS_DIR
+    from host_tools.vhw import sys_path
+    out = subprocess.run([micropython, os.path.join(REPO, "tests", "mp", driver),
+                          FIRMWARE_DIR, BOARDS_DIR, flash, *sys_path("micropython")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return check_results({r["id"]: r for r in map(json.loads, out.stdout.splitlines())})
+
+
 # ---- pictures: where their texts are ------------------------------------------------------
 
 SVG_NS = "{http://www.w3.org/2000/svg}"

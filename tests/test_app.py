@@ -8,7 +8,13 @@ import subprocess
 
 import pytest
 
-from conftest import SCENARIO_DIR, WRAP_START, check_results, run_cran, scenario_files
+from conftest import (
+    SCENARIO_DIR,
+    WRAP_START,
+    app_driver_checks,
+    run_cran,
+    scenario_files,
+)
 from cran import scenario
 from cran.console import UNKNOWN
 from host_tools import FIRMWARE_DIR
@@ -181,12 +187,8 @@ def test_a_badge_out_of_memory_says_so_in_one_line(micropython):
 
 @pytest.fixture(scope="module")
 def app_checks(micropython, tmp_path_factory):
-    flash = str(tmp_path_factory.mktemp("flash"))
-    out = subprocess.run([micropython, os.path.join(MP, "app_driver.py"), FIRMWARE_DIR,
-                          BOARDS_DIR, flash, *sys_path("micropython")],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    return check_results({r["id"]: r for r in map(json.loads, out.stdout.splitlines())})
+    return app_driver_checks(micropython, "app_driver.py",
+                             str(tmp_path_factory.mktemp("flash")))
 
 
 def test_a_hit_is_shown_before_it_is_saved(app_checks):

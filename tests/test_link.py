@@ -1,35 +1,17 @@
 # The badge app with its radio, inside the MicroPython unix port (tests/mp/link_driver.py):
 # a game master's stop and resume reach it in its listening windows, a replayed command
 # after a reboot does nothing, forged and garbage frames change nothing, a healer's offer
-# is taken only by the wearer's long press, and the radio is on 10 % of the time.
-import json
-import os
-import subprocess
-
+# is taken only by the wearer's long press, and the radio is on its duty cycle.
 import pytest
 
+from conftest import app_driver_checks
 from cran.link import PERIOD_MS, WINDOW_MS
-from host_tools import FIRMWARE_DIR
-from host_tools.runtimes import BOARDS_DIR
-from host_tools.vhw import sys_path
-
-MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 
 
 @pytest.fixture(scope="module")
 def link_checks(micropython, tmp_path_factory):
-    flash = str(tmp_path_factory.mktemp("flash"))
-    out = subprocess.run([micropython, os.path.join(MP, "link_driver.py"), FIRMWARE_DIR,
-                          BOARDS_DIR, flash, *sys_path("micropython")],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    results = {r["id"]: r for r in map(json.loads, out.stdout.splitlines())}
-
-    def result(name):
-        r = results[name]
-        assert "crash" not in r, r["crash"]
-        return r["result"]
-    return result
+    return app_driver_checks(micropython, "link_driver.py",
+                             str(tmp_path_factory.mktemp("flash")))
 
 
 def test_stop_and_resume_reach_the_badge_and_stay_spent(link_checks):

@@ -13,7 +13,7 @@ import time  # noqa: E402
 
 import machine  # noqa: E402
 import vclock  # noqa: E402
-import world  # noqa: E402
+from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 
 from cran import storage  # noqa: E402
 from cran.app import MAX_SLEEP_MS, App  # noqa: E402
@@ -23,40 +23,11 @@ from cran.hal.leds import cap  # noqa: E402
 from cran.storage import StateStore  # noqa: E402
 
 BOARDS, FLASH = sys.argv[2], sys.argv[3]
-CHECKS = []
-_roots = [0]
-
-
-def check(fn):
-    CHECKS.append(fn)
-    return fn
 
 
 def badge(board, config=None, start=0, epoch_s=vclock.DEFAULT_EPOCH_S, i2c=False):
-    """A fresh world, a flash folder with config and board file, an app booted on it.
-    epoch_s: what the RTC says at the start; i2c: the board's I2C chips answer (the
-    StickC's screen needs its power chip)."""
-    vclock.start(start, epoch_s)
-    machine.reset_all()
-    _roots[0] += 1
-    root = "%s/badge%d" % (FLASH, _roots[0])
-    world.wire(world.make_root(root, BOARDS, board, config or {}), i2c=i2c)
-    return root, App(root, load(root))
-
-
-def run_for(app, ms, during=None, console=False):
-    """The app's own asyncio loop for ms of virtual time (during: a coroutine alongside;
-    console: its console task too, on cran.app._STDIN)."""
-    async def main():
-        task = asyncio.create_task(app.run(console=console))
-        if during is not None:
-            await during()
-        await asyncio.sleep_ms(ms)
-        task.cancel()
-    try:
-        asyncio.run(main())
-    finally:
-        asyncio.new_event_loop()
+    """checks.fresh_badge in this run's flash folder."""
+    return fresh_badge(FLASH, BOARDS, board, config or {}, start, epoch_s, i2c)
 
 
 def shown(app, fault=False):
@@ -715,15 +686,4 @@ def clock_sets_the_rtc():
     return out
 
 
-def main():
-    for fn in CHECKS:
-        try:
-            print(json.dumps({"id": fn.__name__, "result": fn()}))
-        except Exception as e:
-            import io
-            buf = io.StringIO()
-            sys.print_exception(e, buf)
-            print(json.dumps({"id": fn.__name__, "crash": buf.getvalue()}))
-
-
-main()
+run_checks()

@@ -3,7 +3,6 @@
 #   <python> hal_driver.py FIRMWARE_DIR VHW_DIR EXTRA_DIR
 # Prints one JSON line per check: {"id", "result"} or {"id", "crash"}; the assertions are
 # in tests/test_hal.py, so both runtimes are held to the same expectations.
-import json
 import sys
 
 if __name__ == "__main__":
@@ -21,6 +20,8 @@ if not MICROPYTHON:
 
 import time  # noqa: E402
 
+from checks import check, run_checks  # noqa: E402
+
 from cran.hal.buttons import Button  # noqa: E402
 from cran.hal.buzzer import Buzzer  # noqa: E402
 from cran.hal.display import Screen  # noqa: E402
@@ -29,12 +30,6 @@ from cran.hal.ssd1306 import SSD1306_I2C  # noqa: E402
 from cran.hal.st7789 import ST7789  # noqa: E402
 
 WRAP = 1 << 30
-CHECKS = []
-
-
-def check(fn):
-    CHECKS.append(fn)
-    return fn
 
 
 def fresh(start_tick):
@@ -500,20 +495,6 @@ def nvs_in_a_file():
     return out
 
 
-def main():
-    for fn in CHECKS:
-        try:
-            print(json.dumps({"id": fn.__name__, "result": fn()}))
-        except Exception as e:   # report, and go on with the other checks
-            import io
-            buf = io.StringIO()
-            if MICROPYTHON:
-                sys.print_exception(e, buf)
-            else:
-                import traceback
-                traceback.print_exc(file=buf)
-            print(json.dumps({"id": fn.__name__, "crash": buf.getvalue()}))
-
 
 if __name__ == "__main__":
-    main()
+    run_checks()

@@ -15,7 +15,7 @@ import time  # noqa: E402
 import espnow  # noqa: E402
 import machine  # noqa: E402
 import vclock  # noqa: E402
-import world  # noqa: E402
+from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 
 from cran import radio  # noqa: E402
 from cran.app import App  # noqa: E402
@@ -28,15 +28,6 @@ GAME_KEY = bytes(range(32))
 GM_ID, HEALER_ID = b"\x5a" * 6, b"\x4e" * 6
 GM_SEED, HEALER_SEED = b"G" * 16, b"H" * 16
 KEYS = radio.Keys(GAME_KEY)
-CHECKS = []
-_roots = [0]
-
-
-def check(fn):
-    CHECKS.append(fn)
-    return fn
-
-
 def radio_config(role="badge", seed=None):
     out = {"role": role, "authorities": {
         to_hex(GM_ID): ["gm", to_hex(radio.chain_token(GM_SEED, 0))],
@@ -47,28 +38,9 @@ def radio_config(role="badge", seed=None):
 
 
 def badge(board="atom-lite", config=None):
-    vclock.start(0)
-    machine.reset_all()
-    _roots[0] += 1
-    root = "%s/badge%d" % (FLASH, _roots[0])
-    world.wire(world.make_root(root, BOARDS, board, config or {"radio": radio_config()}),
-               i2c=False)
-    with open(root + "/game.key", "wb") as f:
-        f.write(GAME_KEY)
-    return root, App(root, load(root))
-
-
-def run_for(app, ms, during=None):
-    async def main():
-        task = asyncio.create_task(app.run(console=False))
-        if during is not None:
-            await during()
-        await asyncio.sleep_ms(ms)
-        task.cancel()
-    try:
-        asyncio.run(main())
-    finally:
-        asyncio.new_event_loop()
+    """checks.fresh_badge with this game's radio and its key."""
+    return fresh_badge(FLASH, BOARDS, board, config or {"radio": radio_config()},
+                       game_key=GAME_KEY)
 
 
 def sent_again(frame, ms, rssi=-45, sender=GM_ID):
@@ -170,15 +142,4 @@ def radio_on_time_is_its_duty_cycle():
     return {"duty": (machine.radio_on_ms - on) / (vclock.elapsed_ms() - start)}
 
 
-def main():
-    for fn in CHECKS:
-        try:
-            print(json.dumps({"id": fn.__name__, "result": fn()}))
-        except Exception as e:
-            import io
-            buf = io.StringIO()
-            sys.print_exception(e, buf)
-            print(json.dumps({"id": fn.__name__, "crash": buf.getvalue()}))
-
-
-main()
+run_checks()
