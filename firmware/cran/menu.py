@@ -92,13 +92,9 @@ def _orga():
     return [Action("stop"), Action("reprise"), Action("reset")]
 
 
-def _none():
-    return []
-
-
 ORGA = Page("Orga", "Organiser", _orga)
-# The code's page: its presses are the code's, not a choice among entries.
-CODE = Page("Code", "Code", _none)
+# The code's page: its presses are the code's, not a choice among entries (none: list()).
+CODE = Page("Code", "Code", list)
 
 
 def _top(treats):
