@@ -11,7 +11,7 @@ VERSION = "0.1.0"
 # with their copy in NVS and the count of watchdog resets, before the app's modules
 # load (the same), and the app's assembly and the wiring of its drivers (cran.parts)
 # once the app is built.
-_CONFIG_ONLY = ("cran.config", "cran.core.choices")
+_CONFIG_ONLY = ("cran.config", "cran.core.choices", "cran.core.words")
 _RESTORE_ONLY = ("cran.restore", "cran.rescue", "cran.boots")
 _BOOT_ONLY = ("cran.parts", "cran.lock")   # the lock: again with the console
 
