@@ -403,3 +403,34 @@ def test_radio_faults_are_named(tmp_path):
     assert any("roster.csv:4: role: unknown role 'forgeur' (player, healer or smith" in m
                for m in messages), messages
     assert any("roster.csv:5: name: 'Ysolde' is also row 3's" in m for m in messages)
+
+
+# P1, K9, K12: one check for a character, whichever way it comes. The same wrong value
+# as a badge's config (JSON), a roster's cell and a scenario's character field gives the
+# same fault after the field's name.
+@pytest.mark.parametrize("field, config_value, text", [
+    ("armor", "bronze", "bronze"),
+    ("armor", 100, "100"),
+    ("creature", -1, "-1"),
+    ("resist", ["dissipe"], "dissipe"),
+    ("resist", ["resiste"], "resiste"),
+    ("resist", ["poison"], "poison"),
+])
+def test_a_character_field_is_checked_once_for_config_roster_and_scenario(
+        tmp_path, field, config_value, text):
+    from cran import scenario
+    with pytest.raises(badge_config.ConfigError) as config_fault:
+        badge_config.from_dict({"board": "atom-lite", "character": {field: config_value}},
+                               "C", os.path.join(REPO, "boards"))
+    config_said = str(config_fault.value).split("C: character.%s: " % field)[1]
+    row = {"name": "Ana", "armor": "", "creature": "", "resist": "", field: text}
+    path = write(tmp_path, "name,armor,creature,resist,board,badge\n"
+                 "%(name)s,%(armor)s,%(creature)s,%(resist)s,atom-lite,b1\n" % row)
+    [roster_said] = faults(path)
+    assert roster_said.startswith("%s:2: %s: " % (path, field))
+    with pytest.raises(scenario.ScenarioError) as scenario_fault:
+        scenario.parse("character %s=%s\n0:00 coup\n" % (field, text))
+    scenario_said = str(scenario_fault.value).split("1: %s: " % field, 1)[1]
+    # The JSON value and the text differ in how a number is quoted, nothing else.
+    assert roster_said.split(": ", 2)[2] == scenario_said.split(";")[0]
+    assert config_said.replace("'", "") == scenario_said.split(";")[0].replace("'", "")
