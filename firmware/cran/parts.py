@@ -118,6 +118,16 @@ def _backlight(board, light):
         lcd_power_on(i2c, bus["addr"])
 
 
+def _drivers(board):
+    """The module that makes this board's LEDs, buzzer and buttons: this one on
+    MicroPython, cran.hal_cp.parts for a board whose runtime is CircuitPython."""
+    if board.runtime == "circuitpython":
+        from cran.hal_cp import parts
+        return parts
+    import cran.parts
+    return cran.parts
+
+
 def assemble(app, root, config, restored):
     """App.__init__: the badge app of config with its flash at root, around restored
     (cran.restore.restored_badge's): the console and its lock, the drivers of the
@@ -146,8 +156,9 @@ def assemble(app, root, config, restored):
     app.console = app.lock = None
     app.root = root
     app.layout = board.leds["layout"] if board.leds else "single"
-    app.leds = leds(board)
-    app.buzzer = buzzer(board, config.volume_percent)
+    hal = _drivers(board)
+    app.leds = hal.leds(board)
+    app.buzzer = hal.buzzer(board, config.volume_percent)
     # Melodies and screen words only for the parts that use them (RAM on a badge).
     app.tunes = app.texts = None
     if app.buzzer is not None:
@@ -164,13 +175,13 @@ def assemble(app, root, config, restored):
         from cran import link
         app.link = link.start(root, config.radio, key, badge)
     app.events = []        # (button, kind, tick) waiting for the show loop
-    app.buttons = [] if app.safe else buttons(board, app._on_button, app._poke)
+    app.buttons = [] if app.safe else hal.buttons(board, app._on_button, app._poke)
     app.menu = None if app.safe else Menu(
         len(app.buttons), app.screen is not None,
         app.link.treats() if app.link is not None else None, config.orga_code)
     app.can_sleep = config.light_sleep
     if app.can_sleep:
-        why = wake_on_buttons(board, app.buttons)
+        why = hal.wake_on_buttons(board, app.buttons)
         if why is not None:
             app.can_sleep = False
             badge.log({"light_sleep": "off: %s" % why})

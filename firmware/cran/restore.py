@@ -38,8 +38,12 @@ def restored_badge(root, config):
     safe = boots.note_boot(join(root, boots.FILE), cause == machine.WDT_RESET,
                            int(time.time()))
     copy, nvs_problem = rescue.open_copy()
-    badge = Badge(config.character, config.settings, StateStore(root, copy=copy),
-                  Journal(root), board.id)
+    if board.runtime == "circuitpython":   # its files are read-only: microcontroller.nvm
+        from cran.hal_cp.parts import stores
+        store, journal = stores(root, copy)
+    else:
+        store, journal = StateStore(root, copy=copy), Journal(root)
+    badge = Badge(config.character, config.settings, store, journal, board.id)
     # How the organisers' tools tell badges apart (cran flash --roster).
     badge.names = {"id": binascii.hexlify(machine.unique_id()).decode(),
                    "badge": config.badge}
@@ -120,9 +124,10 @@ def load_records(store):
     best = None
     store._newest = None
     store.seq = 0
+    read_slot = getattr(store, "read_slot", None)   # a store not in files (hal_cp.nvm)
     for i in (0, 1):
         try:
-            seq, payload = _read(store._slots[i])
+            seq, payload = read_slot(i) if read_slot else _read(store._slots[i])
         except OSError as e:
             problems.append("%s: %s" % (store.names[i], "missing" if missing(e)
                                         else "unreadable (%s)" % e))

@@ -160,6 +160,29 @@ def patch_cpython_time():
         setattr(_time, name, fn)
 
 
+# ---- the calendar (the RTCs: vhw machine.RTC, vcp rtc and time) ----------------------
+
+def days_from_civil(y, m, d):
+    # Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def civil_from_days(days):
+    days += 719468
+    era = days // 146097
+    doe = days - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (m <= 2), m, d
+
+
 # ---- real time (`cran vbadge`) -------------------------------------------------------
 
 def use_real_clock(clock_ms, sleep_ms_fn):

@@ -1,18 +1,21 @@
-# Wraparound-safe tick arithmetic with the ESP32's period, whatever runs us.
-# The unix port and CPython wrap much later; doing it here keeps the desktop honest.
+# Wraparound-safe tick arithmetic on the period of the runtime's tick counter, whatever
+# runs us. The unix port and CPython wrap much later; doing it here keeps the desktop
+# honest.
 
-from cran.core.vocab import const
-
+# MicroPython's time.ticks_ms wraps at 2**30 on an ESP32, and so does every desktop run
+# (the virtual hardware's clock). CircuitPython's supervisor.ticks_ms wraps at 2**29:
+# its runtime sets TICKS_PERIOD to that (cran.hal_cp.runtime.install), once, before
+# any tick is read. A module global, not a const(): mpy-cross can't know which runtime
+# the .mpy will run on.
 TICKS_PERIOD = 1 << 30
-# Written in place by mpy-cross (const): every action and wake-up does tick arithmetic.
-_TICKS_MAX = const((1 << 30) - 1)
-_TICKS_HALF = const(1 << 29)
 
 
 def ticks_add(ticks, delta_ms):
-    return (ticks + delta_ms) & _TICKS_MAX
+    return (ticks + delta_ms) & (TICKS_PERIOD - 1)
 
 
 def ticks_diff(end, start):
-    # Signed distance end - start, valid while |distance| < 2**29 ms (about 6 days).
-    return ((end - start + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF
+    # Signed distance end - start, valid while |distance| < TICKS_PERIOD / 2 (about 6
+    # days on MicroPython, 3 on CircuitPython).
+    half = TICKS_PERIOD >> 1
+    return ((end - start + half) & (TICKS_PERIOD - 1)) - half
