@@ -592,7 +592,7 @@ _ZOOM = DPI / 254.0     # tenths of a millimetre to dots
 def setup(p):
     p.add_argument("--board", default="atom-lite",
                    help="the board (boards/*.json: %s; default atom-lite)"
-                        % ", ".join(board_ids()))
+                        % ", ".join(board_ids(runtime=None)))
     p.add_argument("--out", metavar="FILE.png|FILE.pdf",
                    help="the card: a PNG of its two sides side by side (print, cut or "
                         "fold on the dashed line), or a PDF of two A6 pages (print both "

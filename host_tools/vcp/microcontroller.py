@@ -7,6 +7,10 @@
 import vclock
 from watchdog import WatchDogMode, WatchDogTimeout
 
+# What the parts keep of what they did (neopixel_write.writes, PWMOut.timeline): 0 all
+# (tests read them), N the last N, -1 nothing (a long run: the records would grow).
+history = 0
+
 
 class ResetReason:
     POWER_ON = "POWER_ON"

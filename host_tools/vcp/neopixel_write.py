@@ -2,9 +2,9 @@
 # buf) sends buf's bytes as they are (GRB for a WS2812: the library orders them) down a
 # DigitalInOut set as an output. Every write is recorded per GPIO, as the strip got it.
 import digitalio
+import microcontroller
 
 writes = {}   # GPIO number -> [bytes of each write]; the tests read it
-keep = 0      # writes kept per GPIO: 0 all, -1 none (a long run), N the last N
 
 
 def neopixel_write(digitalinout, buf):
@@ -12,12 +12,12 @@ def neopixel_write(digitalinout, buf):
         raise TypeError("DigitalInOut expected, got %s" % type(digitalinout).__name__)
     if digitalinout.direction != digitalio.Direction.OUTPUT:
         raise ValueError("the NeoPixel pin must be an output")
-    data = bytes(buf)
+    keep = microcontroller.history
     if keep < 0:
-        data = b""
+        return
     sent = writes.setdefault(digitalinout.pin.number, [])
-    sent.append(data)
-    if keep > 0 and len(sent) > keep:
+    sent.append(bytes(buf))
+    if keep and len(sent) > keep:
         del sent[0]
 
 

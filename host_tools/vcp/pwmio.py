@@ -23,8 +23,13 @@ class PWMOut:
         self._record()
 
     def _record(self):
+        keep = microcontroller.history
+        if keep < 0:
+            return
         self.timeline.append((supervisor.ticks_ms(), self._frequency,
                               0 if self._deinited else self._duty))
+        if keep and len(self.timeline) > keep:
+            del self.timeline[0]
 
     def _check(self):
         if self._deinited:

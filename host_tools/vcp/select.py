@@ -2,6 +2,12 @@
 # timer with poller.ipoll(dt), and here that wait moves the virtual clock on by dt at
 # once (or to the alarm that made something ready). Only pollable Python objects
 # (ioctl) can be registered: the runner has no real stream for asyncio to wait on.
+# The first poll() is asyncio.core making its IOQueue: its task queue is then swapped
+# for the library's own pure-Python one (asyncio/task.py), as the built-in C queue
+# (_asyncio, which no file can shadow) stamps a task it is given without a time with
+# the host's real clock (on a board, the same clock as supervisor.ticks_ms).
+import sys
+
 import vclock
 
 POLLIN = 1
@@ -50,5 +56,18 @@ class _Poll:
         return found
 
 
+def _use_python_tasks():
+    core = sys.modules.get("asyncio.core")
+    if core is None:
+        return
+    from asyncio import task
+    if core.TaskQueue is not task.TaskQueue:
+        core.TaskQueue = task.TaskQueue
+        core.Task = task.Task
+        # new_event_loop() made its run queue just before its IOQueue: replace it.
+        core._task_queue = task.TaskQueue()
+
+
 def poll():
+    _use_python_tasks()
     return _Poll()

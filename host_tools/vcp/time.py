@@ -5,23 +5,34 @@
 import vclock
 
 
-class struct_time(tuple):
-    """(tm_year, tm_mon, tm_mday, tm_hour, tm_min, tm_sec, tm_wday, tm_yday, tm_isdst)"""
+class struct_time:
+    """(tm_year, tm_mon, tm_mday, tm_hour, tm_min, tm_sec, tm_wday, tm_yday, tm_isdst):
+    a named tuple on the board, read by index or by name."""
+    _NAMES = ("tm_year", "tm_mon", "tm_mday", "tm_hour", "tm_min", "tm_sec", "tm_wday",
+              "tm_yday", "tm_isdst")
 
-    def __new__(cls, fields):
+    def __init__(self, fields):
         fields = tuple(fields)
         if len(fields) != 9:
             raise TypeError("time.struct_time() takes a 9-sequence")
-        return tuple.__new__(cls, fields)
+        self._fields = fields
 
-    tm_year = property(lambda self: self[0])
-    tm_mon = property(lambda self: self[1])
-    tm_mday = property(lambda self: self[2])
-    tm_hour = property(lambda self: self[3])
-    tm_min = property(lambda self: self[4])
-    tm_sec = property(lambda self: self[5])
-    tm_wday = property(lambda self: self[6])
-    tm_yday = property(lambda self: self[7])
+    def __getitem__(self, index):
+        return self._fields[index]
+
+    def __len__(self):
+        return 9
+
+    def __iter__(self):
+        return iter(self._fields)
+
+    def __eq__(self, other):
+        return tuple(self) == tuple(other)
+
+    def __getattr__(self, name):
+        if name in self._NAMES:
+            return self._fields[self._NAMES.index(name)]
+        raise AttributeError(name)
 
 
 def monotonic():

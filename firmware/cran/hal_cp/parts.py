@@ -44,7 +44,7 @@ def buzzer(board, volume_percent):
 
 def buttons(board, on_event, on_edge=None):
     from cran.hal_cp.keys import key_buttons
-    return key_buttons(board.buttons, gpio, on_event)
+    return key_buttons(board.buttons, gpio, on_event, on_edge)
 
 
 def wake_on_buttons(board, buttons):
