@@ -10,6 +10,7 @@ from host_tools.runtimes import (
     RUNTIMES,
     OutOfMemory,
     RuntimeFailure,
+    board_runtime,
     check_board,
     run_on_badge,
     run_scenario,
@@ -205,6 +206,16 @@ def heap_kb(text):
 
 def run(args):
     runtime = args.runtime or ("micropython" if args.badge else "cpython")
+    if args.badge:
+        check_board(args.badge)
+        # A board runs one firmware: CircuitPython's boards its interpreter, the others
+        # MicroPython's (or CPython's, the same app on a plain loop).
+        wants = board_runtime(args.badge)
+        if args.runtime is None:
+            runtime = wants
+        elif (wants == "circuitpython") != (runtime == "circuitpython"):
+            raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
+                               % (args.badge, wants, wants))
     for flag, given in (("--mpy", args.mpy), ("--romfs", args.romfs),
                         ("--heap", args.heap is not None)):
         if given and not args.badge:

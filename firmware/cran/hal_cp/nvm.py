@@ -96,11 +96,13 @@ class NvmJournal:
     def _blank(self, i):
         # The first blank byte after the half's header: where its lines end.
         start = self._halves[i] + 4
-        nvm = self.nvm
-        for n in range(self._half - 4):
-            if nvm[start + n] in _BLANK:
-                return n
-        return self._half - 4
+        data = bytes(self.nvm[start:start + self._half - 4])
+        end = len(data)
+        for byte in _BLANK:
+            found = data.find(bytes((byte,)))
+            if 0 <= found < end:
+                end = found
+        return end
 
     def _start(self, i, gen):
         # Cleared first, then numbered: a cut in between leaves the other half current.
