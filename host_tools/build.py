@@ -63,21 +63,25 @@ def compat_args(badge_impl):
 # Firmware modules the host needs and a badge never imports: the scenario runner, and
 # the board file check (cran flash checks the board on the host, cran.config reads it).
 HOST_ONLY = ("cran/scenario.py", "cran/board.py")
+# The CircuitPython build's own package: a MicroPython badge never gets it (its names
+# would be made at every boot, cran.start's names modules being made of every module).
+CIRCUITPYTHON_ONLY = "cran/hal_cp/"
 # Bytecode lives in the badge's RAM: without line-number tables it is ~4 % smaller
 # (2.7 KB in 32-bit). A traceback on the badge still names the module and function;
 # the desktop runs the same code from source, with line numbers, to find the line.
 _BADGE_ARGS = ("-X", "no-source-lines")
 
 
-def _sources():
-    """-> (path, path in the firmware with "/") of every module of cran a badge gets,
-    in order."""
+def _sources(runtime="micropython"):
+    """-> (path, path in the firmware with "/") of every module of cran a badge of that
+    runtime gets, in order."""
     for where, dirs, names in os.walk(os.path.join(FIRMWARE_DIR, "cran")):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
         for name in sorted(names):
             path = os.path.join(where, name)
             rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
-            if name.endswith(".py") and rel not in HOST_ONLY:
+            if name.endswith(".py") and rel not in HOST_ONLY and (
+                    runtime == "circuitpython" or not rel.startswith(CIRCUITPYTHON_ONLY)):
                 yield path, rel
 
 

@@ -118,16 +118,6 @@ def _backlight(board, light):
         lcd_power_on(i2c, bus["addr"])
 
 
-def _drivers(board):
-    """The module that makes this board's LEDs, buzzer and buttons: this one on
-    MicroPython, cran.hal_cp.parts for a board whose runtime is CircuitPython."""
-    if board.runtime == "circuitpython":
-        from cran.hal_cp import parts
-        return parts
-    import cran.parts
-    return cran.parts
-
-
 def assemble(app, root, config, restored):
     """App.__init__: the badge app of config with its flash at root, around restored
     (cran.restore.restored_badge's): the console and its lock, the drivers of the
@@ -156,7 +146,12 @@ def assemble(app, root, config, restored):
     app.console = app.lock = None
     app.root = root
     app.layout = board.leds["layout"] if board.leds else "single"
-    hal = _drivers(board)
+    # The drivers of the board's runtime: this module's (MicroPython), or those of
+    # cran.hal_cp for a board file whose runtime is CircuitPython.
+    if board.runtime != "micropython":
+        from cran.hal_cp import parts as hal
+    else:
+        import cran.parts as hal
     app.leds = hal.leds(board)
     app.buzzer = hal.buzzer(board, config.volume_percent)
     # Melodies and screen words only for the parts that use them (RAM on a badge).

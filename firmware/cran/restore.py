@@ -38,9 +38,9 @@ def restored_badge(root, config):
     safe = boots.note_boot(join(root, boots.FILE), cause == machine.WDT_RESET,
                            int(time.time()))
     copy, nvs_problem = rescue.open_copy()
-    if board.runtime == "circuitpython":   # its files are read-only: microcontroller.nvm
-        from cran.hal_cp.parts import stores
-        store, journal = stores(root, copy)
+    if board.runtime != "micropython":   # CircuitPython's: in microcontroller.nvm
+        from cran.hal_cp import parts
+        store, journal = parts.stores(root, copy)
     else:
         store, journal = StateStore(root, copy=copy), Journal(root)
     badge = Badge(config.character, config.settings, store, journal, board.id)
@@ -124,10 +124,9 @@ def load_records(store):
     best = None
     store._newest = None
     store.seq = 0
-    read_slot = getattr(store, "read_slot", None)   # a store not in files (hal_cp.nvm)
     for i in (0, 1):
         try:
-            seq, payload = read_slot(i) if read_slot else _read(store._slots[i])
+            seq, payload = _read(store._slots[i])
         except OSError as e:
             problems.append("%s: %s" % (store.names[i], "missing" if missing(e)
                                         else "unreadable (%s)" % e))
@@ -142,6 +141,8 @@ def load_records(store):
 
 
 def _read(path):
+    if callable(path):   # a store not in files reads its slots itself (cran.hal_cp.nvm)
+        return path()
     size = os.stat(path)[6]
     if size > MAX_RECORD_BYTES:
         raise ValueError("%d bytes, at most %d" % (size, MAX_RECORD_BYTES))
