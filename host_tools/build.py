@@ -296,13 +296,17 @@ def imported_by(module):
     return sorted(seen)
 
 
-def compile_modules(sources, out_dir, extra_args=(), cache=None):
+def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None):
     """sources: (path, rel) -> out_dir/rel as .mpy, as compile_firmware compiles (and
-    caches) them. -> {"/" + rel as .mpy: local file}"""
+    caches) them. cross: another mpy-cross (CircuitPython's, which has no -X
+    no-source-lines), else MicroPython's. -> {"/" + rel as .mpy: local file}"""
     files = {}
-    cross = mpy_cross_path()
     cache = cache_dir() if cache is None else cache
-    compiler = _mpy_cross_banner()   # another mpy-cross, another .mpy: part of the key
+    # Another mpy-cross, another .mpy: its banner is part of the key.
+    compiler = _mpy_cross_banner() if cross is None else subprocess.run(
+        [cross, "--version"], capture_output=True, text=True).stdout.strip()
+    badge_args = _BADGE_ARGS if cross is None else ()
+    cross = cross or mpy_cross_path()
     for path, rel in sources:
         target = os.path.join(out_dir, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -310,7 +314,7 @@ def compile_modules(sources, out_dir, extra_args=(), cache=None):
             source = f.read()
         # -s: tracebacks on the badge name the module by its import name, a name (qstr)
         # the badge has anyway: its file's would be one more a module, kept for good.
-        options = list(_BADGE_ARGS) + list(extra_args) + ["-s", module_name(rel)]
+        options = list(badge_args) + list(extra_args) + ["-s", module_name(rel)]
         key = hashlib.sha256(repr((compiler, options, rel)).encode() + source)
         kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
         if not (kept and _copied(kept, target)):

@@ -491,6 +491,9 @@ def setup(p):
                         "game key badges get (its \"game_key\")")
     p.add_argument("--micropython", metavar="IMAGE.bin",
                    help="first install MicroPython itself from this image, with esptool")
+    p.add_argument("--drive", metavar="PATH",
+                   help="a CircuitPython badge: its CIRCUITPY drive, mounted (with --board "
+                        "or --config)")
 
 
 def _ports(args, roster_ports=()):
@@ -692,6 +695,9 @@ def game_key(args):
 
 
 def run(args):
+    if args.drive:
+        from host_tools import drive
+        return drive.run(args, _config, game_key(args) or gamekey.own_key())
     jobs, find, roster = _jobs(args)
     # Once, before the badges' threads: a computer's first flash makes its own key.
     key = game_key(args) or gamekey.own_key()

@@ -149,9 +149,11 @@ def assemble(app, root, config, restored):
     # The drivers of the board's runtime: this module's (MicroPython), or those of
     # cran.hal_cp for a board file whose runtime is CircuitPython.
     if board.runtime != "micropython":
-        from cran.hal_cp import parts as hal
+        from cran.hal_cp import parts as cp_parts
+        hal = cp_parts
     else:
-        import cran.parts as hal
+        import cran.parts as mp_parts
+        hal = mp_parts
     app.leds = hal.leds(board)
     app.buzzer = hal.buzzer(board, config.volume_percent)
     # Melodies and screen words only for the parts that use them (RAM on a badge).

@@ -47,7 +47,10 @@ class WDT:
 
     def __init__(self, id=0, timeout=5000):
         from watchdog import WatchDogMode
-        dog = self._dog = microcontroller.watchdog
+        dog = microcontroller.watchdog
+        if dog is None:   # "None if there is no watchdog" on this port
+            raise OSError("this CircuitPython has no microcontroller.watchdog")
+        self._dog = dog
         dog.timeout = timeout / 1000
         dog.mode = WatchDogMode.RESET
         dog.feed()

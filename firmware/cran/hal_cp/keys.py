@@ -47,7 +47,8 @@ class KeyButton(Button):
         import asyncio
         queue = self.keys.events
         while True:
-            await asyncio.sleep_ms(self.poll_ms)
+            # (Adafruit's asyncio has MicroPython's sleep_ms; mypy reads CPython's.)
+            await asyncio.sleep_ms(self.poll_ms)  # type: ignore[attr-defined]
             if queue:
                 self._on_edge()
 

@@ -125,13 +125,13 @@ class NvmJournal:
             self._look()
         if self._current is None:
             self._start(0, 1)
-        i = self._current
+        i = self._current or 0
         start = self._halves[i] + 4
         if self._end and self.nvm[start + self._end - 1] != 0x0A:
             line = b"\n" + line   # a torn line would swallow this entry too
         if self._end + len(line) > room:
-            self._start(1 - i, self._generation(i) + 1)
-            i = self._current
+            i = 1 - i
+            self._start(i, self._generation(1 - i) + 1)
             start = self._halves[i] + 4
             line = line.lstrip(b"\n")
         self._current = None    # in doubt until the write has landed
@@ -143,11 +143,11 @@ class NvmJournal:
         """-> every readable entry, oldest first; a torn or garbled line is skipped and
         named in self.problems."""
         self._look()
-        out = []
+        out = []  # type: list
         self.problems = []
-        if self._current is None:
-            return out
         current = self._current
+        if current is None:
+            return out
         order = (1 - current, current)
         for i in order:
             if self._generation(i) < 0:

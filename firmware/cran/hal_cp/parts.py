@@ -11,7 +11,9 @@ _RECORD_BYTES = 1536   # a record is 250-600 bytes; a bigger one is refused (Sta
 def gpio(number):
     """The board file's GPIO number -> the microcontroller.pin object (board.NEOPIXEL
     and the like are the same objects: the library compares them)."""
-    return getattr(microcontroller.pin, "GPIO%d" % number)
+    # microcontroller.pin holds the chip's own pins: the stubs, for every chip, leave
+    # it out.
+    return getattr(microcontroller.pin, "GPIO%d" % number)  # type: ignore[attr-defined]
 
 
 def leds(board):
@@ -59,5 +61,7 @@ def stores(root, copy):
     into one to be flashed)."""
     from cran.hal_cp.nvm import NvmJournal, NvmStateStore
     nvm = microcontroller.nvm
+    if nvm is None:   # "None if there is no nvm" on this port: nowhere to keep a state
+        raise OSError("this CircuitPython has no microcontroller.nvm")
     return (NvmStateStore(nvm, 0, _RECORD_BYTES),
             NvmJournal(nvm, 2 * _RECORD_BYTES, len(nvm) - 2 * _RECORD_BYTES))
