@@ -205,7 +205,7 @@ class Link:
         one or the other. Called before what it covers goes out or is acted on."""
         if self.kept is None:
             return
-        from cran.storage import replace
+        from cran.compat import replace
         spent = {}
         for who, entry in self.listener.authorities.items():
             if entry[1]:

@@ -162,7 +162,7 @@ def drive_at(delay_ms, pin_id, level):
 
 class _ConsoleRx:
     """The console's receiving end (UART0 behind the board's USB chip), as a stream the
-    firmware's asyncio reads (put it in cran.app._STDIN). Bytes come from console_at().
+    firmware's asyncio reads (put it in cran.compat.STDIN). Bytes come from console_at().
     Like the classic ESP32 under MicroPython: bytes that reach it while the chip is in
     lightsleep are lost (its UART is not clocked, and MicroPython's lightsleep sets no
     UART wake-up: they don't wake it either); what it received before stays in its FIFO

@@ -207,7 +207,7 @@ def _resisted(value):
         words = [w for w in words_of(plain(value.replace(";", " ").replace("/", " ")))
                  if w != "-"]
     elif isinstance(value, (list, tuple)):
-        words = value
+        words = list(value)
     else:
         raise ParseError("expected a list of keywords, got %r" % (value,))
     out = []
