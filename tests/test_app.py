@@ -12,10 +12,10 @@ from conftest import (
     SCENARIO_DIR,
     WRAP_START,
     app_driver_checks,
+    bare_trace,
     run_cran,
-    scenario_files,
+    scenario_texts,
 )
-from cran import scenario
 from cran.console import UNKNOWN
 from host_tools import FIRMWARE_DIR
 from host_tools.runtimes import (
@@ -34,17 +34,8 @@ MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 BOARDS = board_ids()
 
 
-def _texts():
-    out = []
-    for path in scenario_files():
-        with open(path, encoding="utf-8") as f:
-            out.append((os.path.basename(path), f.read()))
-    return out
-
-
-def _bare(text, start_tick=0):
-    # Through JSON, as the badge's trace comes: tuples become lists.
-    return json.loads(json.dumps(list(scenario.run(scenario.parse(text), start_tick))))
+_texts = scenario_texts
+_bare = bare_trace
 
 
 def _same_as_bare(board, runtime, start_tick=0, reboot_every=0, only=None, mpy=False):

@@ -8,8 +8,14 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, SCENARIO_DIR, check_results, run_cran, scenario_files
-from cran import scenario
+from conftest import (
+    REPO,
+    SCENARIO_DIR,
+    bare_trace,
+    check_results,
+    run_cran,
+    scenario_texts,
+)
 from cran.board import BoardError, load_board, read_board_file
 from cran.core import ticks
 from host_tools import FIRMWARE_DIR
@@ -37,16 +43,8 @@ def circuitpython():
     return exe
 
 
-def _bare(text, start_tick=0):
-    return json.loads(json.dumps(list(scenario.run(scenario.parse(text), start_tick))))
-
-
-def _texts():
-    out = []
-    for path in scenario_files():
-        with open(path, encoding="utf-8") as f:
-            out.append((os.path.basename(path), f.read()))
-    return out
+_bare = bare_trace
+_texts = scenario_texts
 
 
 def test_the_circuitpython_boards_are_there():

@@ -14,7 +14,6 @@ POLLIN = 1
 POLLOUT = 4
 POLLERR = 8
 POLLHUP = 16
-_STREAM_POLL = 3   # MP_STREAM_POLL: the ioctl a pollable Python object answers
 
 
 class _Poll:
@@ -31,12 +30,7 @@ class _Poll:
         self._objects[obj] = mask
 
     def _ready(self):
-        ready = []
-        for obj, mask in self._objects.items():
-            events = obj.ioctl(_STREAM_POLL, mask)
-            if events:
-                ready.append((obj, events))
-        return ready
+        return vclock.polled(self._objects, [])
 
     def poll(self, timeout=-1):
         return list(self.ipoll(timeout))
@@ -47,27 +41,11 @@ class _Poll:
             return ready
         if timeout < 0:
             raise RuntimeError("virtual select: waiting forever with nothing to wait on")
-        found = []
-
-        def seen():
-            found[:] = self._ready()
-            return found
-        vclock.advance_until(timeout, seen)
-        return found
-
-
-def _use_python_tasks():
-    core = sys.modules.get("asyncio.core")
-    if core is None:
-        return
-    from asyncio import task
-    if core.TaskQueue is not task.TaskQueue:
-        core.TaskQueue = task.TaskQueue
-        core.Task = task.Task
-        # new_event_loop() made its run queue just before its IOQueue: replace it.
-        core._task_queue = task.TaskQueue()
+        return vclock.wait_for(timeout, self._ready)
 
 
 def poll():
-    _use_python_tasks()
+    if "asyncio.core" in sys.modules:
+        from asyncio import task
+        vclock.use_tasks(task)
     return _Poll()

@@ -116,6 +116,45 @@ def advance_until(ms, stop):
     return _elapsed_ms - start
 
 
+def use_tasks(tasks):
+    """asyncio's task queue and Task taken from module `tasks` (its TaskQueue, Task):
+    a virtual select's poll() does it as asyncio.core makes its IOQueue, when the
+    built-in C queue would order or stamp tasks on another clock than this one.
+    -> asyncio.core, or None when it is not being loaded."""
+    import sys
+    core = sys.modules.get("asyncio.core")
+    if core is not None and core.TaskQueue is not tasks.TaskQueue:
+        core.TaskQueue = tasks.TaskQueue
+        core.Task = tasks.Task
+        # new_event_loop() made its run queue just before its IOQueue: replace it.
+        core._task_queue = tasks.TaskQueue()
+    return core
+
+
+def polled(objects, ready):
+    """The pollable Python objects (object -> event mask; asyncio.ThreadSafeFlag) that
+    answer their ioctl (MP_STREAM_POLL, 3) with events, as (object, events) added to
+    ready: a virtual select's look at them. -> ready"""
+    for obj, mask in objects.items():
+        events = obj.ioctl(3, mask)
+        if events:
+            ready.append((obj, events))
+    return ready
+
+
+def wait_for(ms, ready):
+    """advance_until(ms), ending just after the alarm after which ready() returns
+    something (a virtual select's poll: what became ready). -> what it returned, or []
+    when ms ran out first."""
+    found = []
+
+    def seen():
+        found[:] = ready()
+        return found
+    advance_until(ms, seen)
+    return found
+
+
 def sleep_ms(ms):
     if ms > 0:
         advance(int(ms))
