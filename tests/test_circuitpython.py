@@ -16,6 +16,7 @@ from conftest import (
     run_cran,
     scenario_texts,
 )
+from cran import scenario
 from cran.board import BoardError, load_board, read_board_file
 from cran.core import ticks
 from host_tools import FIRMWARE_DIR
@@ -63,6 +64,34 @@ def test_the_engine_on_circuitpythons_period_gives_the_same_trace(monkeypatch):
     assert ticks.ticks_add(CP_WRAP_START, 60000) == 0
     for (name, text), (_, reference) in zip(_texts(), references):
         assert _bare(text, CP_WRAP_START) == reference, name
+
+
+DAYS_APART = os.path.join(REPO, "tests", "data", "hits-days-apart.txt")
+
+
+def test_a_hit_more_than_half_a_period_ago_is_no_volley(monkeypatch):
+    # 100 hours between two hits: past half of 2**29 ms, the first hit's tick reads as
+    # still to come. C2 must not take the second for a volley (it did).
+    with open(DAYS_APART, encoding="utf-8") as f:
+        text = f.read()
+    reference = _bare(text)
+    monkeypatch.setattr(ticks, "TICKS_PERIOD", 1 << 29)
+    assert _bare(text) == reference
+    assert _bare(text, CP_WRAP_START) == reference
+
+
+def test_a_hit_days_ago_survives_a_power_cut_on_circuitpythons_period(monkeypatch):
+    # The same with the state saved, the power off 3 hours and the state read back
+    # after each step (tests/test_record.py's replay): the record's hit_ago_ms of a hit
+    # so long ago is "long ago", not "just now". (The whole badge on CircuitPython would
+    # wake 20 times a second for its keys through the 100 hours: minutes of a test.)
+    from test_record import _replay
+    with open(DAYS_APART, encoding="utf-8") as f:
+        parsed = scenario.parse(f.read())
+    reference = _replay(parsed)
+    monkeypatch.setattr(ticks, "TICKS_PERIOD", 1 << 29)
+    for cut in range(len(parsed.steps)):
+        assert _replay(parsed, cut, CP_WRAP_START) == reference, "cut after step %d" % cut
 
 
 # ---- 2-4. the virtual CircuitPython modules, the hal, nvm: inside the interpreter ---------

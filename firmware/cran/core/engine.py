@@ -428,7 +428,10 @@ def _ignored(s, action, now, cues):
     elif s.etat == MORT:
         why = "mort"             # S6
     elif action.kw is None:
-        if s.last_hit is not None and ticks_diff(now, s.last_hit) < s.settings.mitraille_ms:
+        # A distance below 0 is a hit more than half the tick period ago (74 hours on
+        # CircuitPython) whose tick has come round again, not one still to come.
+        if s.last_hit is not None and 0 <= ticks_diff(now, s.last_hit) < \
+                s.settings.mitraille_ms:
             why = "mitraille"    # C2
         elif s.etat == COMA:
             why = "coma"         # S5
