@@ -15,6 +15,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m host_tools.cplibs install
 	touch $@
 
 # ESP32 stubs in their own folder: in the venv they would shadow CPython's own modules.
@@ -51,4 +52,4 @@ soak: $(STAMP)
 	$(BIN)/python bench/soak.py
 
 clean:
-	rm -rf $(VENV) $(STUBS) .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(STUBS) .circuitpython .pytest_cache .hypothesis .mypy_cache .ruff_cache
