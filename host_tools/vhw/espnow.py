@@ -3,8 +3,9 @@
 # ($CRAN_FIELD_PORT: host_tools/fieldnet.py's hub, on loopback) they also go out to the
 # hub and come in from it. Strict as the chip: nothing sent or heard unless both the
 # station interface and ESP-NOW are active, a frame sent only to a registered peer, at
-# most 250 bytes and 20 peers, a receive buffer (rxbuf, 526 bytes) that drops what does
-# not fit, `peers_table` updated as frames are read.
+# most 250 bytes and 20 peers, a receive buffer (rxbuf, 526 bytes unless config() says
+# another size before active(True)) that drops what does not fit, `peers_table` updated
+# as frames are read, stats() counting what was sent, heard and dropped.
 import os
 
 import machine
@@ -66,6 +67,9 @@ class ESPNow:
             _the._peers = []
             _the._inbox = []
             _the.peers_table = {}
+            _the._config = {"rxbuf": RXBUF, "timeout_ms": 300000, "rate": None}
+            _the._rxbuf = RXBUF          # the buffer made by the last active(True)
+            _the._stats = [0, 0, 0, 0, 0]   # as stats() gives them
         return _the
 
     def __init__(self):
@@ -79,10 +83,28 @@ class ESPNow:
             self._peers = []
             self._inbox = []
         else:
+            self._rxbuf = self._config["rxbuf"]   # the buffer is made now, as on the chip
             _join_field()
             _from_field(False)   # what came while it was off was never heard
             _to_field(b"J")   # here, and listening: the hub knows where to send
         return self._active
+
+    def config(self, *name, **values):
+        """config("rxbuf") -> its value; config(rxbuf=N, timeout_ms=..., rate=...) sets
+        them (rxbuf takes effect at the next active(True), as on the chip)."""
+        if name:
+            if len(name) != 1 or values or name[0] not in self._config:
+                raise ValueError("unknown config param")
+            return self._config[name[0]]
+        for key, value in values.items():
+            if key not in self._config:
+                raise TypeError("unexpected keyword argument '%s'" % key)
+            self._config[key] = value
+        return None
+
+    def stats(self):
+        """(tx_pkts, tx_responses, tx_failures, rx_packets, rx_dropped), as the chip's."""
+        return tuple(self._stats)
 
     def _ready(self):
         if not self._active:
@@ -106,6 +128,7 @@ class ESPNow:
             raise _error("ESP_ERR_ESPNOW_NOT_FOUND")
         if not 0 < len(msg) <= MAX_DATA_LEN:
             raise ValueError("msg too long")
+        self._stats[0] += 1
         if machine.history >= 0:   # kept as the other parts keep theirs (machine.history)
             sent.append((bytes(mac), bytes(msg)))
             if machine.history and len(sent) > machine.history:
@@ -146,10 +169,12 @@ def deliver(mac, msg, rssi=-60):
     the = _the
     if the is None or not the._active or not network.is_active():
         return False
-    if sum(len(m) for _, m, _, _ in the._inbox) + len(msg) > RXBUF:
+    if sum(len(m) for _, m, _, _ in the._inbox) + len(msg) > the._rxbuf:
         dropped += 1
+        the._stats[4] += 1
         return False
     the._inbox.append((bytes(mac), bytes(msg), rssi, time.ticks_ms()))
+    the._stats[3] += 1
     return True
 
 
