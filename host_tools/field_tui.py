@@ -28,6 +28,15 @@ def row_cells(row):
             "%ds ago" % row["ago_s"], "%d dBm" % row["rssi"])
 
 
+def radio_text(radio):
+    """The station's radio in words (Field.radio's dict)."""
+    if "virtual" in radio:
+        return "virtual field %r, %d member(s) on the air" % (radio["virtual"],
+                                                              radio["members"])
+    return "station badge %s on %s%s" % (radio["station"], radio["port"],
+                                         ", LOST" if radio["lost"] else "")
+
+
 class Confirm(ModalScreen):
     BINDINGS = [Binding("y", "yes", "yes"), Binding("n,escape", "no", "no")]
 
@@ -102,10 +111,11 @@ class FieldApp(App):
         dropped = self.field.station.listener.dropped
         bad = sum(n for why, n in dropped.items() if why != "again")
         self.query_one("#status", Static).update(
-            "virtual field %r: %d badge(s) heard, %d member(s) on the air; frames refused: "
-            "%d%s" % (self.field.hub.name, len(rows), self.field.hub.members() - 1, bad,
-                      " (%s)" % ", ".join("%s %d" % i for i in sorted(dropped.items())
-                                          if i[0] != "again") if bad else ""))
+            "%s: %d badge(s) heard; frames refused: %d%s%s" % (
+                radio_text(self.field.radio()), len(rows), bad,
+                " (%s)" % ", ".join("%s %d" % i for i in sorted(dropped.items())
+                                    if i[0] != "again") if bad else "",
+                "".join("\n" + note for note in self.field.radio().get("notes", ())[-2:])))
 
     def action_send(self, word):
         def done(yes):

@@ -105,3 +105,187 @@ def test_a_station_gets_the_relay_alone_and_a_player_never_gets_it(tmp_path):
     assert "/cran/station.mpy" not in player
     names = build.names_of(player)
     assert not [n for group in names.values() for n in group[1] if "station" in n]
+
+
+# ---- the computer's half: host_tools/usbstation.py, the station's journal ---------------
+
+class _Line:
+    """pyserial's Serial as UsbRadio reads and writes it: what the station says comes
+    in the pieces given; a write after `fail_after` writes raises, as an unplugged port."""
+
+    def __init__(self, pieces, fail_after=None):
+        self.pieces = list(pieces)
+        self.written = []
+        self.fail_after = fail_after
+
+    @property
+    def in_waiting(self):
+        return len(self.pieces[0]) if self.pieces else 0
+
+    def read(self, n):
+        return self.pieces.pop(0) if self.pieces else b""
+
+    def write(self, data):
+        if self.fail_after is not None and len(self.written) >= self.fail_after:
+            raise OSError(5, "Input/output error")
+        self.written.append(data)
+
+    def close(self):
+        pass
+
+
+def test_the_computer_reads_what_the_station_says_and_names_the_rest():
+    from host_tools.usbstation import UsbRadio, read_line
+    assert read_line(b"heard -52 c10203") == ("heard", b"\xc1\x02\x03", -52)
+    assert read_line(b"error: \"sned\": not a station's command")[0] == "error"
+    assert read_line(b'{"station": true, "id": "ab"}') == ("status", {"station": True,
+                                                                    "id": "ab"})
+    assert read_line(b"  \r") == ("empty",)
+    for noise in (b"heard -52 c1020", b"heard 40 c1", b"heard -52 " + b"ab" * 251,
+                  b"\xff\x00 MicroPython v1.28", b"{[", b"heard"):
+        assert read_line(noise)[0] == "garbled", noise
+    heard = []
+    usb = UsbRadio("P", _Line([b"heard -40 c1", b"0203\r\nheard -41 c1ff\r\n",
+                               b"error: \"send zz\": HEX: ...\r\n\xfe\xfe\n",
+                               b"x" * 3000]), {"id": "ab"})
+    usb.on_note = heard.append
+    got = []
+    for _ in range(6):
+        frame = usb.recv()
+        if frame is not None:
+            got.append(frame)
+    assert got == [(b"\xc1\x02\x03", -40), (b"\xc1\xff", -41)]
+    assert (usb.refused, usb.garbled) == (1, 2) and usb.partial == b""
+    assert heard[0] == 'the station refused a line: "send zz": HEX: ...'
+    assert heard[1] == "P: a line that is none of the station's words: \"\\xfe\\xfe\""
+    usb.repeat(b"\xc1\x01", 3, 925)
+    usb.send(None, b"\xc1\x02")
+    assert usb.conn.written == [b"send c101 3 925\n", b"send c102\n"]
+
+
+def test_a_station_unplugged_is_said_once_and_nothing_more_is_tried():
+    from host_tools.usbstation import UsbRadio
+    usb = UsbRadio("/dev/ttyUSB0", _Line([], fail_after=0), {"id": "ab"})
+    usb.send(None, b"\xc1")
+    usb.send(None, b"\xc1")
+    assert usb.recv() is None
+    assert usb.lost_line.startswith("/dev/ttyUSB0: lost the station: [Errno 5]")
+    assert "plug it back in and start cran field again" in usb.lost_line
+    assert usb.notes == [usb.lost_line]
+
+
+def _row(etat="pleine-forme", jeu="en-jeu", effets=None, abimee=False, rssi=-50):
+    return {"etat": etat, "reste": None, "armure": 1, "armure_abimee": abimee, "jeu": jeu,
+            "renommee": 0, "batterie": None, "effets": effets or {}, "heard": 0,
+            "rssi": rssi}
+
+
+def test_the_stations_journal_says_each_change_once_and_reads_back_as_a_fight(tmp_path):
+    from host_tools import fieldlog, timeline
+    path = tmp_path / "field.jsonl"
+    one, two = b"\x01" * 6, b"\x02" * 6
+    clock = [0]
+    journal = fieldlog.FieldJournal(str(path), {one.hex(): "Ali"}, "usb P", "abcd1234",
+                                    lambda: clock[0])
+
+    def at(ms):
+        clock[0] = ms
+        return ms
+    journal.heard(one, _row(), at(900))
+    journal.heard(one, _row(), at(1900))                # the same again: nothing written
+    journal.heard(one, _row("blesse", effets={"peur": 200}, abimee=True), at(5000))
+    journal.heard(one, _row("blesse", effets={"peur": 150}, abimee=True), at(6000))
+    at(7000)
+    journal.sent("stop")
+    journal.heard(two, _row("coma", jeu="stop"), at(7400))
+    journal.heard(one, _row("blesse", jeu="stop", abimee=True), at(7500))
+    at(8000)
+    journal.error("the station refused a line: ...")
+    journal.close()
+    lines = path.read_text().splitlines()
+    entries = [json.loads(x) for x in lines]
+    assert [e.get("heard") for e in entries if "badge" in e] == [
+        [["etat", "pleine-forme"]],
+        [["etat", "blesse"], ["effet", "peur"], ["armure", "abimee"]],
+        [["etat", "coma"], ["jeu", "stop"]],
+        [["fin", "peur"], ["jeu", "stop"]]]
+    assert entries[0]["station"] == "usb P" and entries[0]["game"] == "abcd1234"
+    assert [e["name"] for e in entries if "badge" in e] == ["Ali", "Ali", "0202" * 3, "Ali"]
+
+    lines.insert(3, "{not json")                   # a torn line, named, skipped
+    assert fieldlog.is_journal(lines) and not fieldlog.is_journal(['{"up": 0, "boot": 1}'])
+    items, problems = fieldlog.timelines(lines, "field.jsonl")
+    assert problems == ["field.jsonl:4: unreadable, skipped (not a station's journal entry)"]
+    assert [tl.name for tl, _ in items] == ["GM station", "Ali", "0202" * 3]
+    station, ali, other = (tl for tl, _ in items)
+    assert station.lanes == ["jeu"] and [m.label for m in station.markers][1:] == [
+        "sent: stop", "error: station: the station refused a line: ..."]
+    assert ali.lanes[0] == "etat" and "effet peur" in ali.lanes
+    # Every group from the station's start: one clock, whole seconds or not.
+    assert {tl.start_wall for tl, _ in items} == {entries[0]["t"]}
+    assert timeline.align([tl for tl, _ in items])[0] == [0, 0, 0]
+    assert [s.value for s in other.spans if s.lane == "etat"] == ["?", "coma"]
+
+
+def test_cran_field_says_what_is_wrong_with_its_port(tmp_path):
+    from conftest import run_cran
+    from host_tools import roster
+    template = roster.settings_template()
+    template["radio"] = True
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps(template))
+    r = run_cran("field", "--settings", str(game), "--port", "/dev/no-such-badge", "--json")
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "cran: /dev/no-such-badge: no such port (is the badge plugged in? `ls /dev/tty*`)")
+    r = run_cran("field", "--settings", str(game), "--port", "P", "--loss", "0.3")
+    assert r.returncode == 2 and "--loss is the virtual air's" in r.stderr
+    r = run_cran("field", "--settings", str(game), "--port", "P", "--virtual", "x")
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr
+    (tmp_path / "a-file").write_text("")
+    r = run_cran("field", "--settings", str(game), "--virtual", "x", "--journal",
+                 str(tmp_path / "a-file" / "field.jsonl"))
+    assert r.returncode == 2 and r.stderr.startswith(
+        "cran: --journal %s: cannot write it: " % (tmp_path / "a-file" / "field.jsonl"))
+
+
+def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(micropython,
+                                                                             tmp_path):
+    from conftest import run_cran
+    from host_tools import vbadge
+    look = ("import os\nprint(sorted(os.listdir('/')), sorted(os.listdir('/cran')))")
+    with vbadge.running() as badge:
+        r = run_cran("flash", "--port", badge.port, "--board", "atom-lite")
+        assert r.returncode == 0, r.stderr
+        r = run_cran("flash", "--port", badge.port, "--station")
+        assert r.returncode == 0, r.stderr
+        assert "status: the game master's station (cran field --port %s)" % badge.port \
+            in r.stdout and "repaired" not in r.stdout
+        status = json.loads(run_cran("status", "--port", badge.port, "--json").stdout)
+        assert status["station"] is True and "etat" not in status
+        r = run_cran("status", "--port", badge.port)
+        assert r.stdout.startswith("%s: the game master's station" % badge.port)
+        # A station holds no key, no app: its files are the relay's.
+        from host_tools import badgelink
+        link = badgelink.connect(badge.port)
+        try:
+            top, cran = badgelink.run(link, look).strip().split("] [")
+        finally:
+            badgelink.close(link)
+        assert "'game.key'" not in top and "'main.py.off'" not in top
+        assert "'station.mpy'" in cran and "'app.mpy'" not in cran
+        # Flashed again as it is, it stays one.
+        r = run_cran("flash", "--port", badge.port)
+        assert r.returncode == 0 and "(already up to date)" in r.stdout
+        assert "the game master's station" in r.stdout
+        r = run_cran("flash", "--port", badge.port, "--station", "--board", "atom-lite")
+        assert r.returncode == 2 and r.stderr.startswith("cran: --station takes no --board")
+        # A roster's flash does not give the station a free row.
+        rows = tmp_path / "roster.csv"
+        rows.write_text("name,armor,board,badge\nAli,cuir,atom-lite,b01\n")
+        r = run_cran("flash", "--roster", str(rows), "--port", badge.port)
+        assert r.returncode == 1 and "is the game master's station: left as it is" in r.stderr
+        # A board given: a player's badge again, a blank character.
+        r = run_cran("flash", "--port", badge.port, "--board", "atom-lite")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(run_cran("status", "--port", badge.port, "--json").stdout)[
+            "etat"] == "pleine-forme"
