@@ -152,6 +152,9 @@ class Field:
 
     def send(self, word):
         kind, payload = _command(word)
+        lost = self.usb is not None and self.usb.lost_line
+        if lost:   # nothing would go out: no token spent for it, and said
+            raise CommandError("%s: not sent: %s" % (word, lost), 1)
         with self.lock:
             self.station.command(kind, payload, self.now())
             self.journal.sent(self._said(kind, payload, word))

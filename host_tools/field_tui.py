@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from host_tools import CommandError
 from host_tools.field_cmd import REFRESH_S, TICK_S, _command
 
 COLUMNS = ("badge", "etat", "reste", "effets", "armure", "jeu", "batterie", "vu", "signal")
@@ -110,19 +111,28 @@ class FieldApp(App):
             table.add_row(*row_cells(row))
         dropped = self.field.station.listener.dropped
         bad = sum(n for why, n in dropped.items() if why != "again")
+        radio = self.field.radio()
         self.query_one("#status", Static).update(
-            "%s: %d badge(s) heard; frames refused: %d%s%s" % (
-                radio_text(self.field.radio()), len(rows), bad,
-                " (%s)" % ", ".join("%s %d" % i for i in sorted(dropped.items())
-                                    if i[0] != "again") if bad else "",
-                "".join("\n" + note for note in self.field.radio().get("notes", ())[-2:])))
+            "%s: %d badge(s) heard; frames refused: %d%s\njournal %s (cran logs --file)%s"
+            % (radio_text(radio), len(rows), bad,
+               " (%s)" % ", ".join("%s %d" % i for i in sorted(dropped.items())
+                                   if i[0] != "again") if bad else "", radio["journal"],
+               "".join("\n" + note for note in radio.get("notes", ())[-2:])))
 
     def action_send(self, word):
         def done(yes):
             if yes:
-                self.field.send(word)
-                self.notify("sent: %s" % word)
+                self._send(word)
         self.push_screen(Confirm(_SAYS[word]), done)
+
+    def _send(self, word):
+        """A command confirmed: sent and said, or why not (the station's line lost)."""
+        try:
+            self.field.send(word)
+        except CommandError as e:
+            self.notify(str(e), severity="error")
+            return
+        self.notify("sent: %s" % word)
 
     def action_mass(self):
         def asked(keyword):
@@ -130,11 +140,11 @@ class FieldApp(App):
                 return
             try:
                 _command("masse:" + keyword)
-            except Exception as e:   # CommandError: named, nothing sent
+            except CommandError as e:   # named, nothing sent
                 self.notify(str(e), severity="error")
                 return
             self.push_screen(Confirm("Effet %s de masse on every badge in range" % keyword),
-                             lambda yes: yes and self.field.send("masse:" + keyword))
+                             lambda yes: yes and self._send("masse:" + keyword))
         self.push_screen(AskKeyword(), asked)
 
     def action_reset(self):
@@ -147,7 +157,7 @@ class FieldApp(App):
             return
         row = rows[table.cursor_row]
         self.push_screen(Confirm("Reset %s to a fresh character (P3)" % row["name"]),
-                         lambda yes: yes and self.field.send("reset:" + row["id"]))
+                         lambda yes: yes and self._send("reset:" + row["id"]))
 
     def on_unmount(self):
         self.running = False
