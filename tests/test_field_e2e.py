@@ -89,6 +89,22 @@ def _wait_for_air(name, holder):
         time.sleep(0.1)
 
 
+def _stop_resume_and_a_forgery(station, template, name, ports):
+    """The station stops both badges (their own status says so), resumes them, and a
+    forged stop then stops nobody."""
+    station.send("stop")
+    station.wait_for(lambda b: len(b) == 2 and all(r["jeu"] == "stop" for r in b.values()))
+    status = json.loads(run_cran("status", "--port", ports[0], "--json").stdout)
+    assert status["jeu"] == "stop"
+    station.send("reprise")
+    station.wait_for(lambda b: len(b) == 2 and all(
+        r["jeu"] == "en-jeu" for r in b.values()))
+    _forged_stop(template, name)
+    for port in ports:
+        status = json.loads(run_cran("status", "--port", port, "--json").stdout)
+        assert status["jeu"] == "en-jeu"
+
+
 def _forged_stop(template, name):
     """A member of the air with the game key (as any badge has it) forges the game
     master's stop: a good tag, no token of his chain; sent over a period and more, as
@@ -123,20 +139,7 @@ def test_a_station_sees_its_badges_stops_and_resumes_them_and_a_forgery_does_not
             ids = {radio_id("Godefroy").hex(), radio_id("Ysolde").hex()}
             station.wait_for(lambda b: {r["id"] for r in b.values()} == ids)
 
-            station.send("stop")
-            station.wait_for(lambda b: len(b) == 2 and all(
-                r["jeu"] == "stop" for r in b.values()))
-            status = json.loads(run_cran("status", "--port", one.port, "--json").stdout)
-            assert status["jeu"] == "stop"
-
-            station.send("reprise")
-            station.wait_for(lambda b: len(b) == 2 and all(
-                r["jeu"] == "en-jeu" for r in b.values()))
-
-            _forged_stop(template, name)
-            for port in (one.port, two.port):
-                status = json.loads(run_cran("status", "--port", port, "--json").stdout)
-                assert status["jeu"] == "en-jeu"
+            _stop_resume_and_a_forgery(station, template, name, (one.port, two.port))
     finally:
         station.stop()
     assert not os.path.exists(fieldnet.port_file(name))   # the field ends with its station
@@ -171,19 +174,7 @@ def test_a_station_badge_on_usb_is_the_laptops_radio(tmp_path):
                              usb.port, "--journal", str(journal)])
             # Both heard at once (the station asks who is there), by their names.
             field.wait_for(lambda b: set(b) == {"Godefroy", "Ysolde"})
-            field.send("stop")
-            field.wait_for(lambda b: len(b) == 2 and all(
-                r["jeu"] == "stop" for r in b.values()))
-            assert json.loads(run_cran("status", "--port", one.port, "--json").stdout)[
-                "jeu"] == "stop"
-            field.send("reprise")
-            field.wait_for(lambda b: len(b) == 2 and all(
-                r["jeu"] == "en-jeu" for r in b.values()))
-
-            _forged_stop(template, name)
-            for port in (one.port, two.port):
-                status = json.loads(run_cran("status", "--port", port, "--json").stdout)
-                assert status["jeu"] == "en-jeu"
+            _stop_resume_and_a_forgery(field, template, name, (one.port, two.port))
             last = field.wait_for(lambda b: len(b) == 2)
             assert last["radio"]["port"] == usb.port and last["radio"]["lost"] is None
             assert last["radio"]["refused"] == 0 and last["radio"]["garbled"] == 0
