@@ -115,27 +115,26 @@ class Field:
         if not 0 <= loss < 1:
             raise CommandError("--loss: from 0 to 1 (excluded), got %s" % loss,
                                EXIT_BAD_INPUT)
+        self.hub = self.usb = None
+        if args.port:
+            from host_tools.usbstation import open_station
+            air = self.usb = open_station(args.port)
+        else:
+            self.hub = fieldnet.Hub(args.virtual, loss)
+            air = self.hub.radio()
         path = args.journal or fieldlog.default_path()
         self.start = time.monotonic()
-        try:   # first: a journal it can't write stops it before it takes a port or a field
+        try:
             self.journal = fieldlog.FieldJournal(
                 path, self.names, "usb %s" % args.port if args.port
                 else "virtual %s" % args.virtual, gamekey.key_id(key), self.now)
         except OSError as e:
+            self.journal = None
+            self.close()   # the station's line, the field's air: let go
             raise CommandError("--journal %s: cannot write it: %s" % (path, e.strerror),
                                EXIT_BAD_INPUT) from None
-        self.hub = self.usb = None
-        if args.port:
-            from host_tools.usbstation import open_station
-            try:
-                air = self.usb = open_station(args.port)
-            except CommandError:
-                self.journal.close()
-                raise
+        if self.usb is not None:
             self.usb.on_note = self.journal.error
-        else:
-            self.hub = fieldnet.Hub(args.virtual, loss)
-            air = self.hub.radio()
         # Its counter and chain kept per game, so a restarted station gives no token twice.
         saved = os.path.join(gamekey.cran_home(), "station-%s.json" % gamekey.key_id(key))
         self.station = Station(key, seed_of(secret, GM_NAME), radio_id(GM_NAME), air, saved)
@@ -190,7 +189,8 @@ class Field:
             self.usb.close()
         if self.hub is not None:
             self.hub.close()
-        self.journal.close()
+        if self.journal is not None:
+            self.journal.close()
 
 
 def run(args):
