@@ -85,6 +85,7 @@ class FieldApp(App):
         self.field = field
         self.running = True
         self.stepper = threading.Thread(target=self._step, daemon=True)
+        self.shown = []   # the rows on the screen, in its order
 
     def compose(self) -> ComposeResult:
         yield Static("", id="status")
@@ -106,9 +107,17 @@ class FieldApp(App):
     def refresh_table(self):
         table = self.query_one(DataTable)
         rows = self.field.rows()
+        # The cursor stays on its badge as the rows are drawn again (and move: the most
+        # urgent first): clear() alone put it back on the first, and `x` reset that one.
+        under = self.shown[table.cursor_row] if 0 <= table.cursor_row < len(
+            self.shown) else None
         table.clear()
         for row in rows:
             table.add_row(*row_cells(row))
+        self.shown = rows
+        ids = [row["id"] for row in rows]
+        if under is not None and under["id"] in ids:
+            table.move_cursor(row=ids.index(under["id"]))
         dropped = self.field.station.listener.dropped
         bad = sum(n for why, n in dropped.items() if why != "again")
         radio = self.field.radio()
@@ -151,7 +160,7 @@ class FieldApp(App):
         """P3 for the badge on the table's cursor row: a fresh character (over the radio,
         to that badge alone)."""
         table = self.query_one(DataTable)
-        rows = self.field.rows()
+        rows = self.shown   # as on the screen: the cursor's row is the one seen
         if not rows or not 0 <= table.cursor_row < len(rows):
             self.notify("no badge on the cursor", severity="warning")
             return

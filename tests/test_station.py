@@ -289,3 +289,77 @@ def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(mic
         assert r.returncode == 0, r.stderr
         assert json.loads(run_cran("status", "--port", badge.port, "--json").stdout)[
             "etat"] == "pleine-forme"
+
+
+class _Field:
+    """cran field's Field as the screen uses it: rows that change order, a radio's
+    state, what was sent."""
+
+    def __init__(self):
+        self.order = ["aa", "bb", "cc"]
+        self.sent = []
+        self.lost = None
+
+        class _Listener:
+            dropped = {}
+
+        class _Station:
+            listener = _Listener()
+        self.station = _Station()
+
+    def step(self):
+        pass
+
+    def rows(self):
+        return [{"id": i, "name": "badge " + i, "etat": "blesse", "reste": None,
+                 "effets": {}, "armure": 0, "armure_abimee": False, "jeu": "en-jeu",
+                 "batterie": 70 if i == "cc" else None, "ago_s": 1, "rssi": -50}
+                for i in self.order]
+
+    def radio(self):
+        return {"port": "/dev/ttyUSB0", "station": "240ac4c0a701", "refused": 0,
+                "garbled": 0, "notes": [self.lost] if self.lost else [], "lost": self.lost,
+                "journal": "/tmp/field.jsonl"}
+
+    def send(self, word):
+        from host_tools import CommandError
+        if self.lost:
+            raise CommandError("%s: not sent: %s" % (word, self.lost), 1)
+        self.sent.append(word)
+
+
+def test_the_stations_screen_resets_the_badge_under_its_cursor_and_says_a_lost_line():
+    import asyncio
+
+    from textual.widgets import DataTable, Static
+
+    from host_tools.field_tui import FieldApp
+    field = _Field()
+
+    async def go():
+        app = FieldApp(field)
+        async with app.run_test(size=(120, 20)) as pilot:
+            await pilot.pause(0.7)
+            await pilot.press("down", "down")          # on "badge cc"
+            field.order = ["cc", "aa", "bb"]            # it becomes the most urgent
+            app.refresh_table()
+            await pilot.pause()
+            assert app.query_one(DataTable).cursor_row == 0   # the cursor went with it
+            await pilot.press("x")
+            await pilot.pause()
+            question = str(app.screen.query_one("#question", Static).content)
+            await pilot.press("y")
+            await pilot.pause()
+            field.lost = "/dev/ttyUSB0: lost the station: [Errno 5] EIO"
+            app.refresh_table()
+            status = str(app.query_one("#status", Static).content)
+            await pilot.press("s", "y")
+            await pilot.pause()
+            return question, status
+    question, status = asyncio.run(go())
+    assert question.startswith("Reset badge cc to a fresh character (P3)?")
+    assert field.sent == ["reset:cc"]   # and nothing once the line is lost
+    assert status.splitlines() == [
+        "station badge 240ac4c0a701 on /dev/ttyUSB0, LOST: 3 badge(s) heard; frames "
+        "refused: 0", "journal /tmp/field.jsonl (cran logs --file)",
+        "/dev/ttyUSB0: lost the station: [Errno 5] EIO"]
