@@ -101,48 +101,53 @@ def is_journal(lines):
 
 def timelines(lines, source):
     """A station's journal lines -> ([(Timeline, source)]: the station's, then each
-    badge's in the order first heard; problems, each 'SOURCE:LINE: why')."""
+    badge's in the order first heard; problems, each 'SOURCE:LINE: why', LINE the
+    station journal's own)."""
     station, badges, problems = [], {}, []
     names = {}
     starts = []   # the station's starts, which a badge first heard later gets too
     for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
         try:
             entry = json.loads(text)
         except (ValueError, RecursionError):
             entry = None
-        if not text.strip():
-            continue
         if not isinstance(entry, dict) or not _whole(entry.get("up")):
             problems.append("%s:%d: unreadable, skipped (not a station's journal entry)"
                             % (source, number))
             continue
-        at = {"up": entry["up"]}
-        if "t" in entry:
-            at["t"] = entry["t"]
+        at = dict((key, entry[key]) for key in ("up", "t") if key in entry)
         if "badge" in entry:
             badge = str(entry["badge"])
-            names[badge] = str(entry.get("name") or badge)
-            badges.setdefault(badge, list(starts)).append(dict(
-                at, heard=entry.get("heard"), etat=entry.get("etat"), rssi=entry.get("rssi")))
+            names[badge] = str(entry.get("name") or names.get(badge, badge))
+            heard = dict(at, heard=entry.get("heard"), rssi=entry.get("rssi", "?"))
+            if "etat" in entry:
+                heard["etat"] = entry["etat"]
+            badges.setdefault(badge, list(starts)).append((number, heard))
         elif "sent" in entry:
-            station.append(dict(at, a="sent: %s" % entry["sent"],
-                                c=_SENT_CUES.get(entry["sent"], [])))
+            station.append((number, dict(at, a="sent: %s" % entry["sent"],
+                                         c=_SENT_CUES.get(entry["sent"], []))))
         elif "error" in entry:
-            station.append(dict(at, error="station: %s" % entry["error"]))
+            station.append((number, dict(at, error="station: %s" % entry["error"])))
         elif "station" in entry:
-            station.append(dict(at, a="station started (%s)" % entry["station"], c=[]))
+            station.append((number, dict(at, a="station started (%s)" % entry["station"],
+                                         c=[])))
             # Every badge's lanes start with it, not at its first heartbeat: one clock,
             # the station's, to the millisecond (a picture aligns groups by their first
             # entry's wall clock, whole seconds); before it is heard, its state is "?".
-            for badge in badges.values():
-                badge.append(dict(at, heard=[]))
-            starts.append(dict(at, heard=[]))
+            for entries in badges.values():
+                entries.append((number, dict(at, heard=[])))
+            starts.append((number, dict(at, heard=[])))
     out = []
     groups = [(STATION_NAME, None, station)] + [(names[b], b, badges[b]) for b in badges]
     for name, badge, entries in groups:
-        if not entries:
-            continue
-        parsed, bad = timeline.parse_lines([json.dumps(e) for e in entries], source)
+        # Each group's entries read at their own line's place (the others left blank),
+        # so that what a picture or a problem says of a line is the station journal's.
+        padded = [""] * len(lines)
+        for number, entry in entries:
+            padded[number - 1] = json.dumps(entry)
+        parsed, bad = timeline.parse_lines(padded, source)
         problems += bad
         if not parsed:
             continue
@@ -154,7 +159,12 @@ def timelines(lines, source):
             for e in tl.entries:
                 e.changes = [c for c in e.changes if not c.startswith("etat=")]
         out.append((tl, source))
-    return out, problems
+    return out, sorted(set(problems), key=_line_of)
+
+
+def _line_of(problem):
+    # 'SOURCE:LINE: why' -> LINE, to say the problems in the journal's order
+    return int(problem.split(": ", 1)[0].rsplit(":", 1)[1])
 
 
 def _whole(value):

@@ -213,9 +213,13 @@ def test_the_stations_journal_says_each_change_once_and_reads_back_as_a_fight(tm
     assert [e["name"] for e in entries if "badge" in e] == ["Ali", "Ali", "0202" * 3, "Ali"]
 
     lines.insert(3, "{not json")                   # a torn line, named, skipped
+    lines.append('{"badge": "%s", "heard": "x", "up": 9000}' % one.hex())   # edited by hand
     assert fieldlog.is_journal(lines) and not fieldlog.is_journal(['{"up": 0, "boot": 1}'])
     items, problems = fieldlog.timelines(lines, "field.jsonl")
-    assert problems == ["field.jsonl:4: unreadable, skipped (not a station's journal entry)"]
+    assert problems == [   # by the station journal's own lines
+        "field.jsonl:4: unreadable, skipped (not a station's journal entry)",
+        "field.jsonl:%d: unreadable, skipped (cues are not [kind, value] pairs)"
+        % len(lines)]
     assert [tl.name for tl, _ in items] == ["GM station", "Ali", "0202" * 3]
     station, ali, other = (tl for tl, _ in items)
     assert station.lanes == ["jeu"] and [m.label for m in station.markers][1:] == [
