@@ -52,7 +52,7 @@ def drive_files(board, config_text, key, out_dir):
     """{path on the drive: bytes} of everything the badge needs, code.py included."""
     from host_tools import build, cplibs
     cross = mpy_cross_circuitpython()
-    sources = list(build._sources("circuitpython"))
+    sources = list(build._sources(runtime="circuitpython"))
     libs = [(path, "lib/" + rel) for rel, path in cplibs.library_files().items()]
     files = {}
     if cross is not None:
@@ -152,9 +152,9 @@ def run(args, config_of, key):
     from cran.board import BoardError, read_board_file
     from host_tools.build import board_file_text
     from host_tools.runtimes import BOARDS_DIR
-    if args.port or args.all or args.roster or args.micropython:
+    if args.port or args.all or args.roster or args.micropython or args.station:
         raise CommandError("--drive flashes the one CircuitPython badge whose drive it is: "
-                           "no --port, --all, --roster or --micropython with it")
+                           "no --port, --all, --roster, --micropython or --station with it")
     board_id, config_text = config_of(args)
     if board_id is None:
         raise CommandError("--drive: which board? give --board ID or --config FILE")

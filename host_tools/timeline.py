@@ -4,7 +4,9 @@
 # cran/badge.py and cran/app.py: {"boot"}, {"a", "c", "etat"}, {"timer", "etat"},
 # {"undo", "etat"}, {"error"}, {"safe_mode"}, {"restored"} (the state came back from its
 # copy in NVS), {"inconnu"} (the state is lost: etat inconnu until a reset), each with
-# "up" (ms since that boot) and "t" (wall-clock seconds) once the badge knows the time.
+# "up" (ms since that boot) and "t" (wall-clock seconds) once the badge knows the time;
+# and {"heard", "etat", "rssi"}: the badge as the game master's station heard it change
+# (host_tools/fieldlog.py makes such journals from the station's).
 import bisect
 import heapq
 import json
@@ -69,7 +71,8 @@ class Timeline:
 def _kind(raw):
     for key, kind in (("boot", "boot"), ("a", "act"), ("timer", "timer"),
                       ("undo", "undo"), ("safe_mode", "safe_mode"), ("fresh", "fresh"),
-                      ("restored", "restored"), ("inconnu", "inconnu"), ("error", "error")):
+                      ("restored", "restored"), ("inconnu", "inconnu"), ("error", "error"),
+                      ("heard", "heard")):
         if key in raw:
             return kind
     return "other"
@@ -99,7 +102,7 @@ def _fault(raw):
 
 
 def _cues(raw):
-    for key in ("c", "timer", "undo"):
+    for key in ("c", "timer", "undo", "heard"):
         if key in raw:
             return raw[key]
     return []
@@ -544,6 +547,10 @@ def _what(e):
     if e.kind == "timer":
         notes = ["%s noticed" % v for k, v in _cues(raw) if k == "remarque"]
         return "(timer)" + (" " + ", ".join(notes) if notes else "")
+    if e.kind == "heard":
+        if raw.get("rssi") is None:
+            return "(the station starts: not heard yet)"
+        return "(heard by the station, %s dBm)" % (raw["rssi"],)
     if e.kind == "error":
         return "error: %s" % (raw["error"],)
     if e.kind == "safe_mode":

@@ -486,12 +486,15 @@ class RTC:
 
 # ---- buses ------------------------------------------------------------------------
 
-_i2c_devices = {}   # (scl, sda) -> set of 7-bit addresses answering on that bus
+# (scl, sda) -> {7-bit address answering on that bus: what its registers hold (read(reg,
+# n) -> bytes, write(reg, data)), or None: a read gives zeros}
+_i2c_devices = {}
 
 
-def attach_i2c(scl, sda, addr):
-    """Put a device at addr on the bus of these pins (the sim's optional SSD1306)."""
-    _i2c_devices.setdefault((scl, sda), set()).add(addr)
+def attach_i2c(scl, sda, addr, chip=None):
+    """Put a device at addr on the bus of these pins (the sim's optional SSD1306), with
+    its registers (world.Axp192) or none."""
+    _i2c_devices.setdefault((scl, sda), {})[addr] = chip
 
 
 class I2C:
@@ -528,6 +531,9 @@ class I2C:
         self._check(addr)
         if _recording():
             _log(self.writes, (addr, bytes([memaddr]) + bytes(buf)))
+        chip = _i2c_devices[self.key][addr]
+        if chip is not None:
+            chip.write(memaddr, bytes(buf))
 
     def readfrom(self, addr, nbytes, stop=True):
         self._check(addr)
@@ -535,7 +541,8 @@ class I2C:
 
     def readfrom_mem(self, addr, memaddr, nbytes, addrsize=8):
         self._check(addr)
-        return bytes(nbytes)
+        chip = _i2c_devices[self.key][addr]
+        return bytes(nbytes) if chip is None else chip.read(memaddr, nbytes)
 
 
 SoftI2C = I2C
