@@ -68,7 +68,7 @@ def badge_journal(tmp_path, steps, character=None, wall_s=EPOCH_S):
 def test_the_samples_are_what_the_firmware_journals_today(tmp_path):
     subprocess.run([sys.executable, os.path.join(DATA, "make_journals.py"), str(tmp_path)],
                    check=True, capture_output=True, timeout=60)
-    for name in ("journal-godefroy.jsonl", "journal-long.jsonl"):
+    for name in ("journal-godefroy.jsonl", "journal-long.jsonl", "journal-rules.jsonl"):
         assert (tmp_path / name).read_text() == open(os.path.join(DATA, name)).read(), (
             "%s is stale: run tests/data/make_journals.py" % name)
 
