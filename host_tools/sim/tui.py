@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, RichLog, Static
 
 from cran import scenario
 from cran.core.words import KEYWORDS, TIMED_EFFECTS
+from host_tools import journal
 from host_tools.scenario_cmd import fmt_time
 from host_tools.sim.link import LinkError
 
@@ -84,27 +85,6 @@ def shown_rgb(rgb, max_brightness):
         return _OFF_RGB
     scale = 255.0 / max(max_brightness, max(rgb))
     return tuple(min(255, int(round(c * scale))) for c in rgb)
-
-
-def journal_text(entry):
-    """One journal entry (cran.badge.Badge.log) in a line."""
-    if "a" in entry:
-        return "%s -> %s  %s" % (entry["a"], entry.get("etat"), _cues(entry.get("c")))
-    if "timer" in entry:
-        return "timer -> %s  %s" % (entry.get("etat"), _cues(entry["timer"]))
-    if "undo" in entry:
-        return "undo -> %s" % entry.get("etat")
-    if "boot" in entry:
-        return "boot, firmware %s (%s)" % (entry["boot"], entry.get("cause"))
-    if "fresh" in entry:
-        return "a new badge: %s" % entry["fresh"]
-    if "error" in entry:
-        return "error: %s" % entry["error"]
-    return " ".join("%s=%s" % kv for kv in sorted(entry.items()) if kv[0] not in ("up", "t"))
-
-
-def _cues(cues):
-    return "[%s]" % ", ".join("%s %s" % (k, v) for k, v in cues or ())
 
 
 class Script:
@@ -325,7 +305,7 @@ class SimApp(App):
         self.now = frame["now"]
         self.target = max(self.target, self.now)   # a press took its own time
         for at, entry in frame["journal"]:
-            self.log_line("%8s  %s" % (fmt_time(at), journal_text(entry)),
+            self.log_line("%8s  %s" % (fmt_time(at), journal.live_line(entry)),
                           "red" if "error" in entry else "")
         if frame.get("fault"):
             self.log_line(frame["fault"], "red")
