@@ -33,12 +33,12 @@ from cran.core.vocab import (
     CUE_RESET,
     CUE_SAY,
     CUE_STATE,
+    INCONNU,
     NVS_BAD,
     PLAYS,
     STATES,
 )
 
-UNKNOWN = "inconnu"            # the etat of a badge that lost its state
 ERROR_CODES = (COPY_MISSING, COPY_BAD, NVS_BAD)
 FRESH = "no state saved yet"   # why a new badge starts fresh
 # The effects a lane is drawn for: the 5-minute ones, desarme and vol (State.effects).
@@ -52,7 +52,7 @@ class Seen:
 
     def __init__(self, etat=None, answers=None, damaged=False, jeu=PLAYS[0],
                  combat=False, effects=(), broken=(), used=0, of=None):
-        self.etat = etat            # a word of STATES, UNKNOWN, or None: not known yet
+        self.etat = etat            # a word of STATES, INCONNU, or None: not known yet
         self.answers = answers
         self.damaged = damaged
         self.jeu = jeu
@@ -237,7 +237,7 @@ def summary_seen(s, of):
     """A version-2 state summary (cran.core.engine.summary, checked by _fault) -> Seen."""
     etat, answers, damaged, play, timers = s[:5]
     running = [name for i, name in enumerate(TIMER_NAMES) if timers >> i & 1]
-    return Seen(UNKNOWN if etat is None else STATES[etat], answers, damaged == 1,
+    return Seen(INCONNU if etat is None else STATES[etat], answers, damaged == 1,
                 PLAYS[play], "combat" in running,
                 sorted(name for name in running if name in _EFFECT_TIMERS), s[5:], of=of)
 
@@ -367,7 +367,7 @@ class _Version1:
         elif e.kind == "inconnu":
             self.explained = True
             self.model.fresh()
-            self.model.etat = UNKNOWN       # until a reset (its cue makes it fresh)
+            self.model.etat = INCONNU       # until a reset (its cue makes it fresh)
         elif e.kind == "error" and isinstance(raw["error"], str):
             self._error(e, raw["error"])
         elif e.kind == "act":

@@ -14,7 +14,7 @@ from cran.core.engine import (
 )
 from cran.core.record import to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import CUE_KINDS, const
+from cran.core.vocab import CUE_KINDS, INCONNU, const
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
@@ -218,7 +218,7 @@ class Badge:
         if self.unknown:   # nothing of the wearer is known: no field says more than that
             for key in ("armure", "armure_abimee", "reste_ms", "combat", "jeu", "renommee"):
                 status[key] = None
-            status["etat"] = "inconnu"
+            status["etat"] = INCONNU
         return status
 
     def log(self, entry):

@@ -37,6 +37,7 @@ BLESSE = 1
 AGONISANT = 2
 COMA = 3
 MORT = 4
+INCONNU = "inconnu"   # not a state: what a badge that lost its saved state says it is
 # Whether the wearer plays (State.play): in play, out of the game (K16), or the game
 # stopped (K15). The journal writes it as its place here: the order is a format.
 PLAYS = ("en-jeu", "hors-jeu", "stop")
