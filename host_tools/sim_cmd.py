@@ -86,7 +86,8 @@ def live(args, runtime):
         app.run()
     finally:
         link.close()
-    if app.dead:
-        print("cran: %s" % app.dead, file=sys.stderr)
+    session = app.session
+    if session.dead:
+        print("cran: %s" % session.dead, file=sys.stderr)
         return 3
-    return 1 if app.script is not None and app.script.failed else 0
+    return 1 if session.script is not None and session.script.failed else 0
