@@ -45,9 +45,10 @@ PLAYS = ("en-jeu", "hors-jeu", "stop")
 # The kinds of cue (what the badge must tell: cran.core.engine), each by the word the
 # scenario trace prints (docs/scenarios.md): code names a kind by its constant, never by
 # the word. (The 19 names cost a badge ~10 bytes each, made at its start and kept; in the
-# bench's unix port they take the Atom Lite's names past the point where the next pool
-# of names is allocated, ~2.3 KB at once that the next ~300 names share: a step that
-# falls elsewhere on an ESP32, whose own names are not counted there, bench/report.py.)
+# bench's unix port they take the Atom Lite's and the DevKitC's names past the point
+# where the next pool of names is allocated, 2.3-3 KB at once that the next few hundred
+# names share: a step that falls elsewhere on an ESP32, where the runner's own names do
+# not come first, bench/report.py. In ROMFS the day's heap after boot grows ~0.2 KB.)
 CUE_STATE = "etat"           # a new state (S1-S5)
 CUE_LOOK = "vu"              # the public look (S7): debout, blesse, au-sol, inerte
 CUE_COUNTDOWN = "compte"     # a countdown started (S3, S4)
