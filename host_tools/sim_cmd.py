@@ -86,8 +86,7 @@ def live(args, runtime):
         app.run()
     finally:
         link.close()
-    session = app.session
-    if session.dead:
-        print("cran: %s" % session.dead, file=sys.stderr)
+    if app.dead:
+        print("cran: %s" % app.dead, file=sys.stderr)
         return 3
-    return 1 if session.script is not None and session.script.failed else 0
+    return 1 if app.script is not None and app.script.failed else 0

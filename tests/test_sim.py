@@ -6,8 +6,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 from types import SimpleNamespace
 
@@ -22,7 +20,6 @@ from cran.hal.leds import cap
 from cran.tunes import melody_for
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.sim.link import BadgeLink, read_wearer
-from host_tools.sim.session import Listener, Session
 from host_tools.sim.tui import PICKERS, Picker, SimApp, shown_rgb
 from host_tools.sim_cmd import prepare
 
@@ -74,8 +71,7 @@ def test_the_hit_key_makes_a_fresh_badge_blesse(runtime):
         out = []
         for key in ("space", "period", "period"):   # the hit, then 1 s twice: the blink
             await keys(pilot, key)
-            out.append((app.session.now, panel(app)["etat"], app.session.frame["leds"],
-                        app.led_colours))
+            out.append((app.now, panel(app)["etat"], app.frame["leds"], app.led_colours))
         return before, out, app.hello["leds"]["max_brightness"]
 
     before, seen, top = ui(runtime, steps)
@@ -125,10 +121,10 @@ def test_esc_closes_every_picker_and_the_console_line():
 def test_the_clock_keys():
     def one_second(app):
         # As if a real second went by since the clock's last tick.
-        before = app.session.now
-        app.session._last_tick = time.monotonic() - 1.0
+        before = app.now
+        app._last_tick = time.monotonic() - 1.0
         app.tick()
-        return app.session.now - before
+        return app.now - before
 
     async def steps(app, pilot):
         out = {"paused": one_second(app)}
@@ -136,9 +132,9 @@ def test_the_clock_keys():
             await keys(pilot, key)
             out[name] = one_second(app)
         for key in ("period", "m", "M"):
-            before = app.session.now
+            before = app.now
             await keys(pilot, key)
-            out[key] = app.session.now - before
+            out[key] = app.now - before
         return out, str(app.w_clock.content)
 
     out, clock = ui("cpython", steps)
@@ -153,9 +149,9 @@ def test_a_one_button_press_sequence_reaches_its_action(runtime):
     # docs/controls.md, one button: coup peur = L S L S S L S S S L.
     async def steps(app, pilot):
         await keys(pilot, "A", "a", "A")
-        where = app.session.frame["menu"]
+        where = app.frame["menu"]
         await keys(pilot, "a", "a", "A", "a", "a", "a", "A")
-        return where, app.session.frame["menu"], app.session.frame["status"]["effets"], panel(app)
+        return where, app.frame["menu"], app.frame["status"]["effets"], panel(app)
 
     where, after, effects, shown = ui(runtime, steps)
     assert where == [1, 1, 1, "Etats"]          # Coup > Etats, its 1st entry
@@ -167,9 +163,9 @@ def test_two_buttons_and_the_screen_mirrored(micropython):
     # docs/controls.md, two buttons and a screen: effet peur = B A B.
     async def steps(app, pilot):
         await keys(pilot, "B")
-        menu = list(app.session.frame["screen"])
+        menu = list(app.frame["screen"])
         await keys(pilot, "A", "B")
-        return menu, app.session.frame["screen"], str(app.w_screen.content), app.session.notes
+        return menu, app.frame["screen"], str(app.w_screen.content), app.notes
 
     menu, screen, drawn, notes = ui("micropython", steps, board="m5stickc-plus")
     assert menu[0] == "Effet" and menu[-1] == "bb Retour"
@@ -234,7 +230,7 @@ def test_a_script_replays_and_its_expects_show(runtime, tmp_path):
     async def steps(app, pilot):
         await keys(pilot, "M", "M")
         lines = [str(line.text) for line in app.w_script.lines]
-        return app.session.script, lines, panel(app), app.w_script.border_title
+        return app.script, lines, panel(app), app.w_script.border_title
 
     script, lines, shown, title = ui(runtime, steps, script=_script(tmp_path))
     assert (script.held, script.failed, script.due()) == (2, 1, None)
@@ -248,66 +244,21 @@ def test_a_script_replays_and_its_expects_show(runtime, tmp_path):
 def test_the_rulebook_fight_replays_on_the_live_badge(micropython):
     async def steps(app, pilot):
         await keys(pilot, "M", "M", "M")
-        return app.session.script
+        return app.script
 
     script = ui("micropython", steps,
                 script=os.path.join(SCENARIO_DIR, "exemple-godefroy.txt"))
     assert (script.held, script.failed, script.due()) == (5, 0, None)
 
 
-class Heard(Listener):
-    """A listener that keeps what a session tells it."""
-
-    def __init__(self):
-        self.heard = []
-
-    def journaled(self, at, entry):
-        self.heard.append(("journal", sorted(entry)))
-
-    def played(self, step, ok, text):
-        self.heard.append(("played", ok, text))
-
-    def melody(self):
-        self.heard.append(("melody",))
-
-
-def test_a_session_replays_a_script_with_no_terminal_and_no_textual(tmp_path):
-    # The session is the clock, the script and the link: no widget, and Textual is
-    # not even imported (a headless tool or a test drives it as the UI does).
-    code = ("import sys; import host_tools.sim.session; "
-            "print([m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"
-    link, parsed = prepare(SimpleNamespace(board="atom-lite", script=_script(tmp_path),
-                                           character=None), "cpython")
-    try:
-        heard = Heard()
-        session = Session(link, parsed, paused=True, listener=heard)
-        session.tick(0.0)
-        session.tick(1000.0)                  # paused: the clock does not move the badge
-        assert session.now == link.first["now"]
-        session.jump(600000)
-    finally:
-        link.close()
-    script = session.script
-    assert (script.held, script.failed, script.due()) == (2, 1, None)
-    played = [h for h in heard.heard if h[0] == "played"]
-    assert [ok for _, ok, _ in played] == [True, True, True, True, False]
-    assert "expected etat=mort, got coma" in played[-1][2]
-    journaled = [h[1] for h in heard.heard if h[0] == "journal"]
-    assert journaled[0][:3] == ["a", "c", "s"]   # the first hit, its state said
-    assert ("melody",) not in heard.heard      # an Atom Lite has no buzzer
-
-
 def test_reboot_keeps_the_state_and_a_dead_badge_is_said(tmp_path):
     async def steps(app, pilot):
         await keys(pilot, "space", "r")
         kept = panel(app)["etat"]
-        app.session.link.proc.kill()
-        app.session.link.proc.wait()
+        app.link.proc.kill()
+        app.link.proc.wait()
         await keys(pilot, "space")
-        return kept, app.session.dead, str(app.w_clock.content)
+        return kept, app.dead, str(app.w_clock.content)
 
     kept, dead, clock = ui("cpython", steps)
     assert kept == "blesse"
