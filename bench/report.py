@@ -311,7 +311,7 @@ def render(figures, previous):
         "console, which loads the console and its lock (and an action line the grammar, "
         "`cran.core.words`), let go again after a quiet minute. The runner reads the "
         "steps as it comes to them: it holds none in the badge's heap. Every name "
-        "(qstr) the firmware makes is made at its start (cran._make_names); in this "
+        "(qstr) the firmware makes is made at its start (cran.startup._make_names); in this "
         "port the runner's own ~380 names come first, so where the badge's cross into "
         "a new pool of twice the size (~9 KB at once) is not where they would on an "
         "ESP32, whose first pool follows its frozen modules'. The day crosses the "

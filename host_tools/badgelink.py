@@ -54,7 +54,9 @@ def usb_ports():
     return [p.device for p in list_ports.comports() if p.vid is not None]
 
 
-def _open(port):
+def open_port(port):
+    """The port at 115200 baud, ours alone: -> pyserial's Serial (a short read timeout);
+    CommandError naming the port when it is missing, busy or refused."""
     import serial
     try:
         # write_timeout: a port nobody reads (no badge behind it) fills and would block.
@@ -109,7 +111,7 @@ def connect(port, keys=()):
     with Ctrl-C, as mpremote does; a sleeping badge is knocked awake first, see wake(),
     and a locked one unlocked with its game key, see unlock()). keys: game keys to try
     besides this computer's key ring. -> transport; call close() when done."""
-    conn = _open(port)
+    conn = open_port(port)
     try:
         if wake(conn, port) == "firmware":
             unlock(conn, port, keys)
@@ -233,7 +235,7 @@ def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
 
 
 def _ask_lines(port, lines, timeout, again, keys):
-    conn = _open(port)
+    conn = open_port(port)
     try:
         wake(conn, port)
         if keys is None:

@@ -63,21 +63,25 @@ def compat_args(badge_impl):
 # Firmware modules the host needs and a badge never imports: the scenario runner, and
 # the board file check (cran flash checks the board on the host, cran.config reads it).
 HOST_ONLY = ("cran/scenario.py", "cran/board.py")
+# The game master's station badge's relay (cran flash --station): a player's badge never
+# has it, nor the names it makes (names_sources).
+STATION_ONLY = ("cran/station.py",)
 # Bytecode lives in the badge's RAM: without line-number tables it is ~4 % smaller
 # (2.7 KB in 32-bit). A traceback on the badge still names the module and function;
 # the desktop runs the same code from source, with line numbers, to find the line.
 _BADGE_ARGS = ("-X", "no-source-lines")
 
 
-def _sources():
+def _sources(station=False):
     """-> (path, path in the firmware with "/") of every module of cran a badge gets,
-    in order."""
+    in order; station: a station's relay too."""
     for where, dirs, names in os.walk(os.path.join(FIRMWARE_DIR, "cran")):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
         for name in sorted(names):
             path = os.path.join(where, name)
             rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
-            if name.endswith(".py") and rel not in HOST_ONLY:
+            if name.endswith(".py") and rel not in HOST_ONLY and (
+                    station or rel not in STATION_ONLY):
                 yield path, rel
 
 
@@ -97,6 +101,41 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     main = os.path.join(out_dir, "main.py")
     shutil.copyfile(os.path.join(FIRMWARE_DIR, "main.py"), main)
     files["/main.py"] = main
+    return files
+
+
+# A station badge (docs/radio.md) gets the relay and what it imports, and the badge's own
+# main.py (its watchdog, its check of every module against the manifest) whose last
+# step starts the relay instead of the app: made here rather than read from a field of
+# the manifest, so that a player's main.py, in its heap all day, is not made one
+# instruction longer for a station.
+STATION = "cran.station"
+_STARTS_THE_APP = '__import__("cran").main()'
+
+
+def station_modules():
+    """Badge paths of the modules a station has: cran.station's and its radio driver's."""
+    return sorted(set(imported_by(STATION)) | set(imported_by("cran.hal.espnow")))
+
+
+def compile_station(out_dir, extra_args=(), cache=None):
+    """A station badge's firmware in out_dir, as compile_firmware makes a player's:
+    -> {badge path: local file}. It has no can't-start path (cran.fail is not there): a
+    module of it damaged leaves the REPL, and the watchdog says so again at each boot
+    (manifest_text's fail_needs: every module)."""
+    modules = station_modules()
+    files = compile_modules([(path, rel) for path, rel in _sources(station=True)
+                             if "/" + rel[:-3] + ".mpy" in modules], out_dir, extra_args,
+                            cache)
+    with open(os.path.join(FIRMWARE_DIR, "main.py"), encoding="utf-8") as f:
+        main = f.read()
+    if main.count(_STARTS_THE_APP) != 1:
+        raise CommandError("firmware/main.py: its last step, %s, is not there once: a "
+                           "station's main.py is made from it" % _STARTS_THE_APP)
+    files["/main.py"] = os.path.join(out_dir, "main.py")
+    with open(files["/main.py"], "w", encoding="utf-8") as f:
+        f.write(main.replace(_STARTS_THE_APP, '__import__("%s", None, None, ("main",)).main()'
+                             % STATION))
     return files
 
 
@@ -131,7 +170,7 @@ PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
                 "cran.hal.axp192": "display", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
                 "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio",
-                "cran.radio_config": "radio"}
+                "cran.radio_config": "radio", "cran.hal.battery": "radio"}
 NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
 
 
@@ -168,7 +207,7 @@ def names_sources(files, src_dir):
     """{badge path: local .mpy} -> the sources, written in src_dir, of the modules that
     make the badge's names (qstrs) when they load, as (path, rel) for compile_modules:
     cran/names.py for every module but the parts', cran/names_PART.py for each part's.
-    Loaded by cran._make_names at the start: a .mpy's names are made by MicroPython's
+    Loaded by cran.startup._make_names at the start: a .mpy's names are made by MicroPython's
     loader, in C, at a module load's speed. Identifiers are written as attributes and
     short strings as literals (each a qstr of the .mpy); what is neither (dotted module
     names, source names: strings of more than 10 characters are constant objects, not
@@ -181,7 +220,7 @@ def names_sources(files, src_dir):
         idents = sorted(n for n in names if _attribute(n))
         short = sorted(n for n in names if not _attribute(n))
         lines = ["# Made by cran flash (host_tools/build.py names_sources): loading this makes",
-                 "# the names of the badge's modules; cran._make_names.",
+                 "# the names of the badge's modules; cran.startup._make_names.",
                  "LATER = %r" % " ".join(sorted(later)),
                  "", "", "def _(x):"]
         lines += ["    x.%s" % n for n in idents]
@@ -231,16 +270,17 @@ def _read_uint(data, i):
             return value, i
 
 
-def manifest_text(files, root=""):
+def manifest_text(files, root="", fail_needs=None):
     """{badge path: bytes} of what a badge gets -> the manifest main.py checks the
     firmware against: the SHA-256 of every module, and the modules the can't-start path
-    (cran.fail) imports, which main.py uses only when they are whole. root: where the
-    modules are ("/rom" when they are in the badge's ROMFS)."""
+    (cran.fail) imports, which main.py uses only when they are whole (fail_needs: other
+    ones). root: where the modules are ("/rom" when they are in the badge's ROMFS)."""
     import hashlib
     hashes = dict((root + path, hashlib.sha256(data).hexdigest())
                   for path, data in files.items() if path.startswith("/cran/"))
-    return json.dumps({"files": hashes,
-                       "fail_needs": [root + p for p in imported_by("cran.fail")]},
+    if fail_needs is None:
+        fail_needs = imported_by("cran.fail")
+    return json.dumps({"files": hashes, "fail_needs": [root + p for p in fail_needs]},
                       sort_keys=True)
 
 

@@ -18,6 +18,7 @@ COMMANDS = (
     ("status", "host_tools.status_cmd"),
     ("console", "host_tools.console_cmd"),
     ("field", "host_tools.field_cmd"),
+    ("air", "host_tools.air_cmd"),
 )
 
 

@@ -1,7 +1,8 @@
 # `cran field`: the game master's station. Every badge heard (its private state too:
 # the heartbeats are for the game master's eyes, S7), the urgent first, and the game
 # master's commands to every badge in range, made with the game master's chain (only
-# this computer, with the game settings file, can make them).
+# this computer, with the game settings file, can make them). Its radio: a station
+# badge on USB (--port, host_tools/usbstation.py), or a virtual field's air (--virtual).
 import json
 import os
 import signal
@@ -10,7 +11,7 @@ import threading
 import time
 
 from cran import radio
-from host_tools import CommandError, fieldnet, gamekey
+from host_tools import CommandError, fieldlog, fieldnet, gamekey
 from host_tools.station import GM_NAME, Station, radio_id, seed_of
 
 HELP = "the game master's station: every badge at a glance, stop / resume the game"
@@ -32,11 +33,15 @@ def setup(p):
                         "cran config --settings-template, with \"radio\": true)")
     p.add_argument("--roster", metavar="ROSTER.csv",
                    help="the roster, to show each badge by its name")
-    p.add_argument("--virtual", metavar="NAME", required=True,
-                   help="a virtual field of `cran vbadge --field NAME` badges, whose air "
-                        "this station holds")
-    p.add_argument("--loss", type=float, default=0.0,
-                   help="the virtual air's frame loss, 0 to 1 (default 0)")
+    radio = p.add_mutually_exclusive_group(required=True)
+    radio.add_argument("--port", metavar="PORT",
+                       help="the station badge's serial port (`cran flash --port PORT "
+                            "--station` makes one): the radio on a real field")
+    radio.add_argument("--virtual", metavar="NAME",
+                       help="a virtual field of `cran vbadge --field NAME` badges, whose "
+                            "air this station holds")
+    p.add_argument("--loss", type=float, default=None,
+                   help="with --virtual: the virtual air's frame loss, 0 to 1 (default 0)")
     p.add_argument("--json", action="store_true",
                    help="no screen: one JSON line of every badge heard per second; each "
                         "line on stdin is a command (stop, reprise, nuit, clock, "
@@ -44,6 +49,10 @@ def setup(p):
     p.add_argument("--command", action="append", default=[],
                    metavar="stop|reprise|nuit|clock|masse:KEYWORD|reset:ID",
                    help="send this command first (with --json; may be repeated)")
+    p.add_argument("--journal", metavar="FILE",
+                   help="the station's journal: what it sent and heard, for `cran logs "
+                        "--file` (default: a new file in the cran folder's field/, named "
+                        "on the screen)")
     p.add_argument("--for", dest="seconds", type=float, default=None,
                    help="with --json: stop after this many seconds (default: Ctrl-C)")
 
@@ -99,15 +108,38 @@ class Field:
                                "true and a \"radio_secret\" (cran config --settings-template)"
                                % args.settings, EXIT_BAD_INPUT)
         self.names = _names(args.roster)
-        if not 0 <= args.loss < 1:
-            raise CommandError("--loss: from 0 to 1 (excluded), got %s" % args.loss,
+        loss = 0.0 if args.loss is None else args.loss
+        if args.port and args.loss is not None:
+            raise CommandError("--loss is the virtual air's: a real field loses what it "
+                               "loses", EXIT_BAD_INPUT)
+        if not 0 <= loss < 1:
+            raise CommandError("--loss: from 0 to 1 (excluded), got %s" % loss,
                                EXIT_BAD_INPUT)
-        self.hub = fieldnet.Hub(args.virtual, args.loss)
+        self.hub = self.usb = None
+        if args.port:
+            from host_tools.usbstation import open_station
+            air = self.usb = open_station(args.port)
+        else:
+            self.hub = fieldnet.Hub(args.virtual, loss)
+            air = self.hub.radio()
+        path = args.journal or fieldlog.default_path()
+        self.start = time.monotonic()
+        try:
+            self.journal = fieldlog.FieldJournal(
+                path, self.names, "usb %s" % args.port if args.port
+                else "virtual %s" % args.virtual, gamekey.key_id(key), self.now)
+        except OSError as e:
+            self.journal = None
+            self.close()   # the station's line, the field's air: let go
+            raise CommandError("--journal %s: cannot write it: %s" % (path, e.strerror),
+                               EXIT_BAD_INPUT) from None
+        if self.usb is not None:
+            self.usb.on_note = self.journal.error
         # Its counter and chain kept per game, so a restarted station gives no token twice.
         saved = os.path.join(gamekey.cran_home(), "station-%s.json" % gamekey.key_id(key))
-        self.station = Station(key, seed_of(secret, GM_NAME), radio_id(GM_NAME),
-                               self.hub.radio(), saved)
-        self.start = time.monotonic()
+        self.station = Station(key, seed_of(secret, GM_NAME), radio_id(GM_NAME), air, saved)
+        self.station.on_heard = self.journal.heard
+        self.station.ask_all(self.now())   # who is there: the table fills at once
         self.lock = threading.Lock()   # the screen's thread and the stepping one
 
     def now(self):
@@ -119,8 +151,21 @@ class Field:
 
     def send(self, word):
         kind, payload = _command(word)
+        lost = self.usb is not None and self.usb.lost_line
+        if lost:   # nothing would go out: no token spent for it, and said
+            raise CommandError("%s: not sent: %s" % (word, lost), 1)
         with self.lock:
             self.station.command(kind, payload, self.now())
+            self.journal.sent(self._said(kind, payload, word))
+
+    def _said(self, kind, payload, word):
+        """A command as the journal says it: in the scenario format's words, a reset
+        naming whom."""
+        if kind == radio.RESET:
+            return "reset %s" % self.names.get(payload.hex(), payload.hex())
+        if kind == radio.MASS:
+            return "effet %s de masse" % payload.decode()
+        return word
 
     def rows(self):
         with self.lock:
@@ -129,8 +174,23 @@ class Field:
             row["name"] = self.names.get(row["id"], row["id"])
         return rows
 
+    def radio(self):
+        """What its radio is and how it fares: a dict, for the screen and --json."""
+        if self.usb is not None:
+            return {"port": self.usb.port, "station": self.usb.status.get("id"),
+                    "refused": self.usb.refused, "garbled": self.usb.garbled,
+                    "notes": list(self.usb.notes), "lost": self.usb.lost_line,
+                    "journal": self.journal.path}
+        return {"virtual": self.hub.name, "members": self.hub.members() - 1,
+                "journal": self.journal.path}
+
     def close(self):
-        self.hub.close()
+        if self.usb is not None:
+            self.usb.close()
+        if self.hub is not None:
+            self.hub.close()
+        if self.journal is not None:
+            self.journal.close()
 
 
 def run(args):
@@ -139,11 +199,7 @@ def run(args):
                            EXIT_BAD_INPUT)
     for word in args.command:
         _command(word)   # checked before anything starts
-    # SIGTERM, and its terminal closed (SIGHUP), end it as Ctrl-C does: the field's
-    # port file goes with the station.
-    signal.signal(signal.SIGTERM, _terminated)
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, _terminated)
+    end_on_signals()
     field = Field(args)
     try:
         if args.json:
@@ -153,6 +209,14 @@ def run(args):
         return 0
     finally:
         field.close()
+
+
+def end_on_signals():
+    """SIGTERM, and its terminal closed (SIGHUP), end it as Ctrl-C does: a virtual
+    field's port file goes with the air (cran air too), the station's line is closed."""
+    signal.signal(signal.SIGTERM, _terminated)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, _terminated)
 
 
 def _terminated(signum, frame):
@@ -183,12 +247,18 @@ def _json(field, args):
             field.step()
             if time.monotonic() >= next_print:
                 next_print += 1
-                print(json.dumps({"t_ms": field.now(), "badges": field.rows(),
-                                  "dropped": field.station.listener.dropped}), flush=True)
+                _print_table(field)
+                if field.radio().get("lost"):
+                    raise CommandError(field.radio()["lost"], 1)
             time.sleep(TICK_S)
     except KeyboardInterrupt:
         pass
-    print(json.dumps({"t_ms": field.now(), "badges": field.rows(),
-                      "dropped": field.station.listener.dropped}), flush=True)
+    _print_table(field)
     return 0
+
+
+def _print_table(field):
+    print(json.dumps({"t_ms": field.now(), "badges": field.rows(),
+                      "dropped": field.station.listener.dropped, "radio": field.radio()}),
+          flush=True)
 

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from host_tools import CommandError
 from host_tools.field_cmd import REFRESH_S, TICK_S, _command
 
 COLUMNS = ("badge", "etat", "reste", "effets", "armure", "jeu", "batterie", "vu", "signal")
@@ -26,6 +27,15 @@ def row_cells(row):
     battery = "?" if row["batterie"] is None else "%d%%" % row["batterie"]
     return (row["name"], row["etat"], reste, effets, armure, row["jeu"], battery,
             "%ds ago" % row["ago_s"], "%d dBm" % row["rssi"])
+
+
+def radio_text(radio):
+    """The station's radio in words (Field.radio's dict)."""
+    if "virtual" in radio:
+        return "virtual field %r, %d member(s) on the air" % (radio["virtual"],
+                                                              radio["members"])
+    return "station badge %s on %s%s" % (radio["station"], radio["port"],
+                                         ", LOST" if radio["lost"] else "")
 
 
 class Confirm(ModalScreen):
@@ -75,6 +85,7 @@ class FieldApp(App):
         self.field = field
         self.running = True
         self.stepper = threading.Thread(target=self._step, daemon=True)
+        self.shown = []   # the rows on the screen, in its order
 
     def compose(self) -> ComposeResult:
         yield Static("", id="status")
@@ -96,23 +107,41 @@ class FieldApp(App):
     def refresh_table(self):
         table = self.query_one(DataTable)
         rows = self.field.rows()
+        # The cursor stays on its badge as the rows are drawn again (and move: the most
+        # urgent first): clear() alone put it back on the first, and `x` reset that one.
+        under = self.shown[table.cursor_row] if 0 <= table.cursor_row < len(
+            self.shown) else None
         table.clear()
         for row in rows:
             table.add_row(*row_cells(row))
+        self.shown = rows
+        ids = [row["id"] for row in rows]
+        if under is not None and under["id"] in ids:
+            table.move_cursor(row=ids.index(under["id"]))
         dropped = self.field.station.listener.dropped
         bad = sum(n for why, n in dropped.items() if why != "again")
+        radio = self.field.radio()
         self.query_one("#status", Static).update(
-            "virtual field %r: %d badge(s) heard, %d member(s) on the air; frames refused: "
-            "%d%s" % (self.field.hub.name, len(rows), self.field.hub.members() - 1, bad,
-                      " (%s)" % ", ".join("%s %d" % i for i in sorted(dropped.items())
-                                          if i[0] != "again") if bad else ""))
+            "%s: %d badge(s) heard; frames refused: %d%s\njournal %s (cran logs --file)%s"
+            % (radio_text(radio), len(rows), bad,
+               " (%s)" % ", ".join("%s %d" % i for i in sorted(dropped.items())
+                                   if i[0] != "again") if bad else "", radio["journal"],
+               "".join("\n" + note for note in radio.get("notes", ())[-2:])))
 
     def action_send(self, word):
         def done(yes):
             if yes:
-                self.field.send(word)
-                self.notify("sent: %s" % word)
+                self._send(word)
         self.push_screen(Confirm(_SAYS[word]), done)
+
+    def _send(self, word):
+        """A command confirmed: sent and said, or why not (the station's line lost)."""
+        try:
+            self.field.send(word)
+        except CommandError as e:
+            self.notify(str(e), severity="error")
+            return
+        self.notify("sent: %s" % word)
 
     def action_mass(self):
         def asked(keyword):
@@ -120,24 +149,24 @@ class FieldApp(App):
                 return
             try:
                 _command("masse:" + keyword)
-            except Exception as e:   # CommandError: named, nothing sent
+            except CommandError as e:   # named, nothing sent
                 self.notify(str(e), severity="error")
                 return
             self.push_screen(Confirm("Effet %s de masse on every badge in range" % keyword),
-                             lambda yes: yes and self.field.send("masse:" + keyword))
+                             lambda yes: yes and self._send("masse:" + keyword))
         self.push_screen(AskKeyword(), asked)
 
     def action_reset(self):
         """P3 for the badge on the table's cursor row: a fresh character (over the radio,
         to that badge alone)."""
         table = self.query_one(DataTable)
-        rows = self.field.rows()
+        rows = self.shown   # as on the screen: the cursor's row is the one seen
         if not rows or not 0 <= table.cursor_row < len(rows):
             self.notify("no badge on the cursor", severity="warning")
             return
         row = rows[table.cursor_row]
         self.push_screen(Confirm("Reset %s to a fresh character (P3)" % row["name"]),
-                         lambda yes: yes and self.field.send("reset:" + row["id"]))
+                         lambda yes: yes and self._send("reset:" + row["id"]))
 
     def on_unmount(self):
         self.running = False

@@ -65,11 +65,14 @@ print(json.dumps({'hashes': dict((p, _h(p)) for p in %s),
                   'cran_dir': 'cran' in os.listdir('/'),
                   'leftovers': [p for p in _all if p.endswith('.new') or p == %r]}))
 """
-# The names a badge goes by: its chip's unique id, and the "badge" its config gives it.
+# The names a badge goes by: its chip's unique id, and the "badge" its config gives it;
+# the board its config names, and whether it is the game master's station (STATION).
 _NAMES = ("import json, machine\ntry:\n c = json.load(open('/config.json'))\n"
-          " b, d = c.get('badge'), c.get('board')\n"
-          "except Exception:\n b = d = None\nprint(json.dumps([''.join('%02x' % x for x in "
-          "machine.unique_id()), b, d]))")
+          " b, d, s = c.get('badge'), c.get('board'), c.get('station') is True\n"
+          "except Exception:\n b = d = None\n s = False\n"
+          "print(json.dumps([''.join('%02x' % x for x in machine.unique_id()), b, d, s]))")
+# A station badge's config (cran flash --station): no board, character or key, a relay.
+STATION_CONFIG = json.dumps({"station": True})
 # Runs on the badge: its ROMFS partition, if its MicroPython has one (vfs.rom_ioctl, as
 # mpremote's `romfs query` asks): [size, SHA-256 of its first N bytes], or null.
 _ROM_LOOK = """
@@ -109,16 +112,19 @@ class Builds:
         self.made = {}
         self.images = {}   # the modules' ROMFS image, per flavour, once a badge wants it
 
-    def files(self, impl):
-        """-> {badge path: bytes} of the firmware for a badge's sys.implementation."""
+    def files(self, impl, station=False):
+        """-> {badge path: bytes} of the firmware for a badge's sys.implementation (a
+        station's: build.compile_station)."""
         extra = tuple(build.compat_args(impl))
         with self.lock:
-            if extra not in self.made:
+            if (extra, station) not in self.made:
                 out = os.path.join(self.root, "build-%d" % len(self.made))
                 os.mkdir(out)
-                self.made[extra] = {path: _read(local) for path, local in
-                                    build.compile_firmware(out, list(extra)).items()}
-            return dict(self.made[extra])
+                made = (build.compile_station if station else build.compile_firmware)(
+                    out, list(extra))
+                self.made[extra, station] = {path: _read(local)
+                                             for path, local in made.items()}
+            return dict(self.made[extra, station])
 
     def romfs_image(self, impl):
         """-> the ROMFS image of the firmware's modules for a badge's
@@ -167,11 +173,15 @@ def _look(link, paths):
 
 
 def flash_one(port, board_id, config_text, builds, progress=lambda done, total: None,
-              find=None, key=None):
+              find=None, key=None, station=False):
     """Bring one badge up to date. config_text None: keep the badge's own config (the
     board alone where it has none). board_id None: find(chip id, config's badge name,
-    config's board) -> (board id, config text) says what this badge gets. key: the game key it gets
-    (GAME_KEY; default: this computer's own, host_tools.gamekey). -> Report."""
+    config's board, whether its config is a station's) -> (board id, config text) says
+    what this badge gets; (None, None): it stays the station it is. key: the game key
+    it gets (GAME_KEY; default: this computer's own, host_tools.gamekey), or, for a
+    station, the one that may unlock it (a player's badge it becomes). station: the
+    game master's station (docs/radio.md), which gets no board, config or key. ->
+    Report."""
     if key is None:
         key = gamekey.own_key()
     gamekey.remember(key)   # so that this computer unlocks the badge from now on
@@ -180,33 +190,17 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     link = badgelink.connect(port, [key])
     try:
         names = json.loads(badgelink.run(link, _NAMES))
-        if board_id is None:
+        if board_id is None and not station:
             board_id, config_text = find(*names)
+            station = board_id is None   # a station flashed again stays one
         impl = json.loads(badgelink.run(link, _IMPL))
-        machine = impl.get("machine", "")
-        check_chip(port, board_id, machine, config_text is not None)
-        its_board = names[2]
-        if config_text is None and its_board not in (None, board_id):
-            if fits(its_board, machine):   # either may be right: the organiser says
-                raise CommandError(
-                    "%s: badge %s has a config for board %s, not %s: leave --board out to "
-                    "keep it, or give a --config (or a --roster row) for %s"
-                    % (port, badgelink.badge_names(names[0], names[1]), its_board,
-                       board_id, board_id))
-            # Its config's board was never this chip's: the rest of it is kept.
-            config_text = _with_board(link, board_id)
-        files = builds.files(impl)
-        image, rom_todo = _romfs_for(link, builds, impl)
-        if image is not None:   # the modules go to its ROMFS partition, run in place
-            report.romfs = "as it was"
-            modules = files
-            files = {p: d for p, d in files.items() if not p.startswith("/cran/")}
-            files[build.MANIFEST] = build.manifest_text(modules, ROM).encode()
+        if station:
+            files, image, rom_todo = _station_files(builds, impl)
+            config_text = STATION_CONFIG
         else:
-            files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks
-        files["/boards/%s.json" % board_id] = build.board_file_text(board_id).encode()
-        files[GAME_KEY] = key
-        seen = _look(link, list(files) + [CONFIG])
+            config_text = _player_config(link, port, board_id, config_text, names, impl)
+            files, image, rom_todo = _player_files(link, builds, impl, board_id, key, report)
+        seen = _look(link, list(files) + [CONFIG, GAME_KEY])
         on_badge = seen["hashes"]
         if config_text is None and on_badge.get(CONFIG) is None:
             config_text = json.dumps({"board": board_id})
@@ -214,6 +208,8 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
             files[CONFIG] = config_text.encode()
         wanted = {path: _sha256(data) for path, data in files.items()}
         stale = [p for p in seen["cran"] if p not in wanted and not p.endswith(".new")]
+        if station and on_badge.get(GAME_KEY) is not None:
+            stale.append(GAME_KEY)   # a station holds no key (a player's badge made one)
         todo = [p for p in sorted(wanted) if on_badge.get(p) != wanted[p]]
         report.repaired = bool(seen["leftovers"])
         drop_tree = image is not None and seen["cran_dir"]
@@ -234,9 +230,56 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     if "error" in report.status:
         raise CommandError("%s: flashed, but the badge cannot start: %s"
                            % (port, report.status["error"]))
-    set_clock(port, key)
+    if not station:   # a station keeps no journal: its clock is the computer's
+        set_clock(port, key)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _player_config(link, port, board_id, config_text, names, impl):
+    """The config text a player's badge gets (None: it keeps its own), its board
+    checked against its chip first."""
+    machine = impl.get("machine", "")
+    check_chip(port, board_id, machine, config_text is not None)
+    its_board = names[2]
+    if config_text is None and names[3]:
+        return json.dumps({"board": board_id})   # a station made a player: a blank one
+    if config_text is None and its_board not in (None, board_id):
+        if fits(its_board, machine):   # either may be right: the organiser says
+            raise CommandError(
+                "%s: badge %s has a config for board %s, not %s: leave --board out to "
+                "keep it, or give a --config (or a --roster row) for %s"
+                % (port, badgelink.badge_names(names[0], names[1]), its_board,
+                   board_id, board_id))
+        # Its config's board was never this chip's: the rest of it is kept.
+        return _with_board(link, board_id)
+    return config_text
+
+
+def _player_files(link, builds, impl, board_id, key, report):
+    """-> (what a player's badge gets on its file system {badge path: bytes}, its
+    firmware's ROMFS image or None, whether that image must be written)."""
+    files = builds.files(impl)
+    image, rom_todo = _romfs_for(link, builds, impl)
+    if image is not None:   # the modules go to its ROMFS partition, run in place
+        report.romfs = "as it was"
+        modules = files
+        files = {p: d for p, d in files.items() if not p.startswith("/cran/")}
+        files[build.MANIFEST] = build.manifest_text(modules, ROM).encode()
+    else:
+        files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks
+    files["/boards/%s.json" % board_id] = build.board_file_text(board_id).encode()
+    files[GAME_KEY] = key
+    return files, image, rom_todo
+
+
+def _station_files(builds, impl):
+    """The same for the game master's station: its relay as files (a few KB: its ROMFS
+    partition, if it has one, is left as it is, under the files), no board, no key."""
+    files = builds.files(impl, station=True)
+    files[build.MANIFEST] = build.manifest_text(
+        files, fail_needs=build.station_modules()).encode()
+    return files, None, False
 
 
 def chip_family(name):
@@ -415,10 +458,11 @@ def _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree=Fa
         badgelink.run(link, _DROP_TREE % "/cran")
     # Only a firmware found whole gets its main.py back.
     _verify(link, port, [p for p in wanted if p != MAIN], wanted)
-    if MAIN in todo:
+    if MAIN in todo:   # another main.py (a player's made a station, or back)
         report.wire_bytes += _write(link, MAIN, files[MAIN])
         report.copied.append(MAIN)
         report.bytes += len(files[MAIN])
+        _clean(link, [PARKED_MAIN])   # the old one, set aside: not a cut flash's leftover
     else:
         badgelink.run(link, "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN))
 
@@ -491,6 +535,10 @@ def setup(p):
                         "game key badges get (its \"game_key\")")
     p.add_argument("--micropython", metavar="IMAGE.bin",
                    help="first install MicroPython itself from this image, with esptool")
+    p.add_argument("--station", action="store_true",
+                   help="make the badge on --port the game master's station, the radio of "
+                        "`cran field --port`: a relay with no character and no key (a "
+                        "station flashed again stays one)")
 
 
 def _ports(args, roster_ports=()):
@@ -530,8 +578,11 @@ def _config(args):
         return board, f.read()
 
 
-def _board_of_its_config(chip_id, name, board):
-    """A badge flashed with neither --board nor --config: the board its config names."""
+def _board_of_its_config(chip_id, name, board, station=False):
+    """A badge flashed with neither --board nor --config: the board its config names
+    (None: it is the game master's station, and stays one)."""
+    if station:
+        return None, None
     if not board:
         raise CommandError("badge %s has no config yet: which board is it? give --board ID "
                            "or a --config" % badgelink.badge_names(chip_id, name))
@@ -612,12 +663,16 @@ def _jobs(args):
     seen = set()   # badge names the badges met carry: their rows are not free
     seen_lock = threading.Lock()
 
-    def find(chip_id, name, board=None):
+    def find(chip_id, name, board=None, station=False):
         with seen_lock:
             seen.update(k.lower() for k in (chip_id, name) if k)
         for key in (chip_id, name):
             if key and key.lower() in by_badge:
                 return by_badge[key.lower()][1:]
+        if station:   # never a new badge that takes the next free row
+            raise CommandError("badge %s is the game master's station: left as it is (a "
+                               "row with its id in the badge column, or --as NAME with its "
+                               "port alone, makes it a player's)" % chip_id)
         if not name:   # a new badge: a free row is given once the others are done
             raise NewBadge(chip_id)
         raise CommandError("badge %s is in no row of %s: give its row a port, or this id "
@@ -691,8 +746,27 @@ def game_key(args):
     return None
 
 
+def _station_jobs(args):
+    """--station: each --port a station; what a station does not take, refused."""
+    given = [name for name, value in (("--roster", args.roster), ("--config", args.config),
+                                      ("--board", args.board), ("--as", args.as_badge),
+                                      ("--all", args.all),
+                                      ("--micropython", args.micropython)) if value]
+    if given:
+        raise CommandError("--station takes no %s: a station is a relay with no board, "
+                           "character or key, made by its --port alone (MicroPython first: "
+                           "--micropython IMAGE.bin --board ID --port P, then --station)"
+                           % given[0])
+    if not args.port:
+        raise CommandError("--station: which badge? give its --port")
+    return {port: None for port in _ports(args)}
+
+
 def run(args):
-    jobs, find, roster = _jobs(args)
+    if args.station:
+        jobs, find, roster = _station_jobs(args), None, None
+    else:
+        jobs, find, roster = _jobs(args)
     # Once, before the badges' threads: a computer's first flash makes its own key.
     key = game_key(args) or gamekey.own_key()
     if args.micropython:
@@ -707,7 +781,7 @@ def run(args):
     with tempfile.TemporaryDirectory(prefix="cran-build-") as out:
         builds = Builds(out)
         new = []
-        reports = _flash_all(jobs, find, builds, failures, key, new)
+        reports = _flash_all(jobs, find, builds, failures, key, new, args.station)
         if new:
             reports += _flash_new(new, roster, builds, failures, key)
     if roster is not None:
@@ -717,12 +791,14 @@ def run(args):
         s = r.status
         rom = {"written": ", firmware written to ROMFS",
                "as it was": ", firmware in ROMFS"}.get(r.romfs, "")
-        print("%s: %s, %d file(s) copied (%d B)%s, %d removed%s in %.1f s; status: %s %s, "
+        who = ("the game master's station (cran field --port %s)" % r.port
+               if s.get("station") else "%s %s" % (s.get("personnage") or "-", s.get("etat")))
+        print("%s: %s, %d file(s) copied (%d B)%s, %d removed%s in %.1f s; status: %s, "
               "firmware %s, badge %s" % (
                   r.port, "repaired" if r.repaired else "ok", len(r.copied), r.bytes, rom,
                   len(r.removed), "" if r.copied or r.removed or r.romfs == "written"
                   else " (already up to date)",
-                  r.seconds, s.get("personnage") or "-", s.get("etat"), s.get("firmware"),
+                  r.seconds, who, s.get("firmware"),
                   badgelink.badge_names(s.get("id"), s.get("badge"))))
     for message in failures:
         print("cran: %s" % message, file=sys.stderr)
@@ -748,8 +824,9 @@ def _flash_new(new, roster, builds, failures, key):
     return _flash_all(jobs, None, builds, failures, key) if jobs else []
 
 
-def _flash_all(jobs, find, builds, failures, key=None, new=None):
-    """new: a list the ports of new badges (NewBadge) are added to, in port order."""
+def _flash_all(jobs, find, builds, failures, key=None, new=None, station=False):
+    """new: a list the ports of new badges (NewBadge) are added to, in port order;
+    station: every badge made the game master's station."""
     from rich.progress import BarColumn, Progress, TextColumn
     reports = []
     found_new = {}
@@ -764,7 +841,8 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None):
             try:
                 r = flash_one(port, board, config_text, builds,
                               lambda done, total: bars.update(task, completed=done,
-                                                              total=total), find, key)
+                                                              total=total), find, key,
+                              station)
                 with lock:
                     reports.append(r)
             except NewBadge as e:

@@ -4,7 +4,9 @@
 # {"timer"}, {"undo"}, {"error"}, {"safe_mode"}, {"restored"} (the state came back from
 # its copy in NVS), {"inconnu"} (the state is lost: etat inconnu until a reset),
 # {"fresh"}, each with "up" (ms since that boot) and "t" (wall-clock seconds) once the
-# badge knows the time. docs/journal.md says what every field holds.
+# badge knows the time. docs/journal.md says what every field holds. And {"heard",
+# "etat", "rssi"}: the badge as the game master's station heard it change, in version
+# 1's words (host_tools/fieldlog.py makes such journals from the station's).
 #
 # Version 2 (this firmware's): the boot, every action, timer and undo carry "s", the
 # engine's summary of the state after it (cran.core.engine.summary), and their cues'
@@ -83,7 +85,8 @@ class Entry:
 def _kind(raw):
     for key, kind in (("boot", "boot"), ("a", "act"), ("timer", "timer"),
                       ("undo", "undo"), ("safe_mode", "safe_mode"), ("fresh", "fresh"),
-                      ("restored", "restored"), ("inconnu", "inconnu"), ("error", "error")):
+                      ("restored", "restored"), ("inconnu", "inconnu"), ("error", "error"),
+                      ("heard", "heard")):
         if key in raw:
             return kind
     return "other"
@@ -94,7 +97,7 @@ def whole(value):
 
 
 def _raw_cues(raw):
-    for key in ("c", "timer", "undo"):
+    for key in ("c", "timer", "undo", "heard"):
         if key in raw:
             return raw[key]
     return []
@@ -443,6 +446,10 @@ def what(e):
     if e.kind == "timer":
         notes = ["%s noticed" % v for v in noticed(e)]
         return "(timer)" + (" " + ", ".join(notes) if notes else "")
+    if e.kind == "heard":
+        if raw.get("rssi") is None:
+            return "(the station starts: not heard yet)"
+        return "(heard by the station, %s dBm)" % (raw["rssi"],)
     if e.kind == "error":
         return "error: %s" % (raw["error"],)
     if e.kind == "safe_mode":

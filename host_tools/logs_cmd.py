@@ -2,7 +2,9 @@
 # a timeline and drawn for the debrief (host_tools/journal.py reads it, timeline.py places
 # it, timeline_svg.py draws it). Several
 # badges (--port repeated, --all, --file repeated): one timeline of the fight, a group of
-# lanes a badge, placed on the wall clock their journals carry.
+# lanes a badge, placed on the wall clock their journals carry. The game master's
+# station's journal (cran field, host_tools/fieldlog.py) is such a fight on its own: a
+# group for the station, one for each badge it heard.
 # Exit 0; 1 when a badge of several could not be read (the others are drawn); 2 on bad
 # input (no file, nothing readable, a bad --out or --config); 3 when a PNG is asked for
 # and nothing here can make one (the SVG is drawn instead).
@@ -11,7 +13,7 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from host_tools import CommandError, journal, picture, timeline, timeline_svg
+from host_tools import CommandError, fieldlog, journal, picture, timeline, timeline_svg
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_TOOL = picture.EXIT_NO_TOOL
@@ -169,7 +171,8 @@ def run(args):
     if args.save and not ports:
         raise CommandError("--save is for --port: the journal file is already saved",
                            EXIT_BAD_INPUT)
-    if len(ports) + len(args.file) > 1 or args.all:
+    if len(ports) + len(args.file) > 1 or args.all or (
+            args.file and fieldlog.is_journal(read_lines(args.file[0]))):
         return _run_several(args, ports, out)
     config = read_config(args.config) if args.config else None
     if ports:
@@ -246,6 +249,16 @@ def _run_several(args, ports, out):
         journals.append((port, lines, config))
     items = []
     for source, lines, config in journals:
+        if fieldlog.is_journal(lines):   # the station's: a group a badge it heard
+            found, problems = fieldlog.timelines(lines, source)
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            items += found
+            if not found:
+                print("cran: %s: no readable journal entry: left out of the fight" % source,
+                      file=sys.stderr)
+                failed += 1
+            continue
         tl = _timeline(lines, config, source)
         if tl is None:
             print("cran: %s: no readable journal entry: left out of the fight" % source,

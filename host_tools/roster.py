@@ -19,32 +19,25 @@ import csv
 import io
 import json
 import os
-import shutil
 import sys
-import tempfile
 
 from cran import config as badge_config
-from cran import storage
 from cran.auth import key_id, to_hex
 from cran.board import BoardError
 from cran.core.choices import (
-    ARMOR_NAMES,
     FIELDS,
-    MAX_ANSWERS,
     MAX_DURATION_MS,
+    UnknownWord,
+    character_value,
     parse_duration,
     yes_no,
 )
 from cran.core.rules import Settings
 from cran.core.words import (
-    KEYWORDS,
     ParseError,
     is_digits,
-    keyword,
     plain,
-    whole,
 )
-from cran.scenario import UnknownWord, count
 from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
 from host_tools.suggest import did_you_mean, offer
@@ -52,7 +45,6 @@ from host_tools.suggest import did_you_mean, offer
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
 RADIO_SECRET = "radio_secret"   # ... and the radio's secret (host_tools.station)
-_MAX_MS = 1 << 29          # the longest a badge's tick arithmetic can count
 
 # What each setting means, for the template's "_about" (docs/rules.md IDs in front).
 ABOUT = {
@@ -149,30 +141,6 @@ def duration_ms(text):
         raise ParseError("bad duration '%s' (e.g. 5min, 3:00, 300s)" % text.strip()[:40]) from None
 
 
-def _armor(text):
-    low = plain(text).strip()
-    if low in ARMOR_NAMES:
-        return ARMOR_NAMES[low]
-    if is_digits(low):
-        return whole(low, "armor", MAX_ANSWERS)
-    raise UnknownWord("expected none, cuir, metal or a number of answers, got '%s'"
-                       % text[:40], low, (ARMOR_NAMES,))
-
-
-def _resist(text):
-    out = []
-    for word in plain(text.replace(";", " ").replace("/", " ")).split():
-        kw = keyword(word)
-        if kw is None:
-            raise UnknownWord("'%s' is not a keyword (known: %s)"
-                               % (word, ", ".join(KEYWORDS)), word, (KEYWORDS,))
-        if kw in ("dissipe", "resiste"):
-            raise ParseError("nobody resists %s (K9, K12)" % kw)
-        if kw not in out:
-            out.append(kw)
-    return out
-
-
 def _yes_no(text):
     try:
         return yes_no(text.strip())
@@ -181,11 +149,14 @@ def _yes_no(text):
                            (("oui", "non", "yes", "no", "true", "false"),)) from None
 
 
-def _competence(text):
-    ms = duration_ms(text)
-    if not 0 < ms < _MAX_MS:
-        raise ParseError("must be a duration above 0 and under 149 hours, got '%s'" % text)
-    return ms
+def _character_cell(name):
+    # A character's cell: its text through the badge's own check (Character.set).
+    return lambda text: character_value(name, text)
+
+
+def _competence(name):
+    # agonisant, coma: a roster also writes M:SS (duration_ms), then the badge's check.
+    return lambda text: character_value(name, duration_ms(text))
 
 
 def _volume(text):
@@ -351,13 +322,13 @@ def _row_config(path, number, row, settings, boards_dir, problems):
 
     character = {
         "name": cell("name", str, "", required=True),
-        "armor": cell("armor", _armor, 0),
-        "helmet": cell("helmet", _yes_no, False),
-        "creature": cell("creature", lambda t: count(t, "creature"), 0),
-        "resist": cell("resist", _resist, []),
+        "armor": cell("armor", _character_cell("armor"), 0),
+        "helmet": cell("helmet", _character_cell("helmet"), False),
+        "creature": cell("creature", _character_cell("creature"), 0),
+        "resist": list(cell("resist", _character_cell("resist"), ())),
     }
     for column in ("agonisant", "coma"):
-        ms = cell(column, _competence, None)
+        ms = cell(column, _competence(column + "_ms"), None)
         if ms is not None:
             character[column + "_ms"] = ms
     board = cell("board", lambda t: _board(t, boards_dir), None, required=True)
@@ -417,31 +388,30 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
                 named[name] = number
         radio = radio_sections(secret, [(row["name"][1], _role_or_badge(row))
                                         for _, row in rows if row.get("name", ("", ""))[1]])
-    with tempfile.TemporaryDirectory(prefix="cran-config-") as scratch:
-        for number, row in rows:
-            info, config = _row_config(roster_path, number, row, settings, boards_dir,
-                                       problems)
-            if config is not None and radio is not None:
-                config["radio"] = radio[config["character"]["name"]]
-            if config is not None and orga_code is not None:
-                config[ORGA_CODE] = orga_code
-            if info is not None:
-                # Rows with other faults count too: each is named once, at its second use.
-                title = row["badge" if info["badge"] is not None else "port"][0]
-                clash = seen.get(info["key"]) or seen.get(info["file"].lower())
-                if clash is not None:
-                    problems.append("%s:%d: %s: '%s' is also row %d's (one row a badge)" % (
-                        roster_path, number, title, info["key"], clash))
-                    continue
-                seen[info["key"]] = seen[info["file"].lower()] = number
-            if config is None:
+    for number, row in rows:
+        info, config = _row_config(roster_path, number, row, settings, boards_dir,
+                                   problems)
+        if config is not None and radio is not None:
+            config["radio"] = radio[config["character"]["name"]]
+        if config is not None and orga_code is not None:
+            config[ORGA_CODE] = orga_code
+        if info is not None:
+            # Rows with other faults count too: each is named once, at its second use.
+            title = row["badge" if info["badge"] is not None else "port"][0]
+            clash = seen.get(info["key"]) or seen.get(info["file"].lower())
+            if clash is not None:
+                problems.append("%s:%d: %s: '%s' is also row %d's (one row a badge)" % (
+                    roster_path, number, title, info["key"], clash))
                 continue
-            try:
-                _firmware_check(config, scratch, "%s:%d" % (roster_path, number), boards_dir)
-            except RosterError as e:
-                problems.extend(e.messages)
-                continue
-            out[info["key"]] = (info, config)
+            seen[info["key"]] = seen[info["file"].lower()] = number
+        if config is None:
+            continue
+        try:
+            firmware_check(config, "%s:%d" % (roster_path, number), boards_dir)
+        except RosterError as e:
+            problems.extend(e.messages)
+            continue
+        out[info["key"]] = (info, config)
     if not rows and not problems:
         problems.append("%s: no character rows under the header" % roster_path)
     if problems:
@@ -449,31 +419,14 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
     return out
 
 
-def _firmware_check(config, scratch, label, boards_dir):
-    """The badge's own loader on this config, as it will read it from its flash."""
-    os.makedirs(os.path.join(scratch, "boards"), exist_ok=True)
-    board = config.get("board")
-    if isinstance(board, str) and board in board_ids(boards_dir):
-        shutil.copyfile(os.path.join(boards_dir, board + ".json"),
-                        os.path.join(scratch, "boards", board + ".json"))
-    with open(os.path.join(scratch, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(config, f)
-    try:
-        return badge_config.load(scratch)
-    except (badge_config.ConfigError, BoardError) as e:
-        message = str(e).replace(storage.join(scratch, "config.json"), label)
-        message = message.replace(storage.join(scratch, "boards"), boards_dir)
-        raise RosterError([message]) from None
-    finally:
-        for name in os.listdir(os.path.join(scratch, "boards")):
-            os.remove(os.path.join(scratch, "boards", name))
-
-
 def firmware_check(config, label, boards_dir=BOARDS_DIR):
-    """A whole config (dict) through the badge's own loader -> cran.config.Config.
-    Raises RosterError naming `label` (where the config came from) and the field."""
-    with tempfile.TemporaryDirectory(prefix="cran-config-") as scratch:
-        return _firmware_check(config, scratch, label, boards_dir)
+    """A whole config (dict) through the badge's own check (cran.config.from_dict), as
+    the badge will read it -> cran.config.Config. Raises RosterError naming `label`
+    (where the config came from) and the field."""
+    try:
+        return badge_config.from_dict(config, label, boards_dir)
+    except (badge_config.ConfigError, BoardError) as e:
+        raise RosterError([str(e)]) from None
 
 
 # ---- game settings --------------------------------------------------------------------

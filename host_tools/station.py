@@ -59,7 +59,9 @@ def radio_sections(secret, rows):
 class Station:
     """game_key, seed: the game's key and the game master's chain seed; me: the
     station's 6-byte id; saved: a JSON file where its counter's mark and next token
-    index live (None: kept in memory). air: its radio (cran.link's driver methods)."""
+    index live (None: kept in memory). air: its radio (cran.link's driver methods; one
+    with repeat(frame, every_ms, for_ms), the station badge on USB, sends a command's
+    copies itself). on_heard(badge id, row, now), when set, hears each heartbeat read."""
 
     def __init__(self, game_key, seed, me, air, saved=None):
         self.keys = radio.Keys(game_key, cryptolib.aes)
@@ -75,7 +77,8 @@ class Station:
         self.listener = radio.Listener(self.keys, {me: [radio.GM, 0, gm_anchor(seed)]},
                                        max_senders=100000)
         self.badges = {}     # badge id -> its last heartbeat, with "heard" and "rssi"
-        self.sending = []    # [frame, until, next copy]
+        self.sending = []    # [frame, until, next copy], for a radio that sends once
+        self.on_heard = None
         air.on()   # on USB power: it listens all the time
 
     # ---- what it keeps ----------------------------------------------------------
@@ -98,8 +101,7 @@ class Station:
 
     def command(self, kind, payload=b"", now=0):
         """A game master's command (cran.radio's STOP, RESUME, NIGHT, MASS, RESET,
-        CLOCK) sent now and again every REPEAT_MS for a period and a window, so every
-        badge in range hears it in a window. -> the frame."""
+        CLOCK), sent as _repeat sends. -> the frame."""
         if radio.SENDERS.get(kind) != radio.GM:
             raise ValueError("not a game master's command: %r" % kind)
         index = self.next_index
@@ -110,9 +112,26 @@ class Station:
         self._store(next_index=self.next_index)   # before the token leaves
         frame = radio.seal(self.keys, self.me, radio.GM, self.counter.take(), kind, payload,
                            (index, radio.chain_token(self.seed, index)))
-        self.air.send(b"\xff" * 6, frame)
-        self.sending.append([frame, now + PERIOD_MS + WINDOW_MS, now + REPEAT_MS])
+        self._repeat(frame, now)
         return frame
+
+    def ask_all(self, now=0):
+        """Every badge in range asked for its heartbeat (a SEEK, as a healer's, which any
+        member of the game may send: no token), so the table fills within a second
+        instead of each badge's next minute. -> the frame."""
+        frame = radio.seal(self.keys, self.me, radio.BADGE, self.counter.take(), radio.SEEK)
+        self._repeat(frame, now)
+        return frame
+
+    def _repeat(self, frame, now):
+        """frame sent now and again every REPEAT_MS for a period and a window, so every
+        badge in range hears it in a window."""
+        repeat = getattr(self.air, "repeat", None)
+        if repeat is not None:   # the station badge sends its copies itself
+            repeat(frame, REPEAT_MS, PERIOD_MS + WINDOW_MS)
+        else:
+            self.air.send(b"\xff" * 6, frame)
+            self.sending.append([frame, now + PERIOD_MS + WINDOW_MS, now + REPEAT_MS])
 
     def tick(self, now):
         """Copies due by now sent; frames heard read."""
@@ -137,6 +156,8 @@ class Station:
         row["heard"] = now
         row["rssi"] = rssi
         self.badges[got[1]] = row
+        if self.on_heard is not None:
+            self.on_heard(got[1], row, now)
 
     # ---- the table ------------------------------------------------------------------
 

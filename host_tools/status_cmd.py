@@ -55,6 +55,10 @@ def _table(ports, answers):
         if "error" in s and "etat" not in s:
             rows.append((port, "-", "-", "error: " + s["error"], "", "", "", ""))
             continue
+        if s.get("station"):
+            rows.append((port, badgelink.badge_names(s.get("id"), None), "-",
+                         "the game master's station", "", "", "", ""))
+            continue
         etat = _etat(s)
         if s.get("save_error"):
             etat += " NOT SAVED"
@@ -88,6 +92,15 @@ def _one(port, s, as_json):
     if "error" in s:
         print("%s: the badge could not start: %s" % (port, s["error"]))
         return 1
+    if s.get("station"):
+        print("%s: the game master's station (cran field --port %s), badge %s, firmware %s, "
+              "up %s" % (port, port, s.get("id"), s.get("firmware"), _left(s.get("uptime_ms"))))
+        print("  heard     %s frames (%s copies not said again, %s lost: its receive "
+              "buffer full)" % (s.get("heard"), s.get("again"),
+                                "?" if s.get("lost") is None else s["lost"]))
+        print("  sent      %s frames, %s sending again now; %s lines refused"
+              % (s.get("sent"), s.get("repeating"), s.get("refused")))
+        return 0
     print("%s: %s on %s (badge %s), firmware %s, up %s" % (
         port, s.get("personnage") or "(no name)", s.get("board"),
         badgelink.badge_names(s.get("id"), s.get("badge")), s.get("firmware"),

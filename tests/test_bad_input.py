@@ -22,12 +22,12 @@ from conftest import run_cran
     ("0:00 expect\n", 1, "expect needs at least one FIELD=VALUE"),
     ("0:00 expect etat\n", 1, "expected FIELD=VALUE, got 'etat'"),
     ('character name="A" armor=mithril\n0:00 coup\n', 1,
-     "unknown armor 'mithril' (none, cuir, metal or a count)"),
+     "armor: expected none, cuir, metal or a count from 0 to 99, got 'mithril'"),
     ("character helmet=peut-etre\n", 1, "helmet: expected yes/no"),
-    ("character resist=peur,tartempion\n", 1, "unknown keyword 'tartempion' in resist"),
+    ("character resist=peur,tartempion\n", 1, "resist: unknown keyword 'tartempion'"),
     ("character resist=dissipe\n", 1, "nobody resists dissipe"),
     ("character agonisant=bientot\n", 1, "bad duration"),
-    ("character agonisant=0\n", 1, "agonisant must be a duration above 0"),
+    ("character agonisant=0\n", 1, "agonisant: expected a duration above 0 and under 149 hours"),
     ("character couleur=rouge\n", 1, "unknown character field 'couleur'"),
     ('character name="Godefroy\n', 1, "unclosed quote"),
     ("character armor=cuir\ncharacter armor=metal\n", 2, "only one character line"),
@@ -48,8 +48,8 @@ from conftest import run_cran
     ("\u0660:00 coup\n", 1, "character U+0660"),
     ("0:00 coup brise " + "x" * 5000 + "\n", 1, "at most 24 letters"),
     ("0:00 renommee +" + "9" * 5000 + "\n", 1, "renommee is at most 999"),
-    ("character armor=" + "9" * 5000 + "\n", 1, "is at most 99"),
-    ("character creature=100\n", 1, "creature is at most 99, got '100'"),
+    ("character armor=" + "9" * 5000 + "\n", 1, "armor: expected a whole number from 0 to 99"),
+    ("character creature=100\n", 1, "creature: expected a whole number from 0 to 99, got '100'"),
     ("character agonisant=" + "9" * 5000 + "\n", 1, "bad duration"),
     ("0:00 expect armure=" + "9" * 5000 + "\n", 1, "armure is at most 99"),
     ("0:00 expect renommee=1000\n", 1, "renommee is at most 999"),
@@ -88,9 +88,10 @@ def test_every_fault_of_a_file_is_named_in_one_run_with_the_word_meant(tmp_path)
     r = run_cran("scenario", str(f))
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr.replace(str(f), "F").splitlines() == [
-        "F:1: unknown armor 'metall' (none, cuir, metal or a count); did you mean 'metal'?",
+        "F:1: armor: expected none, cuir, metal or a count from 0 to 99, got 'metall'; "
+        "did you mean 'metal'?",
         "F:1: helmet: expected yes/no (oui/non), got 'peut-etre'",
-        "F:1: unknown keyword 'charmme' in resist; did you mean 'charme'?",
+        "F:1: resist: unknown keyword 'charmme'; did you mean 'charme'?",
         "F:2: unknown keyword 'blese'; did you mean 'blesse'?",
         "F:3: unknown action 'cuop'; did you mean 'coup'?",
         "F:4: bad value for etat: 'blessee' (pleine-forme, blesse, agonisant, coma or mort); "

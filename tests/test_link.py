@@ -43,6 +43,20 @@ def test_a_healers_offer_is_taken_only_near_and_by_a_long_press(link_checks):
     assert r["after_press"] == "pleine-forme" and r["offer_after"] is None
 
 
+def test_the_heartbeat_carries_the_battery_where_the_board_measures_it(link_checks):
+    # The StickC's AXP192 reads its battery's voltage (3.9 V: ~70 %, rough; 4.3 V
+    # charging: 100); no battery, or a board with no way to measure it: unknown.
+    r = link_checks("the_heartbeat_carries_the_battery_where_the_board_measures_it")
+    assert [(board, mv, batterie) for board, mv, batterie, _ in r] == [
+        ("m5stickc-plus", 3900, 70), ("m5stickc-plus", 4300, 100),
+        ("m5stickc-plus", None, None), ("atom-lite", 3900, None),
+        ("m5stickc-plus", 3900, None)]
+    assert all(errors == [] for *_, errors in r[:4])
+    # A power chip that does not answer: unknown, and journaled, the badge plays on.
+    assert [e for e in r[4][3] if e.startswith("battery:")] == [
+        "battery: the power chip does not answer ([Errno 19] ENODEV)"]
+
+
 def test_the_radio_is_on_its_duty_cycle(link_checks):
     duty = link_checks("radio_on_time_is_its_duty_cycle")["duty"]
     assert abs(duty - WINDOW_MS / PERIOD_MS) < 0.01, duty

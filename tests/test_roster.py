@@ -96,12 +96,11 @@ def test_every_fault_of_every_row_is_named_and_nothing_is_written(tmp_path, caps
     messages = faults(path)
     name = path
     assert messages == [
-        "%s:2: armor: expected none, cuir, metal or a number of answers, got 'bronze'" % name,
+        "%s:2: armor: expected none, cuir, metal or a count from 0 to 99, got 'bronze'" % name,
         "%s:2: helmet: expected yes/no (oui/non), got 'peut-être'" % name,
-        "%s:2: creature: creature must be a whole number, got 'x'" % name,
-        "%s:2: resist: 'poison' is not a keyword (known: %s)" % (
-            name, ", ".join(roster.KEYWORDS)),
-        "%s:2: agonisant: must be a duration above 0 and under 149 hours, got '0'" % name,
+        "%s:2: creature: expected a whole number from 0 to 99, got 'x'" % name,
+        "%s:2: resist: unknown keyword 'poison'" % name,
+        "%s:2: agonisant: expected a duration above 0 and under 149 hours, got 0 ms" % name,
         "%s:2: board: unknown board 'atom-heavy' (known: atom-lite, atom-matrix, "
         "esp32-devkitc, esp32c3-supermini, m5stickc-plus)" % name,
         "%s:3: resist: nobody resists dissipe (K9, K12)" % name,
@@ -138,12 +137,12 @@ def test_numbers_of_any_length_are_named_not_a_traceback(tmp_path):
                  + "Bob,\u0662,,100,,150:00:00,,atom-lite,b2\n")
     forty = "9" * 40
     assert faults(path) == [
-        "%s:2: armor: armor is at most 99, got '%s...'" % (path, forty),
-        "%s:2: creature: creature is at most 99, got '%s...'" % (path, forty),
+        "%s:2: armor: expected a whole number from 0 to 99, got '%s...'" % (path, forty),
+        "%s:2: creature: expected a whole number from 0 to 99, got '%s...'" % (path, forty),
         "%s:2: agonisant: bad duration '%s' (M:SS or H:MM:SS)" % (path, forty),
         "%s:2: coma: bad duration '%s' (e.g. 5min, 3:00, 300s)" % (path, forty),
         "%s:3: armor: character U+0662 is not one the badge reads" % path,
-        "%s:3: creature: creature is at most 99, got '100'" % path,
+        "%s:3: creature: expected a whole number from 0 to 99, got '100'" % path,
         "%s:3: agonisant: duration '150:00:00' is longer than a badge can count (149 hours)"
         % path,
     ]
@@ -321,8 +320,7 @@ def test_check_passes_a_good_config(tmp_path, capsys):
 
 @pytest.mark.parametrize("config, message", [
     ({"board": "atom-lite", "character": {"armor": "bronze"}},
-     "character.armor: unknown armor 'bronze' (none, cuir, metal or a whole number from 0 "
-     "to 99)"),
+     "character.armor: expected none, cuir, metal or a count from 0 to 99, got 'bronze'"),
     ({"board": "atom-heavy"}, "board: unknown board 'atom-heavy'"),
     ({"board": "atom-lite", "colour": "red"}, "colour: unknown field"),
     ({"board": "atom-lite", "settings": {"coma_ms": -1}}, "settings.coma_ms: "),
@@ -405,3 +403,34 @@ def test_radio_faults_are_named(tmp_path):
     assert any("roster.csv:4: role: unknown role 'forgeur' (player, healer or smith" in m
                for m in messages), messages
     assert any("roster.csv:5: name: 'Ysolde' is also row 3's" in m for m in messages)
+
+
+# P1, K9, K12: one check for a character, whichever way it comes. The same wrong value
+# as a badge's config (JSON), a roster's cell and a scenario's character field gives the
+# same fault after the field's name.
+@pytest.mark.parametrize("field, config_value, text", [
+    ("armor", "bronze", "bronze"),
+    ("armor", 100, "100"),
+    ("creature", -1, "-1"),
+    ("resist", ["dissipe"], "dissipe"),
+    ("resist", ["resiste"], "resiste"),
+    ("resist", ["poison"], "poison"),
+])
+def test_a_character_field_is_checked_once_for_config_roster_and_scenario(
+        tmp_path, field, config_value, text):
+    from cran import scenario
+    with pytest.raises(badge_config.ConfigError) as config_fault:
+        badge_config.from_dict({"board": "atom-lite", "character": {field: config_value}},
+                               "C", os.path.join(REPO, "boards"))
+    config_said = str(config_fault.value).split("C: character.%s: " % field)[1]
+    row = {"name": "Ana", "armor": "", "creature": "", "resist": "", field: text}
+    path = write(tmp_path, "name,armor,creature,resist,board,badge\n"
+                 "%(name)s,%(armor)s,%(creature)s,%(resist)s,atom-lite,b1\n" % row)
+    [roster_said] = faults(path)
+    assert roster_said.startswith("%s:2: %s: " % (path, field))
+    with pytest.raises(scenario.ScenarioError) as scenario_fault:
+        scenario.parse("character %s=%s\n0:00 coup\n" % (field, text))
+    scenario_said = str(scenario_fault.value).split("1: %s: " % field, 1)[1]
+    # The JSON value and the text differ in how a number is quoted, nothing else.
+    assert roster_said.split(": ", 2)[2] == scenario_said.split(";")[0]
+    assert config_said.replace("'", "") == scenario_said.split(";")[0].replace("'", "")

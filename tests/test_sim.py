@@ -71,7 +71,8 @@ def test_the_hit_key_makes_a_fresh_badge_blesse(runtime):
         out = []
         for key in ("space", "period", "period"):   # the hit, then 1 s twice: the blink
             await keys(pilot, key)
-            out.append((app.now, panel(app)["etat"], app.frame["leds"], app.led_colours))
+            frame = app.session.frame
+            out.append((app.session.now, panel(app)["etat"], frame["leds"], app.led_colours))
         return before, out, app.hello["leds"]["max_brightness"]
 
     before, seen, top = ui(runtime, steps)
@@ -121,10 +122,10 @@ def test_esc_closes_every_picker_and_the_console_line():
 def test_the_clock_keys():
     def one_second(app):
         # As if a real second went by since the clock's last tick.
-        before = app.now
-        app._last_tick = time.monotonic() - 1.0
+        before = app.session.now
+        app.session._last_tick = time.monotonic() - 1.0
         app.tick()
-        return app.now - before
+        return app.session.now - before
 
     async def steps(app, pilot):
         out = {"paused": one_second(app)}
@@ -132,9 +133,9 @@ def test_the_clock_keys():
             await keys(pilot, key)
             out[name] = one_second(app)
         for key in ("period", "m", "M"):
-            before = app.now
+            before = app.session.now
             await keys(pilot, key)
-            out[key] = app.now - before
+            out[key] = app.session.now - before
         return out, str(app.w_clock.content)
 
     out, clock = ui("cpython", steps)
@@ -149,9 +150,10 @@ def test_a_one_button_press_sequence_reaches_its_action(runtime):
     # docs/controls.md, one button: coup peur = L S L S S L S S S L.
     async def steps(app, pilot):
         await keys(pilot, "A", "a", "A")
-        where = app.frame["menu"]
+        where = app.session.frame["menu"]
         await keys(pilot, "a", "a", "A", "a", "a", "a", "A")
-        return where, app.frame["menu"], app.frame["status"]["effets"], panel(app)
+        frame = app.session.frame
+        return where, frame["menu"], frame["status"]["effets"], panel(app)
 
     where, after, effects, shown = ui(runtime, steps)
     assert where == [1, 1, 1, "Etats"]          # Coup > Etats, its 1st entry
@@ -163,9 +165,9 @@ def test_two_buttons_and_the_screen_mirrored(micropython):
     # docs/controls.md, two buttons and a screen: effet peur = B A B.
     async def steps(app, pilot):
         await keys(pilot, "B")
-        menu = list(app.frame["screen"])
+        menu = list(app.session.frame["screen"])
         await keys(pilot, "A", "B")
-        return menu, app.frame["screen"], str(app.w_screen.content), app.notes
+        return menu, app.session.frame["screen"], str(app.w_screen.content), app.session.notes
 
     menu, screen, drawn, notes = ui("micropython", steps, board="m5stickc-plus")
     assert menu[0] == "Effet" and menu[-1] == "bb Retour"
@@ -230,7 +232,7 @@ def test_a_script_replays_and_its_expects_show(runtime, tmp_path):
     async def steps(app, pilot):
         await keys(pilot, "M", "M")
         lines = [str(line.text) for line in app.w_script.lines]
-        return app.script, lines, panel(app), app.w_script.border_title
+        return app.session.script, lines, panel(app), app.w_script.border_title
 
     script, lines, shown, title = ui(runtime, steps, script=_script(tmp_path))
     assert (script.held, script.failed, script.due()) == (2, 1, None)
@@ -241,10 +243,36 @@ def test_a_script_replays_and_its_expects_show(runtime, tmp_path):
     assert title == "script fight.txt: 2/3 expects held, 1 failed"   # nothing left next
 
 
+def test_the_session_replays_a_script_without_the_terminal_ui(tmp_path):
+    # The clock, the replay and the link need no Textual (issue: the UI only draws).
+    code = ("import sys; import host_tools.sim.session; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))")
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=REPO, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    from host_tools.sim.session import Session
+    link, parsed = prepare(SimpleNamespace(board=None, script=_script(tmp_path),
+                                           character=None), "cpython")
+    steps, logged = [], []
+    try:
+        session = Session(link, parsed, paused=True, on_step=lambda *s: steps.append(s),
+                          on_log=lambda text, kind: logged.append(kind))
+        session.jump(600000)
+    finally:
+        link.close()
+    assert [(kind, ok) for kind, ok, _ in steps] == [
+        ("act", True), ("expect", True), ("act", True), ("expect", True), ("expect", False)]
+    assert steps[-1][2].endswith("expect etat=mort: expected etat=mort, got coma")
+    assert session.script.title() == "script fight.txt: 2/3 expects held, 1 failed"
+    assert "error" not in logged and session.frame["status"]["etat"] == "coma"
+
+
 def test_the_rulebook_fight_replays_on_the_live_badge(micropython):
     async def steps(app, pilot):
         await keys(pilot, "M", "M", "M")
-        return app.script
+        return app.session.script
 
     script = ui("micropython", steps,
                 script=os.path.join(SCENARIO_DIR, "exemple-godefroy.txt"))
@@ -255,10 +283,10 @@ def test_reboot_keeps_the_state_and_a_dead_badge_is_said(tmp_path):
     async def steps(app, pilot):
         await keys(pilot, "space", "r")
         kept = panel(app)["etat"]
-        app.link.proc.kill()
-        app.link.proc.wait()
+        app.session.link.proc.kill()
+        app.session.link.proc.wait()
         await keys(pilot, "space")
-        return kept, app.dead, str(app.w_clock.content)
+        return kept, app.session.dead, str(app.w_clock.content)
 
     kept, dead, clock = ui("cpython", steps)
     assert kept == "blesse"

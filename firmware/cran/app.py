@@ -3,14 +3,14 @@
 import asyncio
 import os
 import select
-import sys
 import time
 
 import machine
 from micropython import const
 
-from cran import forget
+from cran import compat, forget
 from cran.badge import epoch_shift
+from cran.compat import wake_flag
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (
@@ -418,7 +418,7 @@ class App:
         sooner than the clock's, the clock's sleep is made again (a press's
         allocations, never an idle wake-up's)."""
         if self.flag is None:
-            self.flag = _flag()
+            self.flag = wake_flag()
         clock = asyncio.create_task(self._clock_loop(0))
         try:
             while True:
@@ -450,9 +450,9 @@ class App:
             wait = self.step(time.ticks_ms())
 
     async def console_loop(self):
-        reader = asyncio.StreamReader(_STDIN)
+        reader = asyncio.StreamReader(compat.STDIN)
         self.unread = select.poll()
-        self.unread.register(_STDIN, select.POLLIN)
+        self.unread.register(compat.STDIN, select.POLLIN)
         raw = bytearray()   # grown in place (a bytes joined a byte at a time: quadratic)
         while True:
             # Byte by byte: every byte, not only a whole line, keeps the badge awake
@@ -462,7 +462,7 @@ class App:
                 return   # stdin closed: only on a desktop
             self.last_input = time.ticks_ms()
             console = self.session()
-            if not console.typed_byte(raw, got, _STDOUT):   # echoed as typed (cran.console)
+            if not console.typed_byte(raw, got, compat.STDOUT):   # echoed as typed (cran.console)
                 continue
             line, raw = raw, bytearray()
             if not line:
@@ -488,7 +488,7 @@ class App:
             self.wdt = machine.WDT(timeout=WDT_TIMEOUT_MS)
 
     async def run(self, console=True):
-        self.flag = _flag()
+        self.flag = wake_flag()
         self.start_watchdog()
         show = asyncio.create_task(self.show_loop())
         if console:
@@ -504,19 +504,8 @@ def _least(wait, other):
     return wait if other is None or wait <= other else other
 
 
-# Bytes, not text: a text stdin raises on line noise that isn't UTF-8, inside readline.
-_STDIN = getattr(sys.stdin, "buffer", sys.stdin)
-_STDOUT = getattr(sys.stdout, "buffer", sys.stdout)   # the echo, bytes as typed
-
-
 def set_rtc(unix_s):
     """The console's `clock` also sets the chip's RTC: it runs on through a watchdog or
     soft reset (not a power cut), so the badge still knows the date after one."""
     t = time.gmtime(unix_s - epoch_shift())
     machine.RTC().datetime((t[0], t[1], t[2], t[6], t[3], t[4], t[5], 0))
-
-
-def _flag():
-    # ThreadSafeFlag: set from a scheduled callback (a button) as safely as from a task.
-    maker = getattr(asyncio, "ThreadSafeFlag", None) or asyncio.Event
-    return maker()

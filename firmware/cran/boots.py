@@ -3,7 +3,7 @@
 # (not through a power cut: then the stamps mean nothing, and a power-on clears them).
 import json
 
-from cran.storage import replace
+from cran.compat import replace
 
 FILE = "boots.json"   # in the flash's root; the app's `reboot` removes it
 WINDOW_S = 300

@@ -3,14 +3,13 @@
 import json
 
 from cran import forget
-from cran.core.choices import ARMOR_NAMES, MAX_ANSWERS
+from cran.core.choices import CHARACTER_FIELDS
 from cran.core.rules import Character, Settings
-from cran.core.vocab import KEYWORDS, ParseError
+from cran.core.vocab import ParseError
 from cran.storage import join
 
 _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volume_percent",
          "radio", "orga_code")
-_CHARACTER = ("name", "armor", "helmet", "creature", "resist", "agonisant_ms", "coma_ms")
 
 
 ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
@@ -79,19 +78,6 @@ def _fail(path, field, problem):
     raise ConfigError("%s: %s: %s" % (path, field, problem))
 
 
-# The longest countdown a badge's ticks can count (cran.core.ticks: 2**29 ms, about 149 h).
-_MAX_MS = (1 << 29) - 1
-
-
-def _whole(path, field, value, low, high):
-    # Every number of the file is checked before use: the badge holds what it needs.
-    if (isinstance(value, bool) or not isinstance(value, int) or value < low
-            or value > high):
-        _fail(path, field, "expected a whole number from %d to %d, got %r"
-              % (low, high, value))
-    return value
-
-
 def object_fields(path, field, raw, known):
     """raw, the file's `field`, must be an object of known fields: else ConfigError
     naming the field (cran.radio_config's section too)."""
@@ -103,33 +89,14 @@ def object_fields(path, field, raw, known):
 
 
 def _character(path, raw):
-    object_fields(path, "character", raw, _CHARACTER)
+    object_fields(path, "character", raw, CHARACTER_FIELDS)
     c = Character()
-    c.name = raw.get("name", "")
-    if not isinstance(c.name, str):
-        _fail(path, "character.name", "expected a string")
-    armor = raw.get("armor", 0)
-    if isinstance(armor, str):   # a name, else it is no whole number either: say so
-        if armor not in ARMOR_NAMES:
-            _fail(path, "character.armor", "unknown armor %r (none, cuir, metal or a whole "
-                  "number from 0 to %d)" % (armor, MAX_ANSWERS))
-        armor = ARMOR_NAMES[armor]
-    c.armor = _whole(path, "character.armor", armor, 0, MAX_ANSWERS)
-    c.helmet = raw.get("helmet", False)
-    if not isinstance(c.helmet, bool):
-        _fail(path, "character.helmet", "expected true or false")
-    c.creature = _whole(path, "character.creature", raw.get("creature", 0), 0, MAX_ANSWERS)
-    resist = raw.get("resist", [])
-    if not isinstance(resist, list):
-        _fail(path, "character.resist", "expected a list of keywords")
-    for word in resist:
-        if word not in KEYWORDS or word in ("dissipe", "resiste"):   # canonical, as written
-            _fail(path, "character.resist", "%r is not a keyword one can resist" % (word,))
-    c.resist = tuple(resist)
-    for name in ("agonisant_ms", "coma_ms"):
-        value = raw.get(name)
-        if value is not None:
-            setattr(c, name, _whole(path, "character." + name, value, 1, _MAX_MS))
+    for name in CHARACTER_FIELDS:
+        if name in raw:
+            try:
+                c.set(name, raw[name])
+            except ParseError as e:
+                _fail(path, "character." + name, str(e))
     return c
 
 
@@ -157,6 +124,14 @@ def load(root):
         raw = json.loads(text)
     except ValueError as e:
         raise ConfigError("%s: not valid JSON: %s" % (path, e)) from None
+    return from_dict(raw, path, join(root, "boards"))
+
+
+def from_dict(raw, path, boards_dir):
+    """A config as JSON reads it (raw), and the board file boards_dir/<board>.json ->
+    Config. Raises ConfigError or BoardError naming path (where raw came from: the
+    badge's file, a roster's row) and the field. The host checks a config so, as the
+    badge will read it."""
     if not isinstance(raw, dict):
         raise ConfigError("%s: expected a JSON object" % path)
     for key in sorted(raw):
@@ -189,7 +164,7 @@ def load(root):
         except ParseError as e:
             _fail(path, "settings." + name, str(e))
     config = Config()
-    config.board = read_board(join(root, "boards/%s.json" % board_id))
+    config.board = read_board(join(boards_dir, "%s.json" % board_id))
     config.character = character
     config.settings = s
     config.lang = raw.get("lang", "fr")

@@ -4,18 +4,16 @@
 import asyncio
 import json
 import os
-import sys
 import time
 
 import machine
 
 import cran
+from cran import compat
 from cran.console import NOT_TEXT, command_of, text_of, typed_byte
 from cran.lock import ConsoleLock, read_key, set_interrupt
 from cran.storage import Journal, join
 
-_STDIN = getattr(sys.stdin, "buffer", sys.stdin)
-_STDOUT = getattr(sys.stdout, "buffer", sys.stdout)
 WDT_TIMEOUT_MS = 45000   # cran.app's: not imported, a badge that can't start never loads it
 _ERROR_FRAME = ((60, 0, 0), (60, 60, 60))   # red, white: "not started", steady
 
@@ -99,13 +97,13 @@ async def error_console(message, root="/"):
     organisers as the app's does (cran flash mends the badge through it)."""
     key, problem = read_key(join(root, "game.key"))
     lock = ConsoleLock(key, problem, set_interrupt)
-    reader = asyncio.StreamReader(_STDIN)
+    reader = asyncio.StreamReader(compat.STDIN)
     raw = bytearray()
     while True:
         got = await reader.read(1)
         if not got:
             return
-        if not typed_byte(raw, got, _STDOUT):   # echoed as typed, \r or \n ends it
+        if not typed_byte(raw, got, compat.STDOUT):   # echoed as typed, \r or \n ends it
             continue
         if not raw:
             continue

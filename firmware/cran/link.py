@@ -114,9 +114,10 @@ class Chain:
 _KEPT = "radio.json"   # beside the state: the counter's mark, spent tokens, own chain
 
 
-def start(root, spec, key, badge):
+def start(root, spec, key, badge, power=None):
     """The badge's radio from its config's (cran.radio_config.Radio) and the game key,
-    or None with the reason journaled (cran.parts.assemble)."""
+    or None with the reason journaled (cran.parts.assemble). power: the board's power
+    part, whose battery its heartbeats then carry (cran.hal.battery)."""
     if key is None:
         badge.log({"error": "radio: no game key on this badge (cran flash installs it)"})
         return None
@@ -129,7 +130,11 @@ def start(root, spec, key, badge):
     import machine
 
     from cran.storage import join
-    return wire(join(root, _KEPT), spec, key, air, spec.id or machine.unique_id())
+    link = wire(join(root, _KEPT), spec, key, air, spec.id or machine.unique_id())
+    if power is not None:   # loaded here, not by the app's start: only a radio game's
+        from cran.hal.battery import battery
+        link.battery = battery(power, badge)
+    return link
 
 
 def wire(path, spec, game_key, air, me):
@@ -205,7 +210,7 @@ class Link:
         one or the other. Called before what it covers goes out or is acted on."""
         if self.kept is None:
             return
-        from cran.storage import replace
+        from cran.compat import replace
         spent = {}
         for who, entry in self.listener.authorities.items():
             if entry[1]:

@@ -162,7 +162,7 @@ def assemble(app, root, config, restored):
     app.link = None        # the radio (cran.link), when the game has one
     if config.radio is not None and not app.safe:
         from cran import link
-        app.link = link.start(root, config.radio, key, badge)
+        app.link = link.start(root, config.radio, key, badge, board.power)
     app.events = []        # (button, kind, tick) waiting for the show loop
     app.buttons = [] if app.safe else buttons(board, app._on_button, app._poke)
     app.menu = None if app.safe else Menu(

@@ -2,9 +2,9 @@
 # engine, check `expect` lines. Runs the same under CPython and MicroPython, so the
 # host can compare the two runtimes event for event.
 
-from cran.core.choices import (
-    ARMOR_NAMES,
+from cran.core.choices import (  # noqa: F401  (UnknownWord: the host takes it here)
     MAX_ANSWERS,
+    UnknownWord,
     parse_duration,
     yes_no,
 )
@@ -13,7 +13,6 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import PLAYS
 from cran.core.words import (
-    KEYWORDS,
     MAX_RENOWN,
     SPACES,
     STATES,
@@ -27,19 +26,6 @@ from cran.core.words import (
     whole,
     words_of,
 )
-
-
-class UnknownWord(ParseError):
-    """A ParseError about a word not known, carrying the word (as read) and what it is
-    not among, for the host's "did you mean" (host_tools.suggest): a tuple of word
-    tuples, dicts, cran.core.vocab.lookup() tables, or names of the badge grammar's own
-    tables (host_tools.suggest.GRAMMAR)."""
-
-    def __init__(self, message, word, among):
-        super().__init__(message)
-        self.word = word
-        self.among = among
-
 
 # The errors of the badge's grammar (cran.core.words) for a word it does not know, by how
 # they start, and the grammar's tables the word is not among. The grammar says the word
@@ -439,50 +425,14 @@ def parse_character(text):
 
 
 def _character_field(c, name, value):
-    if name == "name":
-        c.name = value
-    elif name == "armor":
-        c.armor = _armor(value)
-    elif name == "helmet":
-        c.helmet = _yes_no("helmet", value)
-    elif name == "creature":
-        c.creature = count(value, "creature")
-    elif name == "resist":
-        c.resist = _resistances(value)
-    elif name in ("agonisant", "coma"):
-        ms = parse_duration(value)
-        if ms <= 0 or ms >= 1 << 29:
-            raise ParseError("%s must be a duration above 0, got %s" % (name, shown(value)))
-        setattr(c, name + "_ms", ms)
-    else:
+    # A field as the line spells it (agonisant, coma: a duration) -> Character.set,
+    # whose fault the field's name starts.
+    if name not in _CHARACTER_FIELDS:
         raise UnknownWord("unknown character field %s" % shown(name), name,
                            (_CHARACTER_FIELDS, _CHARACTER_ALIASES))
-
-
-_ARMORS = ("none", "cuir", "metal")
-
-
-def _armor(value):
-    """none, cuir, metal (ARMOR_NAMES: also aucune, leather) or a count of answers."""
-    low = plain(value)
-    if low in ARMOR_NAMES:
-        return ARMOR_NAMES[low]
-    if is_digits(low):
-        return count(low, "armor")
-    raise UnknownWord("unknown armor %s (none, cuir, metal or a count)" % shown(value), low,
-                       (_ARMORS, ARMOR_NAMES))
-
-
-def _resistances(value):
-    out = []
-    for word in words_of(plain(value)):
-        if word == "-":
-            continue
-        kw = keyword(word)
-        if kw is None:
-            raise UnknownWord("unknown keyword %s in resist" % shown(word), word,
-                               (KEYWORDS,))
-        if kw in ("dissipe", "resiste"):
-            raise ParseError("nobody resists %s (K9, K12)" % kw)
-        out.append(kw)
-    return out
+    try:
+        c.set(name + "_ms" if name in ("agonisant", "coma") else name, value)
+    except UnknownWord as e:
+        raise UnknownWord("%s: %s" % (name, e), e.word, e.among) from None
+    except ParseError as e:
+        raise ParseError("%s: %s" % (name, e)) from None

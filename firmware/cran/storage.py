@@ -5,6 +5,7 @@ import binascii
 import json
 import os
 
+from cran.compat import replace, sync
 from cran.core.vocab import const
 
 FORMAT_VERSION = 1
@@ -15,9 +16,6 @@ MAX_RECORD_BYTES = 8192
 _RESTORE = const(("cran.restore",))   # the boot's reading of the records (StateStore.load)
 _ENOENT = const(2)                 # the same number on LittleFS, FAT, Linux and Windows
 _COMPACT = const((",", ":"))       # JSON's separators, spaces left out
-# Rename over an existing file, atomically: MicroPython's os.rename does it on LittleFS;
-# CPython's only on POSIX, so the desktop takes os.replace (absent on MicroPython).
-replace = getattr(os, "replace", os.rename)
 
 
 def join(directory, name):
@@ -98,10 +96,7 @@ class StateStore:
         with open(self._temp, "wb") as f:
             f.write(header)
             f.write(body)
-            f.flush()
-            # LittleFS commits on close; a desktop OS needs fsync for the same promise.
-            if hasattr(os, "fsync"):
-                os.fsync(f.fileno())
+            sync(f)
         replace(self._temp, self._slots[target])
         self._newest = target
         self.seq += 1

@@ -17,6 +17,7 @@ if __name__ == "__main__":
     sys.path[:0] = sys.argv[5:] + [sys.argv[1]]
 
 import machine  # noqa: E402
+import neopixel  # noqa: E402
 import vclock  # noqa: E402
 import world  # noqa: E402
 
@@ -144,7 +145,7 @@ class Live:
         now = time.ticks_ms()
         leds = None
         if app.leds is not None:
-            last = app.leds.np.last
+            last = neopixel.shown(self.board["leds"]["pin"])   # as a person sees them
             leds = [list(c) for c in last] if last else [[0, 0, 0]] * app.leds.count
         screen = None
         if app.screen is not None:

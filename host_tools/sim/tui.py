@@ -1,14 +1,12 @@
 # The badge on a desktop terminal (Textual): the real firmware app runs in a driver
-# process (link.BadgeLink); this draws what it shows (LEDs, screen, buzzer), runs its
-# clock (pause, x1, x10, x60, jumps), presses its buttons, speaks to its console and
-# replays a scenario on it, checking the expect lines as they pass. The board's panel
-# holds only what the board's own parts show; what the badge knows besides (its state,
-# its menu, a peek) is the wearer's panel, which `w` hides with the journal: play with
-# only what the board shows, as its wearer does.
+# process (link.BadgeLink) and its session (session.Session: the clock, the script
+# replayed, the presses) moves it on; this only draws what it shows (LEDs, screen,
+# buzzer, the wearer's state, the journal) and turns keys into the session's calls.
+# The board's panel holds only what the board's own parts show; what the badge knows
+# besides (its state, its menu, a peek) is the wearer's panel, which `w` hides with the
+# journal: play with only what the board shows, as its wearer does.
 import math
-import os
 import sys
-import time
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -18,15 +16,12 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, RichLog, Static
 
-from cran import scenario
 from cran.core.words import KEYWORDS, TIMED_EFFECTS
-from host_tools import journal
 from host_tools.scenario_cmd import fmt_time
-from host_tools.sim.link import LinkError
+from host_tools.sim.session import Session
 
 TICK_S = 0.05            # the clock moves the badge on 20 times a second
 _OFF_RGB = (40, 40, 40)  # an unlit LED: dark, but still a cell you can see
-MELODY_GAP_MS = 200      # silence longer than the rests inside a melody: the next is new
 
 # The action pickers (c, e, o): every action of docs/scenarios.md a key away. A
 # badge without keyboard says `membre` for a limb; any other target: the console (:).
@@ -85,30 +80,6 @@ def shown_rgb(rgb, max_brightness):
         return _OFF_RGB
     scale = 255.0 / max(max_brightness, max(rgb))
     return tuple(min(255, int(round(c * scale))) for c in rgb)
-
-
-class Script:
-    """A scenario file replayed on the badge: its steps at their times from `start`."""
-
-    def __init__(self, path, parsed, start_ms):
-        self.name = os.path.basename(path)
-        self.steps = parsed.steps
-        self.start_ms = start_ms
-        self.next = 0
-        self.held = 0
-        self.failed = 0
-        self.expects = sum(1 for s in self.steps if s[2] == "expect")
-
-    def due(self):
-        """The elapsed ms of the next step, or None when all have played."""
-        if self.next >= len(self.steps):
-            return None
-        return self.start_ms + self.steps[self.next][1]
-
-    def title(self):
-        done = "" if self.due() is None else ", next at %s" % fmt_time(self.steps[self.next][1])
-        return "script %s: %d/%d expects held, %d failed%s" % (
-            self.name, self.held, self.expects, self.failed, done)
 
 
 class Picker(ModalScreen):
@@ -207,23 +178,14 @@ class SimApp(App):
 
     def __init__(self, link, script=None, paused=False, bell=False, watch_terminal=False):
         super().__init__()
-        self.link = link
-        self.watch_terminal = watch_terminal
+        self.session = Session(link, script, paused, on_frame=self._new_frame,
+                               on_log=self._logged, on_step=self._stepped,
+                               on_melody=self._melody)
         self.hello = link.hello
-        self.frame = link.first
-        self.now = self.frame["now"]
-        self.target = self.now     # where the clock wants the badge (elapsed ms, float)
-        self.speed = 1
-        self.paused = paused
+        self.watch_terminal = watch_terminal
         self.bell_on = bell
-        self.dead = None           # why the badge process is gone, once it is
-        self.script = Script(script[0], script[1], self.now) if script else None
-        self.notes = []            # the last melody's notes: [[elapsed ms, freq Hz]]
-        self.sounding = 0          # the buzzer's frequency now (0: silent)
         self.led_colours = []      # the colours drawn for the LEDs, as shown
-        self._last_tick = None
         self._drawn = {}           # id(widget) -> what it shows, to redraw only changes
-        self._quiet_at = -MELODY_GAP_MS   # elapsed ms the buzzer last fell silent
 
     # ---- layout -----------------------------------------------------------------------
 
@@ -233,7 +195,7 @@ class SimApp(App):
         self.w_buttons, self.w_menu, self.w_clock = Static(), Static(), Static(id="clock")
         self.w_state = Static()
         self.w_journal = RichLog(id="journal", wrap=True, max_lines=5000)
-        self.w_script = RichLog(id="script", wrap=True) if self.script else None
+        self.w_script = RichLog(id="script", wrap=True) if self.session.script else None
         self.w_console = Input(
             placeholder="a console line: coup blesse, effet peur divin, soin, status…",
             suggester=SuggestFromList(_CONSOLE_WORDS, case_sensitive=False), id="console")
@@ -265,9 +227,9 @@ class SimApp(App):
             "button %s: %s" % (name, ("space/a A d", "b B D")[i] if i < 2 else "-")
             for i, name in enumerate(h["buttons"])), "dim"))
         self.action_keys()
-        self.absorb(self.frame)
+        self.session.absorb(self.session.frame)
         if self.w_script is not None:
-            self.w_script.border_title = self.script.title()
+            self.w_script.border_title = self.session.script.title()
         self.set_interval(TICK_S, self.tick)
         if self.watch_terminal:
             self.set_interval(1.0, self._terminal_gone)
@@ -281,109 +243,31 @@ class SimApp(App):
         except (OSError, termios.error, ValueError):
             self.exit()
 
-    # ---- talking to the badge ---------------------------------------------------------
+    # ---- what the session says ------------------------------------------------------
 
-    def call(self, command):
-        """Send one command -> the frame, applied; None when refused or gone."""
-        if self.dead:
-            return None
-        try:
-            frame = self.link.send(command)
-        except LinkError as e:
-            self.dead = str(e)
-            self.log_line(self.dead, "bold red")
+    def _new_frame(self, frame):
+        if self.is_running:
+            self.draw()
+
+    def _logged(self, text, kind):
+        self.log_line(text, {"dead": "bold red", "error": "red"}.get(kind, ""))
+        if kind == "dead":
             self.notify("the badge process has stopped", severity="error")
-            return None
-        if "error" in frame:
-            self.log_line(frame["error"], "red")
-            return None
-        self.absorb(frame)
-        return frame
 
-    def absorb(self, frame):
-        self.frame = frame
-        self.now = frame["now"]
-        self.target = max(self.target, self.now)   # a press took its own time
-        for at, entry in frame["journal"]:
-            self.log_line("%8s  %s" % (fmt_time(at), journal.live_line(entry)),
-                          "red" if "error" in entry else "")
-        if frame.get("fault"):
-            self.log_line(frame["fault"], "red")
-        for at, freq_hz in frame["notes"]:
-            if freq_hz and not self.sounding and at - self._quiet_at > MELODY_GAP_MS:
-                self.notes = []   # a new melody; one bell for it, not one per note
-                if self.bell_on:
-                    self.bell()
-            if freq_hz:
-                self.notes = (self.notes + [[at, freq_hz]])[-12:]
-            elif self.sounding:
-                self._quiet_at = at
-            self.sounding = freq_hz
-        self.draw()
+    def _stepped(self, kind, ok, text):
+        mark = ("·" if kind == "act" else "✓") if ok else "✗"
+        style = "" if kind == "act" else "green"
+        if not ok:
+            style = "red" if kind == "act" else "bold red"
+        self.w_script.write(Text("%s %s" % (mark, text), style))
+        self.w_script.border_title = self.session.script.title()
 
-    def run_to(self, target):
-        """Move the badge on to elapsed ms `target`, playing the script's steps due on
-        the way at their own times."""
-        script = self.script
-        while script is not None and script.due() is not None and script.due() <= target:
-            self.advance_to(script.due())
-            step = script.steps[script.next]
-            script.next += 1   # before it plays: the title then names the step after
-            self.play_step(step)
-            if self.dead:
-                return
-        self.advance_to(target)
-
-    def advance_to(self, target):
-        if target > self.now:
-            self.call({"advance": target - self.now})
-
-    def play_step(self, step):
-        line, t, kind, payload = step
-        script = self.script
-        log = self.w_script
-        when = fmt_time(t).rjust(7)
-        if kind == "act":
-            frame = self.call({"line": payload.text()})
-            answer = (frame or {}).get("answer") or ["(no answer)"]
-            ok = answer[0].startswith("ok ")
-            log.write(Text("%s %s  %s  %s" % ("·" if ok else "✗", when, payload.text(),
-                                               "" if ok else answer[0]), "" if ok else "red"))
-        else:
-            failed = scenario.check(payload, self.frame["view"])
-            text = "%s  expect %s" % (when, " ".join(w for _, _, w in payload))
-            if failed:
-                script.failed += 1
-                log.write(Text("✗ %s: %s" % (text, "; ".join(
-                    "expected %s, got %s" % f for f in failed)), "bold red"))
-            else:
-                script.held += 1
-                log.write(Text("✓ %s" % text, "green"))
-        log.border_title = script.title()
-
-    def press(self, name, kind):
-        """One whole gesture on a button, taking its own virtual time, and waited out so
-        the badge has decided what it was before the next key (a tap then another is
-        two taps, whatever the clock's speed)."""
-        p = self.hello["press_ms"]
-        presses, hold = {"short": (1, p["debounce"] + 30), "long": (1, p["long"] + 200),
-                         "double": (2, p["debounce"] + 30)}[kind]
-        for i in range(presses):
-            if i:
-                self.run_to(self.now + p["debounce"] + 50)   # between the two presses
-            if self.call({"button": name, "down": True}) is None:
-                return
-            self.run_to(self.now + hold)
-            self.call({"button": name, "down": False})
-        self.run_to(self.now + p["double"] + p["debounce"])
+    def _melody(self):
+        if self.bell_on:
+            self.bell()
 
     def tick(self):
-        t = time.monotonic()
-        dt = 0 if self._last_tick is None else t - self._last_tick
-        self._last_tick = t
-        if not self.paused and not self.dead:
-            self.target += dt * 1000 * self.speed   # float: no ms lost per tick
-            self.run_to(int(self.target))
+        self.session.tick()
         self.draw_clock()
 
     # ---- drawing ----------------------------------------------------------------------
@@ -402,7 +286,7 @@ class SimApp(App):
         if spec is None:
             self.put(widget, Text("(no LEDs on this board)", "dim"))
             return
-        colours = [shown_rgb(c, spec["max_brightness"]) for c in self.frame["leds"]]
+        colours = [shown_rgb(c, spec["max_brightness"]) for c in self.session.frame["leds"]]
         self.led_colours = colours
         layout = spec["layout"]
         # Cells about square (a terminal cell is twice as tall as wide); the index order
@@ -428,7 +312,7 @@ class SimApp(App):
     def draw_screen(self):
         spec = self.hello["screen"]
         widget = self.w_screen
-        lines = self.frame["screen"]
+        lines = self.session.frame["screen"]
         if spec is None or lines is None:
             widget.display = False
             return
@@ -447,28 +331,30 @@ class SimApp(App):
         if not self.hello["buzzer"]:
             self.put(widget, Text("buzzer: none on this board", "dim"))
             return
+        sounding = self.session.sounding
         out = Text("buzzer: ")
-        out.append("♪ " if self.sounding else "  ", "bold yellow")
-        out.append(" ".join(note_name(f) for _, f in self.notes) or "silent",
-                   "bold" if self.sounding else "dim")
+        out.append("♪ " if sounding else "  ", "bold yellow")
+        out.append(" ".join(note_name(f) for _, f in self.session.notes) or "silent",
+                   "bold" if sounding else "dim")
         out.append("  (bell %s)" % ("on" if self.bell_on else "off"), "dim")
         self.put(widget, out)
 
     def draw_menu(self):
-        where = self.frame["menu"]
+        frame = self.session.frame
+        where = frame["menu"]
         if where:
             group, depth, index, label = where
             text = "menu       open: %s, level %d%s" % (
                 ("Menu/Voir", "Coup", "Effet", "Autre")[group % 4], depth,
                 (", entry %d: %s" % (index, label)) if index else ": " + label)
-        elif self.frame["peek"]:
+        elif frame["peek"]:
             text = "menu       closed; the peek (the wearer's private view) on show"
         else:
-            text = "menu       closed" + ("  SAFE MODE" if self.frame["safe"] else "")
+            text = "menu       closed" + ("  SAFE MODE" if frame["safe"] else "")
         self.put(self.w_menu, Text(text, "cyan" if where else "dim"))
 
     def draw_state(self):
-        s = self.frame["status"]
+        s = self.session.frame["status"]
         out = Text()
         out.append("etat       ")
         out.append(s["etat"], "bold")
@@ -498,15 +384,17 @@ class SimApp(App):
         self.put(self.w_state, out)
 
     def draw_clock(self):
-        if self.dead:
+        session = self.session
+        now = session.now
+        if session.dead:
             state = Text("stopped: the badge process is gone", "bold red")
         else:
-            state = Text("paused" if self.paused else "x%d" % self.speed,
-                         "bold yellow" if self.paused else "bold green")
-        out = Text("clock %s  " % fmt_time(self.now - self.now % 100).ljust(9))
+            state = Text("paused" if session.paused else "x%d" % session.speed,
+                         "bold yellow" if session.paused else "bold green")
+        out = Text("clock %s  " % fmt_time(now - now % 100).ljust(9))
         out.append_text(state)
-        if self.script is not None:
-            out.append("   script %s" % fmt_time(max(0, self.now - self.script.start_ms)))
+        if session.script is not None:
+            out.append("   script %s" % fmt_time(max(0, now - session.script.start_ms)))
         self.put(self.w_clock, out)
 
     def put(self, widget, content):
@@ -521,7 +409,7 @@ class SimApp(App):
     # ---- keys -------------------------------------------------------------------------
 
     def action_press(self, name, kind):
-        self.press(name, kind)
+        self.session.press(name, kind)
 
     def action_pick(self, page):
         verb, entries = PICKERS[page]
@@ -531,8 +419,7 @@ class SimApp(App):
         if not text:
             return
         self.log_line("> " + text, "bold")
-        frame = self.call({"line": text})
-        for line in (frame or {}).get("answer", []):
+        for line in self.session.line(text):
             self.log_line("  " + line, "red" if line.startswith("error") else "")
 
     def action_console(self):
@@ -554,21 +441,19 @@ class SimApp(App):
             self.set_focus(None)
 
     def action_pause(self):
-        self.paused = not self.paused
+        self.session.paused = not self.session.paused
         self.draw_clock()
 
     def action_speed(self, speed):
-        self.speed = speed
-        self.paused = False
+        self.session.set_speed(speed)
         self.draw_clock()
 
     def action_jump(self, ms):
-        self.target = max(self.target, self.now) + ms
-        self.run_to(int(self.target))
+        self.session.jump(ms)
 
     def action_reboot(self):
         self.log_line("(the badge is switched off and on)", "bold")
-        self.call({"reboot": True})
+        self.session.reboot()
 
     def action_board_alone(self):
         """Hide all the badge knows (the wearer's panel, the journal and a script's

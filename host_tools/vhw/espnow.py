@@ -3,8 +3,9 @@
 # ($CRAN_FIELD_PORT: host_tools/fieldnet.py's hub, on loopback) they also go out to the
 # hub and come in from it. Strict as the chip: nothing sent or heard unless both the
 # station interface and ESP-NOW are active, a frame sent only to a registered peer, at
-# most 250 bytes and 20 peers, a receive buffer (rxbuf, 526 bytes) that drops what does
-# not fit, `peers_table` updated as frames are read.
+# most 250 bytes and 20 peers, a receive buffer (rxbuf, 526 bytes unless config() says
+# another size before active(True)) that drops what does not fit, `peers_table` updated
+# as frames are read, stats() counting what was sent, heard and dropped.
 import os
 
 import machine
@@ -18,6 +19,11 @@ sent = []       # (peer, frame) in order, as machine.history says; the test read
 dropped = 0     # frames that came while the receive buffer was full
 _the = None
 _field = None   # (socket, the hub's address) in a virtual field
+# The chip's: made here, with the virtual hardware, not when the firmware makes its
+# ESPNow (on a badge they are C, not its heap).
+_config = {"rxbuf": RXBUF, "timeout_ms": 300000, "rate": None}
+_rxbuf = [RXBUF]           # the receive buffer made by the last active(True)
+_stats = [0, 0, 0, 0, 0]   # as stats() gives them
 
 
 def _join_field():
@@ -79,10 +85,28 @@ class ESPNow:
             self._peers = []
             self._inbox = []
         else:
+            _rxbuf[0] = _config["rxbuf"]   # the buffer is made now, as on the chip
             _join_field()
             _from_field(False)   # what came while it was off was never heard
             _to_field(b"J")   # here, and listening: the hub knows where to send
         return self._active
+
+    def config(self, *name, **values):
+        """config("rxbuf") -> its value; config(rxbuf=N, timeout_ms=..., rate=...) sets
+        them (rxbuf takes effect at the next active(True), as on the chip)."""
+        if name:
+            if len(name) != 1 or values or name[0] not in _config:
+                raise ValueError("unknown config param")
+            return _config[name[0]]
+        for key, value in values.items():
+            if key not in _config:
+                raise TypeError("unexpected keyword argument '%s'" % key)
+            _config[key] = value
+        return None
+
+    def stats(self):
+        """(tx_pkts, tx_responses, tx_failures, rx_packets, rx_dropped), as the chip's."""
+        return tuple(_stats)
 
     def _ready(self):
         if not self._active:
@@ -106,6 +130,7 @@ class ESPNow:
             raise _error("ESP_ERR_ESPNOW_NOT_FOUND")
         if not 0 < len(msg) <= MAX_DATA_LEN:
             raise ValueError("msg too long")
+        _stats[0] += 1
         if machine.history >= 0:   # kept as the other parts keep theirs (machine.history)
             sent.append((bytes(mac), bytes(msg)))
             if machine.history and len(sent) > machine.history:
@@ -146,10 +171,12 @@ def deliver(mac, msg, rssi=-60):
     the = _the
     if the is None or not the._active or not network.is_active():
         return False
-    if sum(len(m) for _, m, _, _ in the._inbox) + len(msg) > RXBUF:
+    if sum(len(m) for _, m, _, _ in the._inbox) + len(msg) > _rxbuf[0]:
         dropped += 1
+        _stats[4] += 1
         return False
     the._inbox.append((bytes(mac), bytes(msg), rssi, time.ticks_ms()))
+    _stats[3] += 1
     return True
 
 
@@ -164,5 +191,8 @@ def reset():
     global _the, dropped
     _the = None
     dropped = 0
+    _config.update(rxbuf=RXBUF, timeout_ms=300000, rate=None)
+    _rxbuf[0] = RXBUF
+    _stats[:] = [0, 0, 0, 0, 0]
     del sent[:]
     network.reset()

@@ -162,7 +162,7 @@ def drive_at(delay_ms, pin_id, level):
 
 class _ConsoleRx:
     """The console's receiving end (UART0 behind the board's USB chip), as a stream the
-    firmware's asyncio reads (put it in cran.app._STDIN). Bytes come from console_at().
+    firmware's asyncio reads (put it in cran.compat.STDIN). Bytes come from console_at().
     Like the classic ESP32 under MicroPython: bytes that reach it while the chip is in
     lightsleep are lost (its UART is not clocked, and MicroPython's lightsleep sets no
     UART wake-up: they don't wake it either); what it received before stays in its FIFO
@@ -507,12 +507,15 @@ def _civil(days):
 
 # ---- buses ------------------------------------------------------------------------
 
-_i2c_devices = {}   # (scl, sda) -> set of 7-bit addresses answering on that bus
+# (scl, sda) -> {7-bit address answering on that bus: what its registers hold (read(reg,
+# n) -> bytes, write(reg, data)), or None: a read gives zeros}
+_i2c_devices = {}
 
 
-def attach_i2c(scl, sda, addr):
-    """Put a device at addr on the bus of these pins (the sim's optional SSD1306)."""
-    _i2c_devices.setdefault((scl, sda), set()).add(addr)
+def attach_i2c(scl, sda, addr, chip=None):
+    """Put a device at addr on the bus of these pins (the sim's optional SSD1306), with
+    its registers (world.Axp192) or none."""
+    _i2c_devices.setdefault((scl, sda), {})[addr] = chip
 
 
 class I2C:
@@ -549,6 +552,9 @@ class I2C:
         self._check(addr)
         if _recording():
             _log(self.writes, (addr, bytes([memaddr]) + bytes(buf)))
+        chip = _i2c_devices[self.key][addr]
+        if chip is not None:
+            chip.write(memaddr, bytes(buf))
 
     def readfrom(self, addr, nbytes, stop=True):
         self._check(addr)
@@ -556,7 +562,8 @@ class I2C:
 
     def readfrom_mem(self, addr, memaddr, nbytes, addrsize=8):
         self._check(addr)
-        return bytes(nbytes)
+        chip = _i2c_devices[self.key][addr]
+        return bytes(nbytes) if chip is None else chip.read(memaddr, nbytes)
 
 
 SoftI2C = I2C

@@ -25,6 +25,13 @@ def _account(pin_id, sent=None):
         entry[1] = sent
 
 
+def shown(pin_id):
+    """The frame the strip on pin_id shows (its last write: a tuple of colour tuples),
+    or None before any: what a person looking at the LEDs sees."""
+    strip = _strips.get(pin_id)
+    return None if strip is None else strip.last
+
+
 def lit():
     """pin id -> [r, g, b]: channel value (0-255) x ms, summed over the strip's LEDs,
     since reset_counters(). Divide by 255 x ms for the mean duty of one channel."""

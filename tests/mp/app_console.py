@@ -12,10 +12,11 @@ import world  # noqa: E402
 
 import cran  # noqa: E402
 import cran.app  # noqa: E402
+import cran.compat  # noqa: E402
 from cran import console  # noqa: E402
 
 # The console's echo of what is typed goes to stderr: stdout holds its answers alone.
-cran.app._STDOUT = sys.stderr.buffer
+cran.compat.STDOUT = sys.stderr.buffer
 
 if sys.argv[6:] == ["faulty"]:
     handle = console.Console.handle

@@ -528,9 +528,10 @@ def console_and_light_sleep():
     import cran.app as app_module
     answers = []
     app_module.print = lambda *args: answers.append(" ".join([str(a) for a in args]))
-    app_module._STDIN = machine.console
+    from cran import compat
+    compat.STDIN = machine.console   # the console on the virtual UART
     echoed = Echo()
-    app_module._STDOUT = echoed
+    compat.STDOUT = echoed
     out = {}
     try:
         _, app = badge("atom-lite")
@@ -571,8 +572,8 @@ def console_and_light_sleep():
                            machine.wakeups - sleeps, "awake_for_ms":
                            time.ticks_diff(app.last_input, came[0])}
     finally:
-        app_module._STDIN = sys.stdin.buffer
-        app_module._STDOUT = sys.stdout.buffer
+        compat.STDIN = sys.stdin.buffer
+        compat.STDOUT = sys.stdout.buffer
         del app_module.print
     return out
 

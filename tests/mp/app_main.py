@@ -11,10 +11,10 @@ import neopixel  # noqa: E402
 import vclock  # noqa: E402
 
 import cran  # noqa: E402
-import cran.fail  # noqa: E402
+import cran.compat  # noqa: E402
 
 # The console's echo of what is typed goes to stderr: stdout holds its answers alone.
-cran.fail._STDOUT = sys.stderr.buffer
+cran.compat.STDOUT = sys.stderr.buffer
 
 started = cran.main(sys.argv[4])
 strips = dict((pin, [list(c) for c in np.last or ()]) for pin, np in neopixel._strips.items())

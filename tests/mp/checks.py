@@ -55,7 +55,7 @@ def fresh_badge(flash, boards, board, config, start=0, epoch_s=None, i2c=False,
 
 def run_for(app, ms, during=None, console=False):
     """The app's own asyncio loop for ms of virtual time (during: a coroutine alongside;
-    console: its console task too, on cran.app._STDIN)."""
+    console: its console task too, on cran.compat.STDIN)."""
     import asyncio
 
     async def main():

@@ -134,6 +134,27 @@ def a_healers_offer_is_taken_by_a_long_press():
 
 
 @check
+def the_heartbeat_carries_the_battery_where_the_board_measures_it():
+    import world
+
+    from cran.link import read_heartbeat
+    out = []
+    for board, mv, i2c in (("m5stickc-plus", 3900, True), ("m5stickc-plus", 4300, True),
+                           ("m5stickc-plus", None, True), ("atom-lite", 3900, True),
+                           ("m5stickc-plus", 3900, False)):   # its power chip silent
+        world.battery_mv = mv
+        root, app = fresh_badge(FLASH, BOARDS, board, {"radio": radio_config()},
+                                game_key=GAME_KEY, i2c=i2c)
+        del espnow.sent[:]
+        run_for(app, 2000)
+        kind, _, _, payload = radio.Listener(KEYS, {}).open(heard_beats()[-1])
+        out.append([board, mv, read_heartbeat(payload)["batterie"],
+                    [e["error"] for e in app.badge.journal.entries() if "error" in e]])
+    world.battery_mv = 3900
+    return out
+
+
+@check
 def radio_on_time_is_its_duty_cycle():
     root, app = badge()
     run_for(app, 1000)

@@ -3,7 +3,7 @@
 # change Settings: at a badge's start (cran.start lets it go before the app loads), or on
 # the host.
 
-from cran.core.vocab import DIGITS, SPACES, ParseError, const
+from cran.core.vocab import DIGITS, KEYWORDS, SPACES, ParseError, const
 
 _MINUTES_5 = const(300000)
 
@@ -23,6 +23,18 @@ def yes_no(text):
     if text in _NO:
         return False
     raise ParseError("expected yes/no (oui/non), got '%s'" % text)
+
+
+class UnknownWord(ParseError):
+    """A ParseError about a word not known, carrying the word (as read) and what it is
+    not among, for the host's "did you mean" (host_tools.suggest): a tuple of word
+    tuples, dicts, cran.core.vocab.lookup() tables, or names of the badge grammar's own
+    tables (host_tools.suggest.GRAMMAR)."""
+
+    def __init__(self, message, word, among):
+        super().__init__(message)
+        self.word = word
+        self.among = among
 
 
 # name: (default, kind) -- kind is how a settings file or console spells it.
@@ -113,3 +125,108 @@ def parse_duration(text):
     if total > MAX_DURATION_MS:
         raise ParseError("duration %s is longer than a badge can count (149 hours)" % shown)
     return total
+
+
+# P1: a character's fields (cran.core.rules.Character) and their checks, once for the
+# three ways one comes: a badge's config file (Python values), a roster's cells and a
+# scenario's `character` line (text). The grammar (cran.core.words) is loaded only for
+# text that is not already a canonical word: a badge reading its config never needs it.
+_ARMORS = const(("none", "cuir", "metal"))   # the names a fault lists (not the aliases)
+CHARACTER_FIELDS = ("name", "armor", "helmet", "creature", "resist", "agonisant_ms",
+                    "coma_ms")
+
+
+def character_value(name, value):
+    """A character field's value from a Python value or its text form -> what Character
+    holds. Raises ParseError (UnknownWord for a word not known); the message does not
+    repeat the field's name: the caller says where it was."""
+    if name == "name":
+        if not isinstance(value, str):
+            raise ParseError("expected a string, got %r" % (value,))
+        return value
+    if name == "armor" and isinstance(value, str):
+        if value in ARMOR_NAMES:
+            return ARMOR_NAMES[value]
+        from cran.core.words import plain
+        low = plain(value).strip(SPACES)
+        if low in ARMOR_NAMES:
+            return ARMOR_NAMES[low]
+        if not low or low.strip(DIGITS):
+            raise UnknownWord("expected none, cuir, metal or a count from 0 to %d, got %s"
+                              % (MAX_ANSWERS, _shown(value)), low, (_ARMORS, ARMOR_NAMES))
+        value = low
+    if name in ("armor", "creature"):
+        return _count(value)
+    if name == "helmet":
+        if isinstance(value, str):
+            value = value.strip(SPACES)
+            try:
+                return yes_no(value)
+            except ParseError as e:
+                raise UnknownWord(str(e), value.lower(), (_YES + _NO,)) from None
+        if not isinstance(value, bool):
+            raise ParseError("expected yes or no (true or false), got %r" % (value,))
+        return value
+    if name == "resist":
+        return _resisted(value)
+    if name in ("agonisant_ms", "coma_ms"):
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = parse_duration(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ParseError("expected a duration, got %r" % (value,))
+        if not 0 < value <= MAX_DURATION_MS:
+            raise ParseError("expected a duration above 0 and under 149 hours, got %d ms"
+                             % value)
+        return value
+    raise UnknownWord("unknown character field '%s'" % name, name, (CHARACTER_FIELDS,))
+
+
+def _count(value):
+    # A number from outside is bounded before use: a 5,000-digit text would stop
+    # CPython's int(), and the state and its record hold nothing bigger than the rules.
+    if isinstance(value, str):
+        digits = value.strip(SPACES).lstrip("0") or "0"
+        if digits.strip(DIGITS) or len(digits) > 2:
+            raise ParseError("expected a whole number from 0 to %d, got %s"
+                             % (MAX_ANSWERS, _shown(value)))
+        value = int(digits)
+    if isinstance(value, bool) or not isinstance(value, int) or not (
+            0 <= value <= MAX_ANSWERS):
+        raise ParseError("expected a whole number from 0 to %d, got %r"
+                         % (MAX_ANSWERS, value))
+    return value
+
+
+def _resisted(value):
+    # K12: the keywords a character resists. Nobody resists dissipe (K9) nor resiste
+    # itself (K12): the rule is written here only.
+    if isinstance(value, str):
+        from cran.core.words import plain, words_of
+        words = [w for w in words_of(plain(value.replace(";", " ").replace("/", " ")))
+                 if w != "-"]
+    elif isinstance(value, (list, tuple)):
+        words = list(value)
+    else:
+        raise ParseError("expected a list of keywords, got %r" % (value,))
+    out = []
+    for word in words:
+        if not isinstance(word, str):
+            raise ParseError("expected a keyword, got %r" % (word,))
+        kw = word if word in KEYWORDS else None
+        if kw is None:
+            from cran.core.words import keyword, plain
+            kw = keyword(plain(word))
+        if kw is None:
+            raise UnknownWord("unknown keyword %s" % _shown(word), word, (KEYWORDS,))
+        if kw in ("dissipe", "resiste"):
+            raise ParseError("nobody resists %s (K9, K12)" % kw)
+        if kw not in out:
+            out.append(kw)
+    return tuple(out)
+
+
+def _shown(text):
+    from cran.core.words import shown
+    return shown(text)

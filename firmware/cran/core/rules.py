@@ -39,6 +39,12 @@ class Character:
         self.agonisant_ms = agonisant_ms  # S3; None: the game's setting
         self.coma_ms = coma_ms            # S4; None: the game's setting
 
+    def set(self, name, value):
+        """Set one field (cran.core.choices.CHARACTER_FIELDS) from a Python value or
+        its text form. Raises ParseError."""
+        from cran.core.choices import character_value
+        setattr(self, name, character_value(name, value))
+
     def as_dict(self):
         return {"name": self.name, "armor": self.armor, "helmet": self.helmet,
                 "creature": self.creature, "resist": list(self.resist),

@@ -6,7 +6,8 @@
 try:
     # const(): a private module constant (_NAME) given as const(value) is written in
     # place by mpy-cross, and a badge keeps no name (qstr) for it, nor a slot in its
-    # module's dict. The firmware's modules take it from here.
+    # module's dict. The firmware's modules take it from here (the core imports nothing
+    # but itself: cran.compat has the other runtime differences).
     from micropython import const
 except ImportError:   # CPython: plain values
     def const(value):  # type: ignore[misc]

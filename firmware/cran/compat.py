@@ -1,0 +1,39 @@
+# What differs between the runtimes the firmware runs on - MicroPython on a badge (and
+# its unix port in the tests), CPython on the desktop - found once, here. Every other
+# module takes these names and never asks which runtime it is on.
+import os
+import sys
+
+# Whether modules can be let go to take their bytecode back (cran.forget) and names
+# made ahead (cran.startup._make_names): a badge's heap holds its modules' code;
+# CPython's does not, and a module imported again there makes new classes (`except
+# ConfigError` would no longer match).
+MICROPYTHON = sys.implementation.name == "micropython"
+
+# The console's bytes: a text stdin raises on line noise that isn't UTF-8, inside
+# readline. MicroPython's sys.stdin reads bytes already; CPython's has a byte stream
+# under it. The echo is written as typed, bytes too. Read here at each use (compat.STDIN),
+# so a harness gives the badge another console (a virtual UART) by setting these.
+STDIN = getattr(sys.stdin, "buffer", sys.stdin)
+STDOUT = getattr(sys.stdout, "buffer", sys.stdout)
+
+# Rename over an existing file, atomically: MicroPython's os.rename does it on LittleFS;
+# CPython's only on POSIX, so the desktop takes os.replace (absent on MicroPython).
+replace = getattr(os, "replace", os.rename)
+
+
+def sync(f):
+    """A written file's bytes on the disk before what follows. LittleFS commits on
+    close; a desktop OS needs fsync (absent on MicroPython) for the same promise."""
+    f.flush()
+    if hasattr(os, "fsync"):
+        os.fsync(f.fileno())
+
+
+def wake_flag():
+    """What a scheduled callback (a button's IRQ) sets to wake the app's loop: a
+    ThreadSafeFlag, set as safely from there as from a task, where the runtime has one
+    (it clears itself as it wakes); else an asyncio.Event (cleared by the waiter)."""
+    import asyncio
+    maker = getattr(asyncio, "ThreadSafeFlag", None) or asyncio.Event
+    return maker()
