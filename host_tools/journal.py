@@ -208,9 +208,11 @@ def read(entries, config=None):
                    and whole(e.raw.get("armor"))), None)
     old = _Version1(of, _first_etat(entries))
     # Which version wrote what comes (a badge reflashed mid-journal has both): the
-    # first entry that says the state tells it, then every boot.
+    # first entry that says the state tells it, then every boot. None saying it: the
+    # cues are all there is (version 1's reading: a journal made of the game master's
+    # station's commands, host_tools/fieldlog.py).
     summaries = next(("s" in e.raw for e in entries if "s" in e.raw or "etat" in e.raw),
-                     True)
+                     False)
     seen = Seen(of=of)
     for e in entries:
         if e.kind == "boot":
