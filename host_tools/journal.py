@@ -434,6 +434,11 @@ def noticed(e):
     return [v for k, v in e.cues if k == CUE_NOTICED]
 
 
+# Entries whose key holds what they say: how a line puts it.
+_SAYING = {"error": "error: %s", "safe_mode": "safe mode: %s", "fresh": "fresh start: %s",
+           "restored": "restored: %s", "inconnu": "etat inconnu: %s"}
+
+
 def what(e):
     """One entry in words, for a terminal."""
     raw = e.raw
@@ -452,16 +457,8 @@ def what(e):
         if raw.get("rssi") is None:
             return "(the station starts: not heard yet)"
         return "(heard by the station, %s dBm)" % (raw["rssi"],)
-    if e.kind == "error":
-        return "error: %s" % (raw["error"],)
-    if e.kind == "safe_mode":
-        return "safe mode: %s" % (raw["safe_mode"],)
-    if e.kind == "fresh":
-        return "fresh start: %s" % (raw["fresh"],)
-    if e.kind == "restored":
-        return "restored: %s" % (raw["restored"],)
-    if e.kind == "inconnu":
-        return "etat inconnu: %s" % (raw["inconnu"],)
+    if e.kind in _SAYING:
+        return _SAYING[e.kind] % (raw[e.kind],)
     if e.kind == "undo":
         return "undo (double press)"
     return json.dumps(raw, sort_keys=True)
