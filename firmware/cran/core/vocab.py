@@ -45,11 +45,12 @@ PLAYS = ("en-jeu", "hors-jeu", "stop")
 
 # The kinds of cue (what the badge must tell: cran.core.engine), each by the word the
 # scenario trace prints (docs/scenarios.md): code names a kind by its constant, never by
-# the word. (The 19 names cost a badge ~10 bytes each, made at its start and kept; in the
-# bench's unix port they take the Atom Lite's and the DevKitC's names past the point
-# where the next pool of names is allocated, 2.3-3 KB at once that the next few hundred
-# names share: a step that falls elsewhere on an ESP32, where the runner's own names do
-# not come first, bench/report.py. In ROMFS the day's heap after boot grows ~0.2 KB.)
+# the word. (The 19 names cost a badge ~10 bytes each, made at its start and kept: with
+# the journal's summary, codes and CUE_KINDS, ~0.7-1.0 KB of a 32-bit heap after boot as
+# files, ~0.4-0.6 KB in ROMFS. A kind with one name, and a debrief that reads the state
+# the badge had, are worth it. Names also bring nearer the point where the next pool of
+# names is allocated, 2-3 KB at once: in the bench's port, where the runner's own names
+# come first (bench/report.py), these once took the Atom Lite and the DevKitC past it.)
 CUE_STATE = "etat"           # a new state (S1-S5)
 CUE_LOOK = "vu"              # the public look (S7): debout, blesse, au-sol, inerte
 CUE_COUNTDOWN = "compte"     # a countdown started (S3, S4)
