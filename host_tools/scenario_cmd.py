@@ -5,6 +5,7 @@ import sys
 
 from cran import scenario
 from cran.core.engine import FIELDS
+from cran.core.vocab import CUE_SAY
 from host_tools import CommandError
 from host_tools.runtimes import (
     RUNTIMES,
@@ -150,7 +151,7 @@ def timeline_line(record, previous, verbose):
     what = record["action"] if record["event"] == "action" else "(time passes)"
     changed = ["%s=%s" % (f, state[f]) for f in FIELDS
                if previous is None or previous[f] != state[f]]
-    said = [c["value"] for c in record["cues"] if c["kind"] == "dit"]
+    said = [c["value"] for c in record["cues"] if c["kind"] == CUE_SAY]
     tell = ("  say «%s»" % said[0].capitalize()) if said else ""
     cues = ""
     if verbose:
