@@ -6,6 +6,7 @@
 # a bounded journal whose torn line is skipped, never fatal.
 import json
 
+from cran import storage
 from cran.storage import MAX_RECORD_BYTES, StateStore, _record_parts
 
 _ENOENT = 2
@@ -138,6 +139,8 @@ class NvmJournal:
         self.nvm[start + self._end:start + self._end + len(line)] = line
         self._current = i
         self._end += len(line)
+        if storage.on_journal is not None:
+            storage.on_journal(entry)
 
     def entries(self):
         """-> every readable entry, oldest first; a torn or garbled line is skipped and
