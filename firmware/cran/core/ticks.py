@@ -4,14 +4,24 @@
 
 # MicroPython's time.ticks_ms wraps at 2**30 on an ESP32, and so does every desktop run
 # (the virtual hardware's clock). CircuitPython's supervisor.ticks_ms wraps at 2**29:
-# its runtime sets TICKS_PERIOD to that (cran.hal_cp.runtime.install), once, before
-# any tick is read. A module global, not a const(): mpy-cross can't know which runtime
-# the .mpy will run on.
+# its runtime says so (set_period, from cran.hal_cp.runtime.install), once, before any
+# tick is read. Module globals, not const()s: mpy-cross can't know which runtime the
+# .mpy will run on. The arithmetic takes the period's mask and half, never the period:
+# 2**30 is past a 32-bit MicroPython's small ints (31 bits), and every sum with it
+# would allocate a long int - at every wake-up (measured: +126 B of garbage each).
 TICKS_PERIOD = 1 << 30
+_MASK = (1 << 30) - 1
+_HALF = 1 << 29
+
+
+def set_period(period):
+    """The runtime's tick period (a power of two): the core's arithmetic wraps there."""
+    global TICKS_PERIOD, _MASK, _HALF
+    TICKS_PERIOD, _MASK, _HALF = period, period - 1, period >> 1
 
 
 def ticks_add(ticks, delta_ms):
-    return (ticks + delta_ms) & (TICKS_PERIOD - 1)
+    return (ticks + delta_ms) & _MASK
 
 
 def ticks_diff(end, start):
@@ -20,4 +30,4 @@ def ticks_diff(end, start):
     # M5StickC's fight in ROMFS no longer lived in 66 KB (measured; a Python function's
     # frame goes on the heap past 11 words: cran.core.engine.act), and this runs at
     # every wake-up.
-    return ((end - start + (TICKS_PERIOD >> 1)) & (TICKS_PERIOD - 1)) - (TICKS_PERIOD >> 1)
+    return ((end - start + _HALF) & _MASK) - _HALF

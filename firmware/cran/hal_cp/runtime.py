@@ -14,4 +14,4 @@ def install():
     from cran.hal_cp import chip, clock
     sys.modules["time"] = clock
     sys.modules["machine"] = chip
-    ticks.TICKS_PERIOD = clock.TICKS_PERIOD
+    ticks.set_period(clock.TICKS_PERIOD)
