@@ -56,15 +56,13 @@ def badge_journal(tmp_path, steps, character=None, wall_s=EPOCH_S):
     journal = Journal(str(tmp_path))
     badge = Badge(character or Character(), Settings(), None, journal, "atom-lite")
     badge.boot(0, "power-on", wall_s)
-    before = None
     for ms, words in steps:
         if words == "tick":
             badge.tick(ms)
         elif words == "undo":
-            badge.undo(before, ms)
+            assert badge.undo(ms), (ms, "nothing to take back")
         else:
-            before = badge.state
-            badge.apply(parse_action(words), ms)
+            badge.apply(parse_action(words), ms, undoable=True)
     return [json.dumps(e) for e in journal.entries()], badge
 
 
