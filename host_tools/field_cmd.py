@@ -192,6 +192,11 @@ class Field:
         with self.lock:
             self.station.command(kind, payload, self.now())
             self.journal.sent(self._said(kind, payload, word))
+            if kind == radio.RESET and len(payload) > radio.ID_BYTES:
+                # A new character with a name: its row says it from now on.
+                name = json.loads(payload[radio.ID_BYTES:]).get("name")
+                if name:
+                    self.names[payload[:radio.ID_BYTES].hex()] = name
 
     def _said(self, kind, payload, word):
         """A command as the journal says it: in the scenario format's words, a reset

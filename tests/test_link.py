@@ -75,4 +75,6 @@ def test_a_game_master_resets_one_badge_to_a_new_character(link_checks):
     assert r["modules_left"] == []   # the checker loaded for it, and let go
     errors = [e["error"] for e in r["journal"] if "error" in e]
     assert len(errors) == 2 and "character.armor" in errors[0] and "metal" in errors[0]
-    assert [e.get("a") for e in r["journal"] if "a" in e] == ["reset"]
+    assert [(e.get("recast"), e.get("name"), e.get("armor"), e.get("a"))
+            for e in r["journal"] if "error" not in e] == [
+        ("radio", "Aude", 2, None), (None, None, None, "reset")]

@@ -40,6 +40,8 @@ def recast(app, fields, now):
             replace(path + ".new", path)
         except (ValueError, OSError) as e:
             return _refused(badge, "%s: %s: %s" % (_WHO, path, e))
+        # Said as a boot says who it is: the debrief counts the armor from here on.
+        badge.log({"recast": "radio", "name": character.name, "armor": character.armor})
         badge.recast(character, now)
         return True
     finally:

@@ -130,7 +130,8 @@ def a_reset_to_a_new_character_over_the_radio():
     out["modules_left"] = sorted(m for m in sys.modules
                                  if m in ("cran.recast", "cran.config", "cran.core.choices"))
     out["journal"] = [e for e in app.badge.journal.entries()
-                      if e.get("radio") == "reset" or e.get("a") == "reset"]
+                      if e.get("radio") == "reset" or e.get("a") == "reset"
+                      or "recast" in e]
     machine.reboot()   # it comes back as the new character
     app = App(root, load(root))
     run_for(app, 100)
