@@ -49,13 +49,13 @@ def elapsed_ms():
 
 
 def time():
-    return _epoch_s + _elapsed_ms // 1000
+    return _epoch_s + elapsed_ms() // 1000   # elapsed_ms(): real time moves it too
 
 
 def set_time(epoch_s):
     """Set what time() says now (the RTC set by the firmware)."""
     global _epoch_s
-    _epoch_s = epoch_s - _elapsed_ms // 1000
+    _epoch_s = epoch_s - elapsed_ms() // 1000
 
 
 def add_alarm(alarm):
