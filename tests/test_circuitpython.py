@@ -101,6 +101,75 @@ def test_a_hit_days_ago_survives_a_power_cut_on_circuitpythons_period(monkeypatc
         assert _replay(parsed, cut, CP_WRAP_START) == reference, "cut after step %d" % cut
 
 
+# ---- 1b. durations: at most half of CircuitPython's period ------------------------------
+
+COUNTDOWN_74H = os.path.join(REPO, "tests", "data", "countdown-74h.txt")
+
+
+def test_a_countdown_past_half_the_period_would_misfire(monkeypatch):
+    # Why CircuitPython boards refuse durations over 74 hours: on 2**29 a 75-hour
+    # countdown's deadline reads as past, and it fires at once.
+    with open(COUNTDOWN_74H, encoding="utf-8") as f:
+        text = f.read()
+    longer = text.replace("74h", "75h").replace("73:59:59", "74:59:59").replace(
+        "74:00:00 expect", "75:00:00 expect")
+    references = [_bare(t) for t in (text, longer)]
+    _circuitpythons_period(monkeypatch)
+    assert _bare(text, CP_WRAP_START) == references[0]
+    assert _bare(longer) != references[1]
+
+
+def _config(board, **character):
+    from cran.config import from_dict
+    return from_dict({"board": board, "character": character}, "b01.json", BOARDS_DIR)
+
+
+def test_a_circuitpython_config_refuses_durations_its_clock_misreads():
+    from cran.config import ConfigError
+    hours = 3600000
+    assert _config("atoms3-lite", agonisant_ms=74 * hours).character.agonisant_ms \
+        == 74 * hours
+    assert _config("atom-lite", coma_ms=149 * hours).character.coma_ms == 149 * hours
+    with pytest.raises(ConfigError) as e:
+        _config("qtpy-esp32s3", coma_ms=100 * hours)
+    assert str(e.value) == (
+        "b01.json: character.coma_ms: 360000000 ms (100.0 hours) is longer than a "
+        "CircuitPython badge can count: 74 hours at most (its clock, supervisor.ticks_ms, "
+        "wraps at 2**29 ms)")
+    from cran.config import from_dict
+    with pytest.raises(ConfigError) as e:
+        from_dict({"board": "atoms3-lite", "settings": {"effect_ms": "80h"}}, "b01.json",
+                  BOARDS_DIR)
+    assert str(e.value).startswith("b01.json: settings.effect_ms: 288000000 ms (80.0 hours)")
+
+
+def test_time_off_is_counted_at_most_half_the_period(monkeypatch):
+    # A badge off 100 hours (time_off_counts) comes back with a countdown that ran out
+    # meanwhile: due at once, not read as 49 hours to come on CircuitPython's 2**29.
+    from cran.core.engine import act, new_state, next_deadline
+    from cran.core.record import to_record
+    from cran.core.rules import Character, Settings
+    from cran.core.words import parse_action
+    from cran.restore import _time_off_ms, from_record
+    _circuitpythons_period(monkeypatch)
+    settings = Settings(time_off_counts=True)
+    character = Character(name="Ali")
+    state, _ = act(new_state(character, settings), parse_action("coup agonisant"),
+                   CP_WRAP_START)
+    record = dict(to_record(state, CP_WRAP_START), wall_s=1000)
+
+    class Badge:
+        pass
+    badge = Badge()
+    badge.settings = settings
+    badge.wall_clock = lambda: 1000 + 100 * 3600
+    now = ticks.ticks_add(CP_WRAP_START, 5000)
+    off_ms = _time_off_ms(badge, record)
+    assert off_ms == (1 << 28) - 1
+    state = from_record(record, character, settings, ticks.ticks_add(now, -off_ms))
+    assert ticks.ticks_diff(now, next_deadline(state)) >= 0
+
+
 # ---- 2-4. the virtual CircuitPython modules, the hal, nvm: inside the interpreter ---------
 
 @pytest.fixture(scope="module")
@@ -115,6 +184,17 @@ def cp_checks(circuitpython, tmp_path_factory):
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     return check_results({r["id"]: r for r in map(json.loads, out.stdout.splitlines())})
+
+
+def test_durations_past_half_the_period_are_refused_inside_circuitpython(cp_checks):
+    refused, accepted, events = cp_checks(
+        "durations_past_half_the_period_are_refused_and_74_hours_count")
+    assert refused.endswith("character.agonisant_ms: 270000000 ms (75.0 hours) is longer "
+                            "than a CircuitPython badge can count: 74 hours at most (its "
+                            "clock, supervisor.ticks_ms, wraps at 2**29 ms)")
+    assert accepted == 74 * 3600000
+    with open(COUNTDOWN_74H, encoding="utf-8") as f:
+        assert events == _bare(f.read())   # on 2**30 from 0: the same times, wrapped
 
 
 def test_a_pin_is_held_by_one_part(cp_checks):

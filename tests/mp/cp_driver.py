@@ -159,6 +159,29 @@ def cue_frames_reach_the_strip_as_cues_asks():
     return seen
 
 
+@check
+def durations_past_half_the_period_are_refused_and_74_hours_count():
+    # The config of a CircuitPython board refuses a countdown its ticks would misread
+    # (75 hours, past 2**28 ms), naming the field; 74 hours, the longest it takes, runs
+    # across the 2**29 wrap inside this interpreter (the pytest side compares the trace).
+    from cran import scenario
+    from cran.config import ConfigError, load
+    world = vclock.vhw_module("world")
+    out = []
+    for n, hours in enumerate((75, 74)):
+        root = "%s/long%d" % (sys.argv[4], n)
+        world.make_root(root, sys.argv[5], "atoms3-lite",
+                        {"character": {"agonisant_ms": hours * 3600000}})
+        try:
+            out.append(load(root).character.agonisant_ms)
+        except ConfigError as e:
+            out.append(str(e))
+    with open(sys.argv[0].rsplit("/", 2)[0] + "/data/countdown-74h.txt") as f:
+        text = f.read()
+    out.append(list(scenario.run(scenario.parse(text), (1 << 29) - 60000)))
+    return out
+
+
 def _cut_at_every_byte(prepare, write, check_after):
     """For k = 0, 1, ... bytes: the nvm as prepare() leaves it, the power cut after k
     bytes of write(), then check_after(cut) -> (good, what) (cut: True when the power
