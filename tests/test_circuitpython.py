@@ -183,7 +183,11 @@ def cp_checks(circuitpython, tmp_path_factory):
                           FIRMWARE_DIR, VCP_DIR, lib, str(flash), BOARDS_DIR],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    return check_results({r["id"]: r for r in map(json.loads, out.stdout.splitlines())})
+    # The checks' JSON lines; what the firmware itself printed is kept under "printed".
+    lines = out.stdout.splitlines()
+    results = {r["id"]: r for r in map(json.loads, [x for x in lines if x.startswith("{")])}
+    results["printed"] = {"result": [x for x in lines if not x.startswith("{")]}
+    return check_results(results)
 
 
 def test_durations_past_half_the_period_are_refused_inside_circuitpython(cp_checks):
@@ -195,6 +199,16 @@ def test_durations_past_half_the_period_are_refused_inside_circuitpython(cp_chec
     assert accepted == 74 * 3600000
     with open(COUNTDOWN_74H, encoding="utf-8") as f:
         assert events == _bare(f.read())   # on 2**30 from 0: the same times, wrapped
+
+
+def test_a_badge_that_cannot_start_shows_why_on_circuitpythons_drivers(cp_checks):
+    grb, journal = cp_checks("a_badge_that_cannot_start_shows_it")
+    assert grb == [0, 60, 0]   # fail's red, (60, 0, 0), as the strip gets it: GRB
+    why = [e["error"] for e in journal if "error" in e]
+    assert len(why) == 1 and why[0].startswith("cannot start: ") and "character.armor" \
+        in why[0]
+    said = [x for x in cp_checks("printed") if x.startswith("cran: cannot start: ")]
+    assert said == ["cran: " + why[0]]
 
 
 def test_a_pin_is_held_by_one_part(cp_checks):

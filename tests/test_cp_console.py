@@ -74,3 +74,19 @@ def test_a_circuitpython_vbadge_refuses_what_is_micropythons(tmp_path):
     assert out.returncode != 0
     assert "--drive: board atom-lite runs MicroPython, whose flash is --image FILE" \
         in out.stderr
+
+
+def test_a_circuitpython_badge_that_cannot_start_says_why_on_its_console(drive):
+    config = json.loads((drive / "config.json").read_text())
+    config["character"]["coma_ms"] = 100 * 3600000   # past what its clock counts
+    (drive / "config.json").write_text(json.dumps(config))
+    with vbadge.running(board="atoms3-lite", drive=drive) as badge:
+        out = run_cran("status", "--port", badge.port)
+        assert out.returncode == 1
+        assert out.stdout.startswith(
+            "%s: the badge could not start: /config.json: character.coma_ms: 360000000 ms "
+            "(100.0 hours) is longer than a CircuitPython badge can count" % badge.port)
+        out = run_cran("logs", "--port", badge.port, "--json", "--out",
+                       str(drive.parent / "j.svg"))
+        assert out.returncode == 0, out.stderr
+        assert "cannot start: /config.json: character.coma_ms" in out.stdout

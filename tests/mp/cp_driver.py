@@ -182,6 +182,22 @@ def durations_past_half_the_period_are_refused_and_74_hours_count():
     return out
 
 
+@check
+def a_badge_that_cannot_start_shows_it():
+    # A config the badge refuses: cran.main's can't-start path on CircuitPython's
+    # drivers (the board file says its runtime): the error look through Adafruit's
+    # library, the reason in the journal in nvm (and on the console, which the pytest
+    # side reads among this driver's lines).
+    import cran
+    from cran.hal_cp.parts import stores
+    _fresh()
+    world = vclock.vhw_module("world")
+    root = "%s/broken" % sys.argv[4]
+    world.make_root(root, sys.argv[5], "atoms3-lite", {"character": {"armor": "papier"}})
+    cran.main(root, console=False)
+    return [list(neopixel_write.last(35) or b""), stores(root, None)[1].entries()]
+
+
 def _cut_at_every_byte(prepare, write, check_after):
     """For k = 0, 1, ... bytes: the nvm as prepare() leaves it, the power cut after k
     bytes of write(), then check_after(cut) -> (good, what) (cut: True when the power

@@ -20,15 +20,20 @@ def leds(board):
     spec = board.leds
     if spec is None:
         return None
+    from cran.hal.leds import Leds
+    return Leds(strip(spec["pin"], spec["count"]), spec["max_brightness"])
+
+
+def strip(pin, count):
+    """The NeoPixels on GPIO pin as the MicroPython NeoPixel cran.hal.leds and the
+    can't-start path (cran.fail) drive. AttributeError: no such pin on this chip."""
     import neopixel
 
-    from cran.hal.leds import Leds
     from cran.hal_cp.pixels import Strip
     # brightness 1.0: the board's cap is applied by Leds, as on MicroPython, so the
     # bytes sent are the frame's own; auto_write off: one show() a frame.
-    pixels = neopixel.NeoPixel(gpio(spec["pin"]), spec["count"], brightness=1.0,
-                               auto_write=False, pixel_order=neopixel.GRB)
-    return Leds(Strip(pixels), spec["max_brightness"])
+    return Strip(neopixel.NeoPixel(gpio(pin), count, brightness=1.0, auto_write=False,
+                                   pixel_order=neopixel.GRB))
 
 
 def buzzer(board, volume_percent):
