@@ -211,6 +211,20 @@ def test_a_badge_that_cannot_start_shows_why_on_circuitpythons_drivers(cp_checks
     assert said == ["cran: " + why[0]]
 
 
+def test_three_watchdog_resets_make_safe_mode_though_the_drive_is_read_only(cp_checks):
+    refused, safe, files = cp_checks(
+        "three_watchdog_resets_make_safe_mode_with_a_read_only_drive")
+    assert refused                                  # the code can't write the drive
+    assert safe == [False, False, True, False]      # as on MicroPython (test_app.py)
+    assert "boots.json" not in files
+
+
+def test_boot_stamps_cut_at_any_byte_are_old_new_or_none(cp_checks):
+    points, wrong, seen = cp_checks("boot_stamps_cut_at_any_byte_read_as_old_new_or_none")
+    assert points > 40 and wrong == []
+    assert seen == [False, 1, 2]   # torn: none (a bad boots.json counts as empty)
+
+
 def test_a_pin_is_held_by_one_part(cp_checks):
     twice, as_pwm, again, dead = cp_checks("a_pin_is_held_by_one_part")
     assert twice == as_pwm == "GPIO35 in use"   # board.NEOPIXEL is that very pin

@@ -45,11 +45,14 @@ def restored_badge(root, config):
     now = time.ticks_ms()
     cause = machine.reset_cause()
     board = config.board
-    safe = boots.note_boot(join(root, boots.FILE), cause == machine.WDT_RESET,
-                           int(time.time()))
-    copy, nvs_problem = rescue.open_copy()
+    keep = None
     if board.runtime != "micropython":   # CircuitPython's: in microcontroller.nvm
         from cran.hal_cp import parts
+        keep = parts.boots()
+    safe = boots.note_boot(join(root, boots.FILE), cause == machine.WDT_RESET,
+                           int(time.time()), keep)
+    copy, nvs_problem = rescue.open_copy()
+    if keep is not None:
         store, journal = parts.stores(root, copy)
     else:
         store, journal = StateStore(root, copy=copy), Journal(root)

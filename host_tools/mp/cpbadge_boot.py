@@ -2,8 +2,9 @@
 # a pty), inside the CircuitPython unix port:
 #   circuitpython [-i] cpbadge_boot.py ACTION DRIVE BOARD_FILE CAUSE VCP_DIR NVM_FILE CHIP
 # DRIVE, a folder standing for the CIRCUITPY drive (what `cran flash --drive` fills), is
-# mounted at "/" as the board's file system, so paths are the board's and the host's
-# files are out of reach; NVM_FILE keeps microcontroller.nvm across resets; CHIP names the
+# mounted at "/" as the board's file system, read-only to the code as CircuitPython's
+# is while a computer has it, so paths are the board's and the host's files are out of
+# reach; NVM_FILE keeps microcontroller.nvm across resets; CHIP names the
 # chip (its uid is made from it). The parts are the strict virtual CircuitPython modules
 # (VCP_DIR), on the virtual clock made real: the badge runs in real time, its console on
 # stdin and stdout, its select the port's own for them.
@@ -54,16 +55,19 @@ def wire(board_file, cause, chip):
 
 
 def mount(drive):
+    # Read-only to the code, as CircuitPython mounts its drive while a computer has it
+    # (the badge keeps what it writes in nvm).
     os.umount("/")
-    os.mount(os.VfsPosix(drive), "/")
+    os.mount(os.VfsPosix(drive), "/", readonly=True)
     os.chdir("/")
 
 
-def write_boot_out(spec):
+def write_boot_out(drive, spec):
+    # CircuitPython's own write, before the code runs.
     import microcontroller
     uid = "".join("%02X" % b for b in microcontroller.cpu.uid)
     version = "%d.%d.%d" % sys.implementation.version[:3]
-    with open("/boot_out.txt", "w") as f:
+    with open(drive + "/boot_out.txt", "w") as f:
         f.write(BOOT_OUT % (version, spec["name"], spec["chip"].upper(),
                            spec["circuitpython_board"], uid))
 
@@ -94,10 +98,11 @@ def main():
     spec = wire(board_file, int(cause), chip)
     import microcontroller
     microcontroller.nvm_keep_in(nvm_file)   # before "/" hides the host's files
+    if action == "boot":
+        write_boot_out(drive, spec)
     mount(drive)
     if action != "boot":
         return   # -i: the REPL follows
-    write_boot_out(spec)
     reset = run_code()
     if reset is not None:
         # The process ends; the supervisor boots the next one with this cause. Silent at

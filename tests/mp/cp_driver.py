@@ -198,6 +198,53 @@ def a_badge_that_cannot_start_shows_it():
     return [list(neopixel_write.last(35) or b""), stores(root, None)[1].entries()]
 
 
+def _read_only(root, at):
+    """root seen at `at` read-only to the code, as CircuitPython's drive is while a
+    computer has it. -> at"""
+    import os
+    os.mount(os.VfsPosix(root), at, readonly=True)
+    return at
+
+
+@check
+def three_watchdog_resets_make_safe_mode_with_a_read_only_drive():
+    # cran.boots' stamps in nvm: three watchdog resets within 5 minutes and the badge
+    # starts in safe mode, though the drive can't be written; a power-on ends it.
+    import os
+
+    from cran.app import App
+    from cran.config import load
+    _fresh()
+    world = vclock.vhw_module("world")
+    world.make_root("%s/safe" % sys.argv[4], sys.argv[5], "atoms3-lite", {})
+    root = _read_only("%s/safe" % sys.argv[4], "/safe")
+    wrote = _raises(lambda: open(root + "/boots.json", "w"), OSError)
+    safe = []
+    for reason in ("WATCHDOG", "WATCHDOG", "WATCHDOG", "POWER_ON"):
+        microcontroller.reboot()
+        microcontroller.cpu.reset_reason = reason
+        app = App(root, load(root))
+        safe.append(app.safe)
+        vclock.advance(60000)
+    return [wrote is not None, safe, sorted(os.listdir(root))]
+
+
+@check
+def boot_stamps_cut_at_any_byte_read_as_old_new_or_none():
+    from cran.hal_cp.parts import boots
+    old, new = "[1735689600, 1735689660]", "[1735689600, 1735689660, 1735689720]"
+
+    def check_after(cut):
+        try:
+            got = boots().read()
+        except ValueError:
+            got = None
+        return got in ((old, new, None) if cut else (new,)), got is not None and \
+            got.count(",")
+    return _cut_at_every_byte(lambda: boots().write(old), lambda: boots().write(new),
+                              check_after)
+
+
 def _cut_at_every_byte(prepare, write, check_after):
     """For k = 0, 1, ... bytes: the nvm as prepare() leaves it, the power cut after k
     bytes of write(), then check_after(cut) -> (good, what) (cut: True when the power

@@ -4,6 +4,7 @@
 # LittleFS: the state in two checked records, a save never touching the newest valid
 # one, so a power cut at any byte of a write leaves the old record or the new one; and
 # a bounded journal whose torn line is skipped, never fatal.
+import binascii
 import json
 
 from cran import storage
@@ -177,3 +178,31 @@ class NvmJournal:
         gen = max(self._generation(0), self._generation(1))
         for i in (0, 1):
             self._start(i, gen + 1 + i)
+
+
+class NvmBoots:
+    """cran.boots' stamps in nvm[at:at + size]: "<crc32 of the text, 8 hex> <text>\n",
+    written whole in one write. A write cut short leaves a mix of old and new bytes,
+    which the CRC refuses (read: ValueError): counted as no stamps, as a bad boots.json."""
+
+    def __init__(self, nvm, at, size):
+        self.nvm = nvm
+        self._at = at
+        self._size = size
+
+    def read(self):
+        data = bytes(self.nvm[self._at:self._at + self._size])
+        end = data.find(b"\n")
+        if data[0] in _BLANK or end < 9:
+            raise ValueError("no stamps")
+        text = data[9:end]
+        if data[:9] != b"%08x " % (binascii.crc32(text) & 0xFFFFFFFF):
+            raise ValueError("stamps torn")
+        return text.decode()
+
+    def write(self, text):
+        body = text.encode()
+        data = b"%08x " % (binascii.crc32(body) & 0xFFFFFFFF) + body + b"\n"
+        if len(data) > self._size:
+            raise ValueError("stamps of %d bytes, at most %d" % (len(data), self._size))
+        self.nvm[self._at:self._at + len(data)] = data

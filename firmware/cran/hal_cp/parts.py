@@ -4,8 +4,10 @@
 # cran.restore call these for a board file whose "runtime" is "circuitpython".
 import microcontroller
 
-# microcontroller.nvm: the state's two records first, the journal's ring after them.
+# microcontroller.nvm: the state's two records first, the journal's ring after them,
+# the count of watchdog resets (cran.boots) in the last bytes.
 _RECORD_BYTES = 1536   # a record is 250-600 bytes; a bigger one is refused (StateStore)
+_BOOTS_BYTES = 64      # "<crc> [three stamps]\n" is ~45
 
 
 def gpio(number):
@@ -65,8 +67,21 @@ def stores(root, copy):
     is read-only to the code while a computer has the drive (and a badge is plugged
     into one to be flashed)."""
     from cran.hal_cp.nvm import NvmJournal, NvmStateStore
+    nvm = _nvm()
+    return (NvmStateStore(nvm, 0, _RECORD_BYTES),
+            NvmJournal(nvm, 2 * _RECORD_BYTES, len(nvm) - 2 * _RECORD_BYTES - _BOOTS_BYTES))
+
+
+def boots():
+    """-> where cran.boots keeps its stamps of watchdog resets: nvm too (boots.json could
+    not be written while a computer has the drive, and safe mode would never come)."""
+    from cran.hal_cp.nvm import NvmBoots
+    nvm = _nvm()
+    return NvmBoots(nvm, len(nvm) - _BOOTS_BYTES, _BOOTS_BYTES)
+
+
+def _nvm():
     nvm = microcontroller.nvm
     if nvm is None:   # "None if there is no nvm" on this port: nowhere to keep a state
         raise OSError("this CircuitPython has no microcontroller.nvm")
-    return (NvmStateStore(nvm, 0, _RECORD_BYTES),
-            NvmJournal(nvm, 2 * _RECORD_BYTES, len(nvm) - 2 * _RECORD_BYTES))
+    return nvm
