@@ -225,6 +225,12 @@ def test_boot_stamps_cut_at_any_byte_are_old_new_or_none(cp_checks):
     assert seen == [False, 1, 2]   # torn: none (a bad boots.json counts as empty)
 
 
+def test_a_button_held_at_boot_is_no_press(cp_checks):
+    # Held from the start, then released: nothing; then a press: a hit.
+    assert cp_checks("a_button_held_at_boot_is_no_press") == [
+        "pleine-forme", "pleine-forme", "pleine-forme", "blesse"]
+
+
 def test_a_pin_is_held_by_one_part(cp_checks):
     twice, as_pwm, again, dead = cp_checks("a_pin_is_held_by_one_part")
     assert twice == as_pwm == "GPIO35 in use"   # board.NEOPIXEL is that very pin

@@ -198,6 +198,29 @@ def a_badge_that_cannot_start_shows_it():
     return [list(neopixel_write.last(35) or b""), stores(root, None)[1].entries()]
 
 
+@check
+def a_button_held_at_boot_is_no_press():
+    # The AtomS3 Lite's key (GPIO41, active low) held as the badge starts, released
+    # 300 ms later: nothing happens; a press after that is a normal hit (S2).
+    from cran.app import App
+    from cran.config import load
+    from cran.core.vocab import STATES
+    _fresh()
+    world = vclock.vhw_module("world")
+    root = "%s/held" % sys.argv[4]
+    world.make_root(root, sys.argv[5], "atoms3-lite", {"character": {"armor": 0}})
+    microcontroller.drive(41, 0)
+    app = App(root, load(root))
+    out = []
+    for level, ms in ((0, 300), (1, 2000), (0, 150), (1, 2000)):
+        microcontroller.drive(41, level)
+        for _ in range(ms // 10):
+            vclock.advance(10)
+            app.show(supervisor.ticks_ms())
+        out.append(STATES[app.badge.state.etat])
+    return out
+
+
 def _read_only(root, at):
     """root seen at `at` read-only to the code, as CircuitPython's drive is while a
     computer has it. -> at"""
