@@ -330,7 +330,7 @@ def the_journal_cut_at_any_byte_keeps_every_whole_line():
     # The lines written before are all read back, in order; the one being written is
     # at most missing.
     journal = _nvm_store()[1]
-    size = len(json.dumps({"n": 10, "pad": "x" * 60})) + 1
+    size = len(json.dumps({"n": 10, "pad": "x" * 60}, separators=(",", ":"))) + 1
     count = (journal._half - 4) // size + 1
     entries = [{"n": i, "pad": "x" * 60} for i in range(10, 10 + count)]
 
@@ -338,6 +338,10 @@ def the_journal_cut_at_any_byte_keeps_every_whole_line():
         journal = _nvm_store()[1]
         for entry in entries[:-1]:
             journal.append(entry)
+        # The sample is what it says, with the lines as the journal writes them: the
+        # half holds all but the last, whose append must rotate.
+        if journal._end != (count - 1) * size or journal._end + size <= journal._half - 4:
+            raise AssertionError("the lines are not %d bytes each" % size)
 
     def check_after(cut):
         journal = _nvm_store()[1]
@@ -349,7 +353,7 @@ def the_journal_cut_at_any_byte_keeps_every_whole_line():
         journal.append({"n": "next"})
         return whole and journal.entries()[-1] == {"n": "next"}, numbers[-1]
     return _cut_at_every_byte(prepare, lambda: _nvm_store()[1].append(entries[-1]),
-                              check_after)
+                              check_after) + [count]
 
 
 run_checks()

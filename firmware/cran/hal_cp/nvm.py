@@ -8,12 +8,14 @@ import binascii
 import json
 
 from cran import storage
+from cran.core.vocab import const
 from cran.storage import MAX_RECORD_BYTES, StateStore, _record_parts
 
 _ENOENT = 2
 # A byte no JSON line and no record holds: where one is read, nothing was written
 # (0xFF: a fresh nvm; 0x00: a half of the journal cleared).
 _BLANK = (0x00, 0xFF)
+_COMPACT = const((",", ":"))   # JSON's separators without spaces, as cran.storage's
 
 
 class NvmStateStore(StateStore):
@@ -119,7 +121,7 @@ class NvmJournal:
         self._end = 0
 
     def append(self, entry):
-        line = json.dumps(entry).encode() + b"\n"
+        line = json.dumps(entry, separators=_COMPACT).encode() + b"\n"
         room = self._half - 4
         if len(line) > room:
             raise ValueError("journal entry of %d bytes, at most %d" % (len(line), room))
