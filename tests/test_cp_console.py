@@ -3,6 +3,7 @@
 # CircuitPython interpreter (host_tools/mp/cpbadge_boot.py) behind a pty, and `cran
 # status --port` and `cran logs --port` talk to it as to a MicroPython badge.
 import json
+import time
 
 import pytest
 
@@ -52,6 +53,10 @@ def test_status_and_logs_reach_a_circuitpython_badge_and_nvm_outlives_a_power_cu
             "ok coup normal: etat=pleine-forme armure=1")
         people = run_cran("status", "--port", badge.port)
         assert people.returncode == 0 and "Godefroy on atoms3-lite" in people.stdout
+        # Its clock runs in real time: supervisor.ticks_ms moves.
+        up = _status(badge.port)["uptime_ms"]
+        time.sleep(1.0)
+        assert 1000 <= _status(badge.port)["uptime_ms"] - up < 5000
         badge.kill()   # the power goes: what it saved is in microcontroller.nvm
     assert (drive.parent / "CIRCUITPY.nvm").stat().st_size == 8192
     with vbadge.running(board="atoms3-lite", drive=drive) as badge:

@@ -26,12 +26,14 @@ def start(ticks=0, epoch_s=None):
 
 
 def ticks_ms():
-    return (_start_ms + _elapsed_ms) & _MASK
+    # elapsed_ms(): in real time (cran vbadge) the ticks move with it, as a CircuitPython
+    # badge's supervisor.ticks_ms, read from here, must.
+    return (_start_ms + elapsed_ms()) & _MASK
 
 
 def ticks_us():
     # Same period as ticks_ms on the ESP32; sub-ms never moves here.
-    return ((_start_ms + _elapsed_ms) * 1000) & _MASK
+    return ((_start_ms + elapsed_ms()) * 1000) & _MASK
 
 
 def ticks_add(ticks, delta):
