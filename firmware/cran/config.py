@@ -103,24 +103,6 @@ def _character(path, raw):
     return c
 
 
-# CircuitPython's clock (supervisor.ticks_ms) wraps at 2**29 ms: a deadline is read
-# right only within half of that, 2**28 ms (74.5 hours); MicroPython's 2**30 counts
-# every duration a config may hold (cran.core.choices.MAX_DURATION_MS, 149 hours).
-_CP_LONGEST_MS = (1 << 28) - 1
-
-
-def _cp_durations(path, character, settings):
-    from cran.core.choices import FIELDS
-    found = [("character." + n, getattr(character, n)) for n in ("agonisant_ms", "coma_ms")]
-    found += [("settings." + n, getattr(settings, n)) for n in sorted(FIELDS)
-              if FIELDS[n][1] == "duration"]
-    for field, ms in found:
-        if ms is not None and ms > _CP_LONGEST_MS:
-            _fail(path, field, "%d ms (%.1f hours) is longer than a CircuitPython badge "
-                               "can count: 74 hours at most (its clock, supervisor."
-                               "ticks_ms, wraps at 2**29 ms)" % (ms, ms / 3600000))
-
-
 def load(root):
     """root/config.json and root/boards/<board>.json -> Config. Raises ConfigError or
     BoardError (both ValueError) saying which file and field, OSError never."""
@@ -186,8 +168,9 @@ def from_dict(raw, path, boards_dir):
             _fail(path, "settings." + name, str(e))
     config = Config()
     config.board = read_board(join(boards_dir, "%s.json" % board_id))
-    if config.board.runtime == "circuitpython":
-        _cp_durations(path, character, s)
+    if config.board.runtime == "circuitpython":   # its clock counts less (74 hours)
+        from cran.hal_cp.durations import check
+        check(path, character, s)
     config.character = character
     config.settings = s
     config.lang = raw.get("lang", "fr")

@@ -33,7 +33,7 @@ def _board_id(root):
     return names[0][:-5] if len(names) == 1 else None
 
 
-def _raw_board(root):
+def _read_board(root):
     """The board file as far as it reads (a dict, maybe empty)."""
     try:
         with open(join(root, "boards/%s.json" % _board_id(root))) as f:
@@ -66,7 +66,7 @@ def _guess_leds(board):
 
 def error_cue(root, board=None):
     """A fixed red/white pattern on the LEDs the board file names, if it names any."""
-    board = _raw_board(root) if board is None else board
+    board = _read_board(root) if board is None else board
     guess = _guess_leds(board)
     if guess is None:
         return None
@@ -85,19 +85,15 @@ def error_cue(root, board=None):
     return np
 
 
-def _journal(root, board):
-    hal = _hal(board)
-    return Journal(root) if hal is None else hal.stores(root, None)[1]
-
-
 def cannot_start(message, root="/", console=True):
     """Everything a badge that can't start does: the error cue, the journal's entry, then
     (console) its console, the watchdog fed (main.py started it)."""
-    board = _raw_board(root)
+    board = _read_board(root)
     error_cue(root, board)
+    hal = _hal(board)
     journal = None
     try:
-        journal = _journal(root, board)
+        journal = Journal(root) if hal is None else hal.stores(root, None)[1]
         journal.append({"error": "cannot start: %s" % message, "up": 0})
     except OSError:
         pass   # a flash that fails too: the console still says it
