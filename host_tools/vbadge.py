@@ -176,6 +176,11 @@ def unnamed_temp(prefix, suffix=""):
 
 
 class VBadge:
+    # What the interpreter says, where the supervisor looks for it.
+    soft_reboot = SOFT_REBOOT
+    friendly_banner = FRIENDLY_BANNER   # the friendly REPL's, not the raw REPL's
+    banner_start = b"MicroPython "      # where the REPL's banner starts
+
     def __init__(self, exe, image, board_file, nvs_file, pass_fds=(), romfs_file=None):
         self.exe = exe
         self.image = image
@@ -262,7 +267,7 @@ class VBadge:
             self._failed(chip, code)
             cause = HARD_RESET
         if code == 0 or cause == SOFT_RESET:
-            self._to_host(SOFT_REBOOT)
+            self._to_host(self.soft_reboot)
             if chip.kind == "repl" and self.raw:
                 self.cause = cause
                 self.repl(enter_raw=True, boot_py=True)
@@ -317,7 +322,7 @@ class VBadge:
         self.last_out = (self.last_out + data)[-500:]
         if self.chip.kind == "repl":
             seen = self.tail + data
-            raw_at, friendly_at = seen.rfind(RAW_BANNER), seen.rfind(FRIENDLY_BANNER)
+            raw_at, friendly_at = seen.rfind(RAW_BANNER), seen.rfind(self.friendly_banner)
             if raw_at >= 0 or friendly_at >= 0:
                 self.raw = raw_at > friendly_at
             self.tail = seen[-64:]
@@ -329,7 +334,7 @@ class VBadge:
             if self.enter_raw:
                 # Back into the raw REPL, as a board is after a soft reset there: its
                 # friendly banner would not be shown; boot.py's output before it is.
-                data = data[:max(data.rfind(b"MicroPython "), 0)]
+                data = data[:max(data.rfind(self.banner_start), 0)]
                 os.write(self.chip.fd, b"\x01")
         self._to_host(data)
 
@@ -444,6 +449,8 @@ class CircuitPythonBadge(VBadge):
     on host_tools/mp/cpbadge_boot.py, its file system a folder standing for the CIRCUITPY
     drive (`cran flash --drive` fills it), microcontroller.nvm in a file of its own. The
     supervisor, the port and the console are the MicroPython badge's."""
+    soft_reboot = b"soft reboot\r\n"
+    friendly_banner = banner_start = b"Adafruit CircuitPython "
 
     def __init__(self, exe, drive, board_file, nvm_file, pass_fds=()):
         VBadge.__init__(self, exe, drive, board_file, nvm_file, pass_fds)

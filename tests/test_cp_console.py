@@ -95,3 +95,25 @@ def test_a_circuitpython_badge_that_cannot_start_says_why_on_its_console(drive):
                        str(drive.parent / "j.svg"))
         assert out.returncode == 0, out.stderr
         assert "cannot start: /config.json: character.coma_ms" in out.stdout
+
+
+def test_a_circuitpython_badge_at_its_prompt_is_named_then_flashed_through_its_drive(
+        tmp_path):
+    # A new board: an empty drive, no code.py, CircuitPython's prompt. cran status says
+    # how to mend it (its drive, not its port); flashed, the next status soft-reboots it
+    # into code.py, as CircuitPython's reload after a write to the drive does.
+    d = tmp_path / "CIRCUITPY"
+    with vbadge.running(board="atoms3-lite", drive=d) as badge:
+        out = run_cran("status", "--port", badge.port)
+        assert out.returncode == 2
+        assert out.stderr == (
+            "cran: %s: no cran firmware on this CircuitPython badge (it stops at its "
+            "prompt): copy it through its CIRCUITPY drive, `cran flash --drive PATH --board "
+            "BOARD` (BOARD: atoms3-lite, qtpy-esp32s3)\n" % badge.port)
+        assert "Board ID:m5stack_atoms3_lite\n" in (d / "boot_out.txt").read_text()
+        config = tmp_path / "b01.json"
+        config.write_text(json.dumps({"board": "atoms3-lite", "character": {"name": "Ali"}}))
+        out = run_cran("flash", "--drive", str(d), "--config", str(config))
+        assert out.returncode == 0, out.stderr
+        status = _status(badge.port)
+        assert (status["personnage"], status["board"]) == ("Ali", "atoms3-lite")
