@@ -143,6 +143,21 @@ def test_a_circuitpython_config_refuses_durations_its_clock_misreads():
     assert str(e.value).startswith("b01.json: settings.effect_ms: 288000000 ms (80.0 hours)")
 
 
+def test_cran_scenario_says_what_a_circuitpython_badge_would_refuse(tmp_path):
+    # Before any interpreter runs: the badge could not start with that character.
+    path = tmp_path / "long.txt"
+    with open(COUNTDOWN_74H, encoding="utf-8") as f:
+        path.write_text(f.read().replace("74h", "80h").replace("73:59:59", "79:59:59")
+                        .replace("74:00:00 expect", "80:00:00 expect"), encoding="utf-8")
+    out = run_cran("scenario", "--badge", "atoms3-lite", str(path))
+    assert out.returncode == 2
+    assert out.stderr == (
+        "cran: %s: character.agonisant_ms: 288000000 ms (80.0 hours) is longer than a "
+        "CircuitPython badge can count: 74 hours at most (its clock, supervisor.ticks_ms, "
+        "wraps at 2**29 ms)\n" % path)
+    assert run_cran("scenario", str(path)).returncode == 0   # the engine counts 149
+
+
 def test_time_off_is_counted_at_most_half_the_period(monkeypatch):
     # A badge off 100 hours (time_off_counts) comes back with a countdown that ran out
     # meanwhile: due at once, not read as 49 hours to come on CircuitPython's 2**29.
