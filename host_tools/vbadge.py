@@ -458,7 +458,7 @@ class CircuitPythonBadge(VBadge):
     def chip_args(self, action, cause):
         from host_tools.vcp import VCP_DIR
         return [CP_BOOT_SCRIPT, action, self.image, self.board_file, str(cause), VCP_DIR,
-                self.nvs_file, self.chip_name]
+                self.nvs_file, self.chip_name, self.watchdog_file]
 
 
 # ---- the flash image ---------------------------------------------------------------------

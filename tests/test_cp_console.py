@@ -6,6 +6,7 @@ import json
 import time
 
 import pytest
+import serial
 
 from conftest import run_cran
 from host_tools import badgelink, vbadge
@@ -117,3 +118,24 @@ def test_a_circuitpython_badge_at_its_prompt_is_named_then_flashed_through_its_d
         assert out.returncode == 0, out.stderr
         status = _status(badge.port)
         assert (status["personnage"], status["board"]) == ("Ali", "atoms3-lite")
+
+
+def test_a_hung_circuitpython_firmware_is_reset_by_its_watchdog(tmp_path):
+    # code.py starts a 1 s watchdog and hangs without touching any clock; the badge
+    # resets (WATCHDOG) and the second boot, finding its mark in nvm, stays calm.
+    d = tmp_path / "CIRCUITPY"
+    d.mkdir()
+    (d / "code.py").write_text(
+        "import microcontroller\n"
+        "from watchdog import WatchDogMode\n"
+        "if microcontroller.nvm[0] != 1:\n"
+        "    microcontroller.nvm[0] = 1\n"
+        "    microcontroller.watchdog.timeout = 1\n"
+        "    microcontroller.watchdog.mode = WatchDogMode.RESET\n"
+        "    while True:\n"
+        "        pass\n"
+        "print('calm after', microcontroller.cpu.reset_reason)\n")
+    with vbadge.running(board="atoms3-lite", drive=d) as badge:
+        with serial.Serial(badge.port, 115200, timeout=20) as s:
+            said = s.read_until(b"calm after WATCHDOG\r\n")
+        assert said.endswith(b"calm after WATCHDOG\r\n"), said

@@ -1,13 +1,15 @@
 # The chip of `cran vbadge` for a CircuitPython board (host_tools/vbadge.py starts it on
 # a pty), inside the CircuitPython unix port:
 #   circuitpython [-i] cpbadge_boot.py ACTION DRIVE BOARD_FILE CAUSE VCP_DIR NVM_FILE CHIP
+#                                      WATCHDOG_FILE
 # DRIVE, a folder standing for the CIRCUITPY drive (what `cran flash --drive` fills), is
 # mounted at "/" as the board's file system, read-only to the code as CircuitPython's
 # is while a computer has it, so paths are the board's and the host's files are out of
-# reach; NVM_FILE keeps microcontroller.nvm across resets; CHIP names the
-# chip (its uid is made from it). The parts are the strict virtual CircuitPython modules
-# (VCP_DIR), on the virtual clock made real: the badge runs in real time, its console on
-# stdin and stdout, its select the port's own for them.
+# reach; NVM_FILE keeps microcontroller.nvm across resets; CHIP names the chip (its uid
+# is made from it); WATCHDOG_FILE tells the supervisor how long the firmware's watchdog
+# has left (WatchdogFile, as vbadge_boot.py's). The parts are the strict virtual
+# CircuitPython modules (VCP_DIR), on the virtual clock made real: the badge runs in
+# real time, its console on stdin and stdout, its select the port's own for them.
 # ACTION  boot: boot_out.txt written, code.py run, then exit (the supervisor starts the
 # REPL); repl, repl-boot (with -i): the REPL, on the same drive and parts.
 # Exit codes: EXIT_RESET + the reset's cause in machine's numbers (vbadge.py's).
@@ -92,18 +94,45 @@ def run_code():
     return microcontroller.resetting
 
 
+class WatchdogFile:
+    """The ms the firmware's watchdog has left, written (fixed width, at the start of
+    the file) whenever it starts or is fed; the file's time says when. The supervisor
+    resets the chip when that runs out: a hung firmware, or the REPL after Ctrl-C."""
+
+    def __init__(self, out):
+        self.out = out   # opened while the host's files were in reach
+
+    def tell(self, left_ms):
+        self.out.seek(0)
+        self.out.write("%12d\n" % max(0, left_ms))
+        self.out.flush()
+
+    def at_end(self):
+        # code.py is over without a reset (Ctrl-C, or it ended): the time left now.
+        import microcontroller
+        import vclock
+        dog = microcontroller.watchdog
+        if dog.due_ms is not None:
+            self.tell(dog.due_ms - vclock.elapsed_ms())
+        self.out.close()
+
+
 def main():
-    action, drive, board_file, cause, vcp_dir, nvm_file, chip = sys.argv[1:8]
+    action, drive, board_file, cause, vcp_dir, nvm_file, chip, dog_file = sys.argv[1:9]
     load_virtual_parts(vcp_dir)
     spec = wire(board_file, int(cause), chip)
     import microcontroller
     microcontroller.nvm_keep_in(nvm_file)   # before "/" hides the host's files
+    watchdog = None
     if action == "boot":
         write_boot_out(drive, spec)
+        watchdog = WatchdogFile(open(dog_file, "w"))
+        microcontroller.on_watchdog = watchdog.tell
     mount(drive)
     if action != "boot":
         return   # -i: the REPL follows
     reset = run_code()
+    watchdog.at_end()
     if reset is not None:
         # The process ends; the supervisor boots the next one with this cause. Silent at
         # once, as a chip that resets.

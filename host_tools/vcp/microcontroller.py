@@ -124,6 +124,9 @@ cpu = _Processor()
 
 
 resetting = None   # the reason of the reset under way (the first, if more follow)
+# cran vbadge's chip: on_watchdog(ms) hears of each start or feed of the watchdog in
+# RESET mode (its supervisor resets a firmware that hangs without touching the clock)
+on_watchdog = None
 
 
 def _reset(reason, why):
@@ -192,6 +195,8 @@ class WatchDogTimer:
             raise ValueError("WatchDogTimer is not currently running")
         self.due_ms = vclock.elapsed_ms() + int(self._timeout * 1000)
         vclock.add_alarm(self)
+        if on_watchdog is not None and self._mode == WatchDogMode.RESET:
+            on_watchdog(int(self._timeout * 1000))
 
     def deinit(self):
         self.mode = None
