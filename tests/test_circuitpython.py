@@ -266,6 +266,11 @@ def test_nvm_is_a_fixed_array_of_bytes(cp_checks):
         "Array values should be single bytes.", True, True]
 
 
+def test_a_resetting_chip_writes_nothing(cp_checks):
+    assert cp_checks("a_resetting_chip_writes_nothing") == [
+        "the chip is resetting", True, True]
+
+
 def test_the_watchdog_resets_a_starved_chip(cp_checks):
     assert cp_checks("the_watchdog_resets_a_starved_chip") == [
         "WatchDogTimer is not currently running", "WATCHDOG", "WATCHDOG", True]

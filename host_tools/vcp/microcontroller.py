@@ -265,6 +265,10 @@ class ByteArray:
 
     def _land(self, start, value):
         global _cut_after
+        if resetting is not None:
+            # The chip is resetting: a firmware that caught the reset (BaseException)
+            # and goes on writing writes nothing, as on a chip that has stopped.
+            raise VirtualReset(resetting, "the chip is resetting")
         n = len(value)
         if _cut_after is not None and _cut_after < n:
             self._bytes[start:start + _cut_after] = value[:_cut_after]

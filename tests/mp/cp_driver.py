@@ -75,6 +75,24 @@ def nvm_is_a_fixed_array_of_bytes():
 
 
 @check
+def a_resetting_chip_writes_nothing():
+    # A firmware that catches the reset (cran.main's `except BaseException`) and
+    # journals it: nothing lands in nvm, the reset goes on; after the reboot, writes do.
+    _fresh()
+    nvm = microcontroller.nvm
+    try:
+        microcontroller.reset()
+    except microcontroller.VirtualReset:
+        pass
+    refused = _raises(lambda: nvm.__setitem__(slice(0, 2), b"ok"),
+                      microcontroller.VirtualReset)
+    kept = bytes(nvm[0:2])
+    microcontroller.reboot()
+    nvm[0:2] = b"ok"
+    return [refused, kept == b"\xff\xff", bytes(nvm[0:2]) == b"ok"]
+
+
+@check
 def the_watchdog_resets_a_starved_chip():
     from watchdog import WatchDogMode
     _fresh()
