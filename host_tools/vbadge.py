@@ -52,6 +52,7 @@ IMAGE_BYTES = 2 * 1024 * 1024   # a new image: the size of an ESP32's usual vfs 
 # --romfs: the ROMFS partition of MicroPython's ESP32 ROMFS variant (its
 # partitions-4MiB-romfs.csv gives 0x20000 bytes).
 ROMFS_BYTES = 0x20000
+NVM_BYTES = 8192   # host_tools/vcp/microcontroller.py's, an ESP32-S3's microcontroller.nvm
 EXIT_BAD_IMAGE = 3              # vbadge_boot.py's exit codes
 EXIT_RESET = 80
 PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
@@ -177,6 +178,7 @@ def unnamed_temp(prefix, suffix=""):
 
 class VBadge:
     # What the interpreter says, where the supervisor looks for it.
+    interpreter = "micropython"
     soft_reboot = SOFT_REBOOT
     friendly_banner = FRIENDLY_BANNER   # the friendly REPL's, not the raw REPL's
     banner_start = b"MicroPython "      # where the REPL's banner starts
@@ -305,11 +307,11 @@ class VBadge:
         if time.monotonic() - chip.started < QUICK_FAIL_S:
             self.quick_fails += 1
             if self.quick_fails >= 3:
-                raise CommandError("micropython keeps failing as the badge boots (%s): %s"
-                                   % (how, self._last_words()))
+                raise CommandError("%s keeps failing as the badge boots (%s): %s"
+                                   % (self.interpreter, how, self._last_words()))
         else:
             self.quick_fails = 0
-        print("cran vbadge: micropython ended (%s): the badge reboots" % how,
+        print("cran vbadge: %s ended (%s): the badge reboots" % (self.interpreter, how),
               file=sys.stderr)
 
     def _last_words(self):
@@ -449,6 +451,7 @@ class CircuitPythonBadge(VBadge):
     on host_tools/mp/cpbadge_boot.py, its file system a folder standing for the CIRCUITPY
     drive (`cran flash --drive` fills it), microcontroller.nvm in a file of its own. The
     supervisor, the port and the console are the MicroPython badge's."""
+    interpreter = "circuitpython"
     soft_reboot = b"soft reboot\r\n"
     friendly_banner = banner_start = b"Adafruit CircuitPython "
 
@@ -639,6 +642,10 @@ def _run_circuitpython(board_file, args):
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise CommandError("%s: in use by another cran vbadge" % args.drive) from None
+            size = os.fstat(lock).st_size
+            if size not in (0, NVM_BYTES):   # new, or a whole nvm
+                raise CommandError("%s: %d bytes, not a CircuitPython badge's nvm (%d bytes)"
+                                   % (nvm_file, size, NVM_BYTES))
         badge = CircuitPythonBadge(exe, drive, board_file, nvm_file, pass_fds)
         stack.callback(badge.close)
         if args.link:

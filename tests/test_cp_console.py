@@ -139,3 +139,11 @@ def test_a_hung_circuitpython_firmware_is_reset_by_its_watchdog(tmp_path):
         with serial.Serial(badge.port, 115200, timeout=20) as s:
             said = s.read_until(b"calm after WATCHDOG\r\n")
         assert said.endswith(b"calm after WATCHDOG\r\n"), said
+
+
+def test_a_file_that_is_no_nvm_is_refused(tmp_path):
+    (tmp_path / "CIRCUITPY.nvm").write_bytes(b"x" * 100)
+    out = run_cran("vbadge", "--board", "atoms3-lite", "--drive", str(tmp_path / "CIRCUITPY"))
+    assert out.returncode == 2
+    assert out.stderr == "cran: %s: 100 bytes, not a CircuitPython badge's nvm (8192 bytes)\n" \
+        % (tmp_path / "CIRCUITPY.nvm")
