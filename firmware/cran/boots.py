@@ -12,9 +12,9 @@ LIMIT = 3
 
 def note_boot(path, watchdog, now_s, keep=None):
     """Record this boot in the file at `path`, or in keep (an object whose read() and
-    write(text) keep the stamps elsewhere, OSError or ValueError when they can't:
-    cran.hal_cp.nvm.NvmBoots). -> True when it makes LIMIT watchdog resets within
-    WINDOW_S: start in safe mode. A bad file counts as empty."""
+    write(text) keep the stamps elsewhere; read() raises OSError or ValueError, write()
+    OSError, when they can't: cran.hal_cp.nvm.NvmBoots). -> True when it makes LIMIT
+    watchdog resets within WINDOW_S: start in safe mode. A bad file counts as empty."""
     stamps = []
     if watchdog:
         try:

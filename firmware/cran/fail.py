@@ -95,7 +95,7 @@ def cannot_start(message, root="/", console=True):
     try:
         journal = Journal(root) if hal is None else hal.stores(root, None)[1]
         journal.append({"error": "cannot start: %s" % message, "up": 0})
-    except OSError:
+    except (OSError, ValueError):   # ValueError: an entry too long for nvm's journal
         pass   # a flash that fails too: the console still says it
     if console:
         asyncio.run(_fed(error_console(message, root, journal)))

@@ -205,6 +205,6 @@ class NvmBoots:
     def write(self, text):
         body = text.encode()
         data = b"%08x " % (binascii.crc32(body) & 0xFFFFFFFF) + body + b"\n"
-        if len(data) > self._size:
-            raise ValueError("stamps of %d bytes, at most %d" % (len(data), self._size))
+        if len(data) > self._size:   # no room: as a flash that can't write (boots.py)
+            raise OSError(28, "stamps of %d bytes, at most %d" % (len(data), self._size))
         self.nvm[self._at:self._at + len(data)] = data
