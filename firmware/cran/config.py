@@ -170,6 +170,9 @@ def from_dict(raw, path, boards_dir):
             _fail(path, "settings." + name, str(e))
     config = Config()
     config.board = read_board(join(boards_dir, "%s.json" % board_id))
+    if config.board.runtime == "circuitpython":   # its clock counts less (74 hours)
+        from cran.hal_cp.durations import check
+        check(path, character, s)
     config.character = character
     config.settings = s
     config.lang = raw.get("lang", "fr")
