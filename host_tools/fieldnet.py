@@ -3,20 +3,30 @@
 # which carries every frame to every other member as the air would: lost at a given
 # rate, at a signal strength from each member's place on a 30 m square (vhw/air.py's
 # rssi_at). The hub runs in the station's process; the members find it by the field's
-# name (a port file). Datagrams: b"J" a member joins (or is still there), b"F" + frame
-# a member sends; to a member, b"F" + rssi (a signed byte) + frame.
+# name (a port file, locked while the hub runs: one air a name). Datagrams: b"J" a
+# member joins (or is still there), b"J" + b"X,Y" one that says where it stands (in m,
+# `cran vbadge --at`), b"F" + frame a member sends; to a member, b"F" + rssi (a signed
+# byte) + frame.
 import math
 import os
 import random
 import socket
 import tempfile
 import threading
+import time
 
 from host_tools import CommandError
 from host_tools.vhw.air import MAX_FRAME, Radio, rssi_at
 
+try:
+    import fcntl
+except ImportError:   # Windows: no lock, a second air of the same name takes the file
+    fcntl = None
+
 FIELD_SIDE_M = 30.0
 ENV = "CRAN_FIELD_PORT"   # how a virtual badge's espnow (vhw/espnow.py) finds the hub
+AT_ENV = "CRAN_FIELD_AT"  # ... and says where it stands ("X,Y", in m)
+MAX_PLACE_M = 1000.0
 
 
 def port_file(name):
@@ -25,14 +35,63 @@ def port_file(name):
     return os.path.join(tempfile.gettempdir(), "cran-field-%s.port" % name)
 
 
-def hub_port(name):
-    """The running field's hub port -> int; CommandError when nobody runs it."""
+def place(text):
+    """"X,Y" (metres, 0 to 1000) -> (x, y), or None when it is not one."""
     try:
-        with open(port_file(name)) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        raise CommandError("no virtual field %r here: start its station first, `cran field "
-                           "--virtual %s`" % (name, name)) from None
+        x, y = (float(v) for v in text.split(","))
+    except ValueError:
+        return None
+    ok = 0 <= x <= MAX_PLACE_M and 0 <= y <= MAX_PLACE_M
+    return (x, y) if ok else None
+
+
+def _take_name(name):
+    """The field's port file, opened and locked for as long as its hub runs -> its
+    descriptor. CommandError when another hub holds it (one left by a hub that died is
+    taken over: its lock went with it)."""
+    fd = os.open(port_file(name), os.O_RDWR | os.O_CREAT, 0o644)
+    if fcntl is None:
+        return fd
+    for _ in range(20):   # a member looking it up holds it a moment (hub_port)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError:
+            time.sleep(0.01)
+    os.close(fd)
+    raise CommandError("virtual field %r is in use: another `cran air --field %s` or "
+                       "`cran field --virtual %s` holds its air; end it, or give another "
+                       "name" % (name, name, name))
+
+
+def hub_port(name):
+    """The running field's hub port -> int; CommandError when nobody runs it (its file
+    left by a hub that died is not locked any more)."""
+    try:
+        fd = os.open(port_file(name), os.O_RDONLY)
+    except OSError:
+        fd = None
+    try:
+        if fd is None or _unheld(fd):
+            raise ValueError(name)
+        return int(os.read(fd, 16))
+    except ValueError:
+        raise CommandError("no virtual field %r here: start its air first, `cran air "
+                           "--field %s` (or `cran field --virtual %s`)"
+                           % (name, name, name)) from None
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _unheld(fd):
+    if fcntl is None:
+        return False   # no locks here: the file is taken at its word
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return False   # a hub holds it
+    return True
 
 
 class Hub:
@@ -42,15 +101,17 @@ class Hub:
         self.name = name
         self.loss = loss
         self.random = random.Random(seed)
+        self.path = port_file(name)
+        self.held = _take_name(name)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        self.places = {}    # member address (or the station's Radio) -> (x, y)
+        self.places = {}    # member address (or a Radio of this process) -> (x, y)
         self.lock = threading.Lock()
         self.carried = 0
-        self.path = port_file(name)
-        with open(self.path, "w") as f:
-            f.write(str(self.port))
+        self.on_carry = None   # on_carry(frame): told of every frame, as carried
+        os.ftruncate(self.held, 0)
+        os.write(self.held, str(self.port).encode())
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.running = True
         self.thread.start()
@@ -64,11 +125,11 @@ class Hub:
     def _spot(self):
         return self.random.uniform(0, FIELD_SIDE_M), self.random.uniform(0, FIELD_SIDE_M)
 
-    def radio(self):
-        """The station's own radio on this air: vhw/air.py's, as strict (cran.link's
-        driver methods; the station turns it on for good)."""
+    def radio(self, x=None, y=None):
+        """A radio of this process on this air, at (x, y) or a random spot: vhw/air.py's,
+        as strict (cran.link's driver methods): the station's, a crowd's badges'."""
         with self.lock:
-            r = Radio(self, *self._spot())
+            r = Radio(self, *((x, y) if x is not None else self._spot()))
             self.places[r] = (r.x, r.y)
         return r
 
@@ -80,15 +141,22 @@ class Hub:
                 return   # closed
             if data[:1] == b"F" and 0 < len(data) - 1 <= MAX_FRAME:
                 self.carry(addr, data[1:])
-            else:
+            else:   # a member joining, or still there, perhaps saying where
+                said = place(data[1:].decode("ascii", "replace")) if data[:1] == b"J" \
+                    else None
                 with self.lock:
-                    self._place(addr)   # a member joining, or still there
+                    if said is not None:
+                        self.places[addr] = said
+                    else:
+                        self._place(addr)
 
     def carry(self, sender, frame):
-        """frame from sender (an address, or the station's Radio) to every other
-        member. Both threads send: the hub's, and the station's."""
+        """frame from sender (an address, or a Radio of this process) to every other
+        member. Several threads send: the hub's, the station's, the crowd's."""
         with self.lock:
             self.carried += 1
+            if self.on_carry is not None:
+                self.on_carry(frame)
             x, y = self._place(sender)
             for member, (mx, my) in self.places.items():
                 if member == sender or self.random.random() < self.loss:
@@ -112,4 +180,5 @@ class Hub:
             os.remove(self.path)
         except OSError:
             pass
+        os.close(self.held)   # the name free again
         self.sock.close()

@@ -62,7 +62,7 @@ class Station:
                         return line
                     break
             time.sleep(0.2)
-        raise AssertionError("not seen in %ds: %s" % (timeout, self.lines[-1:]))
+        raise AssertionError("not seen in %ds: %s" % (timeout, str(self.lines[-1:])[:3000]))
 
     def stop(self):
         self.process.terminate()
@@ -105,11 +105,11 @@ def _stop_resume_and_a_forgery(station, template, name, ports):
         assert status["jeu"] == "en-jeu"
 
 
-def _forged_stop(template, name):
-    """A member of the air with the game key (as any badge has it) forges the game
-    master's stop: a good tag, no token of his chain; sent over a period and more, as
-    the station sends."""
-    keys = radio.Keys(bytes.fromhex(template["game_key"]), cryptolib.aes)
+def _forged_stop(template, name, key=None, wait_s=2):
+    """A member of the air with the game key (as any badge has it; or key, another)
+    forges the game master's stop: a good tag, no token of his chain; sent over a
+    period and more, as the station sends."""
+    keys = radio.Keys(key or bytes.fromhex(template["game_key"]), cryptolib.aes)
     forged = radio.seal(keys, radio_id(GM_NAME), radio.GM, 1 << 20, radio.STOP, b"",
                         (50, b"\x00" * 16))
     rogue = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -118,7 +118,7 @@ def _forged_stop(template, name):
         rogue.sendto(b"F" + forged, hub)
         time.sleep(0.002)
     rogue.close()
-    time.sleep(2)
+    time.sleep(wait_s)
 
 
 def test_a_station_sees_its_badges_stops_and_resumes_them_and_a_forgery_does_nothing(
@@ -190,4 +190,161 @@ def test_a_station_badge_on_usb_is_the_laptops_radio(tmp_path):
         if field is not None:
             field.stop()
         air.stop()
+    assert not os.path.exists(fieldnet.port_file(name))
+
+
+def _rehearsal_roster(path, patient_port):
+    """50 rows: 49 players of the crowd (a healer and a smith among them) and one whose
+    port is a vbadge's, the patient. -> the healer's and the patient's names."""
+    rows = ["name,armor,board,badge,port,role"]
+    for n in range(49):
+        role = {10: "soigneuse", 20: "forgeron"}.get(n, "")
+        rows.append("Joueur %02d,%s,atom-lite,b%02d,,%s" % (n, ("cuir", "none")[n % 2], n,
+                                                           role))
+    rows.append("Patiente,none,atom-lite,,%s," % patient_port)
+    path.write_text("\n".join(rows) + "\n")
+    return "Joueur 10", "Patiente"
+
+
+def _badge_status(port):
+    return json.loads(run_cran("status", "--port", port, "--json").stdout)
+
+
+def _when_stopped(crowd_line, word, since_ms):
+    """On the crowd's clock: when the air first carried the station's `word` after
+    since_ms, and when the last of the crowd's badges took it -> (first copy, last)."""
+    first = [c["at_ms"] for c in crowd_line["commands"]
+             if c["kind"] == word and c["from"] == "station" and c["at_ms"] >= since_ms]
+    return first[0], max(b["jeu_ms"] for b in crowd_line["badges"])
+
+
+def _everyone_takes(word, jeu, field, air, patient_port, figures):
+    """The station sends word: its table, the crowd and the patient's badge all say jeu,
+    the crowd's 49 within the issue's second of the station's first copy on the air."""
+    since = air.wait_for(lambda b: True)["t_ms"]   # the crowd's clock now
+    sent = time.monotonic()
+    field.send(word)
+    field.wait_for(lambda b: len(b) == 50 and all(r["jeu"] == jeu for r in b.values()))
+    line = air.wait_for(lambda b: all(r["jeu"] == jeu for r in b.values()))
+    first, last = _when_stopped(line, word, since)
+    # Measured on the crowd's clock, from the first copy the air carried to the last of
+    # the 49 taking it: not on this test's, which looks once in a while.
+    assert last - first <= 1000, (word, first, last, line["late_ms"])
+    figures[word + ": first copy -> all 49 (ms)"] = last - first
+    figures[word + ": typed -> all 49 (ms)"] = round(
+        (line["clock_s"] + last / 1000 - sent) * 1000)
+    figures["crowd's thread late at worst (ms)"] = line["late_ms"]
+    assert _badge_status(patient_port)["jeu"] == jeu
+
+
+def _until(test, what, timeout=30):
+    deadline = time.monotonic() + timeout
+    while True:
+        got = test()
+        if got:
+            return got
+        assert time.monotonic() < deadline, "not seen in %ds: %s" % (timeout, what)
+        time.sleep(0.2)
+
+
+def _forgeries_stop_nobody(template, name, air, patient_port):
+    """A stop forged by a member with the game key, and one by a member with another
+    key: every badge of the crowd hears them in its windows, drops them, stops not."""
+    _forged_stop(template, name, wait_s=0)
+    _forged_stop(template, name, key=bytes(32), wait_s=0)
+    line = air.wait_for(lambda b: all(
+        r["dropped"].get("token", 0) and r["dropped"].get("game", 0) for r in b.values()))
+    assert all(b["jeu"] == "en-jeu" for b in line["badges"])
+    assert _badge_status(patient_port)["jeu"] == "en-jeu"
+
+
+def _offers_shown(port):
+    journal = run_cran("console", "--port", port, "journal").stdout
+    return [(e["radio"], e["value"]) for e in map(json.loads, journal.splitlines())
+            if "radio" in e]
+
+
+def _the_nearest_is_healed_once_pressed(healer, crowd, air, patient, patient_name,
+                                        patient_port, game):
+    """The crowd's healer treats the nearest badge: the vbadge 1 m away, not the
+    players 3 m away (near enough too). The vbadge shows the offer and is healed only
+    once its wearer's long press takes it."""
+    spot = {b["name"]: (b["x"], b["y"]) for b in crowd["badges"]}[healer]
+    neighbours = [b["name"] for b in crowd["badges"] if b["name"] != healer and abs(
+        b["x"] - spot[0]) + abs(b["y"] - spot[1]) <= 3]
+    assert len(neighbours) == 3
+    for who in neighbours:
+        air.send(who + " coup blesse")
+    r = run_cran("console", "--port", patient_port, "--settings", str(game), "coup blesse")
+    assert r.returncode == 0 and _badge_status(patient_port)["etat"] == "blesse"
+    air.wait_for(lambda b: all(b[who]["etat"] == "blesse" for who in neighbours))
+    air.send(healer + " treat")
+    air.wait_for(lambda b: b[healer]["offered"] == [patient_name])
+    assert _until(lambda: _offers_shown(patient_port), "the offer on the patient's badge"
+                  ) == [("offer", "soin")]
+    assert _badge_status(patient_port)["etat"] == "blesse"   # nothing without the press
+    patient.press("A")   # the patient's long press takes it
+    _until(lambda: _badge_status(patient_port)["etat"] == "pleine-forme",
+           "the patient healed: %s" % patient.stderr()[-800:])
+    line = air.wait_for(lambda b: True)
+    assert all(b["offers"] == [] for b in line["badges"])
+    assert [b["etat"] for b in line["badges"] if b["name"] in neighbours] == [
+        "blesse"] * 3
+
+
+def test_a_rehearsal_one_laptop_one_usb_station_a_crowd_of_50_and_a_healer(tmp_path):
+    """cran air hosts 49 badges of a 50-row roster, a vbadge is the 50th (its port in
+    the roster), another the station on USB; cran field sees all 50 by name, stops and
+    resumes them within a second (the crowd's clock), forgeries stop nobody, and the
+    crowd's healer heals the vbadge, only once it is pressed."""
+    game, template = _game(tmp_path)
+    name = "crowd%d" % os.getpid()
+    rows = tmp_path / "roster.csv"
+    patient_link = tmp_path / "patient"
+    healer, patient_name = _rehearsal_roster(rows, patient_link)
+    air = Station(["--field", name, "--settings", str(game), "--roster", str(rows),
+                   "--json"], command="air")
+    field = None
+    figures = {}
+    try:
+        crowd = air.wait_for(lambda b: len(b) == 49)
+        spot = {b["name"]: (b["x"], b["y"]) for b in crowd["badges"]}[healer]
+        with vbadge.running(field=name) as usb, vbadge.running(
+                field=name, link=patient_link, at=(spot[0] + 1, spot[1]),
+                buttons=True) as patient:
+            try:
+                r = run_cran("flash", "--port", usb.port, "--station")
+                assert r.returncode == 0, r.stdout + r.stderr
+                r = run_cran("flash", "--roster", str(rows), "--settings", str(game), "--port",
+                             str(patient_link))
+                assert r.returncode == 0, r.stdout + r.stderr
+
+                started = time.monotonic()
+                field = Station(["--settings", str(game), "--roster", str(rows), "--port",
+                                 usb.port])
+                field.wait_for(lambda b: len(b) == 50)
+                figures["all 50 seen by name (s)"] = round(time.monotonic() - started, 1)
+
+                for word, jeu in (("stop", "stop"), ("reprise", "en-jeu")):
+                    _everyone_takes(word, jeu, field, air, str(patient_link), figures)
+
+                _forgeries_stop_nobody(template, name, air, str(patient_link))
+                _the_nearest_is_healed_once_pressed(healer, crowd, air, patient, patient_name,
+                                                    str(patient_link), game)
+            except BaseException:
+                print("USB STDERR", usb.stderr()[-3000:], "rc", usb.process.poll())
+                print("PATIENT STDERR", patient.stderr()[-3000:])
+                raise
+    finally:
+        for who, st in (("FIELD", field), ("AIR", air)):
+            if st is None: continue
+            st.process.terminate(); st.process.wait(10)
+            print(who, "STDERR", st.process.stderr.read()[-3000:])
+            last = [l for l in st.lines if "badges" in l][-1]
+            print(who, "LAST", {k: v for k, v in last.items() if k != "badges"})
+            print(who, "OTHER", [l for l in st.lines if "badges" not in l][-10:])
+        if field is not None:
+            field.stop()
+        air.stop()
+    print("rehearsal figures:", figures)
     assert not os.path.exists(fieldnet.port_file(name))
