@@ -7,6 +7,7 @@
 # member joins (or is still there), b"J" + b"X,Y" one that says where it stands (in m,
 # `cran vbadge --at`), b"F" + frame a member sends; to a member, b"F" + rssi (a signed
 # byte) + frame.
+import hashlib
 import math
 import os
 import random
@@ -43,6 +44,11 @@ def place(text):
         return None
     ok = 0 <= x <= MAX_PLACE_M and 0 <= y <= MAX_PLACE_M
     return (x, y) if ok else None
+
+
+def _own_port(name):
+    """The UDP port a field's hub takes when it is free, from its name (20000-39999)."""
+    return 20000 + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % 20000
 
 
 def _take_name(name):
@@ -104,13 +110,17 @@ class Hub:
         self.path = port_file(name)
         self.held = _take_name(name)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
+        try:   # the field's own port: an air started again finds its badges still there
+            self.sock.bind(("127.0.0.1", _own_port(name)))
+        except OSError:   # taken by another program, or another field's
+            self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.places = {}    # member address (or a Radio of this process) -> (x, y)
         self.lock = threading.Lock()
         self.carried = 0
         self.on_carry = None   # on_carry(frame): told of every frame, as carried
         os.ftruncate(self.held, 0)
+        os.lseek(self.held, 0, os.SEEK_SET)
         os.write(self.held, str(self.port).encode())
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.running = True
@@ -139,6 +149,8 @@ class Hub:
                 data, addr = self.sock.recvfrom(2048)
             except OSError:
                 return   # closed
+            if not self.running:
+                return   # close()'s own datagram
             if data[:1] == b"F" and 0 < len(data) - 1 <= MAX_FRAME:
                 self.carry(addr, data[1:])
             else:   # a member joining, or still there, perhaps saying where
@@ -176,9 +188,13 @@ class Hub:
 
     def close(self):
         self.running = False
+        # The thread, waiting in recvfrom, would hold the port past the socket's close:
+        # woken and ended first, the field's port is free for an air started again.
+        self.sock.sendto(b"", ("127.0.0.1", self.port))
+        self.thread.join(2)
+        self.sock.close()
         try:
             os.remove(self.path)
         except OSError:
             pass
         os.close(self.held)   # the name free again
-        self.sock.close()

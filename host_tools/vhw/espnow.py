@@ -47,10 +47,21 @@ def _to_field(data):
             pass   # no hub (the station stopped): the air is empty
 
 
+_STILL_HERE_MS = 1000
+_joined = [None]   # when it last told the hub it is here (ticks ms)
+
+
 def _from_field(keep):
-    """Datagrams the hub carried here: into the inbox if keep (the radio listening)."""
+    """Datagrams the hub carried here: into the inbox if keep (the radio listening).
+    Listening, it says it is still here every second: an air started again (a hub
+    knows its members by what they send) finds a station that never turns it off."""
     if _field is None:
         return
+    import time
+    now = time.ticks_ms()
+    if keep and (_joined[0] is None or time.ticks_diff(now, _joined[0]) >= _STILL_HERE_MS):
+        _joined[0] = now
+        _to_field(_field[2])
     while True:
         try:
             data = _field[0].recv(300)
