@@ -107,6 +107,8 @@ def _commands_from(stream, the_crowd):
             the_crowd.command(line, _say)
         except CommandError as e:
             _say({"error": str(e)})
+            if not sys.stdout.isatty():   # its JSON goes to a file: said to the person too
+                print("cran air: %s" % e, file=sys.stderr, flush=True)
 
 
 def _json(hub, the_crowd):

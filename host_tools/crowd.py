@@ -13,7 +13,7 @@ import time
 
 from cran import radio
 from cran.core.engine import view
-from cran.core.words import ParseError, parse_action
+from cran.core.words import ParseError, parse_action, plain
 from cran.link import PERIOD_MS
 from cran.scenario import grammar_word
 from host_tools import CommandError
@@ -31,6 +31,13 @@ MAX_NAP_MS = 5     # the stepping thread looks at the commands this often at lea
 AUTHORITY_KINDS = {radio.STOP: "stop", radio.RESUME: "reprise", radio.NIGHT: "nuit",
                    radio.MASS: "masse", radio.RESET: "reset", radio.CLOCK: "clock",
                    radio.HEAL: "soin", radio.REPAIR: "repare"}
+
+
+def _folded(name):
+    try:
+        return plain(name)
+    except ParseError:   # a character the badge's words do not know: compared as it is
+        return name.lower()
 
 
 class Member:
@@ -121,7 +128,6 @@ class Crowd:
             # one by one: not all 50 answering in the same 25 ms.
             badge.next_wake = phases.randrange(PERIOD_MS)
             self.members.append(Member(spec["name"], radio.ROLES[r.role], badge, x, y))
-        self.by_name = {m.name: m for m in self.members}
         self.names = {radio_id(name): name for name in others}
         self.names.update((m.badge.me, m.name) for m in self.members)
         self.names[radio_id(GM_NAME)] = "station"
@@ -216,16 +222,19 @@ class Crowd:
             self.queue.append((play, done))
 
     def _member(self, line):
-        """The badge a line names (the longest name it starts with: names have spaces),
-        and the rest of the line."""
+        """The badge a line names (the most words of a name it starts with: names have
+        spaces; accents and case aside, as typed), and the rest of the line."""
+        words = line.split()
         best = None
-        for name in self.by_name:
-            if line.startswith(name + " ") and (best is None or len(name) > len(best)):
-                best = name
+        for m in self.members:
+            k = len(m.name.split())
+            if len(words) > k and _folded(" ".join(words[:k])) == _folded(m.name) and (
+                    best is None or k > best[0]):
+                best = (k, m)
         if best is None:
             raise CommandError("%s: NAME ACTION, NAME one of the crowd's (%s)"
-                               % (line, ", ".join(list(self.by_name)[:5] + ["..."])))
-        return self.by_name[best], line[len(best) + 1:].strip()
+                               % (line, ", ".join([m.name for m in self.members[:5]] + ["..."])))
+        return best[1], " ".join(words[best[0]:])
 
     # ---- what it is ------------------------------------------------------------------------
 
