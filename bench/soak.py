@@ -6,7 +6,8 @@
 #      change, nothing may crash or reset;
 #   2. unlocked, as an organiser's tool leaves it: the same without Ctrl-C; every action
 #      the console acknowledged is in the journal in order, and the rules engine,
-#      replaying them at the journal's times, reaches every state the badge recorded;
+#      replaying them at the journal's times, reaches every state the badge recorded
+#      (the journal's summary of it, docs/journal.md);
 #   3. kill -9 of the chip at random instants while hits flow: after each reboot, never
 #      healthier than the last acknowledged answer.
 # The interpreter's resident memory (VmRSS) is sampled throughout. Sizes: SOAK_LINES
@@ -22,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import serial  # noqa: E402
 
-from cran.core.engine import act, new_state, view  # noqa: E402
+from cran.core.engine import act, new_state, summary  # noqa: E402
 from cran.core.words import ParseError, parse_action  # noqa: E402
 from host_tools import gamekey, vbadge  # noqa: E402
 from host_tools.roster import check_config  # noqa: E402
@@ -186,13 +187,13 @@ def unlocked_fuzz(console, rng, count, character, settings, rss):
         # The journal keeps ~16 KB: read it before it turns over.
         for entry in console.journal():
             if "a" in entry:
-                recorded[(entry["up"], entry["a"], entry["etat"])] = entry
+                recorded[(entry["up"], entry["a"], json.dumps(entry["s"]))] = entry
         rss.append(rss_kb(chip_pid(console.supervisor)))
     entries = [recorded[k] for k in sorted(recorded)]
     # Every acknowledged action, in the journal, in order ("ok coup normal: etat=..").
     said = [a[3:a.index(": etat=")] for a in acknowledged]
     assert [e["a"] for e in entries][-len(said):] == said, "journal and answers differ"
-    # The engine alone, each action at the badge's own time, reaches each recorded etat.
+    # The engine alone, each action at the badge's own time, reaches each recorded state.
     state = new_state(character, settings)
     for entry in entries:
         try:
@@ -200,8 +201,8 @@ def unlocked_fuzz(console, rng, count, character, settings, rss):
         except ParseError as e:
             raise AssertionError("the journal holds %r: %s" % (entry["a"], e)) from None
         state, _ = act(state, action, entry["up"])
-        seen = view(state, entry["up"])["etat"]
-        assert seen == entry["etat"], (entry, seen)
+        seen = summary(state)
+        assert seen == entry["s"], (entry, seen)
     return sent, len(acknowledged), len(entries)
 
 

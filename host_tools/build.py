@@ -63,6 +63,9 @@ def compat_args(badge_impl):
 # Firmware modules the host needs and a badge never imports: the scenario runner, and
 # the board file check (cran flash checks the board on the host, cran.config reads it).
 HOST_ONLY = ("cran/scenario.py", "cran/board.py")
+# The CircuitPython build's own package: a MicroPython badge never gets it (its names
+# would be made at every boot, cran.start's names modules being made of every module).
+CIRCUITPYTHON_ONLY = "cran/hal_cp/"
 # The game master's station badge's relay (cran flash --station): a player's badge never
 # has it, nor the names it makes (names_sources).
 STATION_ONLY = ("cran/station.py",)
@@ -72,16 +75,17 @@ STATION_ONLY = ("cran/station.py",)
 _BADGE_ARGS = ("-X", "no-source-lines")
 
 
-def _sources(station=False):
-    """-> (path, path in the firmware with "/") of every module of cran a badge gets,
-    in order; station: a station's relay too."""
+def _sources(station=False, runtime="micropython"):
+    """-> (path, path in the firmware with "/") of every module of cran a badge of that
+    runtime gets, in order; station: a station's relay too."""
     for where, dirs, names in os.walk(os.path.join(FIRMWARE_DIR, "cran")):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
         for name in sorted(names):
             path = os.path.join(where, name)
             rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
             if name.endswith(".py") and rel not in HOST_ONLY and (
-                    station or rel not in STATION_ONLY):
+                    station or rel not in STATION_ONLY) and (
+                    runtime == "circuitpython" or not rel.startswith(CIRCUITPYTHON_ONLY)):
                 yield path, rel
 
 
@@ -332,13 +336,17 @@ def imported_by(module):
     return sorted(seen)
 
 
-def compile_modules(sources, out_dir, extra_args=(), cache=None):
+def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None):
     """sources: (path, rel) -> out_dir/rel as .mpy, as compile_firmware compiles (and
-    caches) them. -> {"/" + rel as .mpy: local file}"""
+    caches) them. cross: another mpy-cross (CircuitPython's, which has no -X
+    no-source-lines), else MicroPython's. -> {"/" + rel as .mpy: local file}"""
     files = {}
-    cross = mpy_cross_path()
     cache = cache_dir() if cache is None else cache
-    compiler = _mpy_cross_banner()   # another mpy-cross, another .mpy: part of the key
+    # Another mpy-cross, another .mpy: its banner is part of the key.
+    compiler = _mpy_cross_banner() if cross is None else subprocess.run(
+        [cross, "--version"], capture_output=True, text=True).stdout.strip()
+    badge_args = _BADGE_ARGS if cross is None else ()
+    cross = cross or mpy_cross_path()
     for path, rel in sources:
         target = os.path.join(out_dir, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -346,7 +354,7 @@ def compile_modules(sources, out_dir, extra_args=(), cache=None):
             source = f.read()
         # -s: tracebacks on the badge name the module by its import name, a name (qstr)
         # the badge has anyway: its file's would be one more a module, kept for good.
-        options = list(_BADGE_ARGS) + list(extra_args) + ["-s", module_name(rel)]
+        options = list(badge_args) + list(extra_args) + ["-s", module_name(rel)]
         key = hashlib.sha256(repr((compiler, options, rel)).encode() + source)
         kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
         if not (kept and _copied(kept, target)):

@@ -12,7 +12,7 @@ from cran import cues, menu, texts, tunes
 from cran.core.engine import COUNTDOWN, act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
-from cran.core.vocab import STATES
+from cran.core.vocab import CUE_SAY, STATES
 from cran.core.words import parse_action
 from host_tools import CommandError, picture
 from host_tools.picture import fit, text_width
@@ -176,7 +176,7 @@ def _answer(card, word, character, actions, text):
     unchanged, _ = _watch(card, before, last, ANSWER_STEPS)
     notes = []
     if card.buzzer:
-        notes.append("son : " + describe(tunes.melody_for([(last, "dit", word, False)])))
+        notes.append("son : " + describe(tunes.melody_for([(last, CUE_SAY, word, False)])))
     if card.screen:
         said = [line for line in _screen(card, state, last, private=True)
                 if line.startswith("Dis:")]
@@ -592,7 +592,7 @@ _ZOOM = DPI / 254.0     # tenths of a millimetre to dots
 def setup(p):
     p.add_argument("--board", default="atom-lite",
                    help="the board (boards/*.json: %s; default atom-lite)"
-                        % ", ".join(board_ids()))
+                        % ", ".join(board_ids(runtime=None)))
     p.add_argument("--out", metavar="FILE.png|FILE.pdf",
                    help="the card: a PNG of its two sides side by side (print, cut or "
                         "fold on the dashed line), or a PDF of two A6 pages (print both "

@@ -539,6 +539,9 @@ def setup(p):
                    help="make the badge on --port the game master's station, the radio of "
                         "`cran field --port`: a relay with no character and no key (a "
                         "station flashed again stays one)")
+    p.add_argument("--drive", metavar="PATH",
+                   help="a CircuitPython badge: its CIRCUITPY drive, mounted (with --board "
+                        "or --config)")
 
 
 def _ports(args, roster_ports=()):
@@ -763,6 +766,9 @@ def _station_jobs(args):
 
 
 def run(args):
+    if args.drive:
+        from host_tools import drive
+        return drive.run(args, _config, game_key(args) or gamekey.own_key())
     if args.station:
         jobs, find, roster = _station_jobs(args), None, None
     else:

@@ -1,5 +1,6 @@
 # `cran logs`: a badge's journal, pulled from the badge or read from a file, printed as
-# a timeline and drawn for the debrief (host_tools/timeline.py does the work). Several
+# a timeline and drawn for the debrief (host_tools/journal.py reads it, timeline.py places
+# it, timeline_svg.py draws it). Several
 # badges (--port repeated, --all, --file repeated): one timeline of the fight, a group of
 # lanes a badge, placed on the wall clock their journals carry. The game master's
 # station's journal (cran field, host_tools/fieldlog.py) is such a fight on its own: a
@@ -12,7 +13,7 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from host_tools import CommandError, fieldlog, picture, timeline
+from host_tools import CommandError, fieldlog, journal, picture, timeline, timeline_svg
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_TOOL = picture.EXIT_NO_TOOL
@@ -34,7 +35,7 @@ def setup(p):
     p.add_argument("--out", metavar="FILE.svg|FILE.png",
                    help="the picture (default: JOURNAL's name, journal-PORT or, for "
                         "several badges, fight; .svg, in the current folder)")
-    p.add_argument("--scale", choices=timeline.SCALES, default="stretched",
+    p.add_argument("--scale", choices=timeline_svg.SCALES, default="stretched",
                    help="the picture's time axis: stretched around events and squeezed in "
                         "quiet stretches (the default), or linear (straight)")
     p.add_argument("--json", action="store_true",
@@ -192,7 +193,7 @@ def run(args):
     else:
         print("\n".join(timeline.text_lines(tl, source)))
     sys.stdout.flush()
-    written = draw(timeline.svg(tl, source, args.scale), out)
+    written = draw(timeline_svg.svg(tl, source, args.scale), out)
     print("cran: drew %s" % written, file=sys.stderr)
     return 0
 
@@ -200,7 +201,7 @@ def run(args):
 def _timeline(lines, config, source):
     """Journal lines -> Timeline, each unreadable line said on stderr; None when no
     entry could be read."""
-    entries, problems = timeline.parse_lines(lines, source)
+    entries, problems = journal.parse_lines(lines, source)
     for problem in problems:
         print(problem, file=sys.stderr)
     if not entries:
@@ -276,6 +277,6 @@ def _run_several(args, ports, out):
     else:
         print("\n".join(timeline.fight_lines(items)))
     sys.stdout.flush()
-    written = draw(timeline.fight_svg(items, args.scale), out)
+    written = draw(timeline_svg.fight_svg(items, args.scale), out)
     print("cran: drew %s" % written, file=sys.stderr)
     return 1 if failed else 0

@@ -191,7 +191,7 @@ def _role_or_badge(row):
 
 def _board(text, boards_dir):
     t = plain(text).strip().replace(" ", "-").replace("_", "-")
-    known = board_ids(boards_dir)
+    known = board_ids(boards_dir, runtime=None)
     if t not in known:
         raise UnknownWord("unknown board '%s' (known: %s)" % (text, ", ".join(known)), t,
                            (known,))

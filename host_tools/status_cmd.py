@@ -4,6 +4,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from cran.core.vocab import INCONNU
 from host_tools import CommandError, badgelink
 from host_tools.timeline import fmt_ms
 
@@ -105,7 +106,7 @@ def _one(port, s, as_json):
         badgelink.badge_names(s.get("id"), s.get("badge")), s.get("firmware"),
         _left(s.get("uptime_ms"))))
     print("  etat      %s" % _etat(s))
-    if s["etat"] == "inconnu":
+    if s["etat"] == INCONNU:
         print("  the badge lost its saved state: an organiser sets it with `reset`")
     else:
         print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))

@@ -26,6 +26,24 @@ def scenario_files():
                   if name.endswith(".txt"))
 
 
+def scenario_texts():
+    """[(file name, text)] of every example scenario."""
+    out = []
+    for path in scenario_files():
+        with open(path, encoding="utf-8") as f:
+            out.append((os.path.basename(path), f.read()))
+    return out
+
+
+def bare_trace(text, start_tick=0):
+    """The bare engine's trace of a scenario, through JSON as a badge's trace comes
+    (tuples become lists)."""
+    import json
+
+    from cran import scenario
+    return json.loads(json.dumps(list(scenario.run(scenario.parse(text), start_tick))))
+
+
 def _wheel_exists_here():
     return sys.platform == "linux" and platform.machine() == "x86_64"
 

@@ -12,12 +12,12 @@ from conftest import (
     SCENARIO_DIR,
     WRAP_START,
     app_driver_checks,
+    bare_trace,
     run_cran,
-    scenario_files,
+    scenario_texts,
 )
-from cran import scenario
 from cran.console import UNKNOWN
-from host_tools import FIRMWARE_DIR
+from host_tools import FIRMWARE_DIR, journal
 from host_tools.runtimes import (
     BADGE_HEAP_KB,
     BOARDS_DIR,
@@ -34,17 +34,8 @@ MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 BOARDS = board_ids()
 
 
-def _texts():
-    out = []
-    for path in scenario_files():
-        with open(path, encoding="utf-8") as f:
-            out.append((os.path.basename(path), f.read()))
-    return out
-
-
-def _bare(text, start_tick=0):
-    # Through JSON, as the badge's trace comes: tuples become lists.
-    return json.loads(json.dumps(list(scenario.run(scenario.parse(text), start_tick))))
+_texts = scenario_texts
+_bare = bare_trace
 
 
 def _same_as_bare(board, runtime, start_tick=0, reboot_every=0, only=None, mpy=False):
@@ -197,6 +188,26 @@ def test_a_hit_is_shown_before_it_is_saved(app_checks):
     (on_led, wanted), = r["at_save"]
     assert on_led == wanted != r["frame_before"]       # the LED changed first
     assert r["etat_after_reboot"] == "pleine-forme"    # the cut lost the hit, no more
+
+
+def test_the_journal_says_the_engines_state_after_each_action_a1_a4_k3_k7_k8_k9_k13_k15_k16_s6_p3(
+        app_checks):
+    r = app_checks("journal_says_the_state")
+    entries, problems = journal.parse_lines([json.dumps(e) for e in r["entries"]])
+    assert problems == [] and len(entries) == len(r["views"])
+    journal.read(entries)
+    for e, v in zip(entries, r["views"]):
+        seen = e.seen
+        assert (seen.etat, str(seen.answers), "oui" if seen.damaged else "non",
+                ",".join(sorted(seen.effects)) or "-", ",".join(seen.broken) or "-",
+                "oui" if seen.combat else "non", seen.jeu) == (
+            v["etat"], v["armure"], v["armure-abimee"], v["effets"], v["brises"],
+            v["combat"], v["jeu"]), e.raw["a"]
+    # The theft is in the journal before anyone notices it (K13; it ended the peur, K1),
+    # and the dissipe cancels the Coup Brise just received, its armor back (K9).
+    assert (entries[1].seen.effects, entries[2].seen.effects) == (["peur"], ["vol"])
+    assert [(e.seen.broken, e.seen.answers) for e in entries[5:7]] == [
+        (["armure", "bras"], 0), (["bras"], 1)]
 
 
 def test_the_hit_button_makes_a_fresh_badge_blesse(app_checks):

@@ -42,6 +42,9 @@ PINS = {
     "esp32c3-supermini": {"leds.pin": 4, "buzzer.pin": 5, "buttons[0].pin": 6,
                           "buttons[1].pin": 7, "display.i2c.sda": 0, "display.i2c.scl": 1,
                           "status_led.pin": 8},
+    # CircuitPython's (tests/test_circuitpython.py checks them against its board module)
+    "atoms3-lite": {"leds.pin": 35, "buttons[0].pin": 41, "ir_tx.pin": 4},
+    "qtpy-esp32s3": {"leds.pin": 39, "buttons[0].pin": 0},
 }
 
 
@@ -151,7 +154,7 @@ DEV = "esp32-devkitc"
 C3 = "esp32c3-supermini"
 ESP32_GPIOS = "(0-19, 21-23, 25-27, 32-39)"
 TOP_KEYS = ("id, name, chip, leds, buzzer, buttons, display, power, imu, ir_tx, "
-            "status_led, sources, notes")
+            "status_led, runtime, circuitpython_board, sources, notes")
 # (name, board text, the whole message)
 BROKEN = [
     ("top-list", "[1, 2]", "expected a JSON object, got a list"),
@@ -161,7 +164,7 @@ BROKEN = [
     ("missing-led-count", _change(DEV, "leds.count", DELETE), "leds.count: missing"),
     ("unknown-field", _change(DEV, "ledz", 3), "ledz: unknown field (known: %s)" % TOP_KEYS),
     ("unknown-chip", _change(DEV, "chip", "esp8266"),
-     "chip: unknown 'esp8266' (known: esp32, esp32-pico-d4, esp32c3)"),
+     "chip: unknown 'esp8266' (known: esp32, esp32-pico-d4, esp32c3, esp32s3)"),
     ("bad-id", _change(DEV, "id", "Dev Kit"),
      "id: 'Dev Kit': use lower-case letters, digits and -"),
     ("pin-99", _change(DEV, "leds.pin", 99),

@@ -7,6 +7,7 @@ from PIL import Image
 
 from conftest import overlapping, svg_size, text_boxes
 from cran import cues, menu, tunes
+from cran.core.vocab import CUE_SAY
 from cran.core.words import parse_action
 from host_tools import card, cli
 from host_tools.runtimes import board_ids
@@ -109,7 +110,7 @@ def test_the_sounds_are_the_tunes(monkeypatch):
     c = card.build(card.read_board("m5stickc-plus"))
     armour = c.answers[0].text
     assert "son : trois bips aigus" in armour and "Dis: ARMURE" in armour
-    monkeypatch.setitem(tunes._MELODIES, "dit armure", "440:100 880:100")
+    monkeypatch.setitem(tunes._MELODIES, CUE_SAY, "|armure=440:100 880:100|")
     c = card.build(card.read_board("m5stickc-plus"))
     assert "son : deux notes montantes" in c.answers[0].text
 

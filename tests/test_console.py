@@ -7,6 +7,7 @@ from cran.badge import Badge
 from cran.console import Console, text_of
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
+from cran.core.vocab import CUE_COMBAT, CUE_END, CUE_KINDS
 
 START = (1 << 30) - 1000     # the console lives across the tick wrap too
 
@@ -97,7 +98,9 @@ def test_journal_has_every_action_with_uptime_and_wall_clock_once_set():
     assert entries[0]["boot"]
     assert entries[1]["a"] == "coup normal" and entries[1]["up"] == 0 and "t" not in entries[1]
     assert entries[2]["a"] == "effet peur" and entries[2]["t"] == 1795000002
-    assert entries[3]["timer"] == [["combat", "fin"], ["fin", "peur"]]
+    # The timers' cues: each kind by its place in CUE_KINDS (docs/journal.md).
+    assert entries[3]["timer"] == [[CUE_KINDS.index(CUE_COMBAT), "fin"],
+                                   [CUE_KINDS.index(CUE_END), "peur"]]
 
 
 def test_blank_lines_say_nothing_and_help_helps():

@@ -2,16 +2,18 @@
 # and mort alike in public (S7), the game stop unmistakable (K15), wrap-safe rhythm.
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import WRAP_START
-from cran import cues, texts, tunes
+from conftest import REPO, WRAP_START, scenario_files
+from cran import cues, scenario, texts, tunes
 from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.vocab import CUE_KINDS
 from cran.core.words import ParseError, parse_action
 
 LAYOUTS = ((1, "single"), (8, "strip"), (25, "matrix-5x5"))
@@ -498,3 +500,28 @@ def test_every_look_has_one_number_and_a_hit_s_looks_come_first():
     assert sorted(cues._LOOK_NAMES) == sorted(cues._LOOKS)
     hit_looks = set(cues.PUBLIC_LOOK[1:]) | set(cues.SAYS)
     assert set(cues._LOOK_NAMES[:len(hit_looks)]) == hit_looks
+
+
+def test_code_names_a_cue_kind_by_its_constant_never_by_its_word():
+    # One name for a kind (cran.core.vocab's CUE_*): a comparison with a word would
+    # miss a kind renamed, or match a value spelled the same ("armure" is both).
+    sources = []
+    for top in ("firmware/cran", "host_tools"):
+        for folder, _, files in os.walk(os.path.join(REPO, top)):
+            sources += [os.path.join(folder, f) for f in files if f.endswith(".py")]
+    words = "[\"'](%s)[\"']" % "|".join(CUE_KINDS)
+    # A comparison (kind == "dit", c[0] == "dit"), or a cue made ((now, "vu", ...)).
+    compared = re.compile(r"(\bkind\"?\]?|\[0\]) *[!=]= *%s|[(\[]\(\w+, %s, " % (words, words))
+    found = ["%s:%d" % (os.path.relpath(path, REPO), n)
+             for path in sources for n, line in enumerate(open(path, encoding="utf-8"), 1)
+             if compared.search(line) and not line.lstrip().startswith("#")]
+    assert found == []
+
+
+def test_every_cue_the_engine_gives_has_a_kind_the_journal_can_write():
+    kinds = set()
+    for path in scenario_files():
+        for event in scenario.run(scenario.parse(open(path, encoding="utf-8").read())):
+            if event[0] != "expect":   # ["timer", t, cues, view], ["act", ..., cues, view]
+                kinds |= set(kind for kind, _, _ in event[-2])
+    assert kinds <= set(CUE_KINDS) and len(kinds) >= 15

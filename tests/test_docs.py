@@ -171,3 +171,16 @@ def test_rules_and_scenarios_are_cited_in_the_repository_not_beside_it():
                         found.append((os.path.relpath(os.path.join(folder, name), REPO),
                                       outside))
     assert found == []
+
+
+def test_docs_journal_lists_the_codes_as_the_badge_writes_them():
+    # docs/journal.md is what a reader of a journal has: its lists are the badge's own,
+    # in their order (a place in them is a code), every error code with its row.
+    from cran.core.engine import TIMER_NAMES
+    from cran.core.vocab import COPY_BAD, COPY_MISSING, CUE_KINDS, NVS_BAD, PLAYS, STATES
+    with open(os.path.join(REPO, "docs", "journal.md"), encoding="utf-8") as f:
+        text = " ".join(f.read().split())
+    for names in (STATES, PLAYS, TIMER_NAMES, CUE_KINDS):
+        assert ", ".join("`%s`" % n for n in names) in text, names
+    for code in (COPY_MISSING, COPY_BAD, NVS_BAD):
+        assert "| %d | " % code in text

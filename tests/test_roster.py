@@ -102,7 +102,8 @@ def test_every_fault_of_every_row_is_named_and_nothing_is_written(tmp_path, caps
         "%s:2: resist: unknown keyword 'poison'" % name,
         "%s:2: agonisant: expected a duration above 0 and under 149 hours, got 0 ms" % name,
         "%s:2: board: unknown board 'atom-heavy' (known: atom-lite, atom-matrix, "
-        "esp32-devkitc, esp32c3-supermini, m5stickc-plus)" % name,
+        "atoms3-lite, esp32-devkitc, esp32c3-supermini, m5stickc-plus, qtpy-esp32s3)"
+        % name,
         "%s:3: resist: nobody resists dissipe (K9, K12)" % name,
         "%s:3: coma: bad duration 'soon' (e.g. 5min, 3:00, 300s)" % name,
         "%s:4: name: empty" % name,

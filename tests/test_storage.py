@@ -13,6 +13,7 @@ from cran import scenario
 from cran.core.engine import act, new_state
 from cran.core.record import to_record
 from cran.core.rules import Settings
+from cran.core.vocab import COPY_BAD, COPY_MISSING
 from cran.restore import decode_record
 from cran.storage import FORMAT_VERSION, encode_record
 from host_tools import FIRMWARE_DIR
@@ -46,12 +47,24 @@ TINY = {"n": 1}                                  # inline in LittleFS metadata
 BIG = dict(R[-1], pad="x" * 3000)                # spans seven 512-byte blocks
 SAVED = [R[0], R[1], TINY, R[2], R[3], BIG, R[4], TINY, R[5], R[6], BIG, R[7]] + R[8:]
 AFTER = {"after": True}
-APPENDED = [{"i": i, "t": 1000 * i, "pad": "y" * (i % 7 * 9)} for i in range(48)]
+# Lines of 40-100 bytes, as the journal's (a shorter one lands in one flash write, and
+# a power cut then has nothing to cut).
+APPENDED = [{"i": i, "t": 1000 * i, "pad": "y" * (12 + i % 7 * 9)} for i in range(48)]
 JOURNAL_BYTES = 1024
 
 # ---- file cases: on LittleFS inside MicroPython, and under CPython ----------------
 
 CASES = {}
+
+
+def missing(name):
+    """A copy load() finds missing: its code and line."""
+    return [COPY_MISSING, name + ": missing"]
+
+
+def bad(line):
+    """A copy load() skips as unreadable or not a record."""
+    return [COPY_BAD, line]
 
 
 def case(*cmds):
@@ -67,7 +80,7 @@ def _header(text):
 
 @case(["save", R[0]], ["load"], ["reboot"], ["load"])
 def round_trip(r):
-    assert r[1] == [R[0], ["state.b: missing"]]
+    assert r[1] == [R[0], [missing("state.b")]]
     assert r[3] == r[1]
 
 
@@ -95,7 +108,7 @@ def saves_alternate_between_slots(r):
 @case(["save", R[0]], ["save", R[1]], ["flip", "state.b", -5], ["load"],
       ["save", R[2]], ["read", "state.b"], ["load"])
 def corrupted_newest_falls_back_to_older(r):
-    assert r[3] == [R[0], ["state.b: crc mismatch"]]
+    assert r[3] == [R[0], [bad("state.b: crc mismatch")]]
     # The next save replaces the bad copy, keeping the good older one.
     assert decode_record(r[5].encode()) == (2, R[2])
     assert r[6] == [R[2], []]
@@ -103,7 +116,7 @@ def corrupted_newest_falls_back_to_older(r):
 
 @case(["save", R[0]], ["save", R[1]], ["flip", "state.a", 40], ["load"])
 def corrupted_older_copy_is_named_but_harmless(r):
-    assert r[3] == [R[1], ["state.a: crc mismatch"]]
+    assert r[3] == [R[1], [bad("state.a: crc mismatch")]]
 
 
 @case(["save", R[0]], ["save", R[1]], ["edit", "state.a", "cran-state 1 1 ", "cran-state 1 7 "],
@@ -111,33 +124,34 @@ def corrupted_older_copy_is_named_but_harmless(r):
 def crc_covers_the_sequence_number(r):
     # A flipped digit must not make a stale copy the newest.
     assert r[2] == "ok"
-    assert r[3] == [R[1], ["state.a: crc mismatch"]]
+    assert r[3] == [R[1], [bad("state.a: crc mismatch")]]
 
 
 @case(["save", R[0]], ["save", R[1]], ["edit", "state.b", "cran-state 1 ", "cran-state 9 "],
       ["load"], ["edit", "state.a", "cran-state 1 ", "cran-state x "], ["load"])
 def unknown_format_version(r):
-    assert r[3] == [R[0], ["state.b: format version 9, expected 1"]]
-    assert r[5] == [None, ["state.a: bad header", "state.b: format version 9, expected 1"]]
+    assert r[3] == [R[0], [bad("state.b: format version 9, expected 1")]]
+    assert r[5] == [None, [bad("state.a: bad header"),
+                           bad("state.b: format version 9, expected 1")]]
 
 
 @case(["save", R[0]], ["save", R[1]], ["truncate", "state.b", -10], ["load"],
       ["truncate", "state.a", 12], ["load"], ["truncate", "state.b", 0], ["load"])
 def truncated_files(r):
     body = len(json.dumps(R[1]))
-    assert r[3] == [R[0], ["state.b: truncated: %d of %d body bytes" % (body - 10, body)]]
-    assert r[5] == [None, ["state.a: no header line (12 bytes)",
-                           "state.b: truncated: %d of %d body bytes" % (body - 10, body)]]
-    assert r[7] == [None, ["state.a: no header line (12 bytes)",
-                           "state.b: no header line (0 bytes)"]]
+    assert r[3] == [R[0], [bad("state.b: truncated: %d of %d body bytes" % (body - 10, body))]]
+    assert r[5] == [None, [bad("state.a: no header line (12 bytes)"),
+                           bad("state.b: truncated: %d of %d body bytes" % (body - 10, body))]]
+    assert r[7] == [None, [bad("state.a: no header line (12 bytes)"),
+                           bad("state.b: no header line (0 bytes)")]]
 
 
 @case(["load"], ["save", R[0]], ["save", R[1]], ["remove", "state.a"], ["load"],
       ["remove", "state.b"], ["load"], ["reboot"], ["load"])
 def missing_files(r):
-    both = [None, ["state.a: missing", "state.b: missing"]]
+    both = [None, [missing("state.a"), missing("state.b")]]
     assert r[0] == both
-    assert r[4] == [R[1], ["state.a: missing"]]
+    assert r[4] == [R[1], [missing("state.a")]]
     assert r[6] == both
     assert r[8] == both
 
@@ -146,10 +160,12 @@ def missing_files(r):
       ["append", "state.a", "x" * 9000], ["load"],
       ["save", R[0]], ["load"], ["ls"])
 def garbage_files(r):
-    assert r[2] == [None, ["state.a: header is not text", "state.b: not a state record"]]
-    assert r[4] == [None, ["state.a: 9006 bytes, at most 8192", "state.b: not a state record"]]
+    assert r[2] == [None, [bad("state.a: header is not text"),
+                           bad("state.b: not a state record")]]
+    assert r[4] == [None, [bad("state.a: 9006 bytes, at most 8192"),
+                           bad("state.b: not a state record")]]
     # Nothing valid: the next save starts again at sequence 1 in slot A.
-    assert r[6] == [R[0], ["state.b: not a state record"]]
+    assert r[6] == [R[0], [bad("state.b: not a state record")]]
     assert sorted(r[7]) == ["state.a", "state.b"]
 
 
@@ -158,20 +174,21 @@ def record_too_big_is_refused_before_writing(r):
     size = len(encode_record({"pad": "x" * 8200}, 2))
     assert r[1] == "ValueError: state record of %d bytes, at most 8192" % size
     assert sorted(r[2]) == ["state.a"]
-    assert r[3] == [R[0], ["state.b: missing"]]
+    assert r[3] == [R[0], [missing("state.b")]]
 
 
 @case(["puthex", "state.a", encode_record(R[0], 1).hex() + "7a"],
       ["puthex", "state.b", encode_record([1, 2], 2).hex()], ["load"])
 def well_checked_but_not_ours(r):
-    assert r[2] == [None, ["state.a: 1 bytes past the body", "state.b: body is not an object"]]
+    assert r[2] == [None, [bad("state.a: 1 bytes past the body"),
+                           bad("state.b: body is not an object")]]
 
 
 @case(["save", R[0]], ["puthex", "state.tmp", encode_record(R[5], 99).hex()], ["load"],
       ["reboot"], ["save", R[1]], ["ls"], ["load"])
 def leftover_temp_file_is_ignored_then_replaced(r):
     # A finished temp file that was never renamed is a save the power cut undid.
-    assert r[2] == [R[0], ["state.b: missing"]]
+    assert r[2] == [R[0], [missing("state.b")]]
     assert sorted(r[5]) == ["state.a", "state.b"]
     assert r[6] == [R[1], []]
 
@@ -314,7 +331,7 @@ def test_power_cut_at_every_flash_write_of_a_save(littlefs, torn):
             if p["error"] == "ok":
                 assert payload == new, where
             # The copy being replaced is never seen half-written: no crc/truncated.
-            assert all(x.endswith(": missing") for x in problems), (where, problems)
+            assert all(code == COPY_MISSING for code, _ in problems), (where, problems)
             assert p["then"] == [AFTER, []] or (k == 0 and p["then"][0] == AFTER), where
             assert set(p["then_files"]) <= {"state.a", "state.b"}, where   # temp gone
         # Every cut is reported to the caller (the badge journals it); only the run the

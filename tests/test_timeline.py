@@ -1,4 +1,5 @@
-# `cran logs`: a badge's journal as a timeline (host_tools/timeline.py) and the command
+# `cran logs`: a badge's journal read (host_tools/journal.py), as a timeline (timeline.py)
+# and drawn (timeline_svg.py), and the command
 # (host_tools/logs_cmd.py). Journals come from the real firmware: tests/data/ samples
 # made by the badge app on virtual hardware, and small ones from cran.badge.Badge here.
 import json
@@ -20,11 +21,15 @@ from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.storage import Journal, StateStore
-from host_tools import badgelink, cli, timeline
+from host_tools import badgelink, cli, journal, timeline, timeline_svg
 
 DATA = os.path.join(REPO, "tests", "data")
 GODEFROY = os.path.join(DATA, "journal-godefroy.jsonl")
 LONG = os.path.join(DATA, "journal-long.jsonl")
+# The same fights as journaled before the journal said the state (version 1), and the
+# rules each one plays.
+FIGHTS = {"godefroy": "a1-a4-s3-s4", "long": "a5-k1-k3-k8-k9-k12-k16-s8",
+          "rules": "a4-k7-k13-k15-p2-p3-s6"}
 GODEFROY_CONFIG = {"board": "atom-lite", "character": {"name": "Godefroy", "armor": "metal"}}
 EPOCH_S = 1751104800
 SVG = "{http://www.w3.org/2000/svg}"
@@ -36,7 +41,7 @@ def lines_of(path):
 
 
 def build(lines, config=None, source="journal"):
-    entries, problems = timeline.parse_lines(lines, source)
+    entries, problems = journal.parse_lines(lines, source)
     assert problems == []
     return timeline.build(entries, config, source)
 
@@ -68,9 +73,33 @@ def badge_journal(tmp_path, steps, character=None, wall_s=EPOCH_S):
 def test_the_samples_are_what_the_firmware_journals_today(tmp_path):
     subprocess.run([sys.executable, os.path.join(DATA, "make_journals.py"), str(tmp_path)],
                    check=True, capture_output=True, timeout=60)
-    for name in ("journal-godefroy.jsonl", "journal-long.jsonl"):
+    for name in ("journal-godefroy.jsonl", "journal-long.jsonl", "journal-rules.jsonl"):
         assert (tmp_path / name).read_text() == open(os.path.join(DATA, name)).read(), (
             "%s is stale: run tests/data/make_journals.py" % name)
+
+
+@pytest.mark.parametrize("fight", sorted(FIGHTS), ids=["%s-%s" % (f, FIGHTS[f])
+                                                         for f in sorted(FIGHTS)])
+def test_an_old_journal_and_a_new_one_of_the_same_fight_draw_alike(fight):
+    # The old one's state is worked out from its cues (host_tools/journal.py's
+    # version 1); the new one says it. The same fight: the same picture, the same text.
+    old = build(lines_of(os.path.join(DATA, "journal-%s-v1.jsonl" % fight)))
+    new = build(lines_of(os.path.join(DATA, "journal-%s.jsonl" % fight)))
+    for scale in timeline_svg.SCALES:
+        assert timeline_svg.svg(new, "j", scale) == timeline_svg.svg(old, "j", scale)
+    assert timeline.text_lines(new) == timeline.text_lines(old)
+    assert len(new.spans) >= 5 and len(new.markers) >= 5   # something was drawn
+
+
+def test_the_old_samples_are_version_1_and_the_new_ones_version_2():
+    for fight in FIGHTS:
+        old = [json.loads(line) for line in lines_of(
+            os.path.join(DATA, "journal-%s-v1.jsonl" % fight))]
+        new = [json.loads(line) for line in lines_of(
+            os.path.join(DATA, "journal-%s.jsonl" % fight))]
+        assert [e for e in old if "s" in e] == [] and len(old) == len(new)
+        said = [e for e in new if set(e) & {"boot", "a", "timer", "undo"}]
+        assert said and [e for e in said if "s" not in e or "etat" in e] == []
 
 
 def test_godefroy_states_are_the_scenarios():
@@ -219,7 +248,7 @@ def test_bad_lines_are_named_and_skipped():
              '{"a": "coup", "c": [], "etat": "blesse", "up": 5, "t": "noon"}',
              '\ufffd\ufffd',
              '{"a": "coup normal", "c": [["etat", "blesse"]], "etat": "blesse", "up": 9}']
-    entries, problems = timeline.parse_lines(lines, "j")
+    entries, problems = journal.parse_lines(lines, "j")
     assert problems == ["j:2: unreadable, skipped (not JSON)",
                         "j:4: unreadable, skipped (not a JSON object)",
                         "j:5: unreadable, skipped (no uptime \"up\" in whole ms)",
@@ -232,6 +261,54 @@ def test_bad_lines_are_named_and_skipped():
     assert spans(tl, "etat") == [("?", 0, 9), ("blesse", 9, None)]
 
 
+def test_a_new_journal_with_a_bad_state_or_an_unknown_code_is_named():
+    boot = '{"boot": "0.2.0", "armor": 2, "s": [0, 2, 0, 0, 0], "up": 0}'
+    lines = [boot,
+             '{"a": "coup normal", "c": [[3, "armure"]], "s": [0, 1, 0, 0, 8], "up": 1}',
+             '{"a": "coup", "c": [], "s": [9, 1, 0, 0, 8], "up": 2}',
+             '{"a": "coup", "c": [], "s": [0, 1, 0, 0], "up": 3}',
+             '{"a": "coup", "c": [], "s": [0, 1, 0, 7, 8], "up": 4}',
+             '{"a": "coup", "c": [], "s": [0, 1, 0, 0, 999999], "up": 5}',
+             '{"a": "coup", "c": [[true, "x"]], "s": [0, 1, 0, 0, 8], "up": 6}',
+             '{"a": "coup", "c": [[99, "neuf"]], "s": [1, 1, 0, 0, 8, 5], "up": 7}',
+             '{"a": "coup", "c": [[99, "neuf"]], "s": [1, 1, 0, 0, 8], "up": 8}',
+             '{"error": "something new", "e": 42, "up": 9}']
+    entries, problems = journal.parse_lines(lines, "j")
+    assert problems == [
+        "j:3: unreadable, skipped (state \"s\": unknown etat code 9)",
+        "j:4: unreadable, skipped (state \"s\" is not [etat, answers, damaged, jeu, "
+        "timers, broken...])",
+        "j:5: unreadable, skipped (state \"s\": unknown jeu code 7)",
+        "j:6: unreadable, skipped (state \"s\": unknown timers 999999)",
+        "j:7: unreadable, skipped (cues are not [kind, value] pairs)",
+        "j:8: unreadable, skipped (state \"s\": a broken target is not text)",
+        "j:9: cue kind code 99 is not one this cran knows (a newer firmware's?): shown "
+        "as ?99",
+        "j:10: error code 42 is not one this cran knows (a newer firmware's?): shown as "
+        "its words"]
+    tl = timeline.build(entries)
+    assert [e.line for e in entries] == [1, 2, 9, 10]
+    assert spans(tl, "etat") == [("pleine-forme", 0, 8), ("blesse", 8, None)]
+    assert [(m.kind, m.label) for m in tl.markers][-1] == ("error", "error: something new")
+
+
+def test_a_journal_of_both_versions_goes_on_across_the_reflash_a3():
+    # Version 1 until a reflash, version 2 after: the lanes go on, each entry read as
+    # its version wrote it.
+    lines = ['{"boot": "0.1.0", "armor": 2, "up": 0, "t": %d}' % EPOCH_S,
+             '{"a": "coup normal", "c": [["combat", "debut"], ["dit", "armure"]], '
+             '"etat": "pleine-forme", "up": 1000, "t": %d}' % (EPOCH_S + 1),
+             '{"boot": "0.2.0", "armor": 2, "s": [0, 1, 0, 0, 8], "up": 0, "t": %d}'
+             % (EPOCH_S + 60),
+             '{"timer": [[10, "fin"], [9, "rechargee"]], "s": [0, 2, 0, 0, 0], '
+             '"up": 240000, "t": %d}' % (EPOCH_S + 300)]
+    tl = build(lines)
+    assert spans(tl, "armure") == [("2/2", 0, 1000), ("1/2", 1000, 300000),
+                                   ("2/2", 300000, None)]
+    assert spans(tl, "combat") == [("combat", 1000, 300000)]
+    assert [m.kind for m in tl.markers] == ["boot", "answer", "boot", "config"]
+
+
 def test_an_unknown_entry_is_kept_and_shown():
     tl = build(['{"boot": "0.1.0", "up": 0}', '{"radio": "hello", "up": 10}'])
     assert [(m.kind, m.label) for m in tl.markers][-1] == (
@@ -242,8 +319,8 @@ def test_an_unknown_entry_is_kept_and_shown():
 
 def test_the_svg_is_well_formed_with_every_lane_span_and_marker():
     tl = build(lines_of(LONG))
-    text = timeline.svg(tl, "long")
-    assert text == timeline.svg(build(lines_of(LONG)), "long")    # the same bytes
+    text = timeline_svg.svg(tl, "long")
+    assert text == timeline_svg.svg(build(lines_of(LONG)), "long")    # the same bytes
     root = ET.fromstring(text)
     lanes = [g.get("data-lane") for g in root.iter(SVG + "g") if g.get("class") == "lane"]
     assert lanes == tl.lanes
@@ -267,14 +344,14 @@ def test_the_svg_is_well_formed_with_every_lane_span_and_marker():
 
 def test_the_svg_names_the_character_and_lists_errors():
     lines = lines_of(GODEFROY) + ['{"error": "show loop: boom", "up": 606000}']
-    root = ET.fromstring(timeline.svg(build(lines, GODEFROY_CONFIG), "g"))
+    root = ET.fromstring(timeline_svg.svg(build(lines, GODEFROY_CONFIG), "g"))
     texts = [t.text for t in root.iter(SVG + "text")]
     assert "Journal: Godefroy (atom-lite)" in texts
     assert "10:06  error: show loop: boom" in texts
 
 
 def test_the_scale_keeps_order_and_opens_up_bursts():
-    scale = timeline._Scale([0, 1000, 3000, 5000, 305000, 605000], 100, 800)
+    scale = timeline_svg._Scale([0, 1000, 3000, 5000, 305000, 605000], 100, 800)
     xs = [scale.x(t) for t in (0, 1000, 3000, 5000, 305000, 605000)]
     assert xs == sorted(xs) and xs[0] == 100 and abs(xs[-1] - 900) < 1e-6
     assert xs[3] - xs[0] > 100          # the three blows of the fight get room
@@ -347,10 +424,10 @@ def check_layout(svg_text):
     return boxes
 
 
-@pytest.mark.parametrize("scale", timeline.SCALES)
+@pytest.mark.parametrize("scale", timeline_svg.SCALES)
 def test_a_dense_day_is_drawn_with_no_text_over_another(tmp_path, monkeypatch, scale):
     tl = build(day_journal(tmp_path, monkeypatch))
-    text = timeline.svg(tl, "day", scale)
+    text = timeline_svg.svg(tl, "day", scale)
     texts = [b.text for b in check_layout(text)]
     # Every marker has its label, whole (none here is past MAX_LABEL_W), in letters the
     # font has: a missing one is drawn as an empty box.
@@ -378,8 +455,8 @@ def test_the_axis_is_on_the_wall_clock_when_the_journal_tells_it(monkeypatch):
     monkeypatch.setenv("TZ", "Europe/Paris")
     time.tzset()
     try:
-        with_clock = axis_texts(timeline.svg(build(lines_of(GODEFROY)), "g"))
-        linear = axis_texts(timeline.svg(build(lines_of(GODEFROY)), "g", "linear"))
+        with_clock = axis_texts(timeline_svg.svg(build(lines_of(GODEFROY)), "g"))
+        linear = axis_texts(timeline_svg.svg(build(lines_of(GODEFROY)), "g", "linear"))
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
@@ -393,13 +470,13 @@ def test_the_axis_is_on_the_wall_clock_when_the_journal_tells_it(monkeypatch):
     assert linear == ["12:%02d:00" % m for m in range(11)] + ["time"]
     no_clock = [json.dumps(dict((k, v) for k, v in json.loads(line).items() if k != "t"))
                 for line in lines_of(GODEFROY)]
-    relative = axis_texts(timeline.svg(build(no_clock), "g"))
+    relative = axis_texts(timeline_svg.svg(build(no_clock), "g"))
     assert relative[0] == "0:00" and relative[-2:] == ["10:05", "m:ss"]
 
 
 def test_the_linear_scale_is_straight():
     tl = build(lines_of(GODEFROY))
-    root = ET.fromstring(timeline.svg(tl, "g", "linear"))
+    root = ET.fromstring(timeline_svg.svg(tl, "g", "linear"))
     xs = dict((int(g.get("data-start-ms")), float(g.find(SVG + "rect").get("x")))
               for g in root.iter(SVG + "g") if g.get("class") == "span")
     # pleine-forme 0 s, blesse 3 s (after 1 s of uptime), agonisant 5 s, coma 305 s.
@@ -418,33 +495,34 @@ def font_lacks(text):
     return "".join(sorted(set(c for c in text if ord(c) not in cmap)))
 
 
-def test_the_armor_lane_counts_with_the_armor_of_each_boot(tmp_path, monkeypatch):
+def test_the_armor_lane_is_the_badges_own_count_of_each_boots_armor(tmp_path, monkeypatch):
     tl = build(day_journal(tmp_path, monkeypatch))
-    # Armor 1 until the new config gives 2: the first answers of the second fight
-    # count down from 2.
-    values = [value for value, _, _ in spans(tl, "armure")]
-    assert values[:4] == ["1/1", "0/1", "abimee", "1/1"]
-    assert "2/2" in values and "1/2" in values
-    assert values.index("2/2") > values.index("1/1")
+    # Armor 1 until the new config gives 2 (A1): the badge came back with the one answer
+    # its record kept, of 2, and the next combat's end gives the other back (A3). A
+    # version-1 journal did not say it, and its reading guessed 2/2 there.
+    assert spans(tl, "armure") == [
+        ("1/1", 0, 30000), ("0/1", 30000, 30400), ("abimee", 30400, 380000),
+        ("1/1", 380000, 1240000), ("1/2", 1240000, 1270000), ("0/2", 1270000, 1270500),
+        ("abimee", 1270500, None)]
 
 
 def test_a_long_journal_widens_the_picture_and_stays_clear():
     lines = long_journal(600)
-    text = timeline.svg(build(lines))
+    text = timeline_svg.svg(build(lines))
     width, _ = svg_size(text)
-    assert timeline.MIN_WIDTH < width <= timeline.MAX_WIDTH
+    assert timeline_svg.MIN_WIDTH < width <= timeline_svg.MAX_WIDTH
     check_layout(text)
 
 
 def test_labels_stack_down_a_step_and_move_left_at_the_edge():
     texts = ["boot 0.1.0 (power-on)", "fresh start", "coup", "soin", "effet dissipe"]
-    placed = timeline.place_labels(list(zip([100, 100, 130, 400, 990], texts)), 1000)
+    placed = timeline_svg.place_labels(list(zip([100, 100, 130, 400, 990], texts)), 1000)
     assert [row for _, row in placed] == [0, 1, 2, 0, 0]
     x, _ = placed[-1]
-    assert x + timeline.text_width("effet dissipe", timeline.LABEL_SIZE) == 1000
+    assert x + timeline_svg.text_width("effet dissipe", timeline_svg.LABEL_SIZE) == 1000
     # Two markers a pixel apart: the second label starts past the first one's line.
-    (x1, _), (x2, _) = timeline.place_labels([(200, "coup"), (201, "coup")], 1000)
-    assert x1 == 196 and x2 == 200 + timeline.LINE_GAP
+    (x1, _), (x2, _) = timeline_svg.place_labels([(200, "coup"), (201, "coup")], 1000)
+    assert x1 == 196 and x2 == 200 + timeline_svg.LINE_GAP
 
 
 def test_labels_at_the_end_widen_the_picture_rather_than_be_cut():
@@ -454,10 +532,10 @@ def test_labels_at_the_end_widen_the_picture_rather_than_be_cut():
         json.dumps({"a": "coup desarme epee-a-deux-mains-longue", "c": [["effet", "desarme"]],
                     "etat": "pleine-forme", "up": up, "t": EPOCH_S + up // 1000})
         for up in (2400000, 2401000, 2402000)]
-    text = timeline.svg(build(lines), "j", "linear")
+    text = timeline_svg.svg(build(lines), "j", "linear")
     width, _ = svg_size(text)
     boxes = check_layout(text)
-    assert width > timeline.MIN_WIDTH
+    assert width > timeline_svg.MIN_WIDTH
     assert [b.text for b in boxes].count("coup desarme epee-a-deux-mains-longue") == 3
 
 
@@ -485,11 +563,12 @@ class _TooMuch(Exception):
 
 
 def lines_run(lines, budget=None):
-    """Lines of host_tools/timeline.py executed to read, place, print and draw a journal:
-    its work, counted the same on any machine under any load (a clock would not be).
-    Past `budget` it stops with _TooMuch: a quadratic run would take minutes here."""
+    """Lines of host_tools/journal.py, timeline.py and timeline_svg.py executed to read,
+    place, print and draw a journal: their work, counted the same on any machine under
+    any load (a clock would not be). Past `budget` it stops with _TooMuch: a quadratic
+    run would take minutes here."""
     count = [0]
-    path = timeline.__file__
+    paths = (journal.__file__, timeline.__file__, timeline_svg.__file__)
 
     def local(frame, event, arg):
         if event == "line":
@@ -499,16 +578,16 @@ def lines_run(lines, budget=None):
         return local
 
     def calls(frame, event, arg):
-        return local if frame.f_code.co_filename == path else None
+        return local if frame.f_code.co_filename in paths else None
 
     sys.settrace(calls)
     try:
-        entries, problems = timeline.parse_lines(lines)
+        entries, problems = journal.parse_lines(lines)
         assert problems == []
         tl = timeline.build(entries)
         timeline.text_lines(tl)
         timeline.as_json(tl)
-        timeline.svg(tl)
+        timeline_svg.svg(tl)
     finally:
         sys.settrace(None)
     return count[0]
@@ -611,7 +690,7 @@ def test_cran_logs_draws_a_png_with_its_text(tmp_path):
     out = tmp_path / "g.png"
     assert cli.main(["logs", "--file", GODEFROY, "--out", str(out)]) == 0
     image = Image.open(str(out)).convert("L")
-    svg_text = timeline.svg(build(lines_of(GODEFROY)), GODEFROY)
+    svg_text = timeline_svg.svg(build(lines_of(GODEFROY)), GODEFROY)
     assert image.size == tuple(int(v) for v in svg_size(svg_text))
     # The title's letters are drawn (a machine without fonts would leave it white),
     # within the box it was laid out in.
@@ -686,7 +765,7 @@ def test_older_journals_with_two_missing_copies_start_fresh_too():
     lines = ['{"boot": "0.1.0", "cause": "power-on", "up": 0}',
              '{"error": "state.a: missing", "up": 0}', '{"error": "state.b: missing", "up": 0}',
              '{"a": "coup normal", "c": [["etat", "blesse"]], "etat": "blesse", "up": 1000}']
-    entries, problems = timeline.parse_lines(lines)
+    entries, problems = journal.parse_lines(lines)
     tl = timeline.build(entries)
     assert not problems
     assert [(m.kind, m.label) for m in tl.markers][:2] == [
@@ -717,6 +796,47 @@ def test_a_state_restored_from_nvs_goes_on_and_a_lost_one_is_inconnu_until_reset
     assert "fresh start" not in " ".join(m.label for m in tl.markers)
 
 
+def booted(tmp_path, wall_s):
+    """A badge on tmp_path's flash, its state and journal, booted (again) at wall_s."""
+    badge = Badge(Character(name="Ali"), Settings(), StateStore(str(tmp_path)),
+                  Journal(str(tmp_path)), "atom-lite")
+    badge.boot(0, "power-on", wall_s)
+    return badge
+
+
+def test_the_debrief_draws_the_state_the_badge_came_back_with_s3(tmp_path):
+    # The newest record copy is damaged by a power cut's time: the badge comes back
+    # from the older one, agonisant, not coma. The journal's boot says so, and the
+    # timeline draws it: a version-1 journal's reading went on from the entry before.
+    badge = booted(tmp_path, EPOCH_S)
+    badge.apply(parse_action("coup agonisant"), 1000)
+    badge.tick(301000)                                  # coma (S3)
+    newest = badge.store._slots[badge.store._newest]
+    with open(newest, "r+b") as f:
+        f.seek(-3, 2)
+        f.write(b"###")
+    again = booted(tmp_path, EPOCH_S + 400)
+    tl = build([json.dumps(e) for e in again.journal.entries()])
+    assert [value for value, _, _ in spans(tl, "etat")] == [
+        "pleine-forme", "agonisant", "coma", "agonisant"]
+    assert [m.label for m in tl.markers if m.kind == "error"] == [
+        "error: state.%s: crc mismatch" % newest[-1]]
+
+
+def test_a_lost_state_is_inconnu_until_an_organisers_reset_in_a_new_journal_p3(tmp_path):
+    badge = booted(tmp_path, EPOCH_S)
+    badge.apply(parse_action("coup"), 1000)
+    badge.store.save({"v": 99})               # a record this firmware can't read
+    again = booted(tmp_path, EPOCH_S + 60)
+    again.apply(parse_action("coup"), 1000)   # refused: nothing happens, nothing written
+    again.apply(parse_action("reset"), 2000)
+    tl = build([json.dumps(e) for e in again.journal.entries()])
+    assert [value for value, _, _ in spans(tl, "etat")] == [
+        "pleine-forme", "blesse", "inconnu", "pleine-forme"]
+    assert [m.kind for m in tl.markers] == ["boot", "note", "action", "boot", "error",
+                                            "action"]
+
+
 # ---- several badges: one fight ---------------------------------------------------------
 
 def test_a_fight_of_dense_days_is_drawn_clear_on_one_wall_clock(tmp_path, monkeypatch):
@@ -728,8 +848,8 @@ def test_a_fight_of_dense_days_is_drawn_clear_on_one_wall_clock(tmp_path, monkey
                                       if k != "t")) for line in lines_of(LONG)])
     items = [(first, "/dev/ttyUSB0"), (later, "/dev/ttyUSB1"), (no_clock, "long.jsonl")]
     assert timeline.align([first, later, no_clock]) == ([0, 90000, 0], first.start_wall)
-    for scale in timeline.SCALES:
-        text = timeline.fight_svg(items, scale)
+    for scale in timeline_svg.SCALES:
+        text = timeline_svg.fight_svg(items, scale)
         texts = [b.text for b in check_layout(text)]
         assert texts[:1] == ["Fight: 3 badges"]
         assert "Nico le Besogneux (atom-lite) · long.jsonl · no wall clock: drawn from " \

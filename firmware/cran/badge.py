@@ -2,10 +2,19 @@
 # journal. No hardware here: the app feeds it actions and ticks and shows its cues.
 
 import cran
-from cran.core.engine import COUNTDOWN, act, announce, new_state, next_deadline, tick, view
+from cran.core.engine import (
+    COUNTDOWN,
+    act,
+    announce,
+    new_state,
+    next_deadline,
+    summary,
+    tick,
+    view,
+)
 from cran.core.record import to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import STATES, const
+from cran.core.vocab import CUE_KINDS, INCONNU, const
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
@@ -34,7 +43,7 @@ class Badge:
         # app shows it on every board and `status` says it. A badge that can't save
         # would come back after a power cut as it was before: never silently.
         self.save_error = None
-        self._unsaved = None        # (action or None: undo, cues, etat) not yet saved
+        self._unsaved = None        # (action or None: undo, cues, state) not yet saved
         self.uptime_ms = 0
         self._last_now = None
         self.wall_s = None          # wall-clock seconds at _wall_set_uptime, once set
@@ -122,7 +131,7 @@ class Badge:
         self.state, more = act(self.state, action, now, True)   # ticked just above
         if self.on_cues is not None:   # first: the app shows it at once
             self.on_cues("act", now, more)   # _tell(), without its call
-        self._unsaved = (action, more, self.state.etat)   # its entry: flush() writes it
+        self._unsaved = (action, more, self.state)   # its entry: flush() writes it
         if save:
             self.flush(now)
         # The cues are the journal's too (flush): callers read them, never change them.
@@ -138,7 +147,7 @@ class Badge:
         cues = []  # type: list
         announce(self.state.etat, before.etat, now, cues)
         self.state = before
-        self._unsaved = (None, cues, before.etat)
+        self._unsaved = (None, cues, before)
         self._tell("undo", now, cues)
         if save:
             self.flush(now)
@@ -150,11 +159,11 @@ class Badge:
         unsaved = self._unsaved
         if unsaved is not None:
             self._unsaved = None
-            action, cues, etat = unsaved
+            action, cues, state = unsaved   # (states are values: as it was then)
             if action is None:
-                self.log({"undo": _brief(cues), "etat": STATES[etat]})
+                self.log({"undo": _brief(cues), "s": summary(state)})
             else:
-                self.log({"a": action.text(), "c": _brief(cues), "etat": STATES[etat]})
+                self.log({"a": action.text(), "c": _brief(cues), "s": summary(state)})
             self._save(now)
 
     def checkpoint(self, now):
@@ -180,7 +189,7 @@ class Badge:
             return ()     # the idle path allocates nothing: most wake-ups end here
         self.state, cues = tick(self.state, now)
         if cues:
-            self.log({"timer": _brief(cues), "etat": STATES[self.state.etat]})
+            self.log({"timer": _brief(cues), "s": summary(self.state)})
             self._save(now)
             self._tell("timer", now, cues)
         return cues
@@ -209,7 +218,7 @@ class Badge:
         if self.unknown:   # nothing of the wearer is known: no field says more than that
             for key in ("armure", "armure_abimee", "reste_ms", "combat", "jeu", "renommee"):
                 status[key] = None
-            status["etat"] = "inconnu"
+            status["etat"] = INCONNU
         return status
 
     def log(self, entry):
@@ -258,4 +267,5 @@ def epoch_shift():
 
 
 def _brief(cues):
-    return [[kind, value] for _, kind, value, _ in cues]
+    # A cue in the journal: [its kind's place in CUE_KINDS, its value].
+    return [[CUE_KINDS.index(kind), value] for _, kind, value, _ in cues]

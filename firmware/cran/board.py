@@ -17,6 +17,7 @@ _GPIOS = {
     "esp32": ((0, 19), (21, 23), (25, 27), (32, 39)),
     "esp32-pico-d4": ((0, 19), (21, 23), (25, 27), (32, 39)),
     "esp32c3": ((0, 21),),
+    "esp32s3": ((0, 21), (26, 48)),
 }
 _FLASH = "a flash pin"
 _TX = "the serial console (UART0 TX)"
@@ -32,13 +33,19 @@ _RESERVED = {
     "esp32c3": {11: "the flash supply pin (VDD_SPI)", 12: _FLASH, 13: _FLASH, 14: _FLASH,
                 15: _FLASH, 16: _FLASH, 17: _FLASH, 18: "a USB pin (D-)",
                 19: "a USB pin (D+)", 20: _RX, 21: _TX},
+    # 26-32 carry the SPI flash (and a quad PSRAM); 19/20 the native USB that carries
+    # CircuitPython's drive and console; 43/44 UART0.
+    "esp32s3": {19: "a USB pin (D-)", 20: "a USB pin (D+)", 26: _FLASH, 27: _FLASH,
+                28: _FLASH, 29: _FLASH, 30: _FLASH, 31: _FLASH, 32: _FLASH, 43: _TX,
+                44: _RX},
 }
 # No output driver and no internal pull resistors on these.
 _INPUT_ONLY = {"esp32": (34, 35, 36, 37, 38, 39), "esp32-pico-d4": (34, 35, 36, 37, 38, 39),
-               "esp32c3": ()}
+               "esp32c3": (), "esp32s3": ()}
 
 _TOP = ("id", "name", "chip", "leds", "buzzer", "buttons", "display", "power", "imu",
-        "ir_tx", "status_led", "sources", "notes")
+        "ir_tx", "status_led", "runtime", "circuitpython_board", "sources", "notes")
+_RUNTIMES = ("micropython", "circuitpython")
 _LED_KINDS = ("sk6812", "ws2812")
 _LAYOUTS = {"single": 1, "strip": None, "matrix-5x5": 25}   # layout -> its LED count
 _MAX_LEDS = 256
@@ -272,6 +279,26 @@ def _pin_part(c, value, field, keys, required):
     return part
 
 
+def _runtime(c, data):
+    """Which firmware runs the board (cran.parts takes its drivers): MicroPython, the
+    default, or CircuitPython, which names its own board definition (the `board`
+    module's, boot_out.txt's "Board ID") and has no display driver."""
+    runtime = data["runtime"] = c.choice(data["runtime"] or "micropython", "runtime",
+                                         _RUNTIMES)
+    cp_board = data["circuitpython_board"]
+    if runtime == "circuitpython":
+        if cp_board is None:
+            c.fail("circuitpython_board", "missing: a CircuitPython board names its board "
+                   "id (its boot_out.txt's \"Board ID\")")
+        for ch in c.text(cp_board, "circuitpython_board"):
+            if ch not in ID_CHARS + "_":
+                c.fail("circuitpython_board", "%r: a CircuitPython board id" % cp_board)
+        if data["display"] is not None:
+            c.fail("display", "the CircuitPython build has no display driver")
+    elif cp_board is not None:
+        c.fail("circuitpython_board", "only for \"runtime\": \"circuitpython\"")
+
+
 def load_board(text_or_dict, where="board file"):
     """Board file text (or its parsed dict) -> Board, or BoardError naming `where`, the
     field and what is wrong with it."""
@@ -326,6 +353,7 @@ def load_board(text_or_dict, where="board file"):
     if display and display["kind"] == "st7789" and display["backlight"] == _BACKLIGHT_AXP:
         if not data["power"] or data["power"]["kind"] != "axp192":
             c.fail("display.backlight", "%r needs an axp192 in \"power\"" % _BACKLIGHT_AXP)
+    _runtime(c, data)
     if data["leds"] is None and (display is None or display["optional"]):
         c.fail("leds", "a board needs LEDs or a display that is always there, to show "
                "the wearer's state")
@@ -353,6 +381,8 @@ class Board(BadgeBoard):
         self.imu = data["imu"]
         self.ir_tx = data["ir_tx"]
         self.status_led = data["status_led"]
+        self.runtime = data["runtime"]
+        self.circuitpython_board = data["circuitpython_board"]
         self.sources = data["sources"]
         self.notes = data["notes"]
         # field -> GPIO, e.g. {"leds.pin": 27}: for pin tables and the tests.
@@ -362,10 +392,14 @@ class Board(BadgeBoard):
 
     def badge_data(self):
         """What the badge keeps of it (cran flash writes it): every part, no notes."""
-        return {"id": self.id, "name": self.name, "chip": self.chip, "leds": self.leds,
+        data = {"id": self.id, "name": self.name, "chip": self.chip, "leds": self.leds,
                 "buzzer": self.buzzer, "buttons": self.buttons, "display": self.display,
                 "power": self.power, "imu": self.imu, "ir_tx": self.ir_tx,
                 "status_led": self.status_led}
+        if self.runtime != "micropython":   # the badge's cran.parts reads it
+            data["runtime"] = self.runtime
+            data["circuitpython_board"] = self.circuitpython_board
+        return data
 
     def led_count(self):
         return self.leds["count"] if self.leds else 0

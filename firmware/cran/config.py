@@ -36,6 +36,7 @@ class Board:
     buttons: list
     display: dict | None
     power: dict | None
+    runtime: str
 
 
 def read_board(path):
@@ -57,6 +58,8 @@ def read_board(path):
     board = Board()
     for key in BOARD_KEYS:
         setattr(board, key, data[key])
+    # Which drivers the app takes (cran.parts): a file without one is MicroPython's.
+    board.runtime = data.get("runtime", "micropython")
     return board
 
 

@@ -5,7 +5,7 @@
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import AGONISANT, COMA, STATES, TIMED_EFFECTS, const
+from cran.core.vocab import AGONISANT, COMA, CUE_WARNING, STATES, TIMED_EFFECTS, const
 
 SLOT_MS = 128            # one step of every pattern
 _SLOTS = const(32)              # a pattern is 32 steps: 4096 ms
@@ -341,7 +341,7 @@ def warning_due(state, now):
 def warning_cue(state, now):
     """The warning as a cue for melody_for(): private in coma (S7: a sound a minute
     before death would tell a comatose body from a dead one)."""
-    return (now, "alerte", STATES[state.etat], state.etat >= COMA)
+    return (now, CUE_WARNING, STATES[state.etat], state.etat >= COMA)
 
 
 def peek_frame(state, now, led_count, layout="strip"):

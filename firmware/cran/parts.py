@@ -146,8 +146,16 @@ def assemble(app, root, config, restored):
     app.console = app.lock = None
     app.root = root
     app.layout = board.leds["layout"] if board.leds else "single"
-    app.leds = leds(board)
-    app.buzzer = buzzer(board, config.volume_percent)
+    # The drivers of the board's runtime: this module's (MicroPython), or those of
+    # cran.hal_cp for a board file whose runtime is CircuitPython.
+    if board.runtime != "micropython":
+        from cran.hal_cp import parts as cp_parts
+        hal = cp_parts
+    else:
+        import cran.parts as mp_parts
+        hal = mp_parts
+    app.leds = hal.leds(board)
+    app.buzzer = hal.buzzer(board, config.volume_percent)
     # Melodies and screen words only for the parts that use them (RAM on a badge).
     app.tunes = app.texts = None
     if app.buzzer is not None:
@@ -164,13 +172,13 @@ def assemble(app, root, config, restored):
         from cran import link
         app.link = link.start(root, config.radio, key, badge, board.power)
     app.events = []        # (button, kind, tick) waiting for the show loop
-    app.buttons = [] if app.safe else buttons(board, app._on_button, app._poke)
+    app.buttons = [] if app.safe else hal.buttons(board, app._on_button, app._poke)
     app.menu = None if app.safe else Menu(
         len(app.buttons), app.screen is not None,
         app.link.treats() if app.link is not None else None, config.orga_code)
     app.can_sleep = config.light_sleep
     if app.can_sleep:
-        why = wake_on_buttons(board, app.buttons)
+        why = hal.wake_on_buttons(board, app.buttons)
         if why is not None:
             app.can_sleep = False
             badge.log({"light_sleep": "off: %s" % why})

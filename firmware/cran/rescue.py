@@ -1,7 +1,7 @@
 # The state record's copy in NVS (esp32.NVS: key-value pairs in a flash partition of its
 # own), what a damaged LittleFS can't take: storage.StateStore writes it at every save,
 # this reads it once, at boot. Start-only: cran.start lets it go once the app is built.
-from cran.core.vocab import const
+from cran.core.vocab import NVS_BAD, const
 from cran.restore import decode_record
 from cran.storage import MAX_RECORD_BYTES
 
@@ -31,7 +31,7 @@ def with_copy(store, record, problems):
     records); note then says so. unknown: the badge has saved a record that neither
     holds any more (or can't say whether it has): it must not start as a new badge, nor
     from an older record (healthier), but in état inconnu; note says why. problems gets
-    a line for what is wrong in NVS. store.seq goes on past every record ever saved."""
+    a (NVS_BAD, line) for what is wrong in NVS. store.seq goes on past every record ever saved."""
     nvs = store.copy
     doubt = False          # NVS can't say what was saved
     try:
@@ -39,17 +39,17 @@ def with_copy(store, record, problems):
     except OSError as e:
         saved = None
         if e.args[0] not in _MISSING:
-            problems.append("nvs: seq unreadable (%r)" % (e,))
+            problems.append((NVS_BAD, "nvs: seq unreadable (%r)" % (e,)))
             doubt = True
     copy = None
     try:
         copy = _read_copy(nvs)
     except OSError as e:
         if e.args[0] not in _MISSING:
-            problems.append("nvs: copy unreadable (%r)" % (e,))
+            problems.append((NVS_BAD, "nvs: copy unreadable (%r)" % (e,)))
             doubt = True
     except ValueError as e:   # torn by a power cut mid-commit, or damaged
-        problems.append("nvs: copy %s" % e)
+        problems.append((NVS_BAD, "nvs: copy %s" % e))
     newest = store.seq if record is not None else 0
     note = None
     if copy is not None and copy[0] > newest and (saved is None or copy[0] >= saved):

@@ -9,10 +9,19 @@ import os
 import time
 
 import cran
-from cran.core.engine import TIMER_NAMES, State, update_freeze
+from cran.core.engine import TIMER_NAMES, State, summary, update_freeze
 from cran.core.record import LONG_AGO_MS, RECORD_VERSION
 from cran.core.ticks import ticks_add
-from cran.core.vocab import AGONISANT, COMA, STATES, ParseError, const
+from cran.core.vocab import (
+    AGONISANT,
+    COMA,
+    COPY_BAD,
+    COPY_MISSING,
+    NVS_BAD,
+    STATES,
+    ParseError,
+    const,
+)
 from cran.storage import FORMAT_VERSION, MAGIC, MAX_RECORD_BYTES, missing, record_crc
 
 # machine.reset_cause() -> the journal's word for it
@@ -38,8 +47,12 @@ def restored_badge(root, config):
     safe = boots.note_boot(join(root, boots.FILE), cause == machine.WDT_RESET,
                            int(time.time()))
     copy, nvs_problem = rescue.open_copy()
-    badge = Badge(config.character, config.settings, StateStore(root, copy=copy),
-                  Journal(root), board.id)
+    if board.runtime != "micropython":   # CircuitPython's: in microcontroller.nvm
+        from cran.hal_cp import parts
+        store, journal = parts.stores(root, copy)
+    else:
+        store, journal = StateStore(root, copy=copy), Journal(root)
+    badge = Badge(config.character, config.settings, store, journal, board.id)
     # How the organisers' tools tell badges apart (cran flash --roster).
     badge.names = {"id": binascii.hexlify(machine.unique_id()).decode(),
                    "badge": config.badge}
@@ -49,7 +62,7 @@ def restored_badge(root, config):
     boot(badge, now, _CAUSE_NAMES.get(cause, cause),
          wall if wall > _PLAUSIBLE_WALL_S else None)
     if nvs_problem is not None:
-        badge.log({"error": nvs_problem})
+        badge.log({"error": nvs_problem, "e": NVS_BAD})
     if safe:
         badge.log({"safe_mode": "%d watchdog resets within %d s: menu and sound off"
                                 % (boots.LIMIT, boots.WINDOW_S)})
@@ -62,27 +75,42 @@ def boot(badge, now, reset_cause=None, wall_s=None):
     if wall_s is not None:
         badge.set_wall_clock(wall_s, now)
     badge._advance(now)
-    # Who and what, so a journal pulled alone still says whose it is (cran logs).
+    found = _restore(badge, now)
+    # Who and what, so a journal pulled alone still says whose it is (cran logs), and
+    # the state the badge came back with: the debrief reads it, never works it out
+    # from what follows (a copy missing, a state lost). Its etat None when the state is
+    # unknown: the one on hand is only a placeholder.
+    seen = summary(badge.state)
+    if badge.unknown:
+        seen[0] = None
     badge.log({"boot": cran.VERSION, "cause": reset_cause, "board": badge.board_id,
-               "name": badge.character.name, "armor": badge.character.armor})
+               "name": badge.character.name, "armor": badge.character.armor, "s": seen})
+    for entry in found:
+        badge.log(entry)
+
+
+def _restore(badge, now):
+    """The saved state put back into badge. -> the journal's entries saying what was
+    found, in order."""
     store = badge.store
     if store is None:
-        return
+        return []
     record, problems = load_records(store)
     note = None
+    found = []
     if store.copy is not None:
         from cran.rescue import with_copy  # start-only, as this module
         record, note, badge.unknown = with_copy(store, record, problems)
     if note is not None:   # first: what follows (state.a: missing...) is explained
-        badge.log({"inconnu" if badge.unknown else "restored": note})
+        found.append({"inconnu" if badge.unknown else "restored": note})
     elif record is None and len(problems) == 2 and all(
-            p.endswith(": missing") for p in problems):
+            code == COPY_MISSING for code, _ in problems):
         problems = []
-        badge.log({"fresh": "no state saved yet"})   # a new badge, not a fault
-    for problem in problems:
-        badge.log({"error": problem})
+        found.append({"fresh": "no state saved yet"})   # a new badge, not a fault
+    for code, problem in problems:
+        found.append({"error": problem, "e": code})
     if record is None:
-        return
+        return found
     off_ms = _time_off_ms(badge, record)
     try:
         # Timers restart from now; with time_off_counts, from when power went.
@@ -93,8 +121,9 @@ def boot(badge, now, reset_cause=None, wall_s=None):
         # A record this firmware can't read (another version's, a character changed
         # under it): the state is lost as well.
         badge.unknown = True
-        badge.log({"inconnu": "state record refused: %s: actions refused until an "
-                              "organiser's reset" % e})
+        found.append({"inconnu": "state record refused: %s: actions refused until an "
+                                 "organiser's reset" % e})
+    return found
 
 
 def _time_off_ms(badge, record):
@@ -112,10 +141,10 @@ def _time_off_ms(badge, record):
 # ---- the records on the flash (StateStore) ------------------------------------------
 
 def load_records(store):
-    """StateStore.load: -> (payload or None, problems), the newest valid copy, and one
-    line per copy skipped ("state.b: crc mismatch"). None means start from a safe
-    default. A leftover temp file is a save cut short: never read, overwritten by the
-    next."""
+    """StateStore.load: -> (payload or None, problems), the newest valid copy, and a
+    (code, line) per copy skipped ((COPY_BAD, "state.b: crc mismatch")). None means
+    start from a safe default. A leftover temp file is a save cut short: never read,
+    overwritten by the next."""
     problems = []
     best = None
     store._newest = None
@@ -124,11 +153,11 @@ def load_records(store):
         try:
             seq, payload = _read(store._slots[i])
         except OSError as e:
-            problems.append("%s: %s" % (store.names[i], "missing" if missing(e)
-                                        else "unreadable (%s)" % e))
+            problems.append((COPY_MISSING, "%s: missing" % store.names[i]) if missing(e)
+                            else (COPY_BAD, "%s: unreadable (%s)" % (store.names[i], e)))
             continue
         except ValueError as e:
-            problems.append("%s: %s" % (store.names[i], e))
+            problems.append((COPY_BAD, "%s: %s" % (store.names[i], e)))
             continue
         if store._newest is None or seq > store.seq:
             store._newest, store.seq, best = i, seq, payload
@@ -137,6 +166,8 @@ def load_records(store):
 
 
 def _read(path):
+    if callable(path):   # a store not in files reads its slots itself (cran.hal_cp.nvm)
+        return path()
     size = os.stat(path)[6]
     if size > MAX_RECORD_BYTES:
         raise ValueError("%d bytes, at most %d" % (size, MAX_RECORD_BYTES))

@@ -11,6 +11,7 @@ from cran.core.choices import (  # noqa: F401  (UnknownWord: the host takes it h
 from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.vocab import PLAYS
 from cran.core.words import (
     MAX_RENOWN,
     SPACES,
@@ -237,7 +238,6 @@ def _parse_expect(text):
 
 
 _SAID = ("armure", "resiste", "cri", "-")
-_PLAY = ("en-jeu", "hors-jeu", "stop")
 _YES_NO = ("oui", "non", "yes", "no", "true", "false")
 
 
@@ -262,7 +262,7 @@ def _expect_value(field, value):
         if not is_digits(v):
             raise ParseError("bad value for reste: %s (whole seconds, or -)" % shown(value))
         return str(whole(v, "reste", MAX_SCENARIO_MS // 1000))
-    return _one_of("jeu", value, _PLAY_ALIASES.get(v, v), _PLAY, _PLAY_ALIASES)
+    return _one_of("jeu", value, _PLAY_ALIASES.get(v, v), PLAYS, _PLAY_ALIASES)
 
 
 def _one_of(field, value, v, names, aliases):

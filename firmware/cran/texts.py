@@ -3,7 +3,7 @@
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import STATES, const, lookup
+from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES, const, lookup
 from cran.cues import EFFECTS, SAY_MS, WARNING_MS, saying
 from cran.menu import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 
@@ -20,8 +20,8 @@ _EN = const(  # a table as a string: cran.core.vocab.lookup
 # Private news the wearer must be told, on the peek for NEWS_MS after it came: the
 # reminder of S8 and the theft noticed (K13). No sound: private cues make none.
 NEWS_MS = 300000
-_NEWS = {("oubli", "-"): ("Oubli agonie", "Forget: dying"),
-         ("remarque", "vol"): ("Vol remarque", "Theft noticed")}
+_NEWS = {(CUE_FORGET, "-"): ("Oubli agonie", "Forget: dying"),
+         (CUE_NOTICED, "vol"): ("Vol remarque", "Theft noticed")}
 
 
 def news_of(cues):

@@ -39,14 +39,25 @@ if __name__ == "__main__":
         _firmware = "/rom"
     sys.path[:0] = sys.argv[7:] + [_firmware]
 
-import machine  # noqa: E402
-import vclock  # noqa: E402
-import world  # noqa: E402
-
 MICROPYTHON = sys.implementation.name == "micropython"
-if not MICROPYTHON:
-    vclock.patch_cpython_time()
+# CircuitPython: the virtual CircuitPython modules (host_tools/vcp) and Adafruit's
+# libraries on the path; the firmware's MicroPython names (time, machine) over them.
+CIRCUITPYTHON = sys.implementation.name == "circuitpython"
+if CIRCUITPYTHON:
+    from cran.hal_cp import runtime
+    runtime.install()
+    import board as cp_board  # noqa: E402
+    import microcontroller as machine  # noqa: E402  (its test hooks are vhw machine's)
+    import vclock  # noqa: E402
+    world = vclock.vhw_module("world")
 else:
+    import machine  # noqa: E402
+    import vclock  # noqa: E402
+    import world  # noqa: E402
+
+if not MICROPYTHON and not CIRCUITPYTHON:
+    vclock.patch_cpython_time()
+elif MICROPYTHON:
     # The rest of the virtual hardware, in the runner's share of the heap: on a badge
     # these are built in (select and vtasks are asyncio's queue on the 2**30 period).
     import select  # noqa: E402, F401
@@ -222,7 +233,7 @@ _STRIDE_MS = 1 << 27
 
 def scenario_ms(now):
     """A tick of the run, near the clock's now -> ms since the scenario's 0:00."""
-    return vclock.elapsed_ms() - BOOT_MS + vclock.ticks_diff(now, time.ticks_ms())
+    return vclock.elapsed_ms() - BOOT_MS + time.ticks_diff(now, time.ticks_ms())
 
 
 async def _segment(run, steps):
@@ -270,7 +281,13 @@ def boot(n, job, boards_dir, flash_dir, start, reboot_every=0, base=0):
             f.write(bytes(range(32)))
     vclock.start(vclock.ticks_add(start, -BOOT_MS))
     machine.reset_all()
-    world.wire(board)
+    if CIRCUITPYTHON:
+        cp_board.define(board["circuitpython_board"])
+        for spec in board["buttons"]:   # the board's own resistor, where it has one
+            if spec.get("pull") is None:
+                machine.set_board_pull(spec["pin"], 1 if spec["active_low"] else 0)
+    else:
+        world.wire(board)
     return Run(n, root, start, reboot_every, base)
 
 
@@ -279,7 +296,7 @@ def run_job(n, job, boards_dir, flash_dir, start, reboot_every, base):
     for i, steps in enumerate(run.segments(job["steps"])):
         if i:
             run.reboot()
-        if MICROPYTHON:
+        if MICROPYTHON or CIRCUITPYTHON:
             import asyncio
             try:
                 asyncio.run(_segment(run, steps))
@@ -323,6 +340,9 @@ def report(n, job, e):
         buf = io.StringIO()
         sys.print_exception(e, buf)
         text += "\n" + buf.getvalue()
+    elif CIRCUITPYTHON:
+        import traceback
+        text += "\n" + "".join(traceback.format_exception(e))
     else:
         import traceback
         text += "\n" + traceback.format_exc()

@@ -36,17 +36,15 @@ from cran.hal.buttons import Button  # noqa: E402
 _MAX_ZERO_WAITS = 1000
 
 _journal = []   # [elapsed ms, entry] of every journal line written since the last frame
-_append = storage.Journal.append
 
 
-def _journal_append(self, entry):
+def _journal_written(entry):
     # Every entry the badge writes to its flash journal, boot entries included, as it
     # lands: reading the files back every frame would cost a flash read per frame.
-    _append(self, entry)
     _journal.append([vclock.elapsed_ms(), entry])
 
 
-storage.Journal.append = _journal_append
+storage.on_journal = _journal_written
 
 
 class Refused(Exception):

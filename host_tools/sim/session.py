@@ -7,31 +7,11 @@ import os
 import time
 
 from cran import scenario
+from host_tools import journal
 from host_tools.scenario_cmd import fmt_time
 from host_tools.sim.link import LinkError
 
 MELODY_GAP_MS = 200   # silence longer than the rests inside a melody: the next is new
-
-
-def journal_text(entry):
-    """One journal entry (cran.badge.Badge.log) in a line."""
-    if "a" in entry:
-        return "%s -> %s  %s" % (entry["a"], entry.get("etat"), _cues(entry.get("c")))
-    if "timer" in entry:
-        return "timer -> %s  %s" % (entry.get("etat"), _cues(entry["timer"]))
-    if "undo" in entry:
-        return "undo -> %s" % entry.get("etat")
-    if "boot" in entry:
-        return "boot, firmware %s (%s)" % (entry["boot"], entry.get("cause"))
-    if "fresh" in entry:
-        return "a new badge: %s" % entry["fresh"]
-    if "error" in entry:
-        return "error: %s" % entry["error"]
-    return " ".join("%s=%s" % kv for kv in sorted(entry.items()) if kv[0] not in ("up", "t"))
-
-
-def _cues(cues):
-    return "[%s]" % ", ".join("%s %s" % (k, v) for k, v in cues or ())
 
 
 class Script:
@@ -111,7 +91,7 @@ class Session:
         self.now = frame["now"]
         self.target = max(self.target, self.now)   # a press took its own time
         for at, entry in frame["journal"]:
-            self.on_log("%8s  %s" % (fmt_time(at), journal_text(entry)),
+            self.on_log("%8s  %s" % (fmt_time(at), journal.live_line(entry)),
                         "error" if "error" in entry else "")
         if frame.get("fault"):
             self.on_log(frame["fault"], "error")

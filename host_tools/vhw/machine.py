@@ -478,31 +478,10 @@ class RTC:
     def datetime(self, dt=None):
         if dt is None:
             days, secs = divmod(vclock.time(), 86400)
-            y, m, d = _civil(days)
+            y, m, d = vclock.civil_from_days(days)
             return (y, m, d, (days + 3) % 7, secs // 3600, secs // 60 % 60, secs % 60, 0)
         y, m, d, _weekday, hh, mm, ss = dt[:7]
-        vclock.set_time(_days(y, m, d) * 86400 + hh * 3600 + mm * 60 + ss)
-
-
-def _days(y, m, d):
-    # Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    y -= m <= 2
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-
-
-def _civil(days):
-    days += 719468
-    era = days // 146097
-    doe = days - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = mp + (3 if mp < 10 else -9)
-    return yoe + era * 400 + (m <= 2), m, d
+        vclock.set_time(vclock.days_from_civil(y, m, d) * 86400 + hh * 3600 + mm * 60 + ss)
 
 
 # ---- buses ------------------------------------------------------------------------

@@ -120,6 +120,45 @@ def advance_until(ms, stop):
     return _elapsed_ms - start
 
 
+def use_tasks(tasks):
+    """asyncio's task queue and Task taken from module `tasks` (its TaskQueue, Task):
+    a virtual select's poll() does it as asyncio.core makes its IOQueue, when the
+    built-in C queue would order or stamp tasks on another clock than this one.
+    -> asyncio.core, or None when it is not being loaded."""
+    import sys
+    core = sys.modules.get("asyncio.core")
+    if core is not None and core.TaskQueue is not tasks.TaskQueue:
+        core.TaskQueue = tasks.TaskQueue
+        core.Task = tasks.Task
+        # new_event_loop() made its run queue just before its IOQueue: replace it.
+        core._task_queue = tasks.TaskQueue()
+    return core
+
+
+def polled(objects, ready):
+    """The pollable Python objects (object -> event mask; asyncio.ThreadSafeFlag) that
+    answer their ioctl (MP_STREAM_POLL, 3) with events, as (object, events) added to
+    ready: a virtual select's look at them. -> ready"""
+    for obj, mask in objects.items():
+        events = obj.ioctl(3, mask)
+        if events:
+            ready.append((obj, events))
+    return ready
+
+
+def wait_for(ms, ready):
+    """advance_until(ms), ending just after the alarm after which ready() returns
+    something (a virtual select's poll: what became ready). -> what it returned, or []
+    when ms ran out first."""
+    found = []
+
+    def seen():
+        found[:] = ready()
+        return found
+    advance_until(ms, seen)
+    return found
+
+
 def sleep_ms(ms):
     if ms > 0:
         advance(int(ms))
@@ -162,6 +201,29 @@ def patch_cpython_time():
                      ("ticks_diff", ticks_diff), ("sleep_ms", sleep_ms),
                      ("sleep_us", sleep_us)):
         setattr(_time, name, fn)
+
+
+# ---- the calendar (the RTCs: vhw machine.RTC, vcp rtc and time) ----------------------
+
+def days_from_civil(y, m, d):
+    # Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def civil_from_days(days):
+    days += 719468
+    era = days // 146097
+    doe = days - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (m <= 2), m, d
 
 
 # ---- real time (`cran vbadge`) -------------------------------------------------------

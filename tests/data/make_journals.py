@@ -4,6 +4,12 @@
 #   .venv/bin/python tests/data/make_journals.py
 # journal-godefroy.jsonl   the rulebook's fight (examples/scenarios/exemple-godefroy.txt)
 # journal-long.jsonl       a longer day: answers, effects, an undo, a power cut, a reboot
+# journal-rules.jsonl      the rules a debrief must not guess: a theft noticed late (K13),
+#                          limbs and armor broken and mended (K7, A4), a game stop (K15),
+#                          renown (P2), death's end of every effect, a reset (P3)
+# journal-*-v1.jsonl       the same three fights as the firmware journaled them before its
+#                          journal said the state (version 1): written once, never again,
+#                          so that `cran logs` is held to reading old journals
 import json
 import os
 import sys
@@ -132,6 +138,28 @@ def long_day(root):
     return b.journal()
 
 
+def rules_day(root):
+    character = {"name": "Ali le Voleur", "armor": 2, "creature": 1}
+    b = Driven(root, character)
+    b.say(5000, "effet vol bourse")     # K13: nothing shows until it is noticed
+    b.say(8000, "coup brise bras")      # K7
+    b.say(9000, "effet charme de masse")
+    b.say(12000, "coup")                # the metal armor answers
+    b.say(14000, "coup brise armure")   # A4: a broken armor answers nothing
+    b.say(20000, "stop")                # K15: the game stops, timers frozen
+    b.say(80000, "reprise")
+    b.say(90000, "repare bras")
+    b.say(95000, "repare armure")
+    b.say(100000, "renommee +6")        # P2: a new rank
+    b.run_to(400000)                    # the theft noticed, the charm over, combat over
+    b.say(410000, "effet peur")
+    b.say(415000, "coup mort")          # S6: every effect ends with death
+    b.say(420000, "soin")               # ignored: the dead are not healed
+    b.say(430000, "reset")              # P3: a fresh character
+    b.run_to(440000)
+    return b.journal()
+
+
 def write(folder, name, entries):
     with open(os.path.join(folder, name), "w") as f:
         for e in entries:
@@ -143,6 +171,7 @@ def main(folder=HERE):
     with tempfile.TemporaryDirectory(prefix="cran-journal-") as flash:
         write(folder, "journal-godefroy.jsonl", godefroy(flash + "/godefroy"))
         write(folder, "journal-long.jsonl", long_day(flash + "/long"))
+        write(folder, "journal-rules.jsonl", rules_day(flash + "/rules"))
 
 
 if __name__ == "__main__":

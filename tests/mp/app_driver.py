@@ -18,6 +18,7 @@ from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 from cran import storage  # noqa: E402
 from cran.app import MAX_SLEEP_MS, App  # noqa: E402
 from cran.config import load  # noqa: E402
+from cran.core.engine import view  # noqa: E402
 from cran.cues import frame_code, frame_of, led_frame, look  # noqa: E402
 from cran.hal.leds import cap  # noqa: E402
 from cran.storage import StateStore  # noqa: E402
@@ -83,6 +84,29 @@ def hit_button():
     out["distinct_frames"] = len(set(json.dumps(f) for f in frames))
     out["journal"] = [e.get("a") for e in app.badge.journal.entries() if "a" in e]
     return out
+
+
+# Actions whose states the journal must say as the engine has them: armor answering
+# and broken (A1, A4, K7), effects (K3, K8) and a theft's silent timer (K13), a dissipe
+# (K9), the game stopped and left (K15, K16), death (S6) and a reset (P3).
+JOURNALED = ("coup", "effet peur", "coup vol bourse", "coup brise bras", "coup desarme",
+             "coup brise armure", "effet dissipe", "stop", "reprise", "hors-jeu", "coup",
+             "en-jeu", "repare bras", "coup mort", "reset")
+
+
+@check
+def journal_says_the_state():
+    # Each action's journal entry beside the engine's own view of the state after it:
+    # the summary is made on the badge (here, in MicroPython), read on the host.
+    _, app = badge("atom-lite", {"character": {"name": "J", "armor": 2}})
+    run_for(app, 1000)
+    views = []
+    for words in JOURNALED:
+        app.line(words, time.ticks_ms())
+        views.append(view(app.badge.state, time.ticks_ms()))
+        run_for(app, 500)
+    return {"entries": [e for e in app.badge.journal.entries() if "a" in e],
+            "views": views}
 
 
 @check

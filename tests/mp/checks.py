@@ -24,6 +24,9 @@ def run_checks():
             buf = io.StringIO()
             if sys.implementation.name == "micropython":
                 sys.print_exception(e, buf)
+            elif sys.implementation.name == "circuitpython":
+                import traceback
+                buf.write("".join(traceback.format_exception(e)))
             else:
                 import traceback
                 traceback.print_exc(file=buf)

@@ -152,7 +152,7 @@ class Case:
         return _attempt(self.store.save, payload)
 
     def do_load(self):
-        return list(self.store.load())
+        return _loaded(self.store)
 
     def do_reboot(self):
         error = self.rig.reboot() if self.rig else None
@@ -302,7 +302,8 @@ def _append(journal, entry):
 
 
 def _loaded(store):
-    return list(store.load())
+    record, problems = store.load()
+    return [record, [list(p) for p in problems]]   # (code, line)s, as JSON has them
 
 
 def _seen(journal):

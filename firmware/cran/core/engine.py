@@ -7,8 +7,27 @@ from cran.core.vocab import (
     AGONISANT,
     BLESSE,
     COMA,
+    CUE_ARMOR,
+    CUE_BROKEN,
+    CUE_COMBAT,
+    CUE_COUNTDOWN,
+    CUE_DISPELLED,
+    CUE_EFFECT,
+    CUE_END,
+    CUE_FORGET,
+    CUE_IGNORED,
+    CUE_LOOK,
+    CUE_NOTICED,
+    CUE_PLAY,
+    CUE_RANK,
+    CUE_REPAIRED,
+    CUE_RESET,
+    CUE_SAY,
+    CUE_SHOW,
+    CUE_STATE,
     MAX_RENOWN,
     MORT,
+    PLAYS,
     PLEINE_FORME,
     STATES,
     TIMED_EFFECTS,
@@ -21,7 +40,9 @@ _COMBAT = const("combat")         # C1
 _DESARME = const("desarme")       # K8
 _VOL = const("vol")               # K13
 _FIRE_ORDER = (COUNTDOWN, _DESARME, _VOL, _COMBAT)
-TIMER_NAMES = _FIRE_ORDER + TIMED_EFFECTS   # every timer a state can hold
+# Every timer a state can hold. The journal writes the running ones as bits of their
+# places here (summary()): a new timer goes at the end, after the effects.
+TIMER_NAMES = _FIRE_ORDER + TIMED_EFFECTS
 
 # S7: what the people around see. coma and mort must look alike.
 PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
@@ -128,9 +149,8 @@ class State:
         return 0 if self.armor_damaged else self.armor_left
 
     def play(self):
-        if self.stopped:
-            return "stop"
-        return "hors-jeu" if self.out_of_game else "en-jeu"
+        """A word of PLAYS: the game's stop (K15) over the wearer's own (K16)."""
+        return PLAYS[2 if self.stopped else 1 if self.out_of_game else 0]
 
 
 def new_state(character, settings):
@@ -163,6 +183,22 @@ def view(state, now):
         "jeu": state.play(),
         "renommee": str(state.renown),
     }
+
+
+def summary(state):
+    """The state as the journal keeps it after every change (cran.badge writes it,
+    host_tools/journal.py reads it): [etat, armor answers, armor damaged (1 or 0), its
+    place in PLAYS, the running timers as bits (bit i: TIMER_NAMES[i])] and the broken
+    targets, sorted. Numbers, not words: the journal is on the badge's flash, and a
+    debrief draws what the badge said, never what the rules would have made of it.
+    (This, the cues' codes and PLAYS cost ~0.6 KB of a 32-bit heap after boot as
+    files, ~0.2-0.4 KB in ROMFS: the price of a debrief that reads the badge's own
+    state where it guessed it from the cues, in a sixth fewer bytes an entry.)"""
+    timers = 0
+    for name in state.timers:
+        timers |= 1 << TIMER_NAMES.index(name)
+    return [state.etat, state.armor_answers(), 1 if state.armor_damaged else 0,
+            PLAYS.index(state.play()), timers] + sorted(state.broken)
 
 
 # ---- time -------------------------------------------------------------------------
@@ -216,9 +252,9 @@ def _fire(s, name, deadline, cues):
     elif name == _COMBAT:
         _end_combat(s, deadline, cues)
     elif name == _VOL:
-        cues.append((deadline, "remarque", "vol", True))   # K13: the theft is noticed
+        cues.append((deadline, CUE_NOTICED, "vol", True))   # K13: the theft is noticed
     else:
-        cues.append((deadline, "fin", name, False))        # K3, K8: the effect is over
+        cues.append((deadline, CUE_END, name, False))        # K3, K8: the effect is over
 
 
 def _set_timer(s, name, base, duration_ms):
@@ -227,9 +263,9 @@ def _set_timer(s, name, base, duration_ms):
 
 def announce(old, etat, at, cues):
     """The cues of a change of etat, old -> etat, at tick `at`, added to cues."""
-    cues.append((at, "etat", STATES[etat], etat >= COMA))   # S7: coma and mort are private
+    cues.append((at, CUE_STATE, STATES[etat], etat >= COMA))   # S7: coma and mort are private
     if PUBLIC_LOOK[etat] != PUBLIC_LOOK[old]:             # S7: coma -> mort shows nothing
-        cues.append((at, "vu", PUBLIC_LOOK[etat], False))
+        cues.append((at, CUE_LOOK, PUBLIC_LOOK[etat], False))
 
 
 def _set_etat(s, etat, base, cues):
@@ -240,7 +276,7 @@ def _set_etat(s, etat, base, cues):
     s.answer = None   # the new look shows at once
     if etat in (AGONISANT, COMA):
         _set_timer(s, COUNTDOWN, base, s.countdown_ms())
-        cues.append((base, "compte", STATES[etat], True))
+        cues.append((base, CUE_COUNTDOWN, STATES[etat], True))
     else:
         s.timers.pop(COUNTDOWN, None)
     if etat == MORT:
@@ -251,11 +287,11 @@ def _set_etat(s, etat, base, cues):
 
 def _end_combat(s, at, cues):
     s.timers.pop(_COMBAT, None)
-    cues.append((at, "combat", "fin", True))
+    cues.append((at, CUE_COMBAT, "fin", True))
     if s.armor_left != s.character.armor:
         s.armor_left = s.character.armor          # A3: answers come back
         if not s.armor_damaged:
-            cues.append((at, "armure", "rechargee", True))
+            cues.append((at, CUE_ARMOR, "rechargee", True))
     if s.settings.creature_per_combat:
         s.creature_left = s.character.creature   # A6
 
@@ -311,10 +347,10 @@ def _order(state, action, now, cues):
             _end_combat(s, now, cues)
     elif verb in ("stop", "reprise"):
         s.stopped = verb == "stop"
-        cues.append((now, "jeu", s.play(), False))
+        cues.append((now, CUE_PLAY, s.play(), False))
     elif verb in ("hors-jeu", "en-jeu"):
         s.out_of_game = verb == "hors-jeu"
-        cues.append((now, "jeu", s.play(), False))
+        cues.append((now, CUE_PLAY, s.play(), False))
     elif verb == "reset":
         s = _reset(s, now, cues)
     elif verb == "renommee":
@@ -322,7 +358,7 @@ def _order(state, action, now, cues):
         s.renown = min(MAX_RENOWN, max(0, s.renown + action.amount if action.target == "+"
                                        else action.amount))
         if rank(s.renown) != old:
-            cues.append((now, "rang", rank(s.renown), False))
+            cues.append((now, CUE_RANK, rank(s.renown), False))
     else:
         raise ValueError("no rule for action %r" % verb)
     update_freeze(s, now)
@@ -335,14 +371,14 @@ def _reset(s, now, cues):
     fresh = State(s.character, s.settings)
     fresh.stopped = s.stopped
     fresh.out_of_game = s.out_of_game
-    cues.append((now, "reset", "-", False))
-    cues.append((now, "vu", PUBLIC_LOOK[PLEINE_FORME], False))
+    cues.append((now, CUE_RESET, "-", False))
+    cues.append((now, CUE_LOOK, PUBLIC_LOOK[PLEINE_FORME], False))
     return fresh
 
 
 def _heal(s, full, now, cues):
     if s.etat == MORT:                         # S6
-        cues.append((now, "ignore", "mort", True))
+        cues.append((now, CUE_IGNORED, "mort", True))
         return
     if s.etat == PLEINE_FORME:
         return
@@ -353,7 +389,7 @@ def _heal(s, full, now, cues):
         target = BLESSE if s.settings.soin_from_down == "blesse" else PLEINE_FORME
     _set_etat(s, target, now, cues)
     if was_down:
-        cues.append((now, "oubli", "-", True))   # S8: remembers nothing of it
+        cues.append((now, CUE_FORGET, "-", True))   # S8: remembers nothing of it
 
 
 def _repair(s, target, now, cues):
@@ -362,13 +398,13 @@ def _repair(s, target, now, cues):
             # Mended, not recharged: answers spent in this combat come back with the
             # next one (A1, A3), as for armor that only answered.
             s.armor_damaged = False
-            cues.append((now, "armure", "reparee", False))
+            cues.append((now, CUE_ARMOR, "reparee", False))
         else:
-            cues.append((now, "ignore", "pas-abimee", True))
+            cues.append((now, CUE_IGNORED, "pas-abimee", True))
     elif target in s.broken:                   # K7
-        cues.append((now, "repare", target, False))
+        cues.append((now, CUE_REPAIRED, target, False))
     else:
-        cues.append((now, "ignore", "pas-brise", True))
+        cues.append((now, CUE_IGNORED, "pas-brise", True))
     if target in s.broken:   # a new tuple: the one there is shared with other states
         broken = list(s.broken)
         broken.remove(target)
@@ -414,7 +450,7 @@ def _keep_private(cues, first):
     # else this action caused is for the wearer alone, so both look the same.
     for i in range(first, len(cues)):
         t, kind, value, private = cues[i]
-        if kind != "vu" and not private:
+        if kind != CUE_LOOK and not private:
             cues[i] = (t, kind, value, True)
 
 
@@ -428,13 +464,16 @@ def _ignored(s, action, now, cues):
     elif s.etat == MORT:
         why = "mort"             # S6
     elif action.kw is None:
-        if s.last_hit is not None and ticks_diff(now, s.last_hit) < s.settings.mitraille_ms:
+        # A distance below 0 is a hit more than half the tick period ago (74 hours on
+        # CircuitPython) whose tick has come round again, not one still to come.
+        if s.last_hit is not None and 0 <= ticks_diff(now, s.last_hit) < \
+                s.settings.mitraille_ms:
             why = "mitraille"    # C2
         elif s.etat == COMA:
             why = "coma"         # S5
         s.last_hit = now         # C2: the last normal hit, counted or not
     if why:
-        cues.append((now, "ignore", why, True))
+        cues.append((now, CUE_IGNORED, why, True))
     return why
 
 
@@ -442,7 +481,7 @@ def _start_combat(s, now, cues):
     # s.in_combat() and _set_timer() spelled out: every hit comes here.
     timers = s.timers
     if _COMBAT not in timers:
-        cues.append((now, "combat", "debut", True))
+        cues.append((now, CUE_COMBAT, "debut", True))
     rest = s.settings.combat_rest_ms                        # C1
     timers[_COMBAT] = rest if s.frozen else ticks_add(now, rest)
 
@@ -468,7 +507,7 @@ def _absorbed(s, action, now, cues):
     else:
         return False
     s.answer = (s.said, now)
-    cues.append((now, "dit", s.said, False))
+    cues.append((now, CUE_SAY, s.said, False))
     return True
 
 
@@ -493,7 +532,7 @@ def _end_all(s, keep, now, cues):
     for name in TIMED_EFFECTS:   # sorted already
         if name != keep and name in timers:
             del timers[name]
-            cues.append((now, "fin", name, False))
+            cues.append((now, CUE_END, name, False))
     return True
 
 
@@ -515,29 +554,29 @@ def _take(s, action, now, cues):
             _set_etat(s, STATES.index(action.kw), now, cues)   # (the same: says nothing)
         if s.etat > old and action.verb == "coup" and s.character.armor and not s.armor_damaged:
             s.armor_damaged = True                   # A4: wounded through the armor
-            cues.append((now, "armure", "abimee", False))
+            cues.append((now, CUE_ARMOR, "abimee", False))
         return s.etat != old
     if action.kw in TIMED_EFFECTS:               # K2, K3
         _set_timer(s, action.kw, now, s.settings.effect_ms)
-        cues.append((now, "effet", action.kw, False))
+        cues.append((now, CUE_EFFECT, action.kw, False))
     elif action.kw == "brise":                   # K7
         if action.target not in s.broken:
             if len(s.broken) >= MAX_BROKEN:
-                cues.append((now, "ignore", "trop-de-brises", True))
+                cues.append((now, CUE_IGNORED, "trop-de-brises", True))
                 return False
             s.broken += (action.target,)
         if action.target == "armure" and s.character.armor:
             s.armor_damaged = True               # a broken armor answers nothing
-        cues.append((now, "brise", action.target, False))
+        cues.append((now, CUE_BROKEN, action.target, False))
     elif action.kw == "desarme":                 # K8
         _set_timer(s, _DESARME, now, s.settings.desarme_ms)
-        cues.append((now, "effet", "desarme", False))
+        cues.append((now, CUE_EFFECT, "desarme", False))
     elif action.kw == "vol":                     # K13: noticed only later
         _set_timer(s, _VOL, now, s.settings.vol_notice_ms)
     elif action.kw == "resiste":                 # K12: «your action did nothing»
         return False
     else:                                        # K14: honour system, shown only
-        cues.append((now, "montre", action.kw, False))
+        cues.append((now, CUE_SHOW, action.kw, False))
     return True
 
 
@@ -549,7 +588,7 @@ def _dissipe(s, named, now, cues):
     if s.before is not None and (named is None or named == s.last_kw):
         restored, fired = tick(s.before.copy(), now)
         cues.extend(fired)
-        cues.append((now, "dissipe", s.last_kw, False))
+        cues.append((now, CUE_DISPELLED, s.last_kw, False))
         if restored.etat != s.etat:   # the way back, its countdown as it was
             announce(s.etat, restored.etat, now, cues)
         restored.last_hit = s.last_hit
@@ -557,10 +596,10 @@ def _dissipe(s, named, now, cues):
         done = True
     if named and named in s.effects():
         del s.timers[named]
-        cues.append((now, "fin", named, False))
+        cues.append((now, CUE_END, named, False))
         done = True
     if not done:
-        cues.append((now, "ignore", "rien-a-dissiper", True))
+        cues.append((now, CUE_IGNORED, "rien-a-dissiper", True))
     s.said = "-"
     s.answer = None
     s.before = None          # K9: nobody dissipates a dissipe

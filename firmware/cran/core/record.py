@@ -15,6 +15,11 @@ def to_record(state, now):
     timers = {}
     for name in state.timers:
         timers[name] = state.left_ms(name, now)
+    ago = None
+    if state.last_hit is not None:
+        ago = ticks_diff(now, state.last_hit)
+        if not 0 <= ago < LONG_AGO_MS:   # below 0: its tick has come round again (C2)
+            ago = LONG_AGO_MS
     return {
         "v": RECORD_VERSION,
         "etat": STATES[state.etat],
@@ -27,8 +32,7 @@ def to_record(state, now):
         "broken": sorted(state.broken),
         "said": state.said,
         "renown": state.renown,
-        "hit_ago_ms": (None if state.last_hit is None
-                       else min(LONG_AGO_MS, max(0, ticks_diff(now, state.last_hit)))),
+        "hit_ago_ms": ago,
         "last_kw": state.last_kw,
         "before": None if state.before is None else to_record(state.before, now),
     }

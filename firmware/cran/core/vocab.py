@@ -38,6 +38,51 @@ BLESSE = 1
 AGONISANT = 2
 COMA = 3
 MORT = 4
+INCONNU = "inconnu"   # not a state: what a badge that lost its saved state says it is
+# Whether the wearer plays (State.play): in play, out of the game (K16), or the game
+# stopped (K15). The journal writes it as its place here: the order is a format.
+PLAYS = ("en-jeu", "hors-jeu", "stop")
+
+# The kinds of cue (what the badge must tell: cran.core.engine), each by the word the
+# scenario trace prints (docs/scenarios.md): code names a kind by its constant, never by
+# the word. (The 19 names cost a badge ~10 bytes each, made at its start and kept: with
+# the journal's summary, codes and CUE_KINDS, ~0.7-1.0 KB of a 32-bit heap after boot as
+# files, ~0.4-0.6 KB in ROMFS. A kind with one name, and a debrief that reads the state
+# the badge had, are worth it. Names also bring nearer the point where the next pool of
+# names is allocated, 2-3 KB at once: in the bench's port, where the runner's own names
+# come first (bench/report.py), these once took the Atom Lite and the DevKitC past it.)
+CUE_STATE = "etat"           # a new state (S1-S5)
+CUE_LOOK = "vu"              # the public look (S7): debout, blesse, au-sol, inerte
+CUE_COUNTDOWN = "compte"     # a countdown started (S3, S4)
+CUE_SAY = "dit"              # what the wearer answers aloud (A1, A5, A6, K12)
+CUE_EFFECT = "effet"         # an effect begins (K2, K3, K8)
+CUE_END = "fin"              # ... and ends
+CUE_NOTICED = "remarque"     # a theft noticed (K13)
+CUE_BROKEN = "brise"         # a target broken (K7)
+CUE_REPAIRED = "repare"      # ... and mended
+CUE_ARMOR = "armure"         # abimee, reparee, rechargee (A3, A4)
+CUE_COMBAT = "combat"        # debut, fin (C1)
+CUE_PLAY = "jeu"             # a word of PLAYS (K15, K16)
+CUE_DISPELLED = "dissipe"    # what a dissipe cancelled (K9)
+CUE_FORGET = "oubli"         # the wearer remembers nothing of it (S8)
+CUE_SHOW = "montre"          # an honour-system keyword, shown only (K14)
+CUE_RANK = "rang"            # a new rank (P2)
+CUE_RESET = "reset"          # a fresh character (P3)
+CUE_IGNORED = "ignore"       # why an action did nothing
+CUE_WARNING = "alerte"       # the app's: the last minute before coma, or death
+# The journal writes a cue's kind as its place here (numbers, not words: a badge writes
+# them at every change), so a kind is only ever added at the end.
+CUE_KINDS = (CUE_STATE, CUE_LOOK, CUE_COUNTDOWN, CUE_SAY, CUE_EFFECT, CUE_END, CUE_NOTICED,
+             CUE_BROKEN, CUE_REPAIRED, CUE_ARMOR, CUE_COMBAT, CUE_PLAY, CUE_DISPELLED,
+             CUE_FORGET, CUE_SHOW, CUE_RANK, CUE_RESET, CUE_IGNORED, CUE_WARNING)
+
+# Why a journal entry is an error, for the tools that read it ("e" beside the error's
+# words, which are for people): what a boot found of the state's records, which the
+# boot acts on and a debrief too, by the code, never by the words. Errors nobody acts on
+# (a failed save, a bug caught, a config problem) have words alone. Only ever added to.
+COPY_MISSING = const(1)    # a copy of the state record (state.a, state.b) is not there
+COPY_BAD = const(2)        # a copy is there but unreadable, or not a record of this format
+NVS_BAD = const(3)         # the record's copy in NVS can't be opened or read
 
 # K3: the 5-minute effects, sorted (the engine ends them in this order).
 TIMED_EFFECTS = ("assomme", "aveugle", "charme", "douleur", "faiblesse", "immobilise",

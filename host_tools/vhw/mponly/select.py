@@ -4,7 +4,6 @@
 # virtual clock by dt at once, after a real non-blocking look at registered streams.
 # The first poll() is asyncio.core making its IOQueue: that is when its task queue is
 # swapped for vtasks' (see there why).
-import sys
 
 import uselect
 import vclock
@@ -16,8 +15,6 @@ POLLERR = uselect.POLLERR
 POLLHUP = uselect.POLLHUP
 POLLPRI = getattr(uselect, "POLLPRI", 0)   # asyncio.core reads it
 
-
-_STREAM_POLL = 3   # MP_STREAM_POLL: the ioctl a pollable Python object answers
 
 
 class _Poll:
@@ -51,12 +48,7 @@ class _Poll:
             self._real.modify(obj, mask)
 
     def _ready(self, flags):
-        ready = list(self._real.ipoll(0, flags))
-        for obj, mask in self._soft.items():
-            events = obj.ioctl(_STREAM_POLL, mask)
-            if events:
-                ready.append((obj, events))
-        return ready
+        return vclock.polled(self._soft, list(self._real.ipoll(0, flags)))
 
     def poll(self, timeout=-1):
         return list(self.ipoll(timeout))
@@ -72,25 +64,11 @@ class _Poll:
             return list(self._real.ipoll(-1, flags))
         # Time runs on to the timeout, or to the alarm (a button's IRQ) that made
         # something ready, as a real poll returns at once.
-        found = []
-
-        def ready():
-            found[:] = self._ready(flags)
-            return found
-        vclock.advance_until(timeout, ready)
-        return found
-
-
-def _use_vtasks():
-    core = sys.modules.get("asyncio.core")
-    if core is not None and core.TaskQueue is not vtasks.TaskQueue:
-        vtasks.core = core
-        core.TaskQueue = vtasks.TaskQueue
-        core.Task = vtasks.Task
-        # new_event_loop() made its run queue just before its IOQueue: replace it.
-        core._task_queue = vtasks.TaskQueue()
+        return vclock.wait_for(timeout, lambda: self._ready(flags))
 
 
 def poll():
-    _use_vtasks()
+    core = vclock.use_tasks(vtasks)
+    if core is not None:
+        vtasks.core = core
     return _Poll()
