@@ -1,10 +1,13 @@
 # A crowd of virtual badges that a field's air hosts itself (`cran air --roster`,
 # `--crowd N`), so that one laptop holds a field of 50 badges for a station badge on USB
 # to reach. Each is the rules engine and the firmware's own radio (cran.link, cran.radio,
-# as fieldsim.FieldBadge wires them) on a radio of the hub (vhw/air.py's, strict: closed
-# outside its windows, 250-byte frames), listening in the firmware's windows, each at a
-# phase of its own, stepped in real time by one thread. What the crowd's wearers do comes
-# a line at a time (command); what the crowd is, status().
+# as fieldsim.FieldBadge wires them) on a radio of the hub (fieldnet.StampedRadio, strict:
+# closed outside its windows, 250-byte frames, a 526-byte buffer), listening in the
+# firmware's windows, each at a phase of its own. One thread steps them all in real time,
+# each at the very ms its link asked for (not when the thread got there: on a busy
+# laptop it runs late), and what reaches a badge is heard by when it came, so a late
+# thread changes when a badge answers, never what it hears. What the crowd's wearers do
+# comes a line at a time (command); what the crowd is, status().
 import collections
 import os
 import random
@@ -114,14 +117,14 @@ class Crowd:
 
     def __init__(self, hub, game_key, gm_seed, members, folder, others=(), seed=None):
         self.hub = hub
-        self.start_s = time.monotonic()
+        self.start_s = hub.start_s   # the crowd's clock is the air's (hub.now_ms)
         phases = random.Random(seed)
         self.members = []
         os.makedirs(folder, exist_ok=True)
         for n, spec in enumerate(members):
             x, y = 2 + SPACING_M * (n % COLUMNS), 2 + SPACING_M * (n // COLUMNS)
             r = spec["radio"]
-            badge = FieldBadge(hub.radio(x, y), r.id, r.role, r.seed, game_key,
+            badge = FieldBadge(hub.radio(x, y, self.now), r.id, r.role, r.seed, game_key,
                                r.authorities, spec["character"], spec["settings"],
                                os.path.join(folder, r.id.hex() + ".json"))
             # Its first window at a phase of its own, as a field's badges switched on
@@ -142,12 +145,13 @@ class Crowd:
         self.commands = []
         self.late_ms = 0      # the stepping thread's worst lateness, for the figures
         self.queue = collections.deque()   # (fn(now), done(result)) for the stepper
+        self.lock = threading.Lock()   # the badges, between the stepper and status()
         self.running = False
         self.thread = None
 
     def now(self):
-        """The crowd's clock: ms since it was made."""
-        return int((time.monotonic() - self.start_s) * 1000)
+        """The crowd's clock: the air's (ms since the hub was made)."""
+        return self.hub.now_ms()
 
     # ---- the thread ------------------------------------------------------------------
 
@@ -158,18 +162,38 @@ class Crowd:
         self.thread.start()
 
     def _run(self):
-        badges = [m.badge for m in self.members]
         while self.running:
-            now = self.now()
-            due = min(b.next_wake for b in badges) if badges else now
-            self.late_ms = max(self.late_ms, now - due)
-            while self.queue:
-                fn, done = self.queue.popleft()
-                done(fn(now))
-            for b in badges:
-                b.step(now)
-            due = min(b.next_wake for b in badges) if badges else now + MAX_NAP_MS
+            with self.lock:
+                now = self.now()
+                self.hub.drain()   # everything that came by now on the badges' radios
+                self._step_until(now)
+                for b in self._badges:   # their radios' time, for what the doings send
+                    b.radio.now = now
+                while self.queue:   # a wearer's doing, now: every step before it done
+                    fn, done = self.queue.popleft()
+                    done(fn(now))
+                self._step_until(now)   # a healer who treats: its radio from now on
+                due = min(b.next_wake for b in self._badges) if self._badges else now
             time.sleep(max(0, min(due - self.now(), MAX_NAP_MS)) / 1000)
+
+    @property
+    def _badges(self):
+        return [m.badge for m in self.members]
+
+    def _step_until(self, now):
+        """Every step due by now, in time order, each at its own time (the badges' clock
+        lags the real one by the thread's lateness, which late_ms keeps the worst of)."""
+        badges = self._badges
+        while badges:
+            b = min(badges, key=lambda b: b.next_wake)
+            at = b.next_wake
+            if at > now:
+                return
+            self.late_ms = max(self.late_ms, now - at)
+            b.radio.now = at
+            b.step(at)
+            if b.next_wake <= at:   # it asks for the same ms again: the next one
+                b.next_wake = at + 1
 
     def stop(self):
         self.running = False
@@ -177,12 +201,12 @@ class Crowd:
         if self.thread is not None:
             self.thread.join(2)
 
-    def _carried(self, frame):
+    def _carried(self, frame, at):
         # In the hub's lock (one thread at a time): a copy already seen is dropped.
         got = self.observer.open(frame)
         if got is not None and got[0] in AUTHORITY_KINDS:
             seen = {"kind": AUTHORITY_KINDS[got[0]], "from": self._name(got[1]),
-                    "at_ms": self.now()}
+                    "at_ms": self.now() if at is None else at}
             if got[0] in (radio.RESET, radio.HEAL, radio.REPAIR):
                 seen["to"] = self._name(got[3][:radio.ID_BYTES])
             self.commands.append(seen)
@@ -242,6 +266,10 @@ class Crowd:
         """The crowd as JSON: its clock (t_ms; clock_s, the monotonic seconds at its 0,
         to set another process's times against), the thread's worst lateness, what the
         air carried of the authorities' (commands), and every badge's state."""
+        with self.lock:
+            return self._status()
+
+    def _status(self):
         now = self.now()
         badges = []
         for m in self.members:
@@ -253,6 +281,7 @@ class Crowd:
                 "offer": b.link.offer[0] if b.link.offer else None,   # on show now
                 "offers": [verb for _, verb in b.offers],   # every one it was shown
                 "offered": [self._name(t) if t else None for t in b.offered],
+                "answered": [[self._name(who), rssi] for rssi, who in b.answered],
                 "dropped": dict(b.link.listener.dropped)})
         return {"t_ms": now, "clock_s": self.start_s, "late_ms": self.late_ms,
                 "members": self.hub.members(), "carried": self.hub.carried,

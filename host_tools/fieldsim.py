@@ -50,6 +50,7 @@ class FieldBadge:
         self.state = new_state(character or Character(armor=1), settings or Settings())
         self.offers = []
         self.offered = []
+        self.answered = []    # [(rssi, badge id)] that answered its last search (a healer)
         self.next_wake = 0
         self.play_since = 0   # when its game last stopped or went on (K15, K16)
 
@@ -65,6 +66,7 @@ class FieldBadge:
     def step(self, now):
         if now < self.next_wake:
             return
+        seeking = self.link.seeking
         for what, value in self.link.tick(now, self.state):
             if what == "act":
                 self.act(value, now)
@@ -72,6 +74,8 @@ class FieldBadge:
                 self.offers.append((now, value))
             elif what == "offered":
                 self.offered.append(value)
+        if seeking is not None and self.link.seeking is None:   # its search ended
+            self.answered = list(seeking[1])
         self.state, _ = engine_tick(self.state, now)
         self.next_wake = now + self.link.next_wake_ms(now)
 

@@ -5,6 +5,7 @@
 # tests/test_field_e2e.py.
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -12,9 +13,12 @@ import time
 import pytest
 
 from conftest import REPO, run_cran
+from cran import radio
+from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS
 from host_tools import CommandError, fieldnet, roster
 from host_tools.crowd import Crowd, specs
-from host_tools.station import radio_id
+from host_tools.station import GM_NAME, radio_id
+from host_tools.vhw.cpython import cryptolib
 
 
 @pytest.fixture
@@ -63,7 +67,7 @@ def test_a_crowds_wearers_do_what_they_are_told_by_name(tmp_path, game):
         crowd.start()
         # The longest name a line starts with: "Godefroy de Bouillon" is not "Godefroy".
         crowd.command("Godefroy de Bouillon coup blesse", said.append)
-        crowd.command("Godefroy coup blesse", said.append)
+        crowd.command("godefroy  coup blesse", said.append)   # as typed: case, spaces
         crowd.command("Godefroy take", said.append)
         for line, error in (
                 ("Nobody coup", "Nobody coup: NAME ACTION, NAME one of the crowd's "
@@ -119,6 +123,57 @@ def test_a_restarted_crowd_goes_on_with_its_counters(tmp_path, game):
         hub.close()
 
 
+def test_a_crowd_whose_thread_is_held_up_hears_what_its_badges_would_have_heard(
+        tmp_path, game):
+    """The crowd's thread stands still for more than a period (a busy laptop) while the
+    station's stop goes over the air, each copy stamped with its time: every badge still
+    takes the stop in its own window within that period, as it would have on time."""
+    key, gm_seed, members, left = specs(str(game), None, count=12)
+    hub = fieldnet.Hub("crowd-late%d" % os.getpid())
+    crowd = Crowd(hub, key, gm_seed, members, str(tmp_path / "kept"), seed=4)
+    try:
+        crowd.start()
+        _wait(lambda: all(m.badge.link.counter.mark for m in crowd.members))   # all going
+        stop = radio.seal(radio.Keys(key, cryptolib.aes), radio_id(GM_NAME), radio.GM, 1,
+                          radio.STOP, b"", (1, radio.chain_token(gm_seed, 1)))
+        with crowd.lock:   # the thread held up from here
+            first = crowd.now()
+            for copy in range(0, PERIOD_MS + WINDOW_MS, REPEAT_MS):   # as a station sends
+                hub.carry(("127.0.0.1", 9), stop, first + copy)
+            time.sleep((PERIOD_MS + 300) / 1000)
+        assert crowd.now() - first > PERIOD_MS + WINDOW_MS   # every copy's time went by
+        _wait(lambda: all(b["jeu"] == "stop" for b in crowd.status()["badges"]))
+        took = [b["jeu_ms"] - first for b in crowd.status()["badges"]]
+        # Each in its first window after the first copy, each at a phase of its own.
+        assert all(0 <= t <= PERIOD_MS + WINDOW_MS for t in took), took
+        assert len(set(took)) == len(took), took
+        assert crowd.status()["late_ms"] >= PERIOD_MS
+    finally:
+        crowd.stop()
+        hub.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_TIMESTAMPNS")
+def test_a_frame_from_a_member_is_timed_when_it_came_not_when_the_hub_got_to_it():
+    hub = fieldnet.Hub("stamped%d" % os.getpid())
+    carried = []
+    hub.on_carry = lambda frame, at: carried.append((frame, at))
+    member = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        assert hub.stamped
+        with hub.lock:   # the hub's thread held up (a busy laptop) for a second
+            sent = hub.now_ms()
+            member.sendto(b"Fframe", ("127.0.0.1", hub.port))
+            time.sleep(1)
+            held = hub.now_ms()
+        _wait(lambda: carried)
+        # (the wall clock read back to the air's: a ms or so either way)
+        assert carried[0][0] == b"frame" and sent - 5 <= carried[0][1] < held, (sent, carried)
+    finally:
+        member.close()
+        hub.close()
+
+
 @pytest.mark.parametrize("args, says", [
     (["--roster", "r.csv"], "cran: --roster and --crowd need --settings GAME.json"),
     (["--settings", "game.json"], "cran: --settings GAME.json goes with --roster or "
@@ -171,9 +226,14 @@ def test_a_field_name_in_use_is_refused_and_one_left_behind_taken_over(game):
     with pytest.raises(CommandError) as caught:
         fieldnet.hub_port(name)
     assert str(caught.value).startswith("no virtual field %r here: start its air" % name)
-    # ... and a new air takes it over.
-    hub = fieldnet.Hub(name)
-    try:
-        assert fieldnet.hub_port(name) == hub.port
-    finally:
-        hub.close()
+    # ... and a new air takes it over, on the field's own port: an air started again is
+    # where its badges (whose espnow found it once) still send.
+    ports = []
+    for _ in range(2):
+        hub = fieldnet.Hub(name)
+        try:
+            ports.append(fieldnet.hub_port(name))
+            assert ports[-1] == hub.port
+        finally:
+            hub.close()
+    assert ports[0] == ports[1]
