@@ -16,6 +16,7 @@ from conftest import REPO, run_cran
 from cran import radio
 from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS
 from host_tools import CommandError, fieldnet, roster
+from host_tools.air_cmd import changes
 from host_tools.crowd import Crowd, specs
 from host_tools.station import GM_NAME, radio_id
 from host_tools.vhw.cpython import cryptolib
@@ -65,6 +66,7 @@ def test_a_crowds_wearers_do_what_they_are_told_by_name(tmp_path, game):
     said = []
     try:
         crowd.start()
+        first = crowd.status()
         # The longest name a line starts with: "Godefroy de Bouillon" is not "Godefroy".
         crowd.command("Godefroy de Bouillon coup blesse", said.append)
         crowd.command("godefroy  coup blesse", said.append)   # as typed: case, spaces
@@ -100,6 +102,12 @@ def test_a_crowds_wearers_do_what_they_are_told_by_name(tmp_path, game):
         assert [(seen[n]["etat"], seen[n]["offers"]) for n in seen] == [
             ("blesse", []), ("pleine-forme", ["soin"]), ("pleine-forme", [])]
         assert [c["kind"] for c in crowd.status()["commands"]] == ["soin"]
+        # What `cran air` says of it on a terminal.
+        assert changes(first, crowd.status()) == [
+            "on the air: soin from Ysolde to Godefroy",
+            "Godefroy is offered soin: 'Godefroy take' within 10 s takes it",
+            "Ysolde offers soin to Godefroy",
+            "etat blesse: Godefroy de Bouillon"]
     finally:
         crowd.stop()
         hub.close()
