@@ -332,6 +332,16 @@ class _Field:
         self.sent.append(word)
 
 
+def test_the_stations_screen_counts_the_field_at_a_glance():
+    from host_tools.field_tui import glance
+    rows = [{"jeu": jeu, "etat": etat} for jeu, etat in (
+        ("stop", "pleine-forme"), ("stop", "coma"), ("en-jeu", "blesse"),
+        ("stop", "blesse"), ("hors-jeu", "agonisant"))]
+    assert glance(rows) == ("stop 3, hors-jeu 1, en-jeu 1 | agonisant 1, coma 1, blesse 2, "
+                            "pleine-forme 1")
+    assert glance([]) == ""
+
+
 def test_the_stations_screen_resets_the_badge_under_its_cursor_and_says_a_lost_line():
     import asyncio
 
@@ -365,5 +375,5 @@ def test_the_stations_screen_resets_the_badge_under_its_cursor_and_says_a_lost_l
     assert field.sent == ["reset:cc"]   # and nothing once the line is lost
     assert status.splitlines() == [
         "station badge 240ac4c0a701 on /dev/ttyUSB0, LOST: 3 badge(s) heard; frames "
-        "refused: 0", "journal /tmp/field.jsonl (cran logs --file)",
+        "refused: 0", "en-jeu 3 | blesse 3", "journal /tmp/field.jsonl (cran logs --file)",
         "/dev/ttyUSB0: lost the station: [Errno 5] EIO"]
