@@ -4,6 +4,7 @@
 # station's port. (`cran field --virtual NAME` holds the air itself, its radio on it.)
 # With --settings and --roster (or --crowd N), the air hosts a crowd of badges itself
 # (host_tools/crowd.py): a rehearsal's field of 50 on one laptop.
+import collections
 import json
 import os
 import signal
@@ -158,6 +159,10 @@ def _print_done(said):
 
 
 _SHOWN = 4   # the names said of a change many share; the rest counted
+_DROPPED = {"game": "of another game (its key)", "tag": "forged or garbled (their tag)",
+            "token": "without a token of their sender's chain (forged)",
+            "replay": "replayed", "kind": "of a kind their sender's role may not send",
+            "size": "no frames at all"}
 
 
 def changes(before, now):
@@ -184,6 +189,16 @@ def changes(before, now):
         for verb in b["offers"][len(old["offers"]):]:
             lines.append("%s is offered %s: '%s take' within 10 s takes it" % (
                 b["name"], verb, b["name"]))
+    dropped = collections.Counter()
+    for b in now["badges"]:
+        old = was.get(b["name"])
+        if old is not None:
+            for why, n in b["dropped"].items():
+                if why != "again":   # a copy of a frame taken: as every command is sent
+                    dropped[why] += n - old["dropped"].get(why, 0)
+    said = ["%d %s" % (n, _DROPPED.get(why, why)) for why, n in sorted(dropped.items()) if n]
+    if said:
+        lines.append("dropped by the crowd's badges: %s" % ", ".join(said))
     for (key, value), names in sorted(grouped.items()):
         more = len(names) - _SHOWN
         lines.append("%s %s: %s%s" % (key, value, ", ".join(names[:_SHOWN]),

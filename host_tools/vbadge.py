@@ -631,6 +631,11 @@ def _run(exe, board_file, args):
             print("cran vbadge: %s badge on %s, flash %s (mpremote connect %s); Ctrl-C "
                   "stops it" % (args.board, badge.port, "temporary" if temporary else image,
                                 args.link or badge.port), file=sys.stderr, flush=True)
+            if badge.finger is not None:   # said, or a person does not know to type
+                known = [k for k, g in GESTURES.items() if g[0] in badge.finger.buttons]
+                print("cran vbadge: its buttons here: a key then Enter, %s (a short press, "
+                      "a long one, a double one)" % ", ".join(known), file=sys.stderr,
+                      flush=True)
             badge.serve()
         finally:
             badge.close()

@@ -144,10 +144,15 @@ def test_a_crowd_whose_thread_is_held_up_hears_what_its_badges_would_have_heard(
         _wait(lambda: all(m.badge.link.counter.mark for m in crowd.members))   # all going
         stop = radio.seal(radio.Keys(key, cryptolib.aes), radio_id(GM_NAME), radio.GM, 1,
                           radio.STOP, b"", (1, radio.chain_token(gm_seed, 1)))
+        # ... and another game's stop beside it, which every badge drops.
+        other = radio.seal(radio.Keys(bytes(32), cryptolib.aes), radio_id(GM_NAME),
+                           radio.GM, 1, radio.STOP, b"", (1, radio.chain_token(gm_seed, 1)))
+        before = crowd.status()
         with crowd.lock:   # the thread held up from here
             first = crowd.now()
             for copy in range(0, PERIOD_MS + WINDOW_MS, REPEAT_MS):   # as a station sends
                 hub.carry(("127.0.0.1", 9), stop, first + copy)
+                hub.carry(("127.0.0.1", 8), other, first + copy)
             time.sleep((PERIOD_MS + 300) / 1000)
         assert crowd.now() - first > PERIOD_MS + WINDOW_MS   # every copy's time went by
         _wait(lambda: all(b["jeu"] == "stop" for b in crowd.status()["badges"]))
@@ -156,6 +161,13 @@ def test_a_crowd_whose_thread_is_held_up_hears_what_its_badges_would_have_heard(
         assert all(0 <= t <= PERIOD_MS + WINDOW_MS for t in took), took
         assert len(set(took)) == len(took), took
         assert crowd.status()["late_ms"] >= PERIOD_MS
+        # As `cran air` says it on a terminal.
+        after = crowd.status()
+        foreign = sum(b["dropped"]["game"] for b in after["badges"])
+        assert foreign >= 12 and changes(before, after) == [
+            "on the air: stop from station",
+            "dropped by the crowd's badges: %d of another game (its key)" % foreign,
+            "jeu stop: joueur-01, joueur-02, joueur-03, joueur-04 and 8 more"]
     finally:
         crowd.stop()
         hub.close()
