@@ -256,4 +256,5 @@ def test_a_field_name_in_use_is_refused_and_one_left_behind_taken_over(game):
             assert ports[-1] == hub.port
         finally:
             hub.close()
-    assert ports[0] == ports[1]
+    if ports[0] == fieldnet._own_port(name):   # (unless another program had it)
+        assert ports[1] == ports[0]
