@@ -143,6 +143,8 @@ class Crowd:
                 authorities.setdefault(who, list(entry))
         self.observer = radio.Listener(keys, authorities, max_senders=MAX_CROWD * 2)
         self.commands = []
+        self.mine = {m.badge.me for m in self.members}
+        self.others_heard = []   # [(name, at_ms)]: the last heartbeats of the others
         self.late_ms = 0      # the stepping thread's worst lateness, for the figures
         self.queue = collections.deque()   # (fn(now), done(result)) for the stepper
         self.lock = threading.Lock()   # the badges, between the stepper and status()
@@ -204,6 +206,11 @@ class Crowd:
     def _carried(self, frame, at):
         # In the hub's lock (one thread at a time): a copy already seen is dropped.
         got = self.observer.open(frame)
+        if got is not None and got[0] == radio.HEARTBEAT and got[1] not in self.mine:
+            # A badge of the field not in the crowd (a vbadge): when it spoke, on the
+            # crowd's clock, to set beside a search's (what a healer heard of it).
+            self.others_heard.append((self._name(got[1]), self.now() if at is None else at))
+            del self.others_heard[:-20]
         if got is not None and got[0] in AUTHORITY_KINDS:
             seen = {"kind": AUTHORITY_KINDS[got[0]], "from": self._name(got[1]),
                     "at_ms": self.now() if at is None else at}
@@ -227,8 +234,8 @@ class Crowd:
             if member.badge.link.treats() is None:
                 raise CommandError("%s: %s treats nobody (a healer's or smith's badge "
                                    "does)" % (line, member.name))
-            self.queue.append((lambda now: {"done": line, "treats": member.badge.treat(now)},
-                               done))
+            self.queue.append((lambda now: {"done": line, "treats": member.badge.treat(now),
+                                            "at_ms": now}, done))
         elif rest == "take":
             def take(now):
                 taken = member.badge.take(now)
@@ -265,7 +272,8 @@ class Crowd:
     def status(self):
         """The crowd as JSON: its clock (t_ms; clock_s, the monotonic seconds at its 0,
         to set another process's times against), the thread's worst lateness, what the
-        air carried of the authorities' (commands), and every badge's state."""
+        air carried of the authorities' (commands), when the badges outside the crowd
+        last spoke (others_heard: [name, at_ms]), and every badge's state."""
         with self.lock:
             return self._status()
 
@@ -284,5 +292,6 @@ class Crowd:
                 "answered": [[self._name(who), rssi] for rssi, who in b.answered],
                 "dropped": dict(b.link.listener.dropped)})
         return {"t_ms": now, "clock_s": self.start_s, "late_ms": self.late_ms,
+                "others_heard": list(self.others_heard),
                 "members": self.hub.members(), "carried": self.hub.carried,
                 "commands": list(self.commands), "badges": badges}

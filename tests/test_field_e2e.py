@@ -226,17 +226,17 @@ def _everyone_takes(word, jeu, field, air, patient_port, figures):
     """The station sends word: its table, the crowd and the patient's badge all say jeu.
     A badge that missed it (the station badge and the patient are MicroPython processes
     in real time: on a busy machine one may send its copies or open its window late) is
-    seen on the table, and the organiser sends it again, as on a field; at most twice."""
+    seen on the table, and the organiser sends it again, as on a field; at most 4 times."""
     since = air.wait_for(lambda b: True)["t_ms"]   # the crowd's clock now
     sent = time.monotonic()
-    for sends in range(1, 4):
+    for sends in range(1, 6):
         field.send(word)
         try:
             field.wait_for(lambda b: len(b) == 50 and all(
                 r["jeu"] == jeu for r in b.values()), timeout=10)
             break
         except AssertionError:
-            if sends == 3:
+            if sends == 5:
                 raise
             last = [line for line in field.lines if "badges" in line][-1]
             figures.setdefault(word + ": missed", []).append(
@@ -269,20 +269,31 @@ def _forgeries_stop_and_heal_nobody(template, name, air, patient_port, healer,
     """Stops forged by a member with the game key and by one with another key, then
     heals forged in the healer's name to the patient and to a player of the crowd:
     every badge of the crowd hears them in its windows and drops them (no token of the
-    chain; another game), stops not, is offered nothing; nor is the patient."""
-    _forged_stop(template, name, wait_s=0)
-    _forged_stop(template, name, key=bytes(32), wait_s=0)
-    line = air.wait_for(lambda b: all(
-        r["dropped"].get("token", 0) and r["dropped"].get("game", 0) for r in b.values()))
+    chain; another game), stops not, is offered nothing; nor is the patient. Forged
+    again and again until every badge heard them, as a rogue would: this test's own
+    sends, on a busy machine, may leave gaps a window falls in."""
+    def latest():
+        return [x for x in air.lines if "badges" in x][-1]
+
+    def until_all(test, forge):
+        deadline = time.monotonic() + 60
+        while not all(test(b) for b in latest()["badges"]):
+            assert time.monotonic() < deadline, latest()
+            forge()
+        return latest()
+
+    gm = [(radio_id(GM_NAME), radio.GM, radio.STOP, b"")]
+    line = until_all(lambda b: b["dropped"].get("token") and b["dropped"].get("game"),
+                     lambda: (_forge(template, name, gm), _forge(template, name, gm,
+                                                                  key=bytes(32))))
     assert all(b["jeu"] == "en-jeu" for b in line["badges"])
     assert _badge_status(patient_port)["jeu"] == "en-jeu"
     before = {b["name"]: b["dropped"]["token"] for b in line["badges"]}
     heals = [(radio_id(healer), radio.HEALER, radio.HEAL, radio_id(who))
              for who in (patient_name, neighbour)]
-    _forge(template, name, heals)
-    _forge(template, name, heals, key=bytes(32))
-    line = air.wait_for(lambda b: all(
-        r["dropped"]["token"] > before[who] for who, r in b.items()))
+    line = until_all(lambda b: b["dropped"]["token"] > before[b["name"]],
+                     lambda: (_forge(template, name, heals), _forge(template, name, heals,
+                                                                     key=bytes(32))))
     assert all(b["offers"] == [] and b["etat"] == "pleine-forme" for b in line["badges"])
     assert _offers_shown(patient_port) == []
 
@@ -310,15 +321,19 @@ def _the_nearest_is_healed_once_pressed(healer, crowd, air, patient, patient_nam
     # The healer listens a period and two windows for the answers, then sends its offer
     # for a period. The patient's badge, a MicroPython process in real time, may on a
     # busy machine answer too late (its window among the search's last, it answers
-    # 25 ms after, less its lateness: the next nearest is offered; seen in ~1 try in 5
-    # at a load of 4 on 2 cores) or open its window after the offer's last copy
-    # (nothing shown): its wearer tries again, as a healer on the field would.
-    for tries in range(1, 6):
+    # 25 ms after plus its lateness, measured at 400 ms under `nice -n 19` on a loaded
+    # machine: the next nearest is offered; missed in ~1 try in 5 at a load of 4 on 2
+    # cores, the whole suite's) or open its window after the offer's last copy (nothing
+    # shown): its wearer tries again, as a healer on the field would.
+    for tries in range(1, 11):
         air.send(healer + " treat")
         line = air.wait_for(lambda b, n=tries: len(b[healer]["offered"]) == n)
         offered = {b["name"]: b for b in line["badges"]}[healer]["offered"]
         answered = {b["name"]: b for b in line["badges"]}[healer]["answered"]
-        print("treat %d: offered %s, answered by %s" % (tries, offered[-1], answered))
+        treated = [x for x in air.lines if x.get("done") == healer + " treat"][-1]
+        print("treat %d at %d ms: offered %s, answered by %s; %s heard at %s" % (
+            tries, treated["at_ms"], offered[-1], answered[-3:], patient_name,
+            [at for who, at in line["others_heard"] if who == patient_name]))
         if offered[-1] == patient_name and _until(
                 lambda: _offers_shown(patient_port), "the offer", timeout=5, must=False):
             break
