@@ -96,6 +96,7 @@ def test_a_crowds_wearers_do_what_they_are_told_by_name(tmp_path, game):
         _wait(lambda: crowd.status()["badges"][1]["offer"] == "soin")
         crowd.command("Godefroy take", said.append)
         _wait(lambda: len(said) == 5)
+        assert said[3].pop("at_ms") >= 0   # when the search began, on the crowd's clock
         assert said[3:] == [{"done": "Ysolde treat", "treats": True},
                             {"done": "Godefroy take", "took": "soin"}]
         seen = {b["name"]: b for b in crowd.status()["badges"]}
