@@ -106,10 +106,13 @@ RADIO = {"role": "badge", "authorities": {
 
 
 class Day:
-    def __init__(self, board_id, romfs=False, radio=False):
+    def __init__(self, board_id, romfs=False, radio=False, start_only=False):
         self.job = day_job(board_id)
         if radio:   # listening in its windows, a heartbeat a minute (no station hears)
             self.job["config"] = {"radio": RADIO}
+        self.start_only = start_only   # the start alone: boot, then one look at the heap
+        if start_only:
+            self.job["steps"] = self.job["steps"][:1]
         self.romfs = romfs     # the firmware in a ROMFS image, run in place
         self.runner = None     # the runner's share of the heap, once measured
 
@@ -125,10 +128,10 @@ class Day:
                 return events
             raise RuntimeError(events)
         seen = [(e[3][0], e[3][3]) for e in events if e[0] == "expect"]
-        if seen != list(AFTER) * HOURS:
+        if seen != ([] if self.start_only else list(AFTER) * HOURS):
             raise RuntimeError("the presses did not play the fight: %s" % seen[:len(AFTER)])
         mems = [e for e in events if e[0] == "mem"]
-        return {"after_boot": mems[0][2], "peak": max(m[2] for m in mems[1:]),
+        return {"after_boot": mems[0][2], "peak": max(m[2] for m in mems[-1:]),
                 "gcs_per_hour": mems[-1][3] / HOURS}
 
     def smallest_heap(self, lives_at, dies_at):
@@ -158,6 +161,11 @@ def figures(board_id, budget_kb):
         smallest, at_smallest = day.smallest_heap(budget_kb, floor_kb)
     else:
         smallest, at_smallest = day.smallest_heap(4 * budget_kb, budget_kb)
+    # The start alone, as files: the app is built while the start's own modules are
+    # still in, among the holes of those it let go, so a day's smallest heap may be
+    # its start's (where the next kilobytes are to be won, if so).
+    start = Day(board_id, start_only=True)
+    start_smallest, _ = start.smallest_heap(smallest, floor_kb)
     # The same day with the firmware in ROMFS: its code in flash, not in the heap.
     rom = Day(board_id, romfs=True)
     rom_roomy = rom.play(budget_kb)
@@ -169,7 +177,8 @@ def figures(board_id, budget_kb):
             "romfs_after_boot": rom_roomy["after_boot"], "romfs_peak": rom_roomy["peak"],
             "romfs_smallest_kb": rom_smallest,
             "runner_kb": day.runner.base / day.runner.ratio / 1024,
-            "smallest_kb": smallest, "lives_budget": lives,
+            "smallest_kb": smallest, "start_smallest_kb": start_smallest,
+            "lives_budget": lives,
             "died_at_budget": None if lives else at_budget,
             "gcs_per_hour": (at_budget if lives else at_smallest or roomy)["gcs_per_hour"],
             "gcs_heap_kb": budget_kb if lives else smallest}

@@ -94,7 +94,11 @@ class Console:
             if (nonce + "\r\n").encode() in got:
                 text = got.decode("utf-8", "replace")
                 answers = [x.strip("\r") for x in text.split("\n")]
-                return answers[:answers.index(nonce)]
+                # The console echoes what it is typed (a person at a terminal sees it):
+                # an echo of a line sent is not an answer.
+                typed = set(x.decode("utf-8", "replace").strip() for x in lines)
+                typed.add("echo " + nonce)
+                return [x for x in answers[:answers.index(nonce)] if x.strip() not in typed]
         raise AssertionError("no answer in %d s to a batch of %d lines (last said: %r; "
                              "sent: %r)" % (timeout, len(lines), got[-300:], lines))
 
@@ -256,12 +260,9 @@ def main():
             json.dump({"board": "atom-lite", "character": {"name": "Soak", "armor": 2}}, f)
         checked = check_config(config)
         with vbadge.running(os.path.join(tmp, "badge.img")) as badge:
-            import argparse
-
-            from host_tools import flash
-            flash.run(argparse.Namespace(port=[badge.port], all=False, board=None,
-                                         config=config, roster=None, settings=None,
-                                         micropython=None))
+            from host_tools import cli  # the command an organiser types, as typed
+            if cli.main(["flash", "--port", badge.port, "--config", config]) != 0:
+                return 1
             console = Console(badge.port)
             console.supervisor = badge.process.pid
             try:

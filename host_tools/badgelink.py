@@ -301,28 +301,34 @@ def _install(port, board=None):
     return "`cran flash --port %s --board BOARD` (BOARD: %s)" % (port, ", ".join(board_ids()))
 
 
-# Runs on the badge: the board its config names, and whether main.py is there.
-_WHAT_IS_THERE = ("import os, json\ntry:\n b = json.load(open('/config.json')).get('board')"
-                  "\nexcept Exception:\n b = None\nprint(json.dumps([b, 'main.py' in "
-                  "os.listdir('/')]))")
+# Runs on the badge: the board its config names, whether main.py is there, and which
+# Python it runs (a CircuitPython badge is mended through its drive).
+_WHAT_IS_THERE = ("import os, json, sys\ntry:\n b = json.load(open('/config.json')).get("
+                  "'board')\nexcept Exception:\n b = None\nprint(json.dumps([b, 'main.py' in "
+                  "os.listdir('/'), sys.implementation.name]))")
 
 
 def no_firmware(port):
     """What to say of a badge where no firmware starts, and the command that mends it:
     the board its config names if it has one (a flash cut short: the same flash again,
     which picks up where it stopped), else the board to give."""
-    board = None
+    board = python = None
     try:
         link = connect(port)
         try:
-            board, _ = json.loads(run(link, _WHAT_IS_THERE))
+            board, _, python = json.loads(run(link, _WHAT_IS_THERE))
         finally:
             close(link)
     except (CommandError, ValueError):
         pass   # said as for a badge with no config: --board mends it as well
-    from host_tools.runtimes import unknown_board
+    from host_tools.runtimes import board_ids, unknown_board
     if board is not None and (not isinstance(board, str) or unknown_board(board)):
         board = None
+    if python == "circuitpython":
+        return ("%s: no cran firmware on this CircuitPython badge (it stops at its prompt): "
+                "copy it through its CIRCUITPY drive, `cran flash --drive PATH --board %s`%s"
+                % (port, board or "BOARD", "" if board else " (BOARD: %s)" % ", ".join(
+                    board_ids(runtime="circuitpython"))))
     if board is None:
         return ("%s: no cran firmware on this badge (it stops at MicroPython's prompt): "
                 "%s installs it" % (port, _install(port)))

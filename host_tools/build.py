@@ -174,7 +174,8 @@ PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
                 "cran.hal.axp192": "display", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
                 "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio",
-                "cran.radio_config": "radio", "cran.hal.battery": "radio"}
+                "cran.radio_config": "radio", "cran.hal.battery": "radio",
+                "cran.recast": "radio"}
 NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
 
 

@@ -45,9 +45,10 @@ def setup(p):
     p.add_argument("--json", action="store_true",
                    help="no screen: one JSON line of every badge heard per second; each "
                         "line on stdin is a command (stop, reprise, nuit, clock, "
-                        "masse:KEYWORD, reset:ID)")
+                        "masse:KEYWORD, reset:ID, reset:ID FIELD=VALUE...: to a new character, "
+                        "in a scenario's character line words)")
     p.add_argument("--command", action="append", default=[],
-                   metavar="stop|reprise|nuit|clock|masse:KEYWORD|reset:ID",
+                   metavar="stop|reprise|nuit|clock|masse:KEYWORD|reset:ID [FIELD=VALUE...]",
                    help="send this command first (with --json; may be repeated)")
     p.add_argument("--journal", metavar="FILE",
                    help="the station's journal: what it sent and heard, for `cran logs "
@@ -78,17 +79,22 @@ def _names(roster_path, secret):
     return names, treaters
 
 
+# What a reset frame has room for after the badge's id: the new character's JSON.
+CHARACTER_BYTES = radio.MAX_PAYLOAD - radio._PROOF_BYTES - radio.ID_BYTES
+
+
 def _command(word):
     """A command word -> (kind, payload); CommandError naming what is known."""
     if word.startswith("reset:"):   # one badge, by its radio id (12 hex digits)
+        badge_id, _, fields = word[len("reset:"):].partition(" ")
         try:
-            target = bytes.fromhex(word[len("reset:"):])
+            target = bytes.fromhex(badge_id)
         except ValueError:
             target = b""
         if len(target) != radio.ID_BYTES:
             raise CommandError("%s: reset:ID, ID a badge's radio id (12 hex digits, as "
                                "the table's \"id\")" % word, EXIT_BAD_INPUT)
-        return radio.RESET, target
+        return radio.RESET, target + _new_character(word, fields)
     if word.startswith("masse:"):
         from cran.core.vocab import KEYWORDS
         keyword = word[len("masse:"):]
@@ -101,6 +107,35 @@ def _command(word):
                            "reset:ID)" % word, EXIT_BAD_INPUT)
     kind, payload = COMMANDS[word]
     return kind, payload() if payload else b""
+
+
+def _new_character(word, fields):
+    """A reset's new character, in a scenario's `character` line words ("armor=metal
+    helmet=oui name=Aude"; none: the badge's own, fresh) -> its JSON for the frame, only
+    the fields given. CommandError naming each wrong field."""
+    fields = fields.strip()
+    if not fields:
+        return b""
+    from cran.core.rules import Character
+    from cran.core.vocab import ParseError
+    from cran.scenario import parse_character
+    from host_tools.suggest import did_you_mean
+    try:
+        character = parse_character(fields)
+    except ParseError as e:
+        each = getattr(e, "each", [e])
+        raise CommandError("%s: %s" % (word, "; ".join("%s%s" % (f, did_you_mean(f))
+                                                       for f in each)),
+                           EXIT_BAD_INPUT) from None
+    fresh = Character().as_dict()
+    given = dict((k, v) for k, v in character.as_dict().items() if v != fresh[k])
+    data = json.dumps(given, separators=(",", ":")).encode()
+    if len(data) > CHARACTER_BYTES:
+        raise CommandError("%s: the character takes %d bytes, a radio frame has room for "
+                           "%d: a shorter name" % (word.partition(" ")[0], len(data),
+                                                   CHARACTER_BYTES),
+                           EXIT_BAD_INPUT)
+    return data
 
 
 class Field:
@@ -168,12 +203,20 @@ class Field:
         with self.lock:
             self.station.command(kind, payload, self.now())
             self.journal.sent(self._said(kind, payload, word))
+            if kind == radio.RESET and len(payload) > radio.ID_BYTES:
+                # A new character with a name: its row says it from now on.
+                name = json.loads(payload[radio.ID_BYTES:]).get("name")
+                if name:
+                    self.names[payload[:radio.ID_BYTES].hex()] = name
 
     def _said(self, kind, payload, word):
         """A command as the journal says it: in the scenario format's words, a reset
         naming whom."""
         if kind == radio.RESET:
-            return "reset %s" % self.names.get(payload.hex(), payload.hex())
+            target = payload[:radio.ID_BYTES].hex()
+            fields = word.partition(" ")[2].strip()
+            return "reset %s%s" % (self.names.get(target, target),
+                                   " as: " + fields if fields else "")
         if kind == radio.MASS:
             return "effet %s de masse" % payload.decode()
         return word

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from host_tools import CommandError
-from host_tools.field_cmd import REFRESH_S, TICK_S, _command
+from host_tools.field_cmd import REFRESH_S, TICK_S, _command, _new_character
 
 COLUMNS = ("badge", "etat", "reste", "effets", "armure", "jeu", "batterie", "vu", "signal")
 _SAYS = {"stop": "Stop the game on every badge in range",
@@ -75,6 +75,26 @@ class AskKeyword(ModalScreen):
         yield Static("An effect «de masse» on every badge in range (K11): its keyword, "
                      "then Enter (Esc: cancel)")
         yield Input(placeholder="peur")
+
+    def on_input_submitted(self, event):
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self):
+        self.dismiss(None)
+
+
+class AskCharacter(ModalScreen):
+    BINDINGS = [Binding("escape", "cancel", "close")]
+
+    def __init__(self, name):
+        super().__init__()
+        self.badge_name = name
+
+    def compose(self) -> ComposeResult:
+        yield Static("Reset %s (P3). Enter alone: its own character, fresh. Or a new "
+                     "character, in a scenario's character line words, then Enter "
+                     "(Esc: cancel)" % self.badge_name)
+        yield Input(placeholder="name=Aude armor=metal helmet=oui resist=peur")
 
     def on_input_submitted(self, event):
         self.dismiss(event.value.strip())
@@ -172,16 +192,28 @@ class FieldApp(App):
         self.push_screen(AskKeyword(), asked)
 
     def action_reset(self):
-        """P3 for the badge on the table's cursor row: a fresh character (over the radio,
-        to that badge alone)."""
+        """P3 for the badge on the table's cursor row, over the radio to that badge alone:
+        its own character fresh, or a new one."""
         table = self.query_one(DataTable)
         rows = self.shown   # as on the screen: the cursor's row is the one seen
         if not rows or not 0 <= table.cursor_row < len(rows):
             self.notify("no badge on the cursor", severity="warning")
             return
         row = rows[table.cursor_row]
-        self.push_screen(Confirm("Reset %s to a fresh character (P3)" % row["name"]),
-                         lambda yes: yes and self._send("reset:" + row["id"]))
+
+        def asked(fields):
+            if fields is None:
+                return
+            word = ("reset:%s %s" % (row["id"], fields)).strip()
+            try:
+                _new_character(word, fields)
+            except CommandError as e:   # named, nothing sent
+                self.notify(str(e), severity="error")
+                return
+            self.push_screen(Confirm("Reset %s to %s (P3)" % (
+                row["name"], "a new character: " + fields if fields
+                else "a fresh character")), lambda yes: yes and self._send(word))
+        self.push_screen(AskCharacter(row["name"]), asked)
 
     def on_unmount(self):
         self.running = False

@@ -86,7 +86,7 @@ def _kind(raw):
     for key, kind in (("boot", "boot"), ("a", "act"), ("timer", "timer"),
                       ("undo", "undo"), ("safe_mode", "safe_mode"), ("fresh", "fresh"),
                       ("restored", "restored"), ("inconnu", "inconnu"), ("error", "error"),
-                      ("heard", "heard")):
+                      ("heard", "heard"), ("recast", "recast")):
         if key in raw:
             return kind
     return "other"
@@ -217,8 +217,8 @@ def read(entries, config=None):
     for e in entries:
         if e.kind == "boot":
             summaries = "s" in e.raw
-            if whole(e.raw.get("armor")):
-                of = old.model.armor = e.raw["armor"]   # the character as it booted
+        if e.kind in ("boot", "recast") and whole(e.raw.get("armor")):
+            of = old.model.armor = e.raw["armor"]   # the character as it booted, or anew
         if "s" in e.raw:
             seen = summary_seen(e.raw["s"], of)
             old.sync(seen)

@@ -101,6 +101,15 @@ def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, rebo
     text, parsed = load(path)
     if badge is not None:
         check_board(badge)
+        if board_runtime(badge) == "circuitpython":
+            # What its config would refuse (the badge could not start), said here.
+            from cran.config import ConfigError
+            from cran.core.rules import Settings
+            from cran.hal_cp.durations import check
+            try:
+                check(path, parsed.character, Settings())
+            except ConfigError as e:
+                raise CommandError(str(e)) from None
     try:
         if badge is None:
             events = run_scenario(text, runtime, start_tick)

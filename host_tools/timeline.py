@@ -125,11 +125,11 @@ def build(entries, config=None, source="journal"):
     for e in reversed(entries):
         # A boot entry says who and what the badge is, the last one as it is now (as
         # its config, which wins where given).
-        if e.kind == "boot":
-            if tl.board is None and isinstance(e.raw.get("board"), str):
-                tl.board = e.raw["board"]
-            if tl.name is None and isinstance(e.raw.get("name"), str):
-                tl.name = e.raw["name"] or None
+        if e.kind == "boot" and tl.board is None and isinstance(e.raw.get("board"), str):
+            tl.board = e.raw["board"]
+        if e.kind in ("boot", "recast") and tl.name is None and isinstance(
+                e.raw.get("name"), str):
+            tl.name = e.raw["name"] or None
     if not entries:
         return tl
     tl.problems, tl.chained = place(entries, source)
@@ -284,6 +284,10 @@ def _mark(tl, e):
             tl.markers.append(Marker(e.at, "config", "%s: %s" % (what, e.changed), e.line))
     elif e.kind == "undo":
         tl.markers.append(Marker(e.at, "undo", "undo", e.line))
+    elif e.kind == "recast":
+        tl.markers.append(Marker(e.at, "config", "new character over the radio: %s, armor %s"
+                                 % (raw.get("name") or "(no name)", raw.get("armor")),
+                                 e.line))
     elif e.kind == "fresh":
         tl.markers.append(Marker(e.at, "note", "fresh start: %s" % FRESH, e.line))
     elif e.kind == "restored":

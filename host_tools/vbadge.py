@@ -38,17 +38,22 @@ import tty
 from host_tools import MP_DIR, CommandError
 from host_tools.runtimes import (
     BOARDS_DIR,
+    HOW_TO_GET_CIRCUITPYTHON,
     HOW_TO_GET_MICROPYTHON,
+    board_runtime,
     check_board,
+    find_circuitpython,
     find_micropython,
 )
 from host_tools.vhw import VHW_DIR
 
 BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_boot.py")
+CP_BOOT_SCRIPT = os.path.join(MP_DIR, "cpbadge_boot.py")   # a CircuitPython board's chip
 IMAGE_BYTES = 2 * 1024 * 1024   # a new image: the size of an ESP32's usual vfs partition
 # --romfs: the ROMFS partition of MicroPython's ESP32 ROMFS variant (its
 # partitions-4MiB-romfs.csv gives 0x20000 bytes).
 ROMFS_BYTES = 0x20000
+NVM_BYTES = 8192   # host_tools/vcp/microcontroller.py's, an ESP32-S3's microcontroller.nvm
 EXIT_BAD_IMAGE = 3              # vbadge_boot.py's exit codes
 EXIT_RESET = 80
 PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
@@ -100,13 +105,7 @@ class Finger:
 class Chip:
     """One MicroPython process, from a reset to the next, on its own pty."""
 
-    def __init__(self, exe, action, image, board_file, cause, watchdog_file, nvs_file,
-                 pass_fds=(), romfs_file=None, chip=None):
-        repl = action.startswith("repl")
-        argv = [exe] + (["-i"] if repl else []) + [BOOT_SCRIPT, action, image, board_file,
-                                                   str(cause), VHW_DIR, watchdog_file,
-                                                   nvs_file, chip or image] + (
-                                                       [romfs_file] if romfs_file else [])
+    def __init__(self, argv, repl, pass_fds=()):
         self.kind = "repl" if repl else "boot"
         self.started = time.monotonic()
         self.fd, line = os.openpty()
@@ -213,6 +212,12 @@ def unnamed_temp(prefix, suffix=""):
 
 
 class VBadge:
+    # What the interpreter says, where the supervisor looks for it.
+    interpreter = "micropython"
+    soft_reboot = SOFT_REBOOT
+    friendly_banner = FRIENDLY_BANNER   # the friendly REPL's, not the raw REPL's
+    banner_start = b"MicroPython "      # where the REPL's banner starts
+
     def __init__(self, exe, image, board_file, nvs_file, pass_fds=(), romfs_file=None,
                  finger=None):
         self.exe = exe
@@ -260,12 +265,18 @@ class VBadge:
         if action == "boot":
             self.watchdog_at = None   # a new firmware, a new watchdog of its own
             os.ftruncate(self.watchdog_fd, 0)
-        self.chip = Chip(self.exe, action, self.image, self.board_file, cause,
-                         self.watchdog_file, self.nvs_file, self.pass_fds, self.romfs_file,
-                         self.chip_name)
+        repl = action.startswith("repl")
+        self.chip = Chip([self.exe] + (["-i"] if repl else []) + self.chip_args(action, cause),
+                         repl, self.pass_fds)
         self.starting = self.chip.kind == "repl"
         self.start_out = bytearray()
         self.tail = b""
+
+    def chip_args(self, action, cause):
+        """The boot script's command line for a chip doing action after a reset."""
+        return [BOOT_SCRIPT, action, self.image, self.board_file, str(cause), VHW_DIR,
+                self.watchdog_file, self.nvs_file, self.chip_name] + (
+                    [self.romfs_file] if self.romfs_file else [])
 
     def boot(self, cause):
         self.raw = False
@@ -299,7 +310,7 @@ class VBadge:
             self._failed(chip, code)
             cause = HARD_RESET
         if code == 0 or cause == SOFT_RESET:
-            self._to_host(SOFT_REBOOT)
+            self._to_host(self.soft_reboot)
             if chip.kind == "repl" and self.raw:
                 self.cause = cause
                 self.repl(enter_raw=True, boot_py=True)
@@ -337,11 +348,11 @@ class VBadge:
         if time.monotonic() - chip.started < QUICK_FAIL_S:
             self.quick_fails += 1
             if self.quick_fails >= 3:
-                raise CommandError("micropython keeps failing as the badge boots (%s): %s"
-                                   % (how, self._last_words()))
+                raise CommandError("%s keeps failing as the badge boots (%s): %s"
+                                   % (self.interpreter, how, self._last_words()))
         else:
             self.quick_fails = 0
-        print("cran vbadge: micropython ended (%s): the badge reboots" % how,
+        print("cran vbadge: %s ended (%s): the badge reboots" % (self.interpreter, how),
               file=sys.stderr)
 
     def _last_words(self):
@@ -354,7 +365,7 @@ class VBadge:
         self.last_out = (self.last_out + data)[-500:]
         if self.chip.kind == "repl":
             seen = self.tail + data
-            raw_at, friendly_at = seen.rfind(RAW_BANNER), seen.rfind(FRIENDLY_BANNER)
+            raw_at, friendly_at = seen.rfind(RAW_BANNER), seen.rfind(self.friendly_banner)
             if raw_at >= 0 or friendly_at >= 0:
                 self.raw = raw_at > friendly_at
             self.tail = seen[-64:]
@@ -366,7 +377,7 @@ class VBadge:
             if self.enter_raw:
                 # Back into the raw REPL, as a board is after a soft reset there: its
                 # friendly banner would not be shown; boot.py's output before it is.
-                data = data[:max(data.rfind(b"MicroPython "), 0)]
+                data = data[:max(data.rfind(self.banner_start), 0)]
                 os.write(self.chip.fd, b"\x01")
         self._to_host(data)
 
@@ -489,6 +500,24 @@ def _hung_up(fd):
     return any(events & select.POLLHUP for _, events in poller.poll(0))
 
 
+class CircuitPythonBadge(VBadge):
+    """A board whose runtime is CircuitPython: each chip is the CircuitPython unix port
+    on host_tools/mp/cpbadge_boot.py, its file system a folder standing for the CIRCUITPY
+    drive (`cran flash --drive` fills it), microcontroller.nvm in a file of its own. The
+    supervisor, the port and the console are the MicroPython badge's."""
+    interpreter = "circuitpython"
+    soft_reboot = b"soft reboot\r\n"
+    friendly_banner = banner_start = b"Adafruit CircuitPython "
+
+    def __init__(self, exe, drive, board_file, nvm_file, pass_fds=()):
+        VBadge.__init__(self, exe, drive, board_file, nvm_file, pass_fds)
+
+    def chip_args(self, action, cause):
+        from host_tools.vcp import VCP_DIR
+        return [CP_BOOT_SCRIPT, action, self.image, self.board_file, str(cause), VCP_DIR,
+                self.nvs_file, self.chip_name, self.watchdog_file]
+
+
 # ---- the flash image ---------------------------------------------------------------------
 
 def open_image(path):
@@ -541,7 +570,12 @@ def setup(p):
                         "temporary one, dropped at exit)")
     p.add_argument("--board", default="atom-lite",
                    help="the virtual hardware's wiring (boards/BOARD.json; default "
-                        "atom-lite); what the firmware thinks comes from the flashed config")
+                        "atom-lite); what the firmware thinks comes from the flashed config. "
+                        "A CircuitPython board (atoms3-lite...) runs in CircuitPython")
+    p.add_argument("--drive", metavar="DIR",
+                   help="a CircuitPython board's CIRCUITPY drive: a folder (made when "
+                        "missing; fill it with cran flash --drive DIR), its "
+                        "microcontroller.nvm kept in DIR.nvm (default: a temporary one)")
     p.add_argument("--romfs", action="store_true",
                    help="a MicroPython with a ROMFS partition (%d KB, as the ESP32 port's "
                         "ROMFS variant), where cran flash puts the firmware to run it in "
@@ -570,11 +604,16 @@ def _stop(signum, frame):
 
 
 def run(args):
+    check_board(args.board)
+    board_file = os.path.join(BOARDS_DIR, args.board + ".json")
+    if board_runtime(args.board) == "circuitpython":
+        return _run_circuitpython(board_file, args)
+    if getattr(args, "drive", None):
+        raise CommandError("--drive: board %s runs MicroPython, whose flash is --image FILE"
+                           % args.board)
     exe = find_micropython()
     if exe is None:
         raise CommandError(HOW_TO_GET_MICROPYTHON)
-    check_board(args.board)
-    board_file = os.path.join(BOARDS_DIR, args.board + ".json")
     if getattr(args, "field", None):
         from host_tools import fieldnet
         os.environ[fieldnet.ENV] = str(fieldnet.hub_port(args.field))   # the chip's espnow
@@ -649,6 +688,62 @@ def _run(exe, board_file, args):
     return 0
 
 
+def _run_circuitpython(board_file, args):
+    for option, given in (("--image", args.image), ("--romfs", args.romfs),
+                          ("--field", getattr(args, "field", None)),
+                          ("--at", getattr(args, "at", None)),
+                          ("--buttons", getattr(args, "buttons", False))):
+        if given:
+            raise CommandError("%s: board %s runs CircuitPython: %s" % (
+                option, args.board, "its files are a folder, --drive DIR"
+                if option == "--image" else "the CircuitPython build has no such thing"))
+    exe = find_circuitpython()
+    if exe is None:
+        raise CommandError(HOW_TO_GET_CIRCUITPYTHON)
+    signal.signal(signal.SIGTERM, _stop)
+    with contextlib.ExitStack() as stack:
+        if args.drive is None:
+            drive = stack.enter_context(tempfile.TemporaryDirectory(prefix="cran-vbadge-"))
+            nvm, nvm_file = unnamed_temp("cran-vbadge-nvm-")
+            stack.callback(os.close, nvm)
+            pass_fds = (nvm,)
+        else:
+            drive = os.path.abspath(args.drive)
+            if os.path.exists(drive) and not os.path.isdir(drive):
+                raise CommandError("--drive %s: not a folder" % args.drive)
+            os.makedirs(drive, exist_ok=True)
+            nvm_file, pass_fds = drive + ".nvm", ()
+            lock = os.open(nvm_file, os.O_RDWR | os.O_CREAT, 0o644)
+            stack.callback(os.close, lock)
+            try:   # two badges on one drive would wreck it, as on one flash image
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise CommandError("%s: in use by another cran vbadge" % args.drive) from None
+            size = os.fstat(lock).st_size
+            if size not in (0, NVM_BYTES):   # new, or a whole nvm
+                raise CommandError("%s: %d bytes, not a CircuitPython badge's nvm (%d bytes)"
+                                   % (nvm_file, size, NVM_BYTES))
+        badge = CircuitPythonBadge(exe, drive, board_file, nvm_file, pass_fds)
+        stack.callback(badge.close)
+        if args.link:
+            _link(badge.port, args.link)
+            stack.callback(_unlink, args.link)
+        print(badge.port, flush=True)
+        print("cran vbadge: %s badge (CircuitPython) on %s, drive %s; Ctrl-C stops it"
+              % (args.board, args.link or badge.port, args.drive or "temporary"),
+              file=sys.stderr, flush=True)
+        try:
+            badge.serve()
+        except _Stop:
+            pass
+    return 0
+
+
+def _unlink(path):
+    with contextlib.suppress(OSError):
+        os.remove(path)
+
+
 def _link(port, path):
     if os.path.lexists(path) and not os.path.islink(path):
         raise CommandError("--link %s: exists and is not a symlink" % path)
@@ -693,12 +788,15 @@ class Running:
 
 
 @contextlib.contextmanager
-def running(image=None, board="atom-lite", link=None, romfs=False, field=None, at=None,
-            buttons=False):
+def running(image=None, board="atom-lite", link=None, romfs=False, field=None, drive=None,
+            at=None, buttons=False):
     """Start `cran vbadge` -> Running (.port, .kill(), .press() with buttons); stopped at
     exit. A vbadge that fails to start raises RuntimeError with its message. field: a
-    virtual field's name, at: (x, y) where it stands on it."""
+    virtual field's name, at: (x, y) where it stands on it; drive: a CircuitPython
+    board's CIRCUITPY folder."""
     cmd = [sys.executable, "-m", "host_tools", "vbadge", "--board", board]
+    if drive is not None:
+        cmd += ["--drive", os.fspath(drive)]
     if romfs:
         cmd.append("--romfs")
     if field is not None:

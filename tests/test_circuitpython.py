@@ -101,6 +101,90 @@ def test_a_hit_days_ago_survives_a_power_cut_on_circuitpythons_period(monkeypatc
         assert _replay(parsed, cut, CP_WRAP_START) == reference, "cut after step %d" % cut
 
 
+# ---- 1b. durations: at most half of CircuitPython's period ------------------------------
+
+COUNTDOWN_74H = os.path.join(REPO, "tests", "data", "countdown-74h.txt")
+
+
+def test_a_countdown_past_half_the_period_would_misfire(monkeypatch):
+    # Why CircuitPython boards refuse durations over 74 hours: on 2**29 a 75-hour
+    # countdown's deadline reads as past, and it fires at once.
+    with open(COUNTDOWN_74H, encoding="utf-8") as f:
+        text = f.read()
+    longer = text.replace("74h", "75h").replace("73:59:59", "74:59:59").replace(
+        "74:00:00 expect", "75:00:00 expect")
+    references = [_bare(t) for t in (text, longer)]
+    _circuitpythons_period(monkeypatch)
+    assert _bare(text, CP_WRAP_START) == references[0]
+    assert _bare(longer) != references[1]
+
+
+def _config(board, **character):
+    from cran.config import from_dict
+    return from_dict({"board": board, "character": character}, "b01.json", BOARDS_DIR)
+
+
+def test_a_circuitpython_config_refuses_durations_its_clock_misreads():
+    from cran.config import ConfigError
+    hours = 3600000
+    assert _config("atoms3-lite", agonisant_ms=74 * hours).character.agonisant_ms \
+        == 74 * hours
+    assert _config("atom-lite", coma_ms=149 * hours).character.coma_ms == 149 * hours
+    with pytest.raises(ConfigError) as e:
+        _config("qtpy-esp32s3", coma_ms=100 * hours)
+    assert str(e.value) == (
+        "b01.json: character.coma_ms: 360000000 ms (100.0 hours) is longer than a "
+        "CircuitPython badge can count: 74 hours at most (its clock, supervisor.ticks_ms, "
+        "wraps at 2**29 ms)")
+    from cran.config import from_dict
+    with pytest.raises(ConfigError) as e:
+        from_dict({"board": "atoms3-lite", "settings": {"effect_ms": "80h"}}, "b01.json",
+                  BOARDS_DIR)
+    assert str(e.value).startswith("b01.json: settings.effect_ms: 288000000 ms (80.0 hours)")
+
+
+def test_cran_scenario_says_what_a_circuitpython_badge_would_refuse(tmp_path):
+    # Before any interpreter runs: the badge could not start with that character.
+    path = tmp_path / "long.txt"
+    with open(COUNTDOWN_74H, encoding="utf-8") as f:
+        path.write_text(f.read().replace("74h", "80h").replace("73:59:59", "79:59:59")
+                        .replace("74:00:00 expect", "80:00:00 expect"), encoding="utf-8")
+    out = run_cran("scenario", "--badge", "atoms3-lite", str(path))
+    assert out.returncode == 2
+    assert out.stderr == (
+        "cran: %s: character.agonisant_ms: 288000000 ms (80.0 hours) is longer than a "
+        "CircuitPython badge can count: 74 hours at most (its clock, supervisor.ticks_ms, "
+        "wraps at 2**29 ms)\n" % path)
+    assert run_cran("scenario", str(path)).returncode == 0   # the engine counts 149
+
+
+def test_time_off_is_counted_at_most_half_the_period(monkeypatch):
+    # A badge off 100 hours (time_off_counts) comes back with a countdown that ran out
+    # meanwhile: due at once, not read as 49 hours to come on CircuitPython's 2**29.
+    from cran.core.engine import act, new_state, next_deadline
+    from cran.core.record import to_record
+    from cran.core.rules import Character, Settings
+    from cran.core.words import parse_action
+    from cran.restore import _time_off_ms, from_record
+    _circuitpythons_period(monkeypatch)
+    settings = Settings(time_off_counts=True)
+    character = Character(name="Ali")
+    state, _ = act(new_state(character, settings), parse_action("coup agonisant"),
+                   CP_WRAP_START)
+    record = dict(to_record(state, CP_WRAP_START), wall_s=1000)
+
+    class Badge:
+        pass
+    badge = Badge()
+    badge.settings = settings
+    badge.wall_clock = lambda: 1000 + 100 * 3600
+    now = ticks.ticks_add(CP_WRAP_START, 5000)
+    off_ms = _time_off_ms(badge, record)
+    assert off_ms == (1 << 28) - 1
+    state = from_record(record, character, settings, ticks.ticks_add(now, -off_ms))
+    assert ticks.ticks_diff(now, next_deadline(state)) >= 0
+
+
 # ---- 2-4. the virtual CircuitPython modules, the hal, nvm: inside the interpreter ---------
 
 @pytest.fixture(scope="module")
@@ -114,7 +198,52 @@ def cp_checks(circuitpython, tmp_path_factory):
                           FIRMWARE_DIR, VCP_DIR, lib, str(flash), BOARDS_DIR],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    return check_results({r["id"]: r for r in map(json.loads, out.stdout.splitlines())})
+    # The checks' JSON lines; what the firmware itself printed is kept under "printed".
+    lines = out.stdout.splitlines()
+    results = {r["id"]: r for r in map(json.loads, [x for x in lines if x.startswith("{")])}
+    results["printed"] = {"result": [x for x in lines if not x.startswith("{")]}
+    return check_results(results)
+
+
+def test_durations_past_half_the_period_are_refused_inside_circuitpython(cp_checks):
+    refused, accepted, events = cp_checks(
+        "durations_past_half_the_period_are_refused_and_74_hours_count")
+    assert refused.endswith("character.agonisant_ms: 270000000 ms (75.0 hours) is longer "
+                            "than a CircuitPython badge can count: 74 hours at most (its "
+                            "clock, supervisor.ticks_ms, wraps at 2**29 ms)")
+    assert accepted == 74 * 3600000
+    with open(COUNTDOWN_74H, encoding="utf-8") as f:
+        assert events == _bare(f.read())   # on 2**30 from 0: the same times, wrapped
+
+
+def test_a_badge_that_cannot_start_shows_why_on_circuitpythons_drivers(cp_checks):
+    grb, journal = cp_checks("a_badge_that_cannot_start_shows_it")
+    assert grb == [0, 60, 0]   # fail's red, (60, 0, 0), as the strip gets it: GRB
+    why = [e["error"] for e in journal if "error" in e]
+    assert len(why) == 1 and why[0].startswith("cannot start: ") and "character.armor" \
+        in why[0]
+    said = [x for x in cp_checks("printed") if x.startswith("cran: cannot start: ")]
+    assert said == ["cran: " + why[0]]
+
+
+def test_three_watchdog_resets_make_safe_mode_though_the_drive_is_read_only(cp_checks):
+    refused, safe, files = cp_checks(
+        "three_watchdog_resets_make_safe_mode_with_a_read_only_drive")
+    assert refused                                  # the code can't write the drive
+    assert safe == [False, False, True, False]      # as on MicroPython (test_app.py)
+    assert "boots.json" not in files
+
+
+def test_boot_stamps_cut_at_any_byte_are_old_new_or_none(cp_checks):
+    points, wrong, seen = cp_checks("boot_stamps_cut_at_any_byte_read_as_old_new_or_none")
+    assert points > 40 and wrong == []
+    assert seen == [False, 1, 2]   # torn: none (a bad boots.json counts as empty)
+
+
+def test_a_button_held_at_boot_is_no_press(cp_checks):
+    # Held from the start, then released: nothing; then a press: a hit.
+    assert cp_checks("a_button_held_at_boot_is_no_press") == [
+        "pleine-forme", "pleine-forme", "pleine-forme", "blesse"]
 
 
 def test_a_pin_is_held_by_one_part(cp_checks):
@@ -135,6 +264,11 @@ def test_nvm_is_a_fixed_array_of_bytes(cp_checks):
     assert cp_checks("nvm_is_a_fixed_array_of_bytes") == [
         8192, 255, 255, "Slice and value different lengths.",
         "Array values should be single bytes.", True, True]
+
+
+def test_a_resetting_chip_writes_nothing(cp_checks):
+    assert cp_checks("a_resetting_chip_writes_nothing") == [
+        "the chip is resetting", True, True]
 
 
 def test_the_watchdog_resets_a_starved_chip(cp_checks):
@@ -177,10 +311,14 @@ def test_a_save_cut_at_any_byte_leaves_the_old_record_or_the_new(cp_checks):
 
 
 def test_the_journal_cut_at_any_byte_keeps_every_whole_line(cp_checks):
-    points, wrong, last = cp_checks("the_journal_cut_at_any_byte_keeps_every_whole_line")
+    points, wrong, last, count = cp_checks(
+        "the_journal_cut_at_any_byte_keeps_every_whole_line")
     assert points > 2500    # the half cleared and numbered, then the line
     assert wrong == []
-    assert last == [40, 41]   # the line being written: lost, or whole
+    # The line being written (entry 10 + count - 1): lost, or whole. Lines of 77 bytes
+    # and a newline (no spaces: 80 with JSON's) in a half of 2524.
+    assert count == 2524 // 78 + 1
+    assert last == [count + 8, count + 9]
 
 
 # ---- 5. board files against CircuitPython's board definitions ----------------------------

@@ -501,3 +501,19 @@ def test_logs_all_draws_every_badge_in_one_fight_on_the_wall_clock(tmp_path, mon
     for name, port in zip(names, ports):
         assert ">%s (atom-lite) · b0%d · %s<" % (name, names.index(name) + 1, port) in svg_text
     assert Image.open(str(out)).size[0] >= 1000
+
+
+def test_the_soak_runs_its_three_phases_in_small(tmp_path):
+    # `make soak` is long and not in CI; in small here, so that it still runs when the
+    # tools it drives change (it broke twice that way): each phase's figures, no failure.
+    import subprocess
+    import sys
+    env = dict(os.environ, SOAK_LINES="80", SOAK_KILLS="1", SOAK_SEED="3")
+    r = subprocess.run([sys.executable, os.path.join(os.path.dirname(badgelink.__file__),
+                                                     "..", "bench", "soak.py")],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    assert "locked: 40 fuzzed lines, state unchanged, no reset" in r.stdout
+    assert re.search(r"unlocked: 40 fuzzed lines, \d+ actions acknowledged, \d+ replayed",
+                     r.stdout)
+    assert "1 power cuts among hits, 0 came back healthier" in r.stdout

@@ -238,9 +238,18 @@ def test_the_stations_command_words_are_checked():
     assert _command("stop") == (radio.STOP, b"")
     assert _command("masse:peur") == (radio.MASS, b"peur")
     assert _command("reset:" + "ab" * 6) == (radio.RESET, b"\xab" * 6)
+    # A new character: only the fields given, as JSON after the badge's id.
+    assert _command("reset:%s name='Aude de Vaux' armure=metal casque=oui" % ("ab" * 6)) == (
+        radio.RESET, b"\xab" * 6 + b'{"name":"Aude de Vaux","armor":2,"helmet":true}')
+    long_name = "reset:%s name=%s" % ("ab" * 6, "x" * 190)
     for word, says in (("stp", "stp: not a command (stop, reprise"),
                        ("masse:peurr", "masse:peurr: not a keyword"),
-                       ("reset:abc", "reset:abc: reset:ID, ID a badge's radio id")):
+                       ("reset:abc", "reset:abc: reset:ID, ID a badge's radio id"),
+                       ("reset:%s armr=metal helmet=peut" % ("ab" * 6),
+                        "reset:%s armr=metal helmet=peut: unknown character field 'armr'; "
+                        "did you mean 'armor'?; helmet: expected yes/no" % ("ab" * 6)),
+                       (long_name, "reset:%s: the character takes 201 bytes, a radio "
+                        "frame has room for 197: a shorter name" % ("ab" * 6))):
         with pytest.raises(CommandError) as caught:
             _command(word)
         assert str(caught.value).startswith(says), str(caught.value)

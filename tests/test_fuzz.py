@@ -77,6 +77,15 @@ def test_the_badge_and_the_desktop_read_every_input_alike(micropython, cases):
         assert mine == theirs, case
 
 
+def test_a_yes_or_no_beyond_ascii_is_refused_alike(micropython):
+    # Found by the fuzz: CPython's str.lower() lowered the Ñ in the refusal, MicroPython's
+    # did not.
+    cases = [["line", "character helmet=ouiÑ"], ["line", "character helmet=NÖN"]]
+    here = [answer(kind, given) for kind, given in cases]
+    assert micropython_answers(micropython, cases) == here
+    assert [a[0] for a in here] == ["error", "error"] and "'ouiÑ'" in here[0][1]
+
+
 def test_the_inputs_that_used_to_differ(micropython):
     # From issue 13: CPython took no-break and em spaces and Arabic-Indic digits, the
     # badge did not; the badge kept overlong UTF-8, the desktop did not.

@@ -60,3 +60,21 @@ def test_the_heartbeat_carries_the_battery_where_the_board_measures_it(link_chec
 def test_the_radio_is_on_its_duty_cycle(link_checks):
     duty = link_checks("radio_on_time_is_its_duty_cycle")["duty"]
     assert abs(duty - WINDOW_MS / PERIOD_MS) < 0.01, duty
+
+
+def test_a_game_master_resets_one_badge_to_a_new_character(link_checks):
+    # Over the radio, to that badge alone: the character checked as the config checks
+    # it, written into config.json (it comes back so after a reboot), then P3.
+    r = link_checks("a_reset_to_a_new_character_over_the_radio")
+    assert r["before"][:2] == ["agonisant", "0"] and r["config_before"] is None
+    for refused in ("refused", "garbage", "another badge"):
+        assert r[refused] == r["before"], refused
+    assert r["taken"] == ["pleine-forme", "2", "Aude", 2, True]
+    assert r["config_after"] == {"name": "Aude", "armor": 2, "helmet": True}
+    assert r["rebooted"] == r["taken"]
+    assert r["modules_left"] == []   # the checker loaded for it, and let go
+    errors = [e["error"] for e in r["journal"] if "error" in e]
+    assert len(errors) == 2 and "character.armor" in errors[0] and "metal" in errors[0]
+    assert [(e.get("recast"), e.get("name"), e.get("armor"), e.get("a"))
+            for e in r["journal"] if "error" not in e] == [
+        ("radio", "Aude", 2, None), (None, None, None, "reset")]

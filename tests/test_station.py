@@ -359,9 +359,23 @@ def test_the_stations_screen_resets_the_badge_under_its_cursor_and_says_a_lost_l
             app.refresh_table()
             await pilot.pause()
             assert app.query_one(DataTable).cursor_row == 0   # the cursor went with it
-            await pilot.press("x")
+            await pilot.press("x")   # Enter alone: its own character, fresh
+            await pilot.pause()
+            await pilot.press("enter")
             await pilot.pause()
             question = str(app.screen.query_one("#question", Static).content)
+            await pilot.press("y")
+            await pilot.pause()
+            # A new character: a typo is named and nothing goes; then the right one.
+            await pilot.press("x")
+            await pilot.pause()
+            await pilot.press(*"armor=metall", "enter")
+            await pilot.pause()
+            await pilot.press("x")
+            await pilot.pause()
+            await pilot.press(*"armor=metal", "enter")
+            await pilot.pause()
+            question2 = str(app.screen.query_one("#question", Static).content)
             await pilot.press("y")
             await pilot.pause()
             field.lost = "/dev/ttyUSB0: lost the station: [Errno 5] EIO"
@@ -369,10 +383,12 @@ def test_the_stations_screen_resets_the_badge_under_its_cursor_and_says_a_lost_l
             status = str(app.query_one("#status", Static).content)
             await pilot.press("s", "y")
             await pilot.pause()
-            return question, status
-    question, status = asyncio.run(go())
+            return question, question2, status
+    question, question2, status = asyncio.run(go())
     assert question.startswith("Reset badge cc to a fresh character (P3)?")
-    assert field.sent == ["reset:cc"]   # and nothing once the line is lost
+    assert question2.startswith("Reset badge cc to a new character: armor=metal (P3)?")
+    # ... and nothing for the typo, nothing once the line is lost.
+    assert field.sent == ["reset:cc", "reset:cc armor=metal"]
     assert status.splitlines() == [
         "station badge 240ac4c0a701 on /dev/ttyUSB0, LOST: 3 badge(s) heard; frames "
         "refused: 0", "en-jeu 3 | blesse 3", "journal /tmp/field.jsonl (cran logs --file)",

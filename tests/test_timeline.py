@@ -56,15 +56,13 @@ def badge_journal(tmp_path, steps, character=None, wall_s=EPOCH_S):
     journal = Journal(str(tmp_path))
     badge = Badge(character or Character(), Settings(), None, journal, "atom-lite")
     badge.boot(0, "power-on", wall_s)
-    before = None
     for ms, words in steps:
         if words == "tick":
             badge.tick(ms)
         elif words == "undo":
-            badge.undo(before, ms)
+            assert badge.undo(ms), (ms, "nothing to take back")
         else:
-            before = badge.state
-            badge.apply(parse_action(words), ms)
+            badge.apply(parse_action(words), ms, undoable=True)
     return [json.dumps(e) for e in journal.entries()], badge
 
 
@@ -307,6 +305,22 @@ def test_a_journal_of_both_versions_goes_on_across_the_reflash_a3():
                                    ("2/2", 300000, None)]
     assert spans(tl, "combat") == [("combat", 1000, 300000)]
     assert [m.kind for m in tl.markers] == ["boot", "answer", "boot", "config"]
+
+
+def test_a_new_character_over_the_radio_counts_its_own_armor():
+    # The game master's reset to a new character (cran.recast): armor 2 (metal) until
+    # it, cuir's 1 after it, and the name the timeline gives is the new one.
+    lines = ['{"boot": "0.1.0", "name": "Godefroy", "armor": 2, "s": [0, 2, 0, 0, 0], '
+             '"up": 0, "t": %d}' % EPOCH_S,
+             '{"recast": "radio", "name": "Aude", "armor": 1, "up": 5000, "t": %d}'
+             % (EPOCH_S + 5),
+             '{"a": "reset", "c": [[16, "-"], [1, "debout"]], "s": [0, 1, 0, 0, 0], '
+             '"up": 5000, "t": %d}' % (EPOCH_S + 5)]
+    tl = build(lines)
+    assert spans(tl, "armure") == [("2/2", 0, 5000), ("1/1", 5000, None)]
+    assert tl.name == "Aude"
+    assert (tl.markers[1].kind, tl.markers[1].label) == (
+        "config", "new character over the radio: Aude, armor 1")
 
 
 def test_an_unknown_entry_is_kept_and_shown():

@@ -25,7 +25,6 @@ from cran.cues import (
     warning_cue,
     warning_due,
 )
-from cran.menu import UNDO_MS
 from cran.storage import join
 
 TYPE_CHECKING = False
@@ -81,7 +80,7 @@ class App:
     pending: "Any"
     peek_until: "Any"
     news: "Any"
-    undo: "Any"
+    news_before: "Any"
     warned: "Any"
     wakeups: "Any"
     faulted: "Any"
@@ -129,9 +128,12 @@ class App:
                 self._show_look(self.badge.state, now)
         self.pending.extend(cues)
         if self.texts is not None:   # news is read on the screen's peek
-            self.news = self.texts.news_of(cues) or self.news
-        if kind == "act":
-            self.undo = None    # only the latest action can be taken back
+            if kind == "undo":
+                self.news = self.news_before   # a heal taken back reminds of nothing
+            else:
+                if kind == "act":
+                    self.news_before = self.news
+                self.news = self.texts.news_of(cues) or self.news
         self._poke()
 
     def _poke(self):
@@ -214,16 +216,11 @@ class App:
             action = result[1] if result[0] == "action" else self.link.accept(now)
             if action is None:
                 return   # the offer ran out as the press came
-            before, news = self.badge.state, self.news
-            self.badge.apply(action, now, save=False)   # saved once shown
-            self.undo = (now, before, news)
+            self.badge.apply(action, now, save=False, undoable=True)   # saved once shown
         elif result[0] == "treat":
             self.link.seek(now)
         elif result[0] == "undo":
-            if self.undo is not None and ticks_diff(now, self.undo[0]) <= UNDO_MS:
-                self.badge.undo(self.undo[1], now, save=False)
-                self.news = self.undo[2]   # a heal taken back reminds of nothing
-            self.undo = None
+            self.badge.undo(now, save=False)
         else:   # ("peek",)
             self.peek_until = ticks_add(now, PEEK_MS)
 

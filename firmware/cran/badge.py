@@ -14,7 +14,7 @@ from cran.core.engine import (
 )
 from cran.core.record import to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import CUE_KINDS, INCONNU, const
+from cran.core.vocab import CUE_KINDS, INCONNU, Action, const
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
@@ -22,6 +22,9 @@ CHECKPOINT_MS = 10000
 # A wake-up for something else this close to a checkpoint saves early (always safe), so a
 # blinking badge adds no wake-up of its own for the saves.
 _CHECKPOINT_EARLY_MS = const(4000)
+# The wearer takes back their own last action with a double press this long after it
+# (a press on the wrong button in a fight), once, and only if nothing came since.
+UNDO_MS = const(5000)
 
 
 class Badge:
@@ -44,12 +47,16 @@ class Badge:
         # would come back after a power cut as it was before: never silently.
         self.save_error = None
         self._unsaved = None        # (action or None: undo, cues, state) not yet saved
+        # (tick, state before) of the wearer's last action while undo() may take it back;
+        # any other action (the console's, a game master's) ends that chance.
+        self._undo = None
         self.uptime_ms = 0
         self._last_now = None
         self.wall_s = None          # wall-clock seconds at _wall_set_uptime, once set
         self._wall_set_uptime = 0
-        # on_cues(kind, now, cues): told every change, "timer" or "act", for the app's
-        # sounds and redraws (console actions included) and the host's scenario trace.
+        # on_cues(kind, now, cues): the one way cues leave the badge. Told every change,
+        # "act", "timer" or "undo", whoever made it (a press, the console, the radio):
+        # for the app's sounds and redraws and the host's scenario trace.
         self.on_cues = None
         self._deadline_of = None    # the state whose next deadline _deadline is
         # The tick and state of the last tick that found nothing to do: ticking again at
@@ -113,37 +120,43 @@ class Badge:
         from cran.restore import boot
         boot(self, now, reset_cause, wall_s)
 
-    def apply(self, action, now, save=True):
-        """One action on the wearer. -> cues (timers due by then have fired first).
-        save=False: the cues are told at once and the journal entry and the record wait
-        for flush(), so a press shows before the flash write (the app flushes in the
-        same step; a power cut in between loses this one action, never more). An
-        unknown badge takes only a reset (an organiser's), and nothing else happens."""
+    def apply(self, action, now, save=True, undoable=False):
+        """One action on the wearer; timers due by then fire first. Its cues are told
+        (on_cues), not returned. save=False: the journal entry and the record wait for
+        flush(), so a press shows before the flash write (the app flushes in the same
+        step; a power cut in between loses this one action, never more). undoable: the
+        wearer's own press, which undo() may take back. An unknown badge takes only a
+        reset (an organiser's), and nothing else happens."""
         if self.unknown:
             if action.verb != "reset":
-                return []
+                return
             self.unknown = False
-        cues = self.tick(now)
+        self.tick(now)
         if self._unsaved is not None:   # (a press's path: most often nothing to flush)
             self.flush(now)
+        # Before the action, its timers ticked: taken back, they run on as if it never came.
+        self._undo = (now, self.state) if undoable else None
         # (No local for the new state: a press's path keeps its frames within 11 words,
         # on the C stack; see cran.core.engine.act.)
         self.state, more = act(self.state, action, now, True)   # ticked just above
         if self.on_cues is not None:   # first: the app shows it at once
             self.on_cues("act", now, more)   # _tell(), without its call
+        # The cues are the journal's too (flush): whoever hears them never changes them.
         self._unsaved = (action, more, self.state)   # its entry: flush() writes it
         if save:
             self.flush(now)
-        # The cues are the journal's too (flush): callers read them, never change them.
-        return list(cues) + more if cues else more
 
-    def undo(self, before, now, save=True):
-        """Put back `before`, the state an action the wearer takes back started from (its
-        timers are ticks: they run on as if the action never came). -> cues"""
-        if self.unknown:
-            return []
+    def undo(self, now, save=True):
+        """Take back the wearer's last action (apply(undoable=True)) if it came at most
+        UNDO_MS ago and nothing came after it; once. -> whether it did. Its cues are
+        told as "undo"."""
+        last = self._undo
+        self._undo = None
+        if last is None or self.unknown or ticks_diff(now, last[0]) > UNDO_MS:
+            return False
         self.tick(now)
         self.flush(now)
+        before = last[1]
         cues = []  # type: list
         announce(self.state.etat, before.etat, now, cues)
         self.state = before
@@ -151,7 +164,17 @@ class Badge:
         self._tell("undo", now, cues)
         if save:
             self.flush(now)
-        return cues
+        return True
+
+    def recast(self, character, now):
+        """P3 to another character: the game master's reset of this badge to a new one
+        (cran.recast, which has written it into the config first)."""
+        self.tick(now)
+        self.character = character
+        state = self.state.copy(keep_before=False)
+        state.character = character
+        self.state = state
+        self.apply(Action("reset"), now, save=False)
 
     def flush(self, now):
         """The journal entry and the record of the last action (or undo), if still

@@ -10,23 +10,31 @@ WINDOW_S = 300
 LIMIT = 3
 
 
-def note_boot(path, watchdog, now_s):
-    """Record this boot in the file at `path`. -> True when it makes LIMIT watchdog
-    resets within WINDOW_S: start in safe mode. A bad file counts as empty."""
+def note_boot(path, watchdog, now_s, keep=None):
+    """Record this boot in the file at `path`, or in keep (an object whose read() and
+    write(text) keep the stamps elsewhere; read() raises OSError or ValueError, write()
+    OSError, when they can't: cran.hal_cp.nvm.NvmBoots). -> True when it makes LIMIT
+    watchdog resets within WINDOW_S: start in safe mode. A bad file counts as empty."""
     stamps = []
     if watchdog:
         try:
-            with open(path) as f:
-                old = json.loads(f.read())
+            if keep is None:
+                with open(path) as f:
+                    old = json.loads(f.read())
+            else:
+                old = json.loads(keep.read())
         except (OSError, ValueError):
             old = []
         if isinstance(old, list):
             stamps = [s for s in old if isinstance(s, int) and 0 <= now_s - s < WINDOW_S]
         stamps = stamps[-(LIMIT - 1):] + [now_s]
     try:
-        with open(path + ".tmp", "w") as f:
-            f.write(json.dumps(stamps))
-        replace(path + ".tmp", path)
+        if keep is not None:
+            keep.write(json.dumps(stamps))
+        else:
+            with open(path + ".tmp", "w") as f:
+                f.write(json.dumps(stamps))
+            replace(path + ".tmp", path)
     except OSError:
         pass   # a flash that can't write must not stop the boot; safe mode is a bonus
     return len(stamps) >= LIMIT

@@ -91,7 +91,9 @@ def object_fields(path, field, raw, known):
             _fail(path, field + "." + key, "unknown field (known: %s)" % ", ".join(known))
 
 
-def _character(path, raw):
+def character_from(path, raw):
+    """A character as JSON reads it -> Character; ConfigError naming path and the field
+    (the config's, and a game master's reset over the radio, cran.recast)."""
     object_fields(path, "character", raw, CHARACTER_FIELDS)
     c = Character()
     for name in CHARACTER_FIELDS:
@@ -156,7 +158,7 @@ def from_dict(raw, path, boards_dir):
     volume = raw.get("volume_percent", 100)
     if isinstance(volume, bool) or not isinstance(volume, int) or not 0 <= volume <= 100:
         _fail(path, "volume_percent", "expected a whole number from 0 to 100")
-    character = _character(path, raw.get("character", {}))
+    character = character_from(path, raw.get("character", {}))
     settings = raw.get("settings", {})
     if not isinstance(settings, dict):
         _fail(path, "settings", "expected an object")
@@ -168,6 +170,9 @@ def from_dict(raw, path, boards_dir):
             _fail(path, "settings." + name, str(e))
     config = Config()
     config.board = read_board(join(boards_dir, "%s.json" % board_id))
+    if config.board.runtime == "circuitpython":   # its clock counts less (74 hours)
+        from cran.hal_cp.durations import check
+        check(path, character, s)
     config.character = character
     config.settings = s
     config.lang = raw.get("lang", "fr")

@@ -5,7 +5,7 @@
 import json
 
 from cran import forget
-from cran.core.vocab import CUE_SAY, DIGITS, SPACE_CHARS, SPACES, ParseError, const
+from cran.core.vocab import DIGITS, SPACE_CHARS, SPACES, ParseError, const
 
 LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` with "
           "the game key: `cran console` does it)")
@@ -185,11 +185,10 @@ class Console:
             return ["error: %s" % e]
         if self.badge.unknown and action.verb != "reset":
             return [UNKNOWN]
-        cues = self.badge.apply(action, now)
-        said = [value for _, kind, value, _ in cues if kind == CUE_SAY]
-        seen = self.badge.status(now)
+        self.badge.apply(action, now)
+        seen = self.badge.status(now)   # "dit": what this action asks to say, or "-"
         return ["ok %s: etat=%s armure=%d dit=%s" % (
-            action.text(), seen["etat"], seen["armure"], said[-1] if said else "-")]
+            action.text(), seen["etat"], seen["armure"], seen["dit"])]
 
     def _config(self):
         """The badge's config.json as one line of JSON."""

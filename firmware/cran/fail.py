@@ -33,13 +33,28 @@ def _board_id(root):
     return names[0][:-5] if len(names) == 1 else None
 
 
-def _guess_leds(root):
-    """(pin, count) of the LEDs from the raw config and board files, as far as they go."""
+def _read_board(root):
+    """The board file as far as it reads (a dict, maybe empty)."""
     try:
         with open(join(root, "boards/%s.json" % _board_id(root))) as f:
-            leds = json.loads(f.read()).get("leds")
-    except (OSError, ValueError, AttributeError):
-        return None
+            data = json.loads(f.read())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _hal(board):
+    # The drivers of the board's runtime, chosen here as cran.parts.assemble chooses
+    # them: CircuitPython's (cran.hal_cp.parts) for a board file that says so.
+    if board.get("runtime", "micropython") != "micropython":
+        from cran.hal_cp import parts
+        return parts
+    return None
+
+
+def _guess_leds(board):
+    """(pin, count) of the LEDs from the raw board file, as far as it goes."""
+    leds = board.get("leds")
     if not isinstance(leds, dict):
         return None
     pin = leds.get("pin")
@@ -49,15 +64,20 @@ def _guess_leds(root):
     return None
 
 
-def error_cue(root):
+def error_cue(root, board=None):
     """A fixed red/white pattern on the LEDs the board file names, if it names any."""
-    guess = _guess_leds(root)
+    board = _read_board(root) if board is None else board
+    guess = _guess_leds(board)
     if guess is None:
         return None
-    import neopixel
+    hal = _hal(board)
     try:
-        np = neopixel.NeoPixel(machine.Pin(guess[0], machine.Pin.OUT), guess[1])
-    except ValueError:   # not a pin of this chip
+        if hal is not None:
+            np = hal.strip(guess[0], guess[1])
+        else:
+            import neopixel
+            np = neopixel.NeoPixel(machine.Pin(guess[0], machine.Pin.OUT), guess[1])
+    except (ValueError, AttributeError):   # not a pin of this chip
         return None
     for i in range(guess[1]):
         np[i] = _ERROR_FRAME[i % 2]
@@ -68,13 +88,17 @@ def error_cue(root):
 def cannot_start(message, root="/", console=True):
     """Everything a badge that can't start does: the error cue, the journal's entry, then
     (console) its console, the watchdog fed (main.py started it)."""
-    error_cue(root)
+    board = _read_board(root)
+    error_cue(root, board)
+    hal = _hal(board)
+    journal = None
     try:
-        Journal(root).append({"error": "cannot start: %s" % message, "up": 0})
-    except OSError:
+        journal = Journal(root) if hal is None else hal.stores(root, None)[1]
+        journal.append({"error": "cannot start: %s" % message, "up": 0})
+    except (OSError, ValueError):   # ValueError: an entry too long for nvm's journal
         pass   # a flash that fails too: the console still says it
     if console:
-        asyncio.run(_fed(error_console(message, root)))
+        asyncio.run(_fed(error_console(message, root, journal)))
 
 
 async def _fed(task):
@@ -92,9 +116,10 @@ async def _feed(wdt):
         await asyncio.sleep_ms(WDT_TIMEOUT_MS // 3)
 
 
-async def error_console(message, root="/"):
+async def error_console(message, root="/", journal=None):
     """The console of a badge that can't start: it says why, and opens to the game's
-    organisers as the app's does (cran flash mends the badge through it)."""
+    organisers as the app's does (cran flash mends the badge through it). journal: where
+    the badge keeps its journal (the files' at root when None)."""
     key, problem = read_key(join(root, "game.key"))
     lock = ConsoleLock(key, problem, set_interrupt)
     reader = asyncio.StreamReader(compat.STDIN)
@@ -119,7 +144,7 @@ async def error_console(message, root="/"):
         elif command == "echo":
             print(rest)
         elif command == "journal":   # cran logs reads why, and what came before
-            for entry in Journal(root).entries():
+            for entry in (journal or Journal(root)).entries():
                 print(json.dumps(entry))
         elif command == "challenge":
             print(lock.challenge())

@@ -232,6 +232,9 @@ class Link:
         for what, value in self.tick(now, badge.state):
             if what == "act":   # a game master's command: no undo for it
                 badge.apply(value, now, save=False)
+            elif what == "recast":   # a reset to a new character: rare, loaded for it
+                from cran.recast import recast
+                recast(app, value, now)
             elif what == "clock":
                 from cran.app import set_rtc
                 badge.set_wall_clock(value, now)
@@ -358,6 +361,9 @@ class Link:
         elif kind == radio.CLOCK:
             if len(payload) == 4:
                 out.append(("clock", struct.unpack(">I", payload)[0]))
+        elif (kind == radio.RESET and len(payload) > radio.ID_BYTES
+              and payload[:radio.ID_BYTES] == self.me):   # with a new character
+            out.append(("recast", bytes(payload[radio.ID_BYTES:])))
         else:
             action = command(kind, payload, self.me)
             if action is not None:

@@ -4,7 +4,6 @@
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import TIMED_EFFECTS, Action, const
 
-UNDO_MS = 5000   # a double press undoes the last action this long after it
 IDLE_MS = 8000   # an untouched menu closes by itself
 # [choice] The Orga page behind a press code (the game settings' "orga_code", short and
 # long presses, S and L): after this many wrong codes it stays shut this long.
@@ -130,7 +129,6 @@ class Menu:
         self._stack = []            # [(page, cursor, group)]; empty: the menu is closed
         self.divin = False
         self._last_press = 0
-        self._last_action = None    # tick of the last action, while it may be undone
 
     def is_open(self):
         return bool(self._stack)
@@ -171,11 +169,7 @@ class Menu:
         if kind == "short" and (button == "a" or not self.direct):
             return self._emit(_HIT, now)                    # a normal hit: one press
         if kind == "double" and (button == "a" or not self.direct):
-            last = self._last_action
-            if last is not None and ticks_diff(now, last) <= UNDO_MS:
-                self._last_action = None                    # one undo per action
-                return [("undo",)]
-            return []
+            return [("undo",)]     # the badge takes back the last action, if it still may
         if not self.direct:
             if kind == "long":
                 self._open(self._tree(), 0)
@@ -266,7 +260,6 @@ class Menu:
     def _emit(self, action, now):
         if self._stack:   # (a normal hit comes here from a closed menu: nothing to close)
             self._close()
-        self._last_action = now
         return [("action", action)]
 
     # ---- what to show ---------------------------------------------------------------

@@ -186,7 +186,7 @@ def assemble(app, root, config, restored):
     app.pending = []       # cues not yet played
     app.peek_until = None
     app.news = None        # the wearer's latest private news (texts.news_of)
-    app.undo = None        # (tick, state, news) before the last menu action
+    app.news_before = None  # the news before the last action: an undo puts it back
     app.warned = None      # the countdown already warned about
     app.wakeups = 0
     app.faulted = False

@@ -9,6 +9,7 @@ import os
 import time
 
 import cran
+from cran.core import ticks
 from cran.core.engine import TIMER_NAMES, State, summary, update_freeze
 from cran.core.record import LONG_AGO_MS, RECORD_VERSION
 from cran.core.ticks import ticks_add
@@ -44,11 +45,14 @@ def restored_badge(root, config):
     now = time.ticks_ms()
     cause = machine.reset_cause()
     board = config.board
-    safe = boots.note_boot(join(root, boots.FILE), cause == machine.WDT_RESET,
-                           int(time.time()))
-    copy, nvs_problem = rescue.open_copy()
+    keep = None
     if board.runtime != "micropython":   # CircuitPython's: in microcontroller.nvm
         from cran.hal_cp import parts
+        keep = parts.boots()
+    safe = boots.note_boot(join(root, boots.FILE), cause == machine.WDT_RESET,
+                           int(time.time()), keep)
+    copy, nvs_problem = rescue.open_copy()
+    if keep is not None:
         store, journal = parts.stores(root, copy)
     else:
         store, journal = StateStore(root, copy=copy), Journal(root)
@@ -134,8 +138,10 @@ def _time_off_ms(badge, record):
     if (not badge.settings.time_off_counts or not isinstance(saved_wall, int)
             or wall is None):
         return 0
-    # Bounded: tick arithmetic holds up to 2**29 ms; longer is "very long" anyway.
-    return min(max(0, wall - saved_wall) * 1000, (1 << 29) - 1)
+    # Bounded: tick arithmetic holds up to half the runtime's tick period (2**29 ms on
+    # MicroPython, 2**28 on CircuitPython); longer is "very long" anyway. Past it, a
+    # countdown that ran out while the badge was off would read as far to come.
+    return min(max(0, wall - saved_wall) * 1000, (ticks.TICKS_PERIOD >> 1) - 1)
 
 
 # ---- the records on the flash (StateStore) ------------------------------------------

@@ -123,7 +123,18 @@ class _Processor:
 cpu = _Processor()
 
 
+resetting = None   # the reason of the reset under way (the first, if more follow)
+# cran vbadge's chip: on_watchdog(ms) hears of each start or feed of the watchdog in
+# RESET mode (its supervisor resets a firmware that hangs without touching the clock)
+on_watchdog = None
+
+
 def _reset(reason, why):
+    # A firmware that catches BaseException may reset again as it handles this one: the
+    # chip resets for the first reason (cran vbadge's chip exits with it).
+    global resetting
+    if resetting is None:
+        resetting = reason
     cpu.reset_reason = reason
     raise VirtualReset(reason, why)
 
@@ -184,6 +195,8 @@ class WatchDogTimer:
             raise ValueError("WatchDogTimer is not currently running")
         self.due_ms = vclock.elapsed_ms() + int(self._timeout * 1000)
         vclock.add_alarm(self)
+        if on_watchdog is not None and self._mode == WatchDogMode.RESET:
+            on_watchdog(int(self._timeout * 1000))
 
     def deinit(self):
         self.mode = None
@@ -252,6 +265,10 @@ class ByteArray:
 
     def _land(self, start, value):
         global _cut_after
+        if resetting is not None:
+            # The chip is resetting: a firmware that caught the reset (BaseException)
+            # and goes on writing writes nothing, as on a chip that has stopped.
+            raise VirtualReset(resetting, "the chip is resetting")
         n = len(value)
         if _cut_after is not None and _cut_after < n:
             self._bytes[start:start + _cut_after] = value[:_cut_after]
@@ -266,9 +283,10 @@ class ByteArray:
         self._save()
 
     def _save(self):
-        if _file is not None:
-            with open(_file, "wb") as f:
-                f.write(self._bytes)
+        if _file is not None:   # every byte through at once, as the chip's flash
+            _file.seek(0)
+            _file.write(self._bytes)
+            _file.flush()
 
 
 nvm = ByteArray(NVM_BYTES)
@@ -283,18 +301,20 @@ def nvm_cut_after(n):
 
 
 def nvm_keep_in(path):
-    """nvm in a host file from now on (read now if it exists)."""
+    """nvm in a host file from now on (read now if it holds it; made if missing). Kept
+    open: cran vbadge's chip mounts its drive at "/" after this, out of the host's."""
     global _file
-    _file = path
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        f = open(path, "r+b")
     except OSError:
-        data = b""
+        f = open(path, "w+b")
+    data = f.read()
     if data:
         if len(data) != len(nvm._bytes):
+            f.close()
             raise ValueError("%s: %d bytes, nvm has %d" % (path, len(data), len(nvm._bytes)))
         nvm._bytes[:] = data
+    _file = f
 
 
 # ---- whole-chip hooks ------------------------------------------------------------
@@ -302,6 +322,8 @@ def nvm_keep_in(path):
 def reboot():
     """The chip restarts: parts let go of their pins, the watchdog stops; what is
     outside the chip, and nvm, stay."""
+    global resetting
+    resetting = None
     _owners.clear()
     _watchers.clear()
     watchdog._stop()

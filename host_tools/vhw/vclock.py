@@ -30,12 +30,14 @@ def start(ticks=0, epoch_s=None):
 
 
 def ticks_ms():
-    return (_start_ms + _elapsed_ms) & _MASK
+    # elapsed_ms(): in real time (cran vbadge) the ticks move with it, as a CircuitPython
+    # badge's supervisor.ticks_ms, read from here, must.
+    return (_start_ms + elapsed_ms()) & _MASK
 
 
 def ticks_us():
     # Same period as ticks_ms on the ESP32; sub-ms never moves here.
-    return ((_start_ms + _elapsed_ms) * 1000) & _MASK
+    return ((_start_ms + elapsed_ms()) * 1000) & _MASK
 
 
 def ticks_add(ticks, delta):
@@ -53,13 +55,13 @@ def elapsed_ms():
 
 
 def time():
-    return _epoch_s + _elapsed_ms // 1000
+    return _epoch_s + elapsed_ms() // 1000   # elapsed_ms(): real time moves it too
 
 
 def set_time(epoch_s):
     """Set what time() says now (the RTC set by the firmware)."""
     global _epoch_s
-    _epoch_s = epoch_s - _elapsed_ms // 1000
+    _epoch_s = epoch_s - elapsed_ms() // 1000
 
 
 def add_alarm(alarm):

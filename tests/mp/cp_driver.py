@@ -75,6 +75,24 @@ def nvm_is_a_fixed_array_of_bytes():
 
 
 @check
+def a_resetting_chip_writes_nothing():
+    # A firmware that catches the reset (cran.main's `except BaseException`) and
+    # journals it: nothing lands in nvm, the reset goes on; after the reboot, writes do.
+    _fresh()
+    nvm = microcontroller.nvm
+    try:
+        microcontroller.reset()
+    except microcontroller.VirtualReset:
+        pass
+    refused = _raises(lambda: nvm.__setitem__(slice(0, 2), b"ok"),
+                      microcontroller.VirtualReset)
+    kept = bytes(nvm[0:2])
+    microcontroller.reboot()
+    nvm[0:2] = b"ok"
+    return [refused, kept == b"\xff\xff", bytes(nvm[0:2]) == b"ok"]
+
+
+@check
 def the_watchdog_resets_a_starved_chip():
     from watchdog import WatchDogMode
     _fresh()
@@ -159,6 +177,115 @@ def cue_frames_reach_the_strip_as_cues_asks():
     return seen
 
 
+@check
+def durations_past_half_the_period_are_refused_and_74_hours_count():
+    # The config of a CircuitPython board refuses a countdown its ticks would misread
+    # (75 hours, past 2**28 ms), naming the field; 74 hours, the longest it takes, runs
+    # across the 2**29 wrap inside this interpreter (the pytest side compares the trace).
+    from cran import scenario
+    from cran.config import ConfigError, load
+    world = vclock.vhw_module("world")
+    out = []
+    for n, hours in enumerate((75, 74)):
+        root = "%s/long%d" % (sys.argv[4], n)
+        world.make_root(root, sys.argv[5], "atoms3-lite",
+                        {"character": {"agonisant_ms": hours * 3600000}})
+        try:
+            out.append(load(root).character.agonisant_ms)
+        except ConfigError as e:
+            out.append(str(e))
+    with open(sys.argv[0].rsplit("/", 2)[0] + "/data/countdown-74h.txt") as f:
+        text = f.read()
+    out.append(list(scenario.run(scenario.parse(text), (1 << 29) - 60000)))
+    return out
+
+
+@check
+def a_badge_that_cannot_start_shows_it():
+    # A config the badge refuses: cran.main's can't-start path on CircuitPython's
+    # drivers (the board file says its runtime): the error look through Adafruit's
+    # library, the reason in the journal in nvm (and on the console, which the pytest
+    # side reads among this driver's lines).
+    import cran
+    from cran.hal_cp.parts import stores
+    _fresh()
+    world = vclock.vhw_module("world")
+    root = "%s/broken" % sys.argv[4]
+    world.make_root(root, sys.argv[5], "atoms3-lite", {"character": {"armor": "papier"}})
+    cran.main(root, console=False)
+    return [list(neopixel_write.last(35) or b""), stores(root, None)[1].entries()]
+
+
+@check
+def a_button_held_at_boot_is_no_press():
+    # The AtomS3 Lite's key (GPIO41, active low) held as the badge starts, released
+    # 300 ms later: nothing happens; a press after that is a normal hit (S2).
+    from cran.app import App
+    from cran.config import load
+    from cran.core.vocab import STATES
+    _fresh()
+    world = vclock.vhw_module("world")
+    root = "%s/held" % sys.argv[4]
+    world.make_root(root, sys.argv[5], "atoms3-lite", {"character": {"armor": 0}})
+    microcontroller.drive(41, 0)
+    app = App(root, load(root))
+    out = []
+    for level, ms in ((0, 300), (1, 2000), (0, 150), (1, 2000)):
+        microcontroller.drive(41, level)
+        for _ in range(ms // 10):
+            vclock.advance(10)
+            app.show(supervisor.ticks_ms())
+        out.append(STATES[app.badge.state.etat])
+    return out
+
+
+def _read_only(root, at):
+    """root seen at `at` read-only to the code, as CircuitPython's drive is while a
+    computer has it. -> at"""
+    import os
+    os.mount(os.VfsPosix(root), at, readonly=True)
+    return at
+
+
+@check
+def three_watchdog_resets_make_safe_mode_with_a_read_only_drive():
+    # cran.boots' stamps in nvm: three watchdog resets within 5 minutes and the badge
+    # starts in safe mode, though the drive can't be written; a power-on ends it.
+    import os
+
+    from cran.app import App
+    from cran.config import load
+    _fresh()
+    world = vclock.vhw_module("world")
+    world.make_root("%s/safe" % sys.argv[4], sys.argv[5], "atoms3-lite", {})
+    root = _read_only("%s/safe" % sys.argv[4], "/safe")
+    wrote = _raises(lambda: open(root + "/boots.json", "w"), OSError)
+    safe = []
+    for reason in ("WATCHDOG", "WATCHDOG", "WATCHDOG", "POWER_ON"):
+        microcontroller.reboot()
+        microcontroller.cpu.reset_reason = reason
+        app = App(root, load(root))
+        safe.append(app.safe)
+        vclock.advance(60000)
+    return [wrote is not None, safe, sorted(os.listdir(root))]
+
+
+@check
+def boot_stamps_cut_at_any_byte_read_as_old_new_or_none():
+    from cran.hal_cp.parts import boots
+    old, new = "[1735689600, 1735689660]", "[1735689600, 1735689660, 1735689720]"
+
+    def check_after(cut):
+        try:
+            got = boots().read()
+        except ValueError:
+            got = None
+        return got in ((old, new, None) if cut else (new,)), got is not None and \
+            got.count(",")
+    return _cut_at_every_byte(lambda: boots().write(old), lambda: boots().write(new),
+                              check_after)
+
+
 def _cut_at_every_byte(prepare, write, check_after):
     """For k = 0, 1, ... bytes: the nvm as prepare() leaves it, the power cut after k
     bytes of write(), then check_after(cut) -> (good, what) (cut: True when the power
@@ -221,7 +348,7 @@ def the_journal_cut_at_any_byte_keeps_every_whole_line():
     # The lines written before are all read back, in order; the one being written is
     # at most missing.
     journal = _nvm_store()[1]
-    size = len(json.dumps({"n": 10, "pad": "x" * 60})) + 1
+    size = len(json.dumps({"n": 10, "pad": "x" * 60}, separators=(",", ":"))) + 1
     count = (journal._half - 4) // size + 1
     entries = [{"n": i, "pad": "x" * 60} for i in range(10, 10 + count)]
 
@@ -229,6 +356,10 @@ def the_journal_cut_at_any_byte_keeps_every_whole_line():
         journal = _nvm_store()[1]
         for entry in entries[:-1]:
             journal.append(entry)
+        # The sample is what it says, with the lines as the journal writes them: the
+        # half holds all but the last, whose append must rotate.
+        if journal._end != (count - 1) * size or journal._end + size <= journal._half - 4:
+            raise AssertionError("the lines are not %d bytes each" % size)
 
     def check_after(cut):
         journal = _nvm_store()[1]
@@ -240,7 +371,7 @@ def the_journal_cut_at_any_byte_keeps_every_whole_line():
         journal.append({"n": "next"})
         return whole and journal.entries()[-1] == {"n": "next"}, numbers[-1]
     return _cut_at_every_byte(prepare, lambda: _nvm_store()[1].append(entries[-1]),
-                              check_after)
+                              check_after) + [count]
 
 
 run_checks()

@@ -102,6 +102,44 @@ def forged_and_garbage_frames_change_nothing():
 
 
 @check
+def a_reset_to_a_new_character_over_the_radio():
+    from cran.core.words import parse_action
+    root, app = badge()
+    run_for(app, 1000)
+    me = machine.unique_id()
+    app.badge.apply(parse_action("coup agonisant"), time.ticks_ms())
+
+    def seen():
+        v = view(app.badge.state, time.ticks_ms())
+        c = app.badge.character
+        return [v["etat"], v["armure"], c.name, c.armor, c.helmet]
+
+    def config_character():
+        with open(root + "/config.json") as f:
+            return json.loads(f.read()).get("character")
+
+    out = {"before": seen(), "config_before": config_character()}
+    sends = ((me + b'{"armor":"metall"}', "refused"),        # not a character: nothing
+             (me + b"\xff{", "garbage"),
+             (b"\x01" * 6 + b'{"armor":1}', "another badge"),
+             (me + b'{"name":"Aude","armor":2,"helmet":true}', "taken"))
+    for i, (payload, name) in enumerate(sends):
+        run_for(app, 10, sent_again(gm(radio.RESET, i + 1, i, payload), 1000))
+        out[name] = seen()
+    out["config_after"] = config_character()
+    out["modules_left"] = sorted(m for m in sys.modules
+                                 if m in ("cran.recast", "cran.config", "cran.core.choices"))
+    out["journal"] = [e for e in app.badge.journal.entries()
+                      if e.get("radio") == "reset" or e.get("a") == "reset"
+                      or "recast" in e]
+    machine.reboot()   # it comes back as the new character
+    app = App(root, load(root))
+    run_for(app, 100)
+    out["rebooted"] = seen()
+    return out
+
+
+@check
 def a_healers_offer_is_taken_by_a_long_press():
     root, app = badge()
     run_for(app, 500)

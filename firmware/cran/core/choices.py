@@ -17,10 +17,12 @@ _NO = const(("no", "non", "false", "0", "n"))
 
 
 def yes_no(text):
-    text = text.lower()
-    if text in _YES:
+    # The refusal quotes the text as given: str.lower() lowers letters beyond ASCII on
+    # CPython and not on MicroPython, and the badge and the desktop say the same.
+    low = text.lower()
+    if low in _YES:
         return True
-    if text in _NO:
+    if low in _NO:
         return False
     raise ParseError("expected yes/no (oui/non), got '%s'" % text)
 

@@ -34,13 +34,17 @@ class KeyButton(Button):
     # more is not seen, and each look is a wake-up of the chip (and of a test's run).
     poll_ms = 50
 
-    def __init__(self, keys, name, active_low, on_event, on_edge=None):
+    def __init__(self, keys, name, active_low, on_event, on_edge=None, held=False):
+        """held: the key was down as the badge started (key_buttons reads it)."""
         self.keys = keys
         self._event = keypad.Event()   # one, refilled by get_into: no garbage a poll
         self._watcher = None
-        # keypad starts with every key released: a key held at boot comes as a press
-        # on its first scan.
-        Button.__init__(self, _KeyLine(1 if active_low else 0), name, active_low,
+        # keypad starts with every key released, and a key held at boot comes as a
+        # press on its first scan. Told it is held, Button takes that press for what
+        # it already knows and its release for nothing, as MicroPython's pin read at
+        # boot makes it: a button held at boot is no press.
+        active = 0 if active_low else 1
+        Button.__init__(self, _KeyLine(active if held else 1 - active), name, active_low,
                         on_event, clock=supervisor.ticks_ms, on_edge=on_edge)
 
     async def _watch(self):
@@ -75,9 +79,26 @@ def key_buttons(specs, gpio, on_event, on_edge=None):
     out = []
     for spec in specs:
         low = spec["active_low"]
+        pin = gpio(spec["pin"])
+        held = _held(pin, low, spec["pull"] is not None)
         # keypad's pull is the one against the pressed level; null in the board file
         # means the board has its own resistor.
-        keys = keypad.Keys((gpio(spec["pin"]),), value_when_pressed=not low,
+        keys = keypad.Keys((pin,), value_when_pressed=not low,
                            pull=spec["pull"] is not None)
-        out.append(KeyButton(keys, spec["name"], low, on_event, on_edge))
+        out.append(KeyButton(keys, spec["name"], low, on_event, on_edge, held))
     return out
+
+
+def _held(pin, active_low, pull):
+    """Whether the key on pin is down now: read once through digitalio, before keypad
+    takes the pin (keypad tells no state, only changes)."""
+    import digitalio
+    line = digitalio.DigitalInOut(pin)
+    try:
+        if pull:
+            line.switch_to_input(pull=digitalio.Pull.UP if active_low else digitalio.Pull.DOWN)
+        else:
+            line.switch_to_input()
+        return line.value != active_low
+    finally:
+        line.deinit()

@@ -4,15 +4,18 @@
 # LittleFS: the state in two checked records, a save never touching the newest valid
 # one, so a power cut at any byte of a write leaves the old record or the new one; and
 # a bounded journal whose torn line is skipped, never fatal.
+import binascii
 import json
 
 from cran import storage
+from cran.core.vocab import const
 from cran.storage import MAX_RECORD_BYTES, StateStore, _record_parts
 
 _ENOENT = 2
 # A byte no JSON line and no record holds: where one is read, nothing was written
 # (0xFF: a fresh nvm; 0x00: a half of the journal cleared).
 _BLANK = (0x00, 0xFF)
+_COMPACT = const((",", ":"))   # JSON's separators without spaces, as cran.storage's
 
 
 class NvmStateStore(StateStore):
@@ -118,7 +121,7 @@ class NvmJournal:
         self._end = 0
 
     def append(self, entry):
-        line = json.dumps(entry).encode() + b"\n"
+        line = json.dumps(entry, separators=_COMPACT).encode() + b"\n"
         room = self._half - 4
         if len(line) > room:
             raise ValueError("journal entry of %d bytes, at most %d" % (len(line), room))
@@ -177,3 +180,31 @@ class NvmJournal:
         gen = max(self._generation(0), self._generation(1))
         for i in (0, 1):
             self._start(i, gen + 1 + i)
+
+
+class NvmBoots:
+    """cran.boots' stamps in nvm[at:at + size]: "<crc32 of the text, 8 hex> <text>\n",
+    written whole in one write. A write cut short leaves a mix of old and new bytes,
+    which the CRC refuses (read: ValueError): counted as no stamps, as a bad boots.json."""
+
+    def __init__(self, nvm, at, size):
+        self.nvm = nvm
+        self._at = at
+        self._size = size
+
+    def read(self):
+        data = bytes(self.nvm[self._at:self._at + self._size])
+        end = data.find(b"\n")
+        if data[0] in _BLANK or end < 9:
+            raise ValueError("no stamps")
+        text = data[9:end]
+        if data[:9] != b"%08x " % (binascii.crc32(text) & 0xFFFFFFFF):
+            raise ValueError("stamps torn")
+        return text.decode()
+
+    def write(self, text):
+        body = text.encode()
+        data = b"%08x " % (binascii.crc32(body) & 0xFFFFFFFF) + body + b"\n"
+        if len(data) > self._size:   # no room: as a flash that can't write (boots.py)
+            raise OSError(28, "stamps of %d bytes, at most %d" % (len(data), self._size))
+        self.nvm[self._at:self._at + len(data)] = data

@@ -4,8 +4,10 @@
 # cran.restore call these for a board file whose "runtime" is "circuitpython".
 import microcontroller
 
-# microcontroller.nvm: the state's two records first, the journal's ring after them.
+# microcontroller.nvm: the state's two records first, the journal's ring after them,
+# the count of watchdog resets (cran.boots) in the last bytes.
 _RECORD_BYTES = 1536   # a record is 250-600 bytes; a bigger one is refused (StateStore)
+_BOOTS_BYTES = 64      # "<crc> [three stamps]\n" is ~45
 
 
 def gpio(number):
@@ -20,15 +22,20 @@ def leds(board):
     spec = board.leds
     if spec is None:
         return None
+    from cran.hal.leds import Leds
+    return Leds(strip(spec["pin"], spec["count"]), spec["max_brightness"])
+
+
+def strip(pin, count):
+    """The NeoPixels on GPIO pin as the MicroPython NeoPixel cran.hal.leds and the
+    can't-start path (cran.fail) drive. AttributeError: no such pin on this chip."""
     import neopixel
 
-    from cran.hal.leds import Leds
     from cran.hal_cp.pixels import Strip
     # brightness 1.0: the board's cap is applied by Leds, as on MicroPython, so the
     # bytes sent are the frame's own; auto_write off: one show() a frame.
-    pixels = neopixel.NeoPixel(gpio(spec["pin"]), spec["count"], brightness=1.0,
-                               auto_write=False, pixel_order=neopixel.GRB)
-    return Leds(Strip(pixels), spec["max_brightness"])
+    return Strip(neopixel.NeoPixel(gpio(pin), count, brightness=1.0, auto_write=False,
+                                   pixel_order=neopixel.GRB))
 
 
 def buzzer(board, volume_percent):
@@ -60,8 +67,21 @@ def stores(root, copy):
     is read-only to the code while a computer has the drive (and a badge is plugged
     into one to be flashed)."""
     from cran.hal_cp.nvm import NvmJournal, NvmStateStore
+    nvm = _nvm()
+    return (NvmStateStore(nvm, 0, _RECORD_BYTES),
+            NvmJournal(nvm, 2 * _RECORD_BYTES, len(nvm) - 2 * _RECORD_BYTES - _BOOTS_BYTES))
+
+
+def boots():
+    """-> where cran.boots keeps its stamps of watchdog resets: nvm too (boots.json could
+    not be written while a computer has the drive, and safe mode would never come)."""
+    from cran.hal_cp.nvm import NvmBoots
+    nvm = _nvm()
+    return NvmBoots(nvm, len(nvm) - _BOOTS_BYTES, _BOOTS_BYTES)
+
+
+def _nvm():
     nvm = microcontroller.nvm
     if nvm is None:   # "None if there is no nvm" on this port: nowhere to keep a state
         raise OSError("this CircuitPython has no microcontroller.nvm")
-    return (NvmStateStore(nvm, 0, _RECORD_BYTES),
-            NvmJournal(nvm, 2 * _RECORD_BYTES, len(nvm) - 2 * _RECORD_BYTES))
+    return nvm

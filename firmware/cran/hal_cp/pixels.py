@@ -13,6 +13,9 @@ class Strip:
     def __len__(self):
         return len(self.pixels)
 
+    def __setitem__(self, i, rgb):   # as MicroPython's NeoPixel: (r, g, b) of LED i
+        self.buf[3 * i:3 * i + 3] = bytes(rgb)
+
     def write(self):
         buf = self.buf
         pixels = self.pixels
