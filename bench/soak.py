@@ -95,7 +95,11 @@ class Console:
                 text = got.decode("utf-8", "replace")
                 answers = [x.strip("\r") for x in text.split("\n")]
                 # The console echoes what it is typed (a person at a terminal sees it):
-                # an echo of a line sent is not an answer.
+                # an echo of a line sent is not an answer, and "echo NONCE" echoed ends
+                # with the nonce too: the answer is the nonce's own line, which may
+                # still be on its way.
+                if nonce not in answers:
+                    continue
                 typed = set(x.decode("utf-8", "replace").strip() for x in lines)
                 typed.add("echo " + nonce)
                 return [x for x in answers[:answers.index(nonce)] if x.strip() not in typed]

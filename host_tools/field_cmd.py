@@ -58,15 +58,25 @@ def setup(p):
                    help="with --json: stop after this many seconds (default: Ctrl-C)")
 
 
-def _names(roster_path):
+def _names(roster_path, secret):
+    """The roster's badges -> ({radio id hex: name}, {radio id: [role, 0, anchor]} of its
+    healers and smiths): the station then opens their genuine soins and repairs, which
+    it does not act on, instead of counting them refused as forged ones are."""
     if roster_path is None:
-        return {}
+        return {}, {}
     from host_tools.roster import RosterError, badge_configs
     try:
         configs = badge_configs(roster_path)
     except RosterError as e:
         raise CommandError("\n".join(e.messages), EXIT_BAD_INPUT) from None
-    return {radio_id(info["name"]).hex(): info["name"] for info, _ in configs.values()}
+    names, treaters = {}, {}
+    for info, _ in configs.values():
+        me = radio_id(info["name"])
+        names[me.hex()] = info["name"]
+        if info["role"] != "badge":
+            treaters[me] = [radio.ROLES.index(info["role"]), 0,
+                            radio.chain_token(seed_of(secret, info["name"]), 0)]
+    return names, treaters
 
 
 # What a reset frame has room for after the badge's id: the new character's JSON.
@@ -142,7 +152,7 @@ class Field:
             raise CommandError("%s: a game with the radio has a \"game_key\", \"radio\": "
                                "true and a \"radio_secret\" (cran config --settings-template)"
                                % args.settings, EXIT_BAD_INPUT)
-        self.names = _names(args.roster)
+        self.names, treaters = _names(args.roster, secret)
         loss = 0.0 if args.loss is None else args.loss
         if args.port and args.loss is not None:
             raise CommandError("--loss is the virtual air's: a real field loses what it "
@@ -172,7 +182,8 @@ class Field:
             self.usb.on_note = self.journal.error
         # Its counter and chain kept per game, so a restarted station gives no token twice.
         saved = os.path.join(gamekey.cran_home(), "station-%s.json" % gamekey.key_id(key))
-        self.station = Station(key, seed_of(secret, GM_NAME), radio_id(GM_NAME), air, saved)
+        self.station = Station(key, seed_of(secret, GM_NAME), radio_id(GM_NAME), air, saved,
+                               treaters)
         self.station.on_heard = self.journal.heard
         self.station.ask_all(self.now())   # who is there: the table fills at once
         self.lock = threading.Lock()   # the screen's thread and the stepping one

@@ -29,6 +29,19 @@ def row_cells(row):
             "%ds ago" % row["ago_s"], "%d dBm" % row["rssi"])
 
 
+_ETATS = ("agonisant", "coma", "mort", "blesse", "pleine-forme")   # the urgent first
+_JEUX = ("stop", "hors-jeu", "en-jeu")
+
+
+def glance(rows):
+    """The whole field in a line, for a table longer than the screen: how many badges
+    are in each play and each state, e.g. "stop 50 | coma 1, blesse 3, pleine-forme 46"."""
+    def counted(key, order):
+        return ", ".join("%s %d" % (v, n) for v, n in (
+            (v, sum(1 for r in rows if r[key] == v)) for v in order) if n)
+    return "%s | %s" % (counted("jeu", _JEUX), counted("etat", _ETATS)) if rows else ""
+
+
 def radio_text(radio):
     """The station's radio in words (Field.radio's dict)."""
     if "virtual" in radio:
@@ -142,10 +155,12 @@ class FieldApp(App):
         bad = sum(n for why, n in dropped.items() if why != "again")
         radio = self.field.radio()
         self.query_one("#status", Static).update(
-            "%s: %d badge(s) heard; frames refused: %d%s\njournal %s (cran logs --file)%s"
+            "%s: %d badge(s) heard; frames refused: %d%s\n%s\njournal %s (cran logs "
+            "--file)%s"
             % (radio_text(radio), len(rows), bad,
                " (%s)" % ", ".join("%s %d" % i for i in sorted(dropped.items())
-                                   if i[0] != "again") if bad else "", radio["journal"],
+                                   if i[0] != "again") if bad else "", glance(rows),
+               radio["journal"],
                "".join("\n" + note for note in radio.get("notes", ())[-2:])))
 
     def action_send(self, word):

@@ -3,20 +3,38 @@
 # which carries every frame to every other member as the air would: lost at a given
 # rate, at a signal strength from each member's place on a 30 m square (vhw/air.py's
 # rssi_at). The hub runs in the station's process; the members find it by the field's
-# name (a port file). Datagrams: b"J" a member joins (or is still there), b"F" + frame
-# a member sends; to a member, b"F" + rssi (a signed byte) + frame.
+# name (a port file, locked while the hub runs: one air a name). Datagrams: b"J" a
+# member joins (or is still there), b"J" + b"X,Y" one that says where it stands (in m,
+# `cran vbadge --at`), b"F" + frame a member sends; to a member, b"F" + rssi (a signed
+# byte) + frame.
+import hashlib
 import math
 import os
 import random
+import select
 import socket
+import struct
+import sys
 import tempfile
 import threading
+import time
 
 from host_tools import CommandError
-from host_tools.vhw.air import MAX_FRAME, Radio, rssi_at
+from host_tools.vhw.air import MAX_FRAME, RX_BUFFER, Radio, rssi_at
+
+try:
+    import fcntl
+except ImportError:   # Windows: no lock, a second air of the same name takes the file
+    fcntl = None
 
 FIELD_SIDE_M = 30.0
 ENV = "CRAN_FIELD_PORT"   # how a virtual badge's espnow (vhw/espnow.py) finds the hub
+AT_ENV = "CRAN_FIELD_AT"  # ... and says where it stands ("X,Y", in m)
+MAX_PLACE_M = 1000.0
+# Linux's SO_TIMESTAMPNS (not in Python's socket module): the kernel stamps each datagram
+# as it arrives, so a frame's time on the air is when it came, not when the hub's thread
+# (a process on a busy laptop) got to it.
+_SO_TIMESTAMPNS = 35 if sys.platform.startswith("linux") else None
 
 
 def port_file(name):
@@ -25,14 +43,68 @@ def port_file(name):
     return os.path.join(tempfile.gettempdir(), "cran-field-%s.port" % name)
 
 
-def hub_port(name):
-    """The running field's hub port -> int; CommandError when nobody runs it."""
+def place(text):
+    """"X,Y" (metres, 0 to 1000) -> (x, y), or None when it is not one."""
     try:
-        with open(port_file(name)) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        raise CommandError("no virtual field %r here: start its station first, `cran field "
-                           "--virtual %s`" % (name, name)) from None
+        x, y = (float(v) for v in text.split(","))
+    except ValueError:
+        return None
+    ok = 0 <= x <= MAX_PLACE_M and 0 <= y <= MAX_PLACE_M
+    return (x, y) if ok else None
+
+
+def _own_port(name):
+    """The UDP port a field's hub takes when it is free, from its name (20000-39999)."""
+    return 20000 + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % 20000
+
+
+def _take_name(name):
+    """The field's port file, opened and locked for as long as its hub runs -> its
+    descriptor. CommandError when another hub holds it (one left by a hub that died is
+    taken over: its lock went with it)."""
+    fd = os.open(port_file(name), os.O_RDWR | os.O_CREAT, 0o644)
+    if fcntl is None:
+        return fd
+    for _ in range(20):   # a member looking it up holds it a moment (hub_port)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError:
+            time.sleep(0.01)
+    os.close(fd)
+    raise CommandError("virtual field %r is in use: another `cran air --field %s` or "
+                       "`cran field --virtual %s` holds its air; end it, or give another "
+                       "name" % (name, name, name))
+
+
+def hub_port(name):
+    """The running field's hub port -> int; CommandError when nobody runs it (its file
+    left by a hub that died is not locked any more)."""
+    try:
+        fd = os.open(port_file(name), os.O_RDONLY)
+    except OSError:
+        fd = None
+    try:
+        if fd is None or _unheld(fd):
+            raise ValueError(name)
+        return int(os.read(fd, 16))
+    except ValueError:
+        raise CommandError("no virtual field %r here: start its air first, `cran air "
+                           "--field %s` (or `cran field --virtual %s`)"
+                           % (name, name, name)) from None
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _unheld(fd):
+    if fcntl is None:
+        return False   # no locks here: the file is taken at its word
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return False   # a hub holds it
+    return True
 
 
 class Hub:
@@ -42,15 +114,30 @@ class Hub:
         self.name = name
         self.loss = loss
         self.random = random.Random(seed)
+        self.path = port_file(name)
+        self.held = _take_name(name)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
+        try:   # the field's own port: an air started again finds its badges still there
+            self.sock.bind(("127.0.0.1", _own_port(name)))
+        except OSError:   # taken by another program, or another field's
+            self.sock.bind(("127.0.0.1", 0))
+        self.sock.setblocking(False)   # read by drain(), when select says so
         self.port = self.sock.getsockname()[1]
-        self.places = {}    # member address (or the station's Radio) -> (x, y)
+        self.start_s = time.monotonic()   # the air's clock (now_ms) starts here
+        self.stamped = False
+        if _SO_TIMESTAMPNS is not None:
+            try:
+                self.sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+                self.stamped = True
+            except OSError:
+                pass   # a kernel without it: a frame's time is when it is carried
+        self.places = {}    # member address (or a Radio of this process) -> (x, y)
         self.lock = threading.Lock()
         self.carried = 0
-        self.path = port_file(name)
-        with open(self.path, "w") as f:
-            f.write(str(self.port))
+        self.on_carry = None   # on_carry(frame, at): told of every frame, as carried
+        os.ftruncate(self.held, 0)
+        os.lseek(self.held, 0, os.SEEK_SET)
+        os.write(self.held, str(self.port).encode())
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.running = True
         self.thread.start()
@@ -64,43 +151,88 @@ class Hub:
     def _spot(self):
         return self.random.uniform(0, FIELD_SIDE_M), self.random.uniform(0, FIELD_SIDE_M)
 
-    def radio(self):
-        """The station's own radio on this air: vhw/air.py's, as strict (cran.link's
-        driver methods; the station turns it on for good)."""
+    def radio(self, x=None, y=None, clock=None):
+        """A radio of this process on this air, at (x, y) or a random spot: vhw/air.py's,
+        as strict (cran.link's driver methods): the station's. With clock (-> ms, the
+        time stamped on what arrives), a StampedRadio: a crowd's badge's."""
         with self.lock:
-            r = Radio(self, *self._spot())
+            where = (x, y) if x is not None else self._spot()
+            r = Radio(self, *where) if clock is None else StampedRadio(self, *where, clock)
             self.places[r] = (r.x, r.y)
         return r
+
+    def now_ms(self):
+        """The air's clock: ms since the hub was made (a frame's `at`)."""
+        return int((time.monotonic() - self.start_s) * 1000)
+
+    def _receive(self):
+        """-> (datagram, its sender, when it arrived on the air's clock or None);
+        BlockingIOError when none is waiting."""
+        if not self.stamped:
+            data, addr = self.sock.recvfrom(2048)
+            return data, addr, None
+        data, extra, _, addr = self.sock.recvmsg(2048, socket.CMSG_SPACE(16))
+        for level, kind, value in extra:
+            if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(value) >= 16:
+                s, ns = struct.unpack_from("qq", value)   # the wall clock's: made ours
+                ago_s = time.time() - (s + ns / 1e9)
+                return data, addr, max(0, int((time.monotonic() - ago_s - self.start_s)
+                                              * 1000))
+        return data, addr, None
 
     def _serve(self):
         while self.running:
             try:
-                data, addr = self.sock.recvfrom(2048)
-            except OSError:
+                select.select([self.sock], [], [], 1)
+            except (OSError, ValueError):
                 return   # closed
-            if data[:1] == b"F" and 0 < len(data) - 1 <= MAX_FRAME:
-                self.carry(addr, data[1:])
-            else:
-                with self.lock:
-                    self._place(addr)   # a member joining, or still there
+            if not self.running:
+                return   # close()'s own datagram
+            self.drain()
 
-    def carry(self, sender, frame):
-        """frame from sender (an address, or the station's Radio) to every other
-        member. Both threads send: the hub's, and the station's."""
+    def drain(self):
+        """Every datagram waiting on the air's socket read and carried, in the hub's lock
+        (taken by the hub's thread, or a crowd's before it steps its badges: then all that
+        came before, stamped earlier than now, is on their radios, none read but not yet
+        carried)."""
         with self.lock:
-            self.carried += 1
-            x, y = self._place(sender)
-            for member, (mx, my) in self.places.items():
-                if member == sender or self.random.random() < self.loss:
-                    continue
-                rssi = rssi_at(math.hypot(mx - x, my - y))
-                if isinstance(member, Radio):
-                    member.arrive(frame, rssi)
-                else:
-                    try:
-                        self.sock.sendto(b"F" + bytes([rssi & 0xFF]) + frame, member)
-                    except OSError:
-                        pass   # a member gone: the air does not care
+            while True:
+                try:
+                    data, addr, at = self._receive()
+                except OSError:   # nothing more waiting (BlockingIOError), or closed
+                    return
+                if data[:1] == b"F" and 0 < len(data) - 1 <= MAX_FRAME:
+                    self._carry(addr, data[1:], at)
+                elif data[:1] == b"J":   # a member joining, or still there, perhaps
+                    said = place(data[1:].decode("ascii", "replace"))   # saying where
+                    if said is not None:
+                        self.places[addr] = said
+                    else:
+                        self._place(addr)
+
+    def carry(self, sender, frame, at=None):
+        """frame from sender (an address, or a Radio of this process) to every other
+        member; at: when it was sent, on the air's clock (now_ms; None: now). Several
+        threads send: the hub's, the station's, the crowd's."""
+        with self.lock:
+            self._carry(sender, frame, at)
+
+    def _carry(self, sender, frame, at):
+        self.carried += 1
+        if self.on_carry is not None:
+            self.on_carry(frame, at)
+        x, y = self._place(sender)
+        for member, (mx, my) in self.places.items():
+            if member == sender or self.random.random() < self.loss:
+                continue
+            rssi = rssi_at(math.hypot(mx - x, my - y))
+            if isinstance(member, Radio):
+                member.arrive(frame, rssi, at)
+            else:
+                try:
+                    self.sock.sendto(b"F" + bytes([rssi & 0xFF]) + frame, member)
+                except OSError:
+                    pass   # a member gone, or not reading: the air does not care
 
     def members(self):
         with self.lock:
@@ -108,8 +240,70 @@ class Hub:
 
     def close(self):
         self.running = False
+        # The thread, waiting in select, would hold the port past the socket's close:
+        # woken and ended first, the field's port is free for an air started again.
+        self.sock.sendto(b"", ("127.0.0.1", self.port))
+        self.thread.join(2)
+        self.sock.close()
         try:
             os.remove(self.path)
         except OSError:
             pass
-        self.sock.close()
+        os.close(self.held)   # the name free again
+
+
+class StampedRadio(Radio):
+    """A hub radio for a badge stepped on a clock that follows real time, late at
+    times (a crowd's thread, host_tools/crowd.py): `now` is the badge's time, set before
+    each step, and what arrives is stamped with the clock's time (or the sender's own
+    `now`), then heard or not by when it came: heard if the radio was on at that time,
+    as read at the step that reaches it. A thread that runs late then hears what the
+    badge would have heard on time, not what came while it was behind; and it hears
+    nothing early: a frame stamped after its `now` waits for it. Strict as vhw/air.py's:
+    a receive buffer of RX_BUFFER bytes between two reads drops what does not fit."""
+
+    def __init__(self, hub, x, y, clock):
+        super().__init__(hub, x, y)
+        self.clock = clock
+        self.now = 0
+        self.on_since = None
+        self.coming = []    # (at, frame, rssi), in the order they came
+        self.guard = threading.Lock()   # the hub's thread adds, the crowd's takes
+
+    def on(self):
+        super().on()
+        self.on_since = self.now
+        self._keep(lambda at: at >= self.now)   # what came while it was off was not heard
+
+    def off(self):
+        super().off()
+        self.on_since = None
+        self._keep(lambda at: at > self.now)    # what it held is gone with it
+
+    def send(self, peer, frame):
+        if not self.active:
+            raise OSError("ESP-NOW: the radio is off")
+        if len(frame) > MAX_FRAME:
+            raise ValueError("ESP-NOW: %d bytes: at most %d" % (len(frame), MAX_FRAME))
+        self.air.carry(self, bytes(frame), self.now)
+
+    def arrive(self, frame, rssi, at=None):
+        with self.guard:
+            self.coming.append((self.clock() if at is None else at, frame, rssi))
+
+    def recv(self):
+        if not self.inbox and self.active:
+            with self.guard:
+                due = sorted((c for c in self.coming if c[0] <= self.now),
+                             key=lambda c: c[0])
+                self.coming = [c for c in self.coming if c[0] > self.now]
+            held = 0
+            for at, frame, rssi in due:
+                if at >= self.on_since and held + len(frame) <= RX_BUFFER:
+                    self.inbox.append((frame, rssi))
+                    held += len(frame)
+        return self.inbox.pop(0) if self.inbox else None
+
+    def _keep(self, test):
+        with self.guard:
+            self.coming = [c for c in self.coming if test(c[0])]

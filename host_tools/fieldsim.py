@@ -6,7 +6,8 @@ from cran import radio
 from cran.core.engine import act, new_state, view
 from cran.core.engine import tick as engine_tick
 from cran.core.rules import Character, Settings
-from cran.link import Chain, Link
+from cran.link import Chain, Link, wire
+from cran.radio_config import Radio as RadioSpec
 from host_tools.station import Station, gm_anchor
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
@@ -22,37 +23,76 @@ def _authorities():
 
 
 class FieldBadge:
-    """A badge as the app wires one: the engine's state, its link, and what its wearer
-    was offered."""
+    """A badge as the app wires one: the engine's state, its link (cran.link, as the
+    firmware has it), and what its wearer was offered. air: its radio (vhw/air.py's,
+    or a hub's: cran.link's driver methods); authorities: {id: [role, 0, anchor]} as
+    cran.radio.Listener takes them (its own: the listener spends its tokens in it).
+    kept: a file for what outlives a restart (its counter's mark, the tokens it spent,
+    its own chain's next), read and written by the firmware's own code, as a badge's
+    radio.json (cran.link.wire, Link.save); None: kept in memory."""
 
-    def __init__(self, the_air, me, x, y, role=radio.BADGE, seed=None, key=GAME_KEY):
-        keys = radio.Keys(key, cryptolib.aes)
+    def __init__(self, air, me, role=radio.BADGE, seed=None, key=GAME_KEY,
+                 authorities=None, character=None, settings=None, kept=None):
         self.me = me
-        self.radio = the_air.radio(x, y)
+        self.radio = air
         self.mark = 0
-        self.link = Link(self.radio, keys, radio.Listener(keys, _authorities()),
-                         radio.Counter(0, self._save_mark), me, role,
-                         Chain(seed, 1) if seed else None, battery=lambda: 80)
-        self.state = new_state(Character(armor=1), Settings())
+        authorities = authorities or _authorities()
+        if kept is None:
+            keys = radio.Keys(key, cryptolib.aes)
+            self.link = Link(air, keys, radio.Listener(keys, authorities),
+                             radio.Counter(0, self._save_mark), me, role,
+                             Chain(seed, 1) if seed else None, battery=lambda: 80)
+        else:
+            spec = RadioSpec()
+            spec.role, spec.seed, spec.authorities = role, seed, authorities
+            self.link = wire(kept, spec, key, air, me)
+            self.link.keys.aes = cryptolib.aes   # a desktop's: CPython has no cryptolib
+        self.state = new_state(character or Character(armor=1), settings or Settings())
         self.offers = []
         self.offered = []
+        self.answered = []    # [(rssi, badge id)] that answered its last search (a healer)
         self.next_wake = 0
+        self.play_since = 0   # when its game last stopped or went on (K15, K16)
 
     def _save_mark(self, mark):
         self.mark = mark
 
+    def act(self, action, now):
+        before = self.state.play()
+        self.state, _ = act(self.state, action, now)
+        if self.state.play() != before:
+            self.play_since = now
+
     def step(self, now):
         if now < self.next_wake:
             return
+        seeking = self.link.seeking
         for what, value in self.link.tick(now, self.state):
             if what == "act":
-                self.state, _ = act(self.state, value, now)
+                self.act(value, now)
             elif what == "offer":
                 self.offers.append((now, value))
             elif what == "offered":
                 self.offered.append(value)
+        if seeking is not None and self.link.seeking is None:   # its search ended
+            self.answered = list(seeking[1])
         self.state, _ = engine_tick(self.state, now)
         self.next_wake = now + self.link.next_wake_ms(now)
+
+    def take(self, now):
+        """The wearer's long press on the offer on show (cran.menu's "take"): its soin
+        or repare played. -> the Action, or None when there was none to take."""
+        taken = self.link.accept(now)
+        if taken is not None:
+            self.act(taken, now)
+        return taken
+
+    def treat(self, now):
+        """A healer's (smith's) wearer picks Jeu -> Soigner (Réparer): the nearest badge
+        is offered it (step() then says whom, in offered). -> False when it may not."""
+        started = self.link.seek(now)
+        self.next_wake = now   # its radio is on now: stepped from now on
+        return started
 
 
 class Field:
@@ -60,8 +100,8 @@ class Field:
         self.air = vair.Air(loss=loss, seed=seed)
         self.station = Station(GAME_KEY, GM_SEED, STATION_ID, self.air.radio(0, 0))
         # In a 10 x 5 grid, 4 m apart: everyone in the station's range (no walls here).
-        self.badges = [FieldBadge(self.air, bytes([0xB0, 0, 0, 0, 0, n]), 4 * (n % 10) + 2,
-                                  4 * (n // 10) + 2) for n in range(count)]
+        self.badges = [FieldBadge(self.air.radio(4 * (n % 10) + 2, 4 * (n // 10) + 2),
+                                  bytes([0xB0, 0, 0, 0, 0, n])) for n in range(count)]
         self.now = 0
 
     def run(self, ms, until=None):

@@ -61,9 +61,11 @@ class Station:
     station's 6-byte id; saved: a JSON file where its counter's mark and next token
     index live (None: kept in memory). air: its radio (cran.link's driver methods; one
     with repeat(frame, every_ms, for_ms), the station badge on USB, sends a command's
-    copies itself). on_heard(badge id, row, now), when set, hears each heartbeat read."""
+    copies itself). on_heard(badge id, row, now), when set, hears each heartbeat read.
+    treaters: {id: [role, 0, anchor]} of the game's healers and smiths, whose frames it
+    then opens (and leaves) rather than counting them refused."""
 
-    def __init__(self, game_key, seed, me, air, saved=None):
+    def __init__(self, game_key, seed, me, air, saved=None, treaters=None):
         self.keys = radio.Keys(game_key, cryptolib.aes)
         self.seed = seed
         self.me = me
@@ -74,8 +76,9 @@ class Station:
         self.counter = radio.Counter(self.kept.get("counter_mark", 0), self._save_mark)
         # It opens heartbeats (and its own chain's frames, if another station of the
         # same game is about); it keeps every badge's counter.
-        self.listener = radio.Listener(self.keys, {me: [radio.GM, 0, gm_anchor(seed)]},
-                                       max_senders=100000)
+        authorities = {who: list(entry) for who, entry in (treaters or {}).items()}
+        authorities[me] = [radio.GM, 0, gm_anchor(seed)]
+        self.listener = radio.Listener(self.keys, authorities, max_senders=100000)
         self.badges = {}     # badge id -> its last heartbeat, with "heard" and "rssi"
         self.sending = []    # [frame, until, next copy], for a radio that sends once
         self.on_heard = None

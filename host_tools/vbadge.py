@@ -24,6 +24,7 @@
 import contextlib
 import errno
 import fcntl
+import json
 import os
 import select
 import signal
@@ -65,6 +66,40 @@ QUEUE_BYTES = 65536     # bytes kept for a side that isn't reading; more are los
 QUICK_FAIL_S = 2.0      # a chip ending this soon after its start, three times: give up
 IDLE_POLL_MS = 50       # while nobody has the port open: how often to look again
 WATCHDOG_LOOK_MS = 250  # while the firmware runs: how often to see whether it fed its dog
+
+
+# --buttons: a key a gesture, as in cran sim: a short press, A a long one, d a double;
+# b, B, D the same on a second button.
+GESTURES = {"a": ("a", "short"), "A": ("a", "long"), "d": ("a", "double"),
+            "b": ("b", "short"), "B": ("b", "long"), "D": ("b", "double")}
+
+
+class Finger:
+    """`cran vbadge --buttons`: keys typed on the supervisor's stdin, each a gesture told
+    to the chip through a pipe (read_fd, which every chip inherits), where a thread of
+    its own plays it on the pins (vbadge_boot.py's fingers)."""
+
+    def __init__(self, board_file):
+        with open(board_file) as f:
+            self.buttons = [b["name"] for b in json.load(f)["buttons"]]
+        self.read_fd, self.write_fd = os.pipe()
+
+    def keys(self, data):
+        for key in data.decode("ascii", "replace"):
+            if key.isspace():
+                continue
+            gesture = GESTURES.get(key)
+            if gesture is None or gesture[0] not in self.buttons:
+                known = [k for k, g in GESTURES.items() if g[0] in self.buttons]
+                print("cran vbadge: %r: not a press on this badge (%s: a short press, "
+                      "a long one, a double one)" % (key, ", ".join(known)),
+                      file=sys.stderr, flush=True)
+                continue
+            os.write(self.write_fd, ("%s %s\n" % gesture).encode())
+
+    def close(self):
+        os.close(self.read_fd)
+        os.close(self.write_fd)
 
 
 class Chip:
@@ -183,8 +218,11 @@ class VBadge:
     friendly_banner = FRIENDLY_BANNER   # the friendly REPL's, not the raw REPL's
     banner_start = b"MicroPython "      # where the REPL's banner starts
 
-    def __init__(self, exe, image, board_file, nvs_file, pass_fds=(), romfs_file=None):
+    def __init__(self, exe, image, board_file, nvs_file, pass_fds=(), romfs_file=None,
+                 finger=None):
         self.exe = exe
+        self.finger = finger   # --buttons: its Finger, fed from stdin
+        self.typing = finger is not None   # until stdin ends
         self.image = image
         self.board_file = board_file
         self.nvs_file = nvs_file   # the chip's NVS partition (esp32.NVS)
@@ -216,6 +254,9 @@ class VBadge:
         self.watchdog_at = None
         self.watchdog_fd, self.watchdog_file = unnamed_temp("cran-vbadge-wdt-")
         self.pass_fds = tuple(pass_fds) + (self.watchdog_fd,)   # what every chip inherits
+        if finger is not None:
+            self.pass_fds += (finger.read_fd,)
+            os.environ["CRAN_VBADGE_FINGER"] = "/dev/fd/%d" % finger.read_fd
 
     # ---- chips --------------------------------------------------------------------
 
@@ -386,6 +427,8 @@ class VBadge:
             if self.to_chip and not self.starting and self.hold_until is None:
                 mask |= select.POLLOUT
             poller.register(self.chip.fd, mask)
+            if self.typing:
+                poller.register(sys.stdin.fileno(), select.POLLIN)
             timeout = None if connected else IDLE_POLL_MS
             if self.chip.kind == "boot":
                 timeout = min(timeout or WATCHDOG_LOOK_MS, WATCHDOG_LOOK_MS)
@@ -398,6 +441,8 @@ class VBadge:
                     self._port_events(events)
                 elif self.chip is not None and fd == self.chip.fd:
                     self._chip_events(events)
+                elif self.typing and fd == sys.stdin.fileno():
+                    self._typed()
             if self.hold_until is not None and time.monotonic() >= self.hold_until:
                 self.hold_until = None   # main.py caught the Ctrl-C and goes on
             if self.chip is not None and self.chip.kind == "boot":
@@ -415,6 +460,13 @@ class VBadge:
         if events & select.POLLOUT and self.to_host:
             with contextlib.suppress(OSError):
                 del self.to_host[:os.write(self.port_fd, self.to_host)]
+
+    def _typed(self):
+        data = os.read(sys.stdin.fileno(), 256)
+        if data:
+            self.finger.keys(data)
+        else:
+            self.typing = False   # stdin ended: no more presses
 
     def _chip_events(self, events):
         # POLLOUT needs nothing here: the loop gives the chip its bytes after the events.
@@ -438,6 +490,8 @@ class VBadge:
             self.chip = None
         os.close(self.port_fd)
         os.close(self.watchdog_fd)
+        if self.finger is not None:
+            self.finger.close()
 
 
 def _hung_up(fd):
@@ -529,6 +583,14 @@ def setup(p):
     p.add_argument("--field", metavar="NAME",
                    help="join the virtual field NAME (its station: cran field --virtual "
                         "NAME): the badge's radio hears and is heard there")
+    p.add_argument("--at", metavar="X,Y",
+                   help="with --field: where the badge stands, in metres (default: a "
+                        "random spot on a 30 m square); a healer treats the nearest badge "
+                        "within ~3 m")
+    p.add_argument("--buttons", action="store_true",
+                   help="press its buttons from this terminal, a key a gesture, then "
+                        "Enter: a (a short press), A (a long one), d (a double one); b, B, "
+                        "D on a second button")
     p.add_argument("--link", metavar="PATH",
                    help="also make PATH a symlink to the port (removed at exit)")
 
@@ -555,6 +617,13 @@ def run(args):
     if getattr(args, "field", None):
         from host_tools import fieldnet
         os.environ[fieldnet.ENV] = str(fieldnet.hub_port(args.field))   # the chip's espnow
+        if args.at is not None:
+            if fieldnet.place(args.at) is None:
+                raise CommandError("--at %s: X,Y in metres, each from 0 to %d (e.g. 12,5.5)"
+                                   % (args.at, fieldnet.MAX_PLACE_M))
+            os.environ[fieldnet.AT_ENV] = args.at
+    elif args.at is not None:
+        raise CommandError("--at goes with --field: a place on a virtual field")
     # SIGTERM stops it as Ctrl-C does: the chip, the link, a temporary image go with it.
     signal.signal(signal.SIGTERM, _stop)
     try:
@@ -592,7 +661,8 @@ def _run(exe, board_file, args):
                         f.write(b"\xff" * ROMFS_BYTES)
             pass_fds = ()
         check_image(exe, image, new, board_file, pass_fds)
-        badge = VBadge(exe, image, board_file, nvs_file, pass_fds, romfs_file)
+        badge = VBadge(exe, image, board_file, nvs_file, pass_fds, romfs_file,
+                       Finger(board_file) if args.buttons else None)
         try:
             if args.link:
                 _link(badge.port, args.link)
@@ -600,6 +670,11 @@ def _run(exe, board_file, args):
             print("cran vbadge: %s badge on %s, flash %s (mpremote connect %s); Ctrl-C "
                   "stops it" % (args.board, badge.port, "temporary" if temporary else image,
                                 args.link or badge.port), file=sys.stderr, flush=True)
+            if badge.finger is not None:   # said, or a person does not know to type
+                known = [k for k, g in GESTURES.items() if g[0] in badge.finger.buttons]
+                print("cran vbadge: its buttons here: a key then Enter, %s (a short press, "
+                      "a long one, a double one)" % ", ".join(known), file=sys.stderr,
+                      flush=True)
             badge.serve()
         finally:
             badge.close()
@@ -615,7 +690,9 @@ def _run(exe, board_file, args):
 
 def _run_circuitpython(board_file, args):
     for option, given in (("--image", args.image), ("--romfs", args.romfs),
-                          ("--field", getattr(args, "field", None))):
+                          ("--field", getattr(args, "field", None)),
+                          ("--at", getattr(args, "at", None)),
+                          ("--buttons", getattr(args, "buttons", False))):
         if given:
             raise CommandError("%s: board %s runs CircuitPython: %s" % (
                 option, args.board, "its files are a folder, --drive DIR"
@@ -690,6 +767,12 @@ class Running:
         self._errors.seek(0)
         return self._errors.read().decode("utf-8", "replace")
 
+    def press(self, keys):
+        """A finger on its buttons (started with buttons=True): keys as --buttons takes
+        them ("A": a long press on button a)."""
+        self.process.stdin.write(keys.encode() + b"\n")
+        self.process.stdin.flush()
+
     def kill(self):
         """SIGKILL, mid-whatever: the badge loses power (its chip goes with its pty)."""
         self.process.kill()
@@ -705,10 +788,12 @@ class Running:
 
 
 @contextlib.contextmanager
-def running(image=None, board="atom-lite", link=None, romfs=False, field=None, drive=None):
-    """Start `cran vbadge` -> Running (.port, .kill()); stopped at exit. A vbadge that
-    fails to start raises RuntimeError with its message. field: a virtual field's name;
-    drive: a CircuitPython board's CIRCUITPY folder."""
+def running(image=None, board="atom-lite", link=None, romfs=False, field=None, drive=None,
+            at=None, buttons=False):
+    """Start `cran vbadge` -> Running (.port, .kill(), .press() with buttons); stopped at
+    exit. A vbadge that fails to start raises RuntimeError with its message. field: a
+    virtual field's name, at: (x, y) where it stands on it; drive: a CircuitPython
+    board's CIRCUITPY folder."""
     cmd = [sys.executable, "-m", "host_tools", "vbadge", "--board", board]
     if drive is not None:
         cmd += ["--drive", os.fspath(drive)]
@@ -716,13 +801,18 @@ def running(image=None, board="atom-lite", link=None, romfs=False, field=None, d
         cmd.append("--romfs")
     if field is not None:
         cmd += ["--field", field]
+    if at is not None:
+        cmd += ["--at", "%g,%g" % at]
+    if buttons:
+        cmd.append("--buttons")
     where = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # finds host_tools
     if image is not None:
         cmd += ["--image", os.fspath(image)]
     if link is not None:
         cmd += ["--link", os.fspath(link)]
     with tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, cwd=where)
+        process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, cwd=where,
+                                   stdin=subprocess.PIPE if buttons else None)
         vbadge = Running(process, None, errors)
         try:
             vbadge.port = process.stdout.readline().decode().strip()
@@ -734,3 +824,5 @@ def running(image=None, board="atom-lite", link=None, romfs=False, field=None, d
         finally:
             vbadge.stop()   # SIGTERM: its temporary image and link go with it
             process.stdout.close()
+            if buttons:
+                process.stdin.close()

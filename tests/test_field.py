@@ -81,7 +81,7 @@ def test_a_forged_stop_from_a_badge_with_the_game_key_stops_nobody():
 
 def test_a_healer_heals_only_the_nearest_patient_who_presses():
     field = Field(count=6, seed=3)
-    healer = FieldBadge(field.air, HEALER_ID, 50, 50, radio.HEALER, HEALER_SEED)
+    healer = FieldBadge(field.air.radio(50, 50), HEALER_ID, radio.HEALER, HEALER_SEED)
     field.badges.append(healer)
     patient, neighbour = field.badges[0], field.badges[1]
     # The patient at 1 m, a neighbour at 2.5 m (both near enough), the rest 40 m away.
@@ -117,7 +117,7 @@ def test_a_healer_heals_only_the_nearest_patient_who_presses():
 
 def test_a_badge_of_another_game_hears_nothing_and_the_station_sees_every_badge():
     field = Field(count=12)
-    stranger = FieldBadge(field.air, b"\x99" * 6, 3, 3, key=bytes(32))
+    stranger = FieldBadge(field.air.radio(3, 3), b"\x99" * 6, key=bytes(32))
     field.badges.append(stranger)
     field.run(1200)
     for b in field.badges[:3]:

@@ -62,7 +62,7 @@ class Station:
                         return line
                     break
             time.sleep(0.2)
-        raise AssertionError("not seen in %ds: %s" % (timeout, self.lines[-1:]))
+        raise AssertionError("not seen in %ds: %s" % (timeout, str(self.lines[-1:])[:3000]))
 
     def stop(self):
         self.process.terminate()
@@ -105,20 +105,26 @@ def _stop_resume_and_a_forgery(station, template, name, ports):
         assert status["jeu"] == "en-jeu"
 
 
-def _forged_stop(template, name):
-    """A member of the air with the game key (as any badge has it) forges the game
-    master's stop: a good tag, no token of his chain; sent over a period and more, as
-    the station sends."""
-    keys = radio.Keys(bytes.fromhex(template["game_key"]), cryptolib.aes)
-    forged = radio.seal(keys, radio_id(GM_NAME), radio.GM, 1 << 20, radio.STOP, b"",
-                        (50, b"\x00" * 16))
+def _forged_stop(template, name, key=None, wait_s=2):
+    """A member of the air with the game key (as any badge has it; or key, another)
+    forges the game master's stop: a good tag, no token of his chain; sent over a
+    period and more, as the station sends."""
+    _forge(template, name, [(radio_id(GM_NAME), radio.GM, radio.STOP, b"")], key)
+    time.sleep(wait_s)
+
+
+def _forge(template, name, frames, key=None):
+    """frames [(sender, role, kind, payload)] forged under the game key (or key) with a
+    token of no chain, sent in turn over a period and more, as the station sends."""
+    keys = radio.Keys(key or bytes.fromhex(template["game_key"]), cryptolib.aes)
+    forged = [radio.seal(keys, sender, role, 1 << 20, kind, payload, (50, b"\x00" * 16))
+              for sender, role, kind, payload in frames]
     rogue = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     hub = ("127.0.0.1", fieldnet.hub_port(name))
-    for _ in range(700):
-        rogue.sendto(b"F" + forged, hub)
+    for n in range(700):
+        rogue.sendto(b"F" + forged[n % len(forged)], hub)
         time.sleep(0.002)
     rogue.close()
-    time.sleep(2)
 
 
 def test_a_station_sees_its_badges_stops_and_resumes_them_and_a_forgery_does_nothing(
@@ -190,4 +196,208 @@ def test_a_station_badge_on_usb_is_the_laptops_radio(tmp_path):
         if field is not None:
             field.stop()
         air.stop()
+    assert not os.path.exists(fieldnet.port_file(name))
+
+
+def _rehearsal_roster(path, patient_port):
+    """The README's rehearsal roster (examples/rehearsal.csv: 49 rows for the crowd, a
+    healer and a smith among them, and Ali on /tmp/ali), Ali's port made this test's
+    vbadge's. -> the healer's and the patient's names."""
+    with open(os.path.join(REPO, "examples", "rehearsal.csv"), encoding="utf-8") as f:
+        text = f.read()
+    assert text.count(",/tmp/ali,") == 1
+    path.write_text(text.replace(",/tmp/ali,", ",%s," % patient_port))
+    return "Ysolde", "Ali"
+
+
+def _badge_status(port):
+    return json.loads(run_cran("status", "--port", port, "--json").stdout)
+
+
+def _when_stopped(crowd_line, word, since_ms):
+    """On the crowd's clock: when the air first carried the station's `word` after
+    since_ms, and when the last of the crowd's badges took it -> (first copy, last)."""
+    first = [c["at_ms"] for c in crowd_line["commands"]
+             if c["kind"] == word and c["from"] == "station" and c["at_ms"] >= since_ms]
+    return first[0], max(b["jeu_ms"] for b in crowd_line["badges"])
+
+
+def _everyone_takes(word, jeu, field, air, patient_port, figures):
+    """The station sends word: its table, the crowd and the patient's badge all say jeu.
+    A badge that missed it (the station badge and the patient are MicroPython processes
+    in real time: on a busy machine one may send its copies or open its window late) is
+    seen on the table, and the organiser sends it again, as on a field; at most 4 times."""
+    since = air.wait_for(lambda b: True)["t_ms"]   # the crowd's clock now
+    sent = time.monotonic()
+    for sends in range(1, 6):
+        field.send(word)
+        try:
+            field.wait_for(lambda b: len(b) == 50 and all(
+                r["jeu"] == jeu for r in b.values()), timeout=10)
+            break
+        except AssertionError:
+            if sends == 5:
+                raise
+            last = [line for line in field.lines if "badges" in line][-1]
+            figures.setdefault(word + ": missed", []).append(
+                [r["name"] for r in last["badges"] if r["jeu"] != jeu])
+    figures[word + ": sent (times)"] = sends
+    line = air.wait_for(lambda b: all(r["jeu"] == jeu for r in b.values()))
+    first, last = _when_stopped(line, word, since)
+    # On the crowd's badges' own clock (each took it in a window at its own ms, however
+    # late the crowd's thread ran): a figure, not a test of this machine's speed; the
+    # second is tested in virtual time (tests/test_field.py).
+    figures[word + ": first copy -> all 49 (ms)"] = last - first
+    figures[word + ": typed -> all 49 (ms)"] = round(
+        (line["clock_s"] + last / 1000 - sent) * 1000)
+    figures["crowd's thread late at worst (ms)"] = line["late_ms"]
+    assert _badge_status(patient_port)["jeu"] == jeu
+
+
+def _until(test, what, timeout=30, must=True):
+    deadline = time.monotonic() + timeout
+    while True:
+        got = test()
+        if got or (not must and time.monotonic() >= deadline):
+            return got
+        assert time.monotonic() < deadline, "not seen in %ds: %s" % (timeout, what)
+        time.sleep(0.2)
+
+
+def _forgeries_stop_and_heal_nobody(template, name, air, patient_port, healer,
+                                    patient_name, neighbour):
+    """Stops forged by a member with the game key and by one with another key, then
+    heals forged in the healer's name to the patient and to a player of the crowd:
+    every badge of the crowd hears them in its windows and drops them (no token of the
+    chain; another game), stops not, is offered nothing; nor is the patient. Forged
+    again and again until every badge heard them, as a rogue would: this test's own
+    sends, on a busy machine, may leave gaps a window falls in."""
+    def latest():
+        return [x for x in air.lines if "badges" in x][-1]
+
+    def until_all(test, forge):
+        deadline = time.monotonic() + 60
+        while not all(test(b) for b in latest()["badges"]):
+            assert time.monotonic() < deadline, latest()
+            forge()
+        return latest()
+
+    gm = [(radio_id(GM_NAME), radio.GM, radio.STOP, b"")]
+    line = until_all(lambda b: b["dropped"].get("token") and b["dropped"].get("game"),
+                     lambda: (_forge(template, name, gm), _forge(template, name, gm,
+                                                                  key=bytes(32))))
+    assert all(b["jeu"] == "en-jeu" for b in line["badges"])
+    assert _badge_status(patient_port)["jeu"] == "en-jeu"
+    before = {b["name"]: b["dropped"]["token"] for b in line["badges"]}
+    heals = [(radio_id(healer), radio.HEALER, radio.HEAL, radio_id(who))
+             for who in (patient_name, neighbour)]
+    line = until_all(lambda b: b["dropped"]["token"] > before[b["name"]],
+                     lambda: (_forge(template, name, heals), _forge(template, name, heals,
+                                                                     key=bytes(32))))
+    assert all(b["offers"] == [] and b["etat"] == "pleine-forme" for b in line["badges"])
+    assert _offers_shown(patient_port) == []
+
+
+def _offers_shown(port):
+    journal = run_cran("console", "--port", port, "journal").stdout
+    return [(e["radio"], e["value"]) for e in map(json.loads, journal.splitlines())
+            if "radio" in e]
+
+
+def _the_nearest_is_healed_once_pressed(healer, crowd, air, patient, patient_name,
+                                        patient_port, game):
+    """The crowd's healer treats the nearest badge: the vbadge 1 m away, not the two
+    players 3 m away (near enough too). The vbadge shows the offer and is healed only
+    once its wearer's long press takes it."""
+    spot = {b["name"]: (b["x"], b["y"]) for b in crowd["badges"]}[healer]
+    neighbours = [b["name"] for b in crowd["badges"] if b["name"] != healer and abs(
+        b["x"] - spot[0]) + abs(b["y"] - spot[1]) <= 3]
+    assert len(neighbours) == 2   # the healer in a corner of the crowd's grid
+    for who in neighbours:
+        air.send(who + " coup blesse")
+    r = run_cran("console", "--port", patient_port, "--settings", str(game), "coup blesse")
+    assert r.returncode == 0 and _badge_status(patient_port)["etat"] == "blesse"
+    air.wait_for(lambda b: all(b[who]["etat"] == "blesse" for who in neighbours))
+    # The healer listens a period and two windows for the answers, then sends its offer
+    # for a period. The patient's badge, a MicroPython process in real time, may on a
+    # busy machine answer too late (its window among the search's last, it answers
+    # 25 ms after plus its lateness, measured at 400 ms under `nice -n 19` on a loaded
+    # machine: the next nearest is offered; missed in ~1 try in 5 at a load of 4 on 2
+    # cores, the whole suite's) or open its window after the offer's last copy (nothing
+    # shown): its wearer tries again, as a healer on the field would.
+    for tries in range(1, 11):
+        air.send(healer + " treat")
+        line = air.wait_for(lambda b, n=tries: len(b[healer]["offered"]) == n)
+        offered = {b["name"]: b for b in line["badges"]}[healer]["offered"]
+        answered = {b["name"]: b for b in line["badges"]}[healer]["answered"]
+        treated = [x for x in air.lines if x.get("done") == healer + " treat"][-1]
+        print("treat %d at %d ms: offered %s, answered by %s; %s heard at %s" % (
+            tries, treated["at_ms"], offered[-1], answered[-3:], patient_name,
+            [at for who, at in line["others_heard"] if who == patient_name]))
+        if offered[-1] == patient_name and _until(
+                lambda: _offers_shown(patient_port), "the offer", timeout=5, must=False):
+            break
+    assert _offers_shown(patient_port) == [("offer", "soin")], (offered, answered)
+    assert _badge_status(patient_port)["etat"] == "blesse"   # nothing without the press
+    patient.press("A")   # the patient's long press takes it
+    _until(lambda: _badge_status(patient_port)["etat"] == "pleine-forme",
+           "the patient healed: %s" % patient.stderr()[-800:])
+    line = air.wait_for(lambda b: True)
+    assert [b["etat"] for b in line["badges"] if b["name"] in neighbours] == [
+        "blesse"] * 2   # an offer to a neighbour (a try missed) is not taken unpressed
+    return tries
+
+
+def test_a_rehearsal_one_laptop_one_usb_station_a_crowd_of_50_and_a_healer(tmp_path):
+    """The README's rehearsal: cran air hosts 49 badges of examples/rehearsal.csv, a
+    vbadge is the 50th (its port in the roster), another the station on USB; cran
+    field sees all 50 by name, stops and resumes them, forgeries stop and heal nobody,
+    the crowd's healer heals the vbadge, only once it is pressed, and the table says
+    every badge's state."""
+    game, template = _game(tmp_path)
+    name = "crowd%d" % os.getpid()
+    rows = tmp_path / "roster.csv"
+    patient_link = tmp_path / "patient"
+    healer, patient_name = _rehearsal_roster(rows, patient_link)
+    air = Station(["--field", name, "--settings", str(game), "--roster", str(rows),
+                   "--json"], command="air")
+    field = None
+    figures = {}
+    try:
+        crowd = air.wait_for(lambda b: len(b) == 49)
+        spot = {b["name"]: (b["x"], b["y"]) for b in crowd["badges"]}[healer]
+        with vbadge.running(field=name) as usb, vbadge.running(
+                field=name, link=patient_link, at=(spot[0] + 1, spot[1]),
+                buttons=True) as patient:
+            r = run_cran("flash", "--port", usb.port, "--station")
+            assert r.returncode == 0, r.stdout + r.stderr
+            r = run_cran("flash", "--roster", str(rows), "--settings", str(game), "--port",
+                         str(patient_link))
+            assert r.returncode == 0, r.stdout + r.stderr
+
+            started = time.monotonic()
+            field = Station(["--settings", str(game), "--roster", str(rows), "--port",
+                             usb.port])
+            # Within a second or so; a badge whose window missed the station's first call
+            # (a process of a busy machine, late) shows at its next heartbeat, a minute on.
+            field.wait_for(lambda b: len(b) == 50, timeout=90)
+            figures["all 50 seen by name (s)"] = round(time.monotonic() - started, 1)
+
+            for word, jeu in (("stop", "stop"), ("reprise", "en-jeu")):
+                _everyone_takes(word, jeu, field, air, str(patient_link), figures)
+
+            _forgeries_stop_and_heal_nobody(template, name, air, str(patient_link),
+                                            healer, patient_name, "Joueur 01")   # 3 m off
+            figures["treat: tries"] = _the_nearest_is_healed_once_pressed(
+                healer, crowd, air, patient, patient_name, str(patient_link), game)
+            # The station's table says what every badge says of itself.
+            etats = {b["name"]: b["etat"] for b in air.wait_for(lambda b: True)["badges"]}
+            etats[patient_name] = _badge_status(str(patient_link))["etat"]
+            assert sorted(etats.values()).count("blesse") == 2
+            field.wait_for(lambda b: {n: r["etat"] for n, r in b.items()} == etats)
+    finally:
+        if field is not None:
+            field.stop()
+        air.stop()
+    print("rehearsal figures:", figures)
     assert not os.path.exists(fieldnet.port_file(name))

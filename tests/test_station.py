@@ -332,6 +332,16 @@ class _Field:
         self.sent.append(word)
 
 
+def test_the_stations_screen_counts_the_field_at_a_glance():
+    from host_tools.field_tui import glance
+    rows = [{"jeu": jeu, "etat": etat} for jeu, etat in (
+        ("stop", "pleine-forme"), ("stop", "coma"), ("en-jeu", "blesse"),
+        ("stop", "blesse"), ("hors-jeu", "agonisant"))]
+    assert glance(rows) == ("stop 3, hors-jeu 1, en-jeu 1 | agonisant 1, coma 1, blesse 2, "
+                            "pleine-forme 1")
+    assert glance([]) == ""
+
+
 def test_the_stations_screen_resets_the_badge_under_its_cursor_and_says_a_lost_line():
     import asyncio
 
@@ -381,5 +391,32 @@ def test_the_stations_screen_resets_the_badge_under_its_cursor_and_says_a_lost_l
     assert field.sent == ["reset:cc", "reset:cc armor=metal"]
     assert status.splitlines() == [
         "station badge 240ac4c0a701 on /dev/ttyUSB0, LOST: 3 badge(s) heard; frames "
-        "refused: 0", "journal /tmp/field.jsonl (cran logs --file)",
+        "refused: 0", "en-jeu 3 | blesse 3", "journal /tmp/field.jsonl (cran logs --file)",
         "/dev/ttyUSB0: lost the station: [Errno 5] EIO"]
+
+
+def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_path):
+    """With the roster, the station knows its healers' and smiths' chains: a genuine soin
+    heard on the air is opened (and left: the patient takes it), not counted refused as a
+    forged one is, which an organiser would take for an attack."""
+    from cran import radio
+    from host_tools.field_cmd import _names
+    from host_tools.fieldsim import GAME_KEY
+    from host_tools.station import Station, radio_id, seed_of
+    from host_tools.vhw import air
+    from host_tools.vhw.cpython import cryptolib
+    rows = tmp_path / "roster.csv"
+    rows.write_text("name,armor,board,badge,role\nYsolde,cuir,atom-lite,b1,soigneuse\n"
+                    "Ali,none,atom-lite,b2,\n")
+    secret = bytes(range(32))
+    names, treaters = _names(str(rows), secret)
+    assert sorted(names.values()) == ["Ali", "Ysolde"]
+    assert list(treaters) == [radio_id("Ysolde")]
+    station = Station(GAME_KEY, b"G" * 16, b"\x5a" * 6, air.Air().radio(), None, treaters)
+    keys = radio.Keys(GAME_KEY, cryptolib.aes)
+    seed = seed_of(secret, "Ysolde")
+    for counter, token in ((1, radio.chain_token(seed, 1)), (2, b"\x00" * 16)):
+        station.hear(radio.seal(keys, radio_id("Ysolde"), radio.HEALER, counter, radio.HEAL,
+                                radio_id("Ali"), (counter, token)), -50, 0)
+    assert station.listener.dropped == {"token": 1}   # the forged one alone
+    assert station.badges == {}   # a soin is no heartbeat: no row made of it

@@ -217,11 +217,50 @@ def wire(board_file, cause, image):
     vclock.use_real_clock(time.ticks_ms, time.sleep_ms)
     machine.reset_all(cause)
     world.wire(board)
+    finger = os.getenv("CRAN_VBADGE_FINGER")
+    if finger:
+        fingers(finger, board)
     machine.history = 16
     machine.on_reset = _exit_for_reset
     # A chip of its own per flash image: `cran flash --roster` tells badges apart by it.
     chip = sys.argv[8] if len(sys.argv) > 8 else image
     machine._unique_id = hashlib.sha256(chip.encode()).digest()[:6]
+
+
+# A gesture's presses: (ms held, ms before the next), as cran sim plays them: past the
+# debounce, past the long press (cran.hal.buttons: 50, 800), two within a double's 350.
+_GESTURES = {"short": ((120, 0),), "long": ((1500, 0),), "double": ((120, 120), (120, 0))}
+
+
+def fingers(path, board):
+    """`cran vbadge --buttons`: a finger on the board's buttons. The supervisor writes a
+    gesture a line to path ("a long"); a thread of its own holds the pin at its pressed
+    level and lets go, in real time, whatever the firmware is doing, as a finger is
+    outside the chip (a press in light sleep wakes it: vclock looks every 10 ms)."""
+    import _thread
+
+    import machine
+    import vclock
+    pins = {}
+    for spec in board["buttons"]:
+        pins[spec["name"]] = (spec["pin"], 0 if spec["active_low"] else 1)
+    told = open(path, "rb")   # opened while the host's files are in reach
+    vclock.wake_look_ms = 10
+
+    def press():
+        while True:
+            line = told.readline()
+            if not line:
+                return   # the supervisor is gone
+            words = line.decode().split()   # as the supervisor checked them
+            pin, level = pins[words[0]]
+            for held_ms, then_ms in _GESTURES[words[1]]:
+                machine.drive(pin, level)
+                time.sleep_ms(held_ms)
+                machine.drive(pin, None)
+                time.sleep_ms(then_ms)
+
+    _thread.start_new_thread(press, ())
 
 
 def _exit_for_reset(cause, why):

@@ -76,7 +76,8 @@ class Radio:
             raise ValueError("ESP-NOW: %d bytes: at most %d" % (len(frame), MAX_FRAME))
         self.air.carry(self, frame)
 
-    def arrive(self, frame, rssi):
+    def arrive(self, frame, rssi, at=None):
+        # at: when it arrived, for a radio on a clock of its own (fieldnet.StampedRadio)
         if self.active and sum(len(f) for f, _ in self.inbox) + len(frame) <= RX_BUFFER:
             self.inbox.append((frame, rssi))
 

@@ -1,7 +1,8 @@
 # Virtual `espnow` (MicroPython's ESP32 API, as cran.hal.espnow uses it): frames out are
 # kept in `sent` for the test; frames in come by deliver(). In a virtual field
 # ($CRAN_FIELD_PORT: host_tools/fieldnet.py's hub, on loopback) they also go out to the
-# hub and come in from it. Strict as the chip: nothing sent or heard unless both the
+# hub and come in from it, the badge standing where $CRAN_FIELD_AT says ("X,Y" in m;
+# else the hub picks a spot). Strict as the chip: nothing sent or heard unless both the
 # station interface and ESP-NOW are active, a frame sent only to a registered peer, at
 # most 250 bytes and 20 peers, a receive buffer (rxbuf, 526 bytes unless config() says
 # another size before active(True)) that drops what does not fit, `peers_table` updated
@@ -18,7 +19,7 @@ RXBUF = 526
 sent = []       # (peer, frame) in order, as machine.history says; the test reads it
 dropped = 0     # frames that came while the receive buffer was full
 _the = None
-_field = None   # (socket, the hub's address) in a virtual field
+_field = None   # (socket, the hub's address, its join datagram) in a virtual field
 # The chip's: made here, with the virtual hardware, not when the firmware makes its
 # ESPNow (on a badge they are C, not its heap).
 _config = {"rxbuf": RXBUF, "timeout_ms": 300000, "rate": None}
@@ -34,7 +35,8 @@ def _join_field():
     import socket
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setblocking(False)
-    _field = (sock, socket.getaddrinfo("127.0.0.1", int(port))[0][-1])
+    _field = (sock, socket.getaddrinfo("127.0.0.1", int(port))[0][-1],
+              b"J" + (os.getenv("CRAN_FIELD_AT") or "").encode())
 
 
 def _to_field(data):
@@ -45,10 +47,21 @@ def _to_field(data):
             pass   # no hub (the station stopped): the air is empty
 
 
+_STILL_HERE_MS = 1000
+_joined = [None]   # when it last told the hub it is here (ticks ms)
+
+
 def _from_field(keep):
-    """Datagrams the hub carried here: into the inbox if keep (the radio listening)."""
+    """Datagrams the hub carried here: into the inbox if keep (the radio listening).
+    Listening, it says it is still here every second: an air started again (a hub
+    knows its members by what they send) finds a station that never turns it off."""
     if _field is None:
         return
+    import time
+    now = time.ticks_ms()
+    if keep and (_joined[0] is None or time.ticks_diff(now, _joined[0]) >= _STILL_HERE_MS):
+        _joined[0] = now
+        _to_field(_field[2])
     while True:
         try:
             data = _field[0].recv(300)
@@ -88,7 +101,8 @@ class ESPNow:
             _rxbuf[0] = _config["rxbuf"]   # the buffer is made now, as on the chip
             _join_field()
             _from_field(False)   # what came while it was off was never heard
-            _to_field(b"J")   # here, and listening: the hub knows where to send
+            if _field is not None:   # here, and listening: the hub knows where to send
+                _to_field(_field[2])
         return self._active
 
     def config(self, *name, **values):

@@ -13,6 +13,10 @@ _epoch_s = DEFAULT_EPOCH_S     # time() at elapsed 0
 _alarms = []       # objects with .due_ms (elapsed ms or None) and .fire()
 _real = None       # (clock_ms, sleep_ms) once time is real (use_real_clock), else None
 _real_base = 0     # clock_ms() at elapsed 0, in real time
+# Real time, with something outside the chip that acts on its own (`cran vbadge
+# --buttons`' finger, a thread): a sleep looks this often whether it woke it. None: a
+# sleep waits its whole time (nothing else can end it).
+wake_look_ms = None
 
 
 def start(ticks=0, epoch_s=None):
@@ -260,6 +264,9 @@ def _advance_real(ms, stop=None):
         if now >= target or (stop is not None and stop()):
             break
         alarm = _next_alarm(target)
-        _real[1]((target if alarm is None else alarm.due_ms) - now)
+        wait = (target if alarm is None else alarm.due_ms) - now
+        if stop is not None and wake_look_ms is not None:
+            wait = min(wait, wake_look_ms)
+        _real[1](wait)
     _run_scheduled()
     return elapsed_ms() - start
