@@ -2,10 +2,13 @@
 # firmware's radio, cran.link and cran.radio, unchanged) and the game master's station on
 # a virtual air (vhw/air.py) that loses frames, a millisecond a step. For tests and for
 # `make bench`'s stop -> every badge frozen figure.
+import json
+
 from cran import radio
 from cran.core.engine import act, new_state, view
 from cran.core.engine import tick as engine_tick
 from cran.core.rules import Character, Settings
+from cran.core.vocab import Action
 from cran.link import Chain, Link, wire
 from cran.radio_config import Radio as RadioSpec
 from host_tools.station import Station, gm_anchor
@@ -74,10 +77,26 @@ class FieldBadge:
                 self.offers.append((now, value))
             elif what == "offered":
                 self.offered.append(value)
+            elif what == "recast":
+                self.recast(value, now)
         if seeking is not None and self.link.seeking is None:   # its search ended
             self.answered = list(seeking[1])
         self.state, _ = engine_tick(self.state, now)
         self.next_wake = now + self.link.next_wake_ms(now)
+
+    def recast(self, fields, now):
+        """The game master's reset to a new character (JSON fields, as cran.recast takes
+        them on a badge): checked as a badge's config checks it, then P3 with it; a
+        character refused changes nothing."""
+        from cran.config import character_from
+        try:
+            character = character_from("the radio's reset", json.loads(fields))
+        except ValueError:
+            return
+        state = self.state.copy(keep_before=False)
+        state.character = character
+        self.state = state
+        self.act(Action("reset"), now)
 
     def take(self, now):
         """The wearer's long press on the offer on show (cran.menu's "take"): its soin

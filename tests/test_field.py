@@ -230,6 +230,20 @@ def test_a_reset_reaches_its_badge_alone_and_an_effect_de_masse_everyone():
     field.station.command(radio.MASS, b"peur", now=field.now)
     field.run(PERIOD_MS + WINDOW_MS + 20)
     assert view(target.state, field.now)["effets"] == "peur"
+    # To a new character: that badge alone, with the new one's armor; one refused
+    # (a typo a station would have named) changes nothing.
+    other = field.badges[3]
+    field.station.command(radio.RESET, other.me + b'{"armor":"metall"}', now=field.now)
+    field.run(PERIOD_MS + WINDOW_MS + 20)
+    assert view(other.state, field.now)["etat"] == "agonisant"
+    field.station.command(radio.RESET, other.me + b'{"name":"Aude","armor":2}',
+                          now=field.now)
+    field.run(PERIOD_MS + WINDOW_MS + 20)
+    assert [(view(b.state, field.now)["etat"], b.state.character.armor)
+            for b in field.badges] == [("agonisant", 1), ("agonisant", 1),
+                                       ("pleine-forme", 1), ("pleine-forme", 2),
+                                       ("agonisant", 1)]
+    assert view(other.state, field.now)["armure"] == "2"
 
 
 def test_the_stations_command_words_are_checked():
