@@ -323,6 +323,19 @@ def test_a_new_character_over_the_radio_counts_its_own_armor():
         "config", "new character over the radio: Aude, armor 1")
 
 
+def test_light_sleep_and_radio_notes_are_said_in_words():
+    tl = build(['{"boot": "0.1.0", "up": 0}',
+                '{"light_sleep": "off: woken 50 times with no press", "up": 10}',
+                '{"radio": "offer", "value": "soin", "up": 20}',
+                '{"radio": "offered", "value": "4e4e4e4e4e4e", "up": 30}',
+                '{"radio": "offered", "value": null, "up": 40}'])
+    assert [m.label for m in tl.markers[1:]] == [
+        "light sleep off: woken 50 times with no press",
+        "radio: soin offered to the wearer (a long press takes it)",
+        "radio: this badge's offer made to badge 4e4e4e4e4e4e",
+        "radio: this badge's offer made to nobody near enough"]
+
+
 def test_an_unknown_entry_is_kept_and_shown():
     tl = build(['{"boot": "0.1.0", "up": 0}', '{"radio": "hello", "up": 10}'])
     assert [(m.kind, m.label) for m in tl.markers][-1] == (
