@@ -68,33 +68,18 @@ class Confirm(ModalScreen):
         self.dismiss(False)
 
 
-class AskKeyword(ModalScreen):
+class Ask(ModalScreen):
+    """A line of text asked for: Enter gives it (stripped), Esc None."""
     BINDINGS = [Binding("escape", "cancel", "close")]
 
-    def compose(self) -> ComposeResult:
-        yield Static("An effect «de masse» on every badge in range (K11): its keyword, "
-                     "then Enter (Esc: cancel)")
-        yield Input(placeholder="peur")
-
-    def on_input_submitted(self, event):
-        self.dismiss(event.value.strip())
-
-    def action_cancel(self):
-        self.dismiss(None)
-
-
-class AskCharacter(ModalScreen):
-    BINDINGS = [Binding("escape", "cancel", "close")]
-
-    def __init__(self, name):
+    def __init__(self, question, placeholder):
         super().__init__()
-        self.badge_name = name
+        self.question = question
+        self.placeholder = placeholder
 
     def compose(self) -> ComposeResult:
-        yield Static("Reset %s (P3). Enter alone: its own character, fresh. Or a new "
-                     "character, in a scenario's character line words, then Enter "
-                     "(Esc: cancel)" % self.badge_name)
-        yield Input(placeholder="name=Aude armor=metal helmet=oui resist=peur")
+        yield Static(self.question)
+        yield Input(placeholder=self.placeholder)
 
     def on_input_submitted(self, event):
         self.dismiss(event.value.strip())
@@ -189,7 +174,8 @@ class FieldApp(App):
                 return
             self.push_screen(Confirm("Effet %s de masse on every badge in range" % keyword),
                              lambda yes: yes and self._send("masse:" + keyword))
-        self.push_screen(AskKeyword(), asked)
+        self.push_screen(Ask("An effect «de masse» on every badge in range (K11): its "
+                             "keyword, then Enter (Esc: cancel)", "peur"), asked)
 
     def action_reset(self):
         """P3 for the badge on the table's cursor row, over the radio to that badge alone:
@@ -213,7 +199,10 @@ class FieldApp(App):
             self.push_screen(Confirm("Reset %s to %s (P3)" % (
                 row["name"], "a new character: " + fields if fields
                 else "a fresh character")), lambda yes: yes and self._send(word))
-        self.push_screen(AskCharacter(row["name"]), asked)
+        self.push_screen(Ask("Reset %s (P3). Enter alone: its own character, fresh. Or a "
+                             "new character, in a scenario's character line words, then "
+                             "Enter (Esc: cancel)" % row["name"],
+                             "name=Aude armor=metal helmet=oui resist=peur"), asked)
 
     def on_unmount(self):
         self.running = False
