@@ -420,3 +420,28 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
                                 radio_id("Ali"), (counter, token)), -50, 0)
     assert station.listener.dropped == {"token": 1}   # the forged one alone
     assert station.badges == {}   # a soin is no heartbeat: no row made of it
+
+
+def test_the_stations_screen_asks_an_effect_de_masse_and_names_a_wrong_keyword():
+    import asyncio
+
+    from textual.widgets import Static
+
+    from host_tools.field_tui import FieldApp
+    field = _Field()
+
+    async def go():
+        app = FieldApp(field)
+        async with app.run_test(size=(120, 20)) as pilot:
+            await pilot.pause(0.7)
+            await pilot.press("m", *"peurr", "enter")   # not a keyword: nothing asked
+            await pilot.pause()
+            await pilot.press("m", *"peur", "enter")
+            await pilot.pause()
+            question = str(app.screen.query_one("#question", Static).content)
+            await pilot.press("y")
+            await pilot.pause()
+            return question
+    question = asyncio.run(go())
+    assert question.startswith("Effet peur de masse on every badge in range?")
+    assert field.sent == ["masse:peur"]
