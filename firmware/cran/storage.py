@@ -135,6 +135,19 @@ class StateStore:
             return e
         return None
 
+def take_entry(line, out, problems, name, n):
+    """Line n of journal file `name`: its entry (a JSON object) into out, else said in
+    problems. The journal in files and CircuitPython's in nvm read their lines alike."""
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        entry = None
+    if isinstance(entry, dict):
+        out.append(entry)
+    else:
+        problems.append("%s: line %d unreadable, skipped" % (name, n))
+
+
 class Journal:
     """Append-only log of one-line JSON entries, bounded to about max_bytes by two
     files: name.0 (current) becomes name.1 (previous) when it would pass max_bytes/2."""
@@ -176,7 +189,7 @@ class Journal:
     def entries(self):
         """-> every readable entry, oldest first. A torn or garbled line (a power cut
         mid-append) is skipped and named in self.problems, never fatal."""
-        out = []
+        out = []  # type: list
         self.problems = []
         for i in (0, 1):
             n = 0
@@ -184,15 +197,7 @@ class Journal:
                 with open(self._paths[i], "rb") as f:
                     for line in f:
                         n += 1
-                        try:
-                            entry = json.loads(line)
-                        except ValueError:
-                            entry = None
-                        if isinstance(entry, dict):
-                            out.append(entry)
-                        else:
-                            self.problems.append("%s: line %d unreadable, skipped"
-                                                 % (self.names[i], n))
+                        take_entry(line, out, self.problems, self.names[i], n)
             except OSError as e:
                 if not missing(e):
                     self.problems.append("%s: unreadable after line %d (%s)"

@@ -165,15 +165,7 @@ class NvmJournal:
                 if not line:
                     continue
                 n += 1
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    entry = None
-                if isinstance(entry, dict):
-                    out.append(entry)
-                else:
-                    self.problems.append("%s: line %d unreadable, skipped"
-                                         % (self.names[order.index(i)], n))
+                storage.take_entry(line, out, self.problems, self.names[order.index(i)], n)
         return out
 
     def clear(self):
