@@ -18,6 +18,8 @@ import select as _host_select  # the port's own, before VCP_DIR's virtual one sh
 import sys
 import time as _host_time  # the same: the real clock under the virtual parts
 
+from watchdog_file import WatchdogFile  # beside this script (vbadge_boot.py's too)
+
 EXIT_RESET = 80
 # microcontroller.ResetReason <-> machine's numbers, which vbadge.py's supervisor keeps
 _CAUSES = (("POWER_ON", 1), ("RESET_PIN", 2), ("WATCHDOG", 3), ("DEEP_SLEEP_ALARM", 4),
@@ -94,27 +96,12 @@ def run_code():
     return microcontroller.resetting
 
 
-class WatchdogFile:
-    """The ms the firmware's watchdog has left, written (fixed width, at the start of
-    the file) whenever it starts or is fed; the file's time says when. The supervisor
-    resets the chip when that runs out: a hung firmware, or the REPL after Ctrl-C."""
-
-    def __init__(self, out):
-        self.out = out   # opened while the host's files were in reach
-
-    def tell(self, left_ms):
-        self.out.seek(0)
-        self.out.write("%12d\n" % max(0, left_ms))
-        self.out.flush()
-
-    def at_end(self):
-        # code.py is over without a reset (Ctrl-C, or it ended): the time left now.
-        import microcontroller
-        import vclock
-        dog = microcontroller.watchdog
-        if dog.due_ms is not None:
-            self.tell(dog.due_ms - vclock.elapsed_ms())
-        self.out.close()
+def watchdog_left_ms():
+    """The ms microcontroller.watchdog has left now, or None."""
+    import microcontroller
+    import vclock
+    due = microcontroller.watchdog.due_ms
+    return None if due is None else due - vclock.elapsed_ms()
 
 
 def main():
@@ -132,7 +119,7 @@ def main():
     if action != "boot":
         return   # -i: the REPL follows
     reset = run_code()
-    watchdog.at_end()
+    watchdog.close(watchdog_left_ms())
     if reset is not None:
         # The process ends; the supervisor boots the next one with this cause. Silent at
         # once, as a chip that resets.

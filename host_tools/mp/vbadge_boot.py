@@ -20,6 +20,7 @@ import sys
 import time  # the port's real clock, cached before VHW_DIR (whose time.py is virtual)
 
 import vfs
+from watchdog_file import WatchdogFile  # beside this script: before sys.path is the chip's
 
 EXIT_BAD_IMAGE = 3
 EXIT_RESET = 80
@@ -291,29 +292,13 @@ def run_file(name, namespace):
     return True
 
 
-class WatchdogFile:
-    """What the supervisor knows of the firmware's watchdog: the ms it has left, written
-    (fixed width, at the start of the file) whenever it starts or is fed; the file's
-    time says when. The supervisor resets the chip when that runs out: a hung firmware
-    moves no clock, and at the REPL after Ctrl-C nothing feeds it."""
-
-    def __init__(self, out):
-        self.out = out   # opened while the host's files were in reach
-
-    def tell(self, left_ms):
-        self.out.seek(0)
-        self.out.write("%12d\n" % max(0, left_ms))
-        self.out.flush()
-
-    def at_end(self):
-        # The boot ends without a reset (Ctrl-C, or main.py over): the time left now.
-        import machine
-        import vclock
-        left = [a.due_ms - vclock.elapsed_ms() for a in vclock._alarms
-                if isinstance(a, machine.WDT) and a.due_ms is not None]
-        if left:
-            self.tell(min(left))
-        self.out.close()
+def watchdog_left_ms():
+    """The ms the firmware's watchdog (machine.WDT) has left now, or None."""
+    import machine
+    import vclock
+    left = [a.due_ms - vclock.elapsed_ms() for a in vclock._alarms
+            if isinstance(a, machine.WDT) and a.due_ms is not None]
+    return min(left) if left else None
 
 
 def main():
@@ -344,7 +329,7 @@ def main():
     if run_file("boot.py", namespace) and action == "boot":
         run_file("main.py", namespace)
     if watchdog is not None:
-        watchdog.at_end()
+        watchdog.close(watchdog_left_ms())
 
 
 try:
