@@ -2,8 +2,6 @@
 # firmware's radio, cran.link and cran.radio, unchanged) and the game master's station on
 # a virtual air (vhw/air.py) that loses frames, a millisecond a step. For tests and for
 # `make bench`'s stop -> every badge frozen figure.
-import json
-
 from cran import radio
 from cran.core.engine import act, new_state, view
 from cran.core.engine import tick as engine_tick
@@ -85,17 +83,14 @@ class FieldBadge:
         self.next_wake = now + self.link.next_wake_ms(now)
 
     def recast(self, fields, now):
-        """The game master's reset to a new character (JSON fields, as cran.recast takes
-        them on a badge): checked as a badge's config checks it, then P3 with it; a
-        character refused changes nothing."""
-        from cran.config import character_from
+        """The game master's reset to a new character (JSON fields), as cran.recast
+        plays it on a badge: checked, then P3 with it; refused, nothing changes."""
+        from cran.recast import read_character, with_character
         try:
-            character = character_from("the radio's reset", json.loads(fields))
+            _, character = read_character(fields)
         except ValueError:
             return
-        state = self.state.copy(keep_before=False)
-        state.character = character
-        self.state = state
+        self.state = with_character(self.state, character)
         self.act(Action("reset"), now)
 
     def take(self, now):

@@ -14,7 +14,7 @@ from cran.core.engine import (
 )
 from cran.core.record import to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import CUE_KINDS, INCONNU, Action, const
+from cran.core.vocab import CUE_KINDS, INCONNU, const
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
@@ -165,16 +165,6 @@ class Badge:
         if save:
             self.flush(now)
         return True
-
-    def recast(self, character, now):
-        """P3 to another character: the game master's reset of this badge to a new one
-        (cran.recast, which has written it into the config first)."""
-        self.tick(now)
-        self.character = character
-        state = self.state.copy(keep_before=False)
-        state.character = character
-        self.state = state
-        self.apply(Action("reset"), now, save=False)
 
     def flush(self, now):
         """The journal entry and the record of the last action (or undo), if still

@@ -1,9 +1,11 @@
 # The game master's reset of one badge to a new character, over the radio (cran.link):
-# loaded only when one comes, and let go after it.
+# loaded only when one comes, and let go after it. A field's hosted badges
+# (host_tools/fieldsim.py) take it with the same pieces.
 import json
 
 from cran import forget
 from cran.compat import replace, sync
+from cran.core.vocab import Action
 from cran.storage import join
 
 # The config's checker, loaded for the character and let go with this module.
@@ -11,22 +13,34 @@ _ONLY_HERE = ("cran.recast", "cran.config", "cran.core.choices")
 _WHO = "the radio's reset"   # where the character came from, as the journal says it
 
 
+def read_character(fields):
+    """The frame's character (JSON bytes) -> (its fields as JSON reads them, Character),
+    checked as a badge's config checks its character; ValueError saying what is wrong."""
+    from cran.config import character_from
+    try:
+        raw = json.loads(fields)
+    except ValueError as e:
+        raise ValueError("%s: its character is not JSON: %s" % (_WHO, e)) from None
+    return raw, character_from(_WHO, raw)   # ConfigError (a ValueError): says the field
+
+
+def with_character(state, character):
+    """The state as another character's: a copy whose reset (P3) starts that one."""
+    s = state.copy(keep_before=False)
+    s.character = character
+    return s
+
+
 def recast(app, fields, now):
     """fields: the new character as JSON bytes (the frame's, after the badge's id). It is
-    checked as the badge's config checks its character, written into config.json (the
-    badge restarts as it, and `cran status` shows it), and P3 plays with it. A character
-    refused, or a config that can't be written, changes nothing: the journal says why.
-    -> whether the badge took it."""
+    checked, written into config.json (the badge restarts as it, and `cran status` shows
+    it), and P3 plays with it. A character refused, or a config that can't be written,
+    changes nothing: the journal says why. -> whether the badge took it."""
     badge = app.badge
     path = join(app.root, "config.json")
     try:
-        from cran.config import character_from
         try:
-            raw = json.loads(fields)
-        except ValueError as e:
-            return _refused(badge, "%s: its character is not JSON: %s" % (_WHO, e))
-        try:
-            character = character_from(_WHO, raw)   # ConfigError: says the field
+            raw, character = read_character(fields)
         except ValueError as e:
             return _refused(badge, str(e))
         try:
@@ -42,7 +56,10 @@ def recast(app, fields, now):
             return _refused(badge, "%s: %s: %s" % (_WHO, path, e))
         # Said as a boot says who it is: the debrief counts the armor from here on.
         badge.log({"recast": "radio", "name": character.name, "armor": character.armor})
-        badge.recast(character, now)
+        badge.tick(now)   # what was due comes first, to the character it was due to
+        badge.character = character
+        badge.state = with_character(badge.state, character)
+        badge.apply(Action("reset"), now, save=False)
         return True
     finally:
         forget(_ONLY_HERE)
