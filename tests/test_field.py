@@ -115,6 +115,31 @@ def test_a_healer_heals_only_the_nearest_patient_who_presses():
     assert patient.link.accept(field.now) is None
 
 
+def test_a_badge_sends_its_frames_in_counter_order():
+    # A healer hit while it repeats its search: the heartbeat that says so waits for the
+    # repeat's end. Sent between two copies, its newer counter would make every later
+    # copy look replayed (radio.Listener) to whoever heard it, and a badge whose window
+    # opened just before it would hear the heartbeat and never the search.
+    field = Field(count=6, seed=3)
+    healer = FieldBadge(field.air.radio(50, 50), HEALER_ID, radio.HEALER, HEALER_SEED)
+    field.badges.append(healer)
+    sent = []
+    send = healer.radio.send
+    healer.radio.send = lambda peer, frame: (sent.append(frame), send(peer, frame))
+    field.run(1000)
+    assert healer.link.seek(field.now)
+    for _ in range(0, PERIOD_MS + WINDOW_MS, 97):   # hit again and again meanwhile
+        field.run(97)
+        healer.state, _ = act(healer.state, Action("coup"), field.now)
+    field.run(2 * PERIOD_MS)
+    counters = [int.from_bytes(f[12:16], "big") for f in sent]   # radio._HEAD
+    assert counters == sorted(counters) and len(set(counters)) > 2, counters
+    kinds = {f[16] for f in sent}
+    assert {radio.SEEK, radio.HEARTBEAT} <= kinds, kinds
+    assert all("replay" not in b.link.listener.dropped for b in field.badges)
+    assert "replay" not in field.station.listener.dropped
+
+
 def test_a_badge_of_another_game_hears_nothing_and_the_station_sees_every_badge():
     field = Field(count=12)
     stranger = FieldBadge(field.air.radio(3, 3), b"\x99" * 6, key=bytes(32))

@@ -263,7 +263,11 @@ class Link:
             self.next_window = ticks_add(now, PERIOD_MS)
             self.window_end = ticks_add(now, WINDOW_MS)
             self._on(now)
-            self._beat(state, now)
+            if self.sending is None:
+                # Frames go out in counter order: a heartbeat between two copies of a
+                # repeat would make the later copies look replayed (radio.Listener) to
+                # whoever heard it. It is said at the window's close, the repeat done.
+                self._beat(state, now)
         sending = self.sending
         if sending is not None and ticks_diff(now, sending[2]) >= 0:
             self.air.send(_EVERYONE, sending[0])
