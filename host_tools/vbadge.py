@@ -22,7 +22,6 @@
 # parent-death signal), and its temporary files are unlinked as soon as they are made,
 # reached through their descriptors (/dev/fd/N in a chip, which inherits them).
 import contextlib
-import errno
 import fcntl
 import json
 import os
@@ -103,12 +102,16 @@ class Finger:
 
 
 class Chip:
-    """One MicroPython process, from a reset to the next, on its own pty."""
+    """One MicroPython process, from a reset to the next, on its own pty. The supervisor
+    keeps the pty's other end (line) open too: once the chip has ended, what it never
+    read is still there (unread()), as a board's UART keeps it for the REPL that comes
+    after main.py; its end is told by its pidfd."""
 
     def __init__(self, argv, repl, pass_fds=()):
         self.kind = "repl" if repl else "boot"
         self.started = time.monotonic()
         self.fd, line = os.openpty()
+        self.line = line
         _uart_mode(line)   # before any byte arrives: none must meet a default tty
         # SIGTERM (which stops the supervisor by raising _Stop) held off while the chip
         # is forked: raised in the fork's own bookkeeping (an at-fork hook), it was
@@ -122,9 +125,9 @@ class Chip:
                 argv, stdin=line, stdout=line, stderr=line, start_new_session=True,
                 pass_fds=pass_fds, preexec_fn=lambda: _chip_setup(supervisor, held))
         finally:
-            os.close(line)
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        os.set_blocking(self.fd, False)
+        os.set_blocking(self.fd, False)   # (not line: its file is the chip's stdin too)
+        self.ended = os.pidfd_open(self.process.pid)   # readable once it has ended
 
     def hears_ctrl_c(self):
         """Whether Ctrl-C interrupts the firmware now: MicroPython's kbd_intr(-1) (a
@@ -145,10 +148,24 @@ class Chip:
             attrs[3] = attrs[3] | termios.ISIG if on else attrs[3] & ~termios.ISIG
             termios.tcsetattr(self.fd, termios.TCSANOW, attrs)
 
+    def unread(self):
+        """What was given to the chip and it never read (it has ended)."""
+        out = bytearray()
+        while select.select([self.line], [], [], 0)[0]:
+            data = os.read(self.line, 4096)
+            if not data:
+                break
+            out += data
+        return bytes(out)
+
+    def close(self):
+        for fd in (self.fd, self.line, self.ended):
+            os.close(fd)
+
     def kill(self):
         self.process.kill()
         self.process.wait()
-        os.close(self.fd)
+        self.close()
 
 
 def _uart_mode(fd):
@@ -287,9 +304,13 @@ class VBadge:
         self._start("repl-boot" if boot_py else "repl", self.cause)
 
     def _chip_ended(self):
+        self._drain_chip()   # its last words first
         chip, self.chip = self.chip, None
-        os.close(chip.fd)
         code = chip.process.wait()
+        # What it never read goes to the next chip, before what came since: a board's
+        # UART still holds it when main.py ends (a reset loses it, below).
+        self.to_chip[:0] = chip.unread()
+        chip.close()
         interrupted, self.hold_until = self.hold_until is not None, None
         if code == EXIT_BAD_IMAGE:
             raise CommandError("%s: the flash image can no longer be mounted: %s"
@@ -427,6 +448,7 @@ class VBadge:
             if self.to_chip and not self.starting and self.hold_until is None:
                 mask |= select.POLLOUT
             poller.register(self.chip.fd, mask)
+            poller.register(self.chip.ended, select.POLLIN)
             if self.typing:
                 poller.register(sys.stdin.fileno(), select.POLLIN)
             timeout = None if connected else IDLE_POLL_MS
@@ -441,6 +463,8 @@ class VBadge:
                     self._port_events(events)
                 elif self.chip is not None and fd == self.chip.fd:
                     self._chip_events(events)
+                elif self.chip is not None and fd == self.chip.ended:
+                    self._chip_ended()
                 elif self.typing and fd == sys.stdin.fileno():
                     self._typed()
             if self.hold_until is not None and time.monotonic() >= self.hold_until:
@@ -469,20 +493,26 @@ class VBadge:
             self.typing = False   # stdin ended: no more presses
 
     def _chip_events(self, events):
-        # POLLOUT needs nothing here: the loop gives the chip its bytes after the events.
-        if events & (select.POLLIN | select.POLLHUP | select.POLLERR):
+        # POLLOUT needs nothing here: the loop gives the chip its bytes after the events;
+        # its end comes by its pidfd (the supervisor holds its pty's line open).
+        if events & select.POLLIN:
             try:
                 data = os.read(self.chip.fd, 4096)
-            except BlockingIOError:
+            except OSError:   # nothing after all (EAGAIN)
                 return
-            except OSError as e:   # EIO: its side of the pty is closed, the chip has ended
-                if e.errno != errno.EIO:
-                    raise
-                data = b""
             if data:
                 self._from_chip(data)
-            else:
-                self._chip_ended()
+
+    def _drain_chip(self):
+        """Everything the chip said, read: it has ended (nothing holds it back now)."""
+        while True:
+            try:
+                data = os.read(self.chip.fd, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            self._from_chip(data)
 
     def close(self):
         if self.chip is not None:
@@ -616,12 +646,7 @@ def run(args):
         raise CommandError(HOW_TO_GET_MICROPYTHON)
     if getattr(args, "field", None):
         from host_tools import fieldnet
-        os.environ[fieldnet.ENV] = str(fieldnet.hub_port(args.field))   # the chip's espnow
-        if args.at is not None:
-            if fieldnet.place(args.at) is None:
-                raise CommandError("--at %s: X,Y in metres, each from 0 to %d (e.g. 12,5.5)"
-                                   % (args.at, fieldnet.MAX_PLACE_M))
-            os.environ[fieldnet.AT_ENV] = args.at
+        os.environ.update(fieldnet.member_env(args.field, args.at))   # the chip's espnow
     elif args.at is not None:
         raise CommandError("--at goes with --field: a place on a virtual field")
     # SIGTERM stops it as Ctrl-C does: the chip, the link, a temporary image go with it.

@@ -155,6 +155,22 @@ def test_a_badge_whose_flash_lost_its_records_comes_back_from_nvs(tmp_path):
         assert [line for line in journal if '"restored"' in line]
 
 
+def test_what_is_typed_while_main_py_runs_reaches_the_repl_after_it(tmp_path):
+    # A board's UART holds what main.py never read for the REPL that comes after it (so
+    # mpremote's Ctrl-C and Ctrl-A sent as a badge with no main.py boots still land).
+    main = tmp_path / "main.py"
+    main.write_text("import time\nprint('main starts')\ntime.sleep(1)\nprint('main ends')\n")
+    with vbadge.running() as badge:
+        mpremote(badge.port, "fs", "cp", str(main), ":main.py")   # left at its REPL
+        with serial.Serial(badge.port, 115200, timeout=20) as s:
+            s.write(b"import machine; machine.reset()\r")
+            assert s.read_until(b"main starts\r\n").endswith(b"main starts\r\n")
+            s.write(b"print(6 * 7)\r")   # main.py reads nothing
+            said = s.read_until(b"42\r\n")
+        assert said.startswith(b"main ends\r\n") and said.endswith(
+            b">>> print(6 * 7)\r\n42\r\n"), said
+
+
 def test_the_watchdog_runs_on_at_the_repl(tmp_path):
     # A firmware's watchdog can't be stopped: stopped by mpremote's Ctrl-C, the badge
     # resets when it bites, as an ESP32 does, unless something resets it first.
