@@ -53,6 +53,19 @@ def place(text):
     return (x, y) if ok else None
 
 
+def member_env(name, at=None):
+    """What a virtual badge's process is given to join the running field `name`
+    (vhw/espnow.py reads it), standing at "X,Y" (or where the hub puts it) -> {variable:
+    value}. CommandError when nobody runs the field or the place is not one."""
+    env = {ENV: str(hub_port(name))}
+    if at is not None:
+        if place(at) is None:
+            raise CommandError("--at %s: X,Y in metres, each from 0 to %d (e.g. 12,5.5)"
+                               % (at, MAX_PLACE_M))
+        env[AT_ENV] = at
+    return env
+
+
 def _own_port(name):
     """The UDP port a field's hub takes when it is free, from its name (20000-39999)."""
     return 20000 + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % 20000

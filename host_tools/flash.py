@@ -735,15 +735,20 @@ class Roster:
 def game_key(args):
     """The game key badges get: the settings file's (--settings), or the one `cran config`
     wrote beside the --config file; else None (this computer's own, flash_one)."""
-    if args.settings:
+    return game_key_of(args.settings, args.config)
+
+
+def game_key_of(settings, config):
+    """The game key of a game settings file, else of the game.key `cran config` wrote
+    beside a badge's config; None when neither gives one."""
+    if settings:
         from host_tools.roster import RosterError, read_game_key
         try:
-            return read_game_key(args.settings)
+            return read_game_key(settings)
         except RosterError as e:
             raise CommandError("\n".join(e.messages), prefixed=False) from None
-    if args.config:
-        beside = os.path.join(os.path.dirname(os.path.abspath(args.config)),
-                              gamekey.KEY_FILE)
+    if config:
+        beside = os.path.join(os.path.dirname(os.path.abspath(config)), gamekey.KEY_FILE)
         if os.path.exists(beside):
             return gamekey.read_key_file(beside)
     return None

@@ -461,6 +461,20 @@ def what(e):
         return _SAYING[e.kind] % (raw[e.kind],)
     if e.kind == "undo":
         return "undo (double press)"
+    return note(raw)
+
+
+def note(raw):
+    """An entry of another kind (docs/journal.md's "others") in words where its kind is
+    known, else as its JSON."""
+    said, value = raw.get("light_sleep"), raw.get("value")
+    if isinstance(said, str):
+        return "light sleep " + said
+    if raw.get("radio") == "offer" and isinstance(value, str):
+        return "radio: %s offered to the wearer (a long press takes it)" % value
+    if raw.get("radio") == "offered" and (value is None or isinstance(value, str)):
+        return "radio: this badge's offer made to %s" % (
+            "badge " + value if value else "nobody near enough")
     return json.dumps(raw, sort_keys=True)
 
 

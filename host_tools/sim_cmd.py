@@ -31,6 +31,16 @@ def setup(p):
     p.add_argument("--paused", action="store_true", help="start with the clock stopped")
     p.add_argument("--bell", action="store_true",
                    help="ring the terminal bell when the buzzer plays (key t)")
+    p.add_argument("--field", metavar="NAME",
+                   help="join the virtual field NAME (cran field --virtual NAME, or cran "
+                        "air --field NAME) in real time: the --character is a badge of the "
+                        "game, from `cran config ROSTER --settings GAME.json`")
+    p.add_argument("--at", metavar="X,Y",
+                   help="with --field: where the badge stands, in metres (default: a "
+                        "random spot on a 30 m square)")
+    p.add_argument("--settings", metavar="GAME.json",
+                   help="with --field: the game's settings, whose key the badge gets "
+                        "(default: the game.key beside --character, as cran flash)")
     p.add_argument("--headless", action="store_true",
                    help="no terminal UI: play the script and print its timeline (the "
                         "default when stdout or stdin is not a terminal)")
@@ -38,7 +48,17 @@ def setup(p):
 
 def run(args):
     runtime = args.runtime or ("micropython" if find_micropython() else "cpython")
-    if args.headless or not (sys.stdout.isatty() and sys.stdin.isatty()):
+    headless = args.headless or not (sys.stdout.isatty() and sys.stdin.isatty())
+    if args.field is None:
+        for given, name in ((args.at, "--at"), (args.settings, "--settings")):
+            if given is not None:
+                raise CommandError("%s goes with --field: a badge on a virtual field" % name)
+    elif headless:
+        raise CommandError("--field needs the terminal UI: a badge on a field lives in real "
+                           "time (for a whole field without a terminal: cran air --field)")
+    elif args.paused:
+        raise CommandError("--paused: on a field the clock is real time, it cannot stop")
+    if headless:
         return _headless(args, runtime)
     return live(args, runtime)
 
@@ -57,8 +77,9 @@ def _headless(args, runtime):
 
 
 def prepare(args, runtime):
-    """The badge the arguments ask for, booted -> (BadgeLink, script or None). A bad
-    file, board or config -> CommandError naming it, before any window opens."""
+    """The badge the arguments ask for, booted -> (BadgeLink, script or None, its game
+    key or None). A bad file, board or config, a field nobody runs -> CommandError
+    naming it, before any window opens."""
     from host_tools.sim.link import BadgeLink, LinkError, check_wearer, read_wearer
     script = None
     config, file_board = {}, None
@@ -72,17 +93,37 @@ def prepare(args, runtime):
     if board == "none":
         raise CommandError("the terminal UI needs a board (--board none is for --headless)")
     check_wearer(board, config, args.character or args.script or "the default character")
+    field = key = kept = None
+    if getattr(args, "field", None) is not None:
+        field, key, kept = _on_field(args, config)
     try:
-        return BadgeLink(board, config, runtime), script
+        return BadgeLink(board, config, runtime, field=field, game_key=key,
+                         radio_kept=kept), script, key
     except LinkError as e:
         raise CommandError(str(e), 3) from None
 
 
+def _on_field(args, config):
+    """--field: the badge's radio and key, checked -> (its process's field variables,
+    the game key, where its radio.json is kept between runs)."""
+    from host_tools import fieldnet, flash, gamekey
+    how = ("a badge of a game with the radio, as `cran config ROSTER --settings "
+           "GAME.json` writes them (the settings with \"radio\": true)")
+    if not args.character:
+        raise CommandError("--field needs --character: %s" % how)
+    if "radio" not in config:
+        raise CommandError("--field: %s has no radio: %s" % (args.character, how))
+    env = fieldnet.member_env(args.field, args.at)
+    kept = os.path.join(gamekey.cran_home(), "sim", "radio-%s.json" % config["radio"].get("id"))
+    return env, flash.game_key_of(args.settings, args.character) or gamekey.own_key(), kept
+
+
 def live(args, runtime):
     from host_tools.sim.tui import SimApp
-    link, script = prepare(args, runtime)
+    link, script, key = prepare(args, runtime)
     try:
-        app = SimApp(link, script, paused=args.paused, bell=args.bell, watch_terminal=True)
+        app = SimApp(link, script, paused=args.paused, bell=args.bell, watch_terminal=True,
+                     field=args.field, game_key=key)
         app.run()
     finally:
         link.close()

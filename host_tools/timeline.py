@@ -309,21 +309,7 @@ def _mark(tl, e):
         for value in journal.noticed(e):
             tl.markers.append(Marker(e.at, "note", "%s noticed" % value, e.line))
     elif e.kind == "other":
-        tl.markers.append(Marker(e.at, "note", _note(raw), e.line))
-
-
-def _note(raw):
-    """An entry no lane reads, in words where its kind is known (docs/journal.md's
-    "others"), else as its JSON."""
-    said, value = raw.get("light_sleep"), raw.get("value")
-    if isinstance(said, str):
-        return "light sleep " + said
-    if raw.get("radio") == "offer" and isinstance(value, str):
-        return "radio: %s offered to the wearer (a long press takes it)" % value
-    if raw.get("radio") == "offered" and (value is None or isinstance(value, str)):
-        return "radio: this badge's offer made to %s" % (
-            "badge " + value if value else "nobody near enough")
-    return json.dumps(raw, sort_keys=True)
+        tl.markers.append(Marker(e.at, "note", journal.note(raw), e.line))
 
 
 # ---- text ---------------------------------------------------------------------------

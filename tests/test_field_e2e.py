@@ -19,6 +19,7 @@ import pytest
 from conftest import REPO, run_cran
 from cran import radio
 from host_tools import fieldnet, roster, vbadge
+from host_tools.sim.session import ClockRefused
 from host_tools.station import GM_NAME, radio_id
 from host_tools.vhw.cpython import cryptolib
 
@@ -401,3 +402,115 @@ def test_a_rehearsal_one_laptop_one_usb_station_a_crowd_of_50_and_a_healer(tmp_p
         air.stop()
     print("rehearsal figures:", figures)
     assert not os.path.exists(fieldnet.port_file(name))
+
+
+# ---- `cran sim --field`: the badge on the desktop, on a field --------------------------
+
+def _sim_badge(tmp_path, rows, game, name, at=None, runtime="micropython"):
+    """The first row's badge config, as `cran config` writes it, booted by `cran sim
+    --field` -> (its BadgeLink, its Session, the journal entries it writes)."""
+    from types import SimpleNamespace
+
+    from host_tools.sim.session import Session
+    from host_tools.sim_cmd import prepare
+    roster_file = tmp_path / "roster.csv"
+    roster_file.write_text(rows)
+    r = run_cran("config", str(roster_file), "--settings", str(game), "--out",
+                 str(tmp_path / "badges"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    config = sorted((tmp_path / "badges").glob("*.json"))[0]
+    link, _, key = prepare(SimpleNamespace(board=None, script=None, character=str(config),
+                                           field=name, at=at, settings=None), runtime)
+    journal = []
+    session = Session(link, field=name, game_key=key,
+                      on_frame=lambda f: journal.extend(e for _, e in f["journal"]))
+    return link, session, journal
+
+
+def _rows(station):
+    """The station's last table: {badge id: row}."""
+    for line in reversed(station.lines):
+        if "badges" in line:
+            return {r["id"]: r for r in line["badges"]}
+    return {}
+
+
+def _lives_until(session, test, what, timeout=20):
+    """The sim's beats (as its terminal UI gives them, 20 a second) until test()."""
+    deadline = time.monotonic() + timeout
+    while not test():
+        assert time.monotonic() < deadline, "not in %ds: %s" % (timeout, what)
+        session.tick()
+        time.sleep(0.05)
+
+
+def test_a_sim_badge_on_a_field_is_seen_stopped_and_resumed(tmp_path):
+    # `cran sim --field`: the desktop's badge lives in real time on the station's field;
+    # the station sees its wearer's hit, its stop and resume reach it, and the console
+    # lines of its pickers, locked by the game key, are sent unlocked with that key.
+    game, _ = _game(tmp_path)
+    name = "simf%d" % os.getpid()
+    station = Station(["--settings", str(game), "--virtual", name])
+    link = None
+    try:
+        _wait_for_air(name, station)
+        link, sim, journal = _sim_badge(
+            tmp_path, "name,armor,board,badge\nAude,none,atom-lite,b01\n", game, name)
+        aude = radio_id("Aude").hex()
+        row = lambda: _rows(station).get(aude, {})  # noqa
+        _lives_until(sim, lambda: row(), "the station hears the sim badge")
+        sim.press("a", "short")   # a hit: the finger's moves in real time, beat by beat
+        _lives_until(sim, lambda: sim.frame["view"]["etat"] == "blesse", "the hit")
+        _lives_until(sim, lambda: row()["etat"] == "blesse", "the station sees it blesse")
+        for word, jeu in (("stop", "stop"), ("reprise", "en-jeu")):
+            station.send(word)
+            _lives_until(sim, lambda j=jeu: sim.frame["view"]["jeu"] == j, word)
+            _lives_until(sim, lambda j=jeu: row()["jeu"] == j, "the station sees " + jeu)
+        answer = sim.line("coup agonisant")
+        assert answer[0].startswith("ok coup agonisant: etat=agonisant"), answer
+        assert sim.frame["status"]["personnage"] == "Aude"
+        for change in (lambda: sim.set_speed(10), sim.pause, lambda: sim.jump(60000)):
+            with pytest.raises(ClockRefused, match="on field simf.* the clock is real time"):
+                change()
+        assert [e for e in journal if "error" in e] == []
+    finally:
+        if link is not None:
+            link.close()
+        station.stop()
+
+
+def test_a_crowds_healer_heals_the_sim_badge_once_its_wearer_presses(tmp_path):
+    # The sim's wearer, 1 m from the crowd's healer (`cran air --roster`), hit: the
+    # healer treats, the sim badge shows the offer, and only the long press takes it.
+    game, _ = _game(tmp_path)
+    name = "simh%d" % os.getpid()
+    rows = ("name,armor,board,badge,port,role\nAude,none,atom-lite,,%s,\n"
+            "Ysolde,none,atom-lite,b02,,soigneuse\n" % (tmp_path / "aude"))
+    (tmp_path / "crowd.csv").write_text(rows)
+    air = Station(["--field", name, "--settings", str(game), "--roster",
+                   str(tmp_path / "crowd.csv"), "--json"], command="air")
+    link = None
+    try:
+        crowd = air.wait_for(lambda b: len(b) == 1)
+        healer = crowd["badges"][0]
+        link, sim, journal = _sim_badge(tmp_path, rows, game, name,
+                                        at="%g,%g" % (healer["x"] + 1, healer["y"]))
+        assert sim.line("coup blesse")[0].startswith("ok coup blesse: etat=blesse")
+        offered = lambda: [e["value"] for e in journal if e.get("radio") == "offer"]  # noqa
+        for _ in range(5):   # a window missed on a busy machine: treat again
+            air.send("Ysolde treat")
+            deadline = time.monotonic() + 4
+            while not offered() and time.monotonic() < deadline:
+                sim.tick()
+                time.sleep(0.05)
+            if offered():
+                break
+        assert offered() == ["soin"]
+        assert sim.frame["view"]["etat"] == "blesse"   # nothing without the press
+        sim.press("a", "long")
+        _lives_until(sim, lambda: sim.frame["view"]["etat"] == "pleine-forme",
+                     "the offer taken by the long press")
+    finally:
+        if link is not None:
+            link.close()
+        air.stop()

@@ -34,7 +34,7 @@ def runtime(request):
 def ui(runtime, steps, board=None, script=None, character=None):
     """Boot the badge as `cran sim` does, open the UI headless with its clock stopped,
     run `await steps(app, pilot)` -> what it returns."""
-    link, parsed = prepare(SimpleNamespace(board=board, script=script, character=character),
+    link, parsed, _ = prepare(SimpleNamespace(board=board, script=script, character=character),
                            runtime)
 
     async def go():
@@ -253,7 +253,7 @@ def test_the_session_replays_a_script_without_the_terminal_ui(tmp_path):
                          cwd=REPO, check=True)
     assert out.stdout.strip() == "[]", out.stdout
     from host_tools.sim.session import Session
-    link, parsed = prepare(SimpleNamespace(board=None, script=_script(tmp_path),
+    link, parsed, _ = prepare(SimpleNamespace(board=None, script=_script(tmp_path),
                                            character=None), "cpython")
     steps, logged = [], []
     try:
@@ -426,3 +426,108 @@ def test_a_whole_cran_config_boots(runtime, micropython, tmp_path):
             "character"]["name"]
     finally:
         link.close()
+
+
+# ---- on a virtual field (`cran sim --field`; with a station: tests/test_field_e2e.py) ---
+
+def _field_badge(tmp_path):
+    """A badge config of a game with the radio, and its game.key, as `cran config`
+    writes them -> the config's path."""
+    from host_tools import roster
+    template = roster.settings_template()
+    template["radio"] = True
+    (tmp_path / "game.json").write_text(json.dumps(template))
+    (tmp_path / "roster.csv").write_text("name,armor,board,badge\nAude,none,atom-lite,b01\n")
+    r = run_cran("config", str(tmp_path / "roster.csv"), "--settings",
+                 str(tmp_path / "game.json"), "--out", str(tmp_path / "badges"))
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "badges" / "b01.json"
+
+
+def _on_field(character, field, at=None, settings=None):
+    return SimpleNamespace(board=None, script=None, character=character and str(character),
+                           field=field, at=at, settings=settings)
+
+
+def test_the_field_options_are_checked(tmp_path):
+    r = run_cran("sim", "--at", "3,4")
+    assert r.returncode == 2 and "--at goes with --field" in r.stderr, r.stderr
+    r = run_cran("sim", "--settings", "game.json")
+    assert r.returncode == 2 and "--settings goes with --field" in r.stderr, r.stderr
+    r = run_cran("sim", "--field", "rehearsal")   # stdout is a pipe here
+    assert r.returncode == 2 and "--field needs the terminal UI" in r.stderr, r.stderr
+    plain = tmp_path / "plain.json"
+    plain.write_text('{"name": "Ali"}')
+    config = _field_badge(tmp_path)
+    for args, said in (
+            (_on_field(None, "f"), "--field needs --character: a badge of a game with the "
+                                   "radio, as `cran config ROSTER --settings GAME.json`"),
+            (_on_field(plain, "f"), "--field: %s has no radio: a badge of a game" % plain),
+            (_on_field(config, "nobody-runs-it"), "no virtual field 'nobody-runs-it' here: "
+                                                  "start its air first"),
+            (_on_field(config, "bad name!"), "a field's name is letters, digits")):
+        with pytest.raises(CommandError) as e:
+            prepare(args, "cpython")
+        assert str(e.value).startswith(said), str(e.value)
+    from host_tools import fieldnet
+    hub = fieldnet.Hub("simat%d" % os.getpid())
+    try:
+        with pytest.raises(CommandError, match=r"--at 3000,4: X,Y in metres, each from 0"):
+            prepare(_on_field(config, hub.name, at="3000,4"), "cpython")
+    finally:
+        hub.close()
+
+
+def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
+    # The sim's badge joins a field's air: its heartbeat goes out on it, its clock is
+    # the field's real time (the clock keys say why they do nothing), its finger's moves
+    # are done beat by beat, and its console, locked by the game key, is opened with it.
+    from cran import radio
+    from host_tools import fieldnet
+    from host_tools.sim.session import Session
+    from host_tools.station import radio_id
+    hub = fieldnet.Hub("simrt%d" % os.getpid())
+    heard = []
+    hub.on_carry = lambda frame, at: heard.append(frame)
+    link, _, key = prepare(_on_field(_field_badge(tmp_path), hub.name), "micropython")
+
+    async def steps(app, pilot):
+        start = app.session.now
+        for key_name in ("2", "p", "m"):
+            await keys(pilot, key_name)
+        await keys(pilot, "space")
+        await pilot.pause(1.5)   # the hit's press and release, in real time
+        return (app.session.now - start, app.session.speed, app.session.paused,
+                str(app.w_clock.content), app.session.frame["view"]["etat"],
+                app.session.line("coup agonisant"))
+
+    async def go():
+        app = SimApp(link, field=hub.name, game_key=key)
+        async with app.run_test(size=(120, 45)) as pilot:
+            return await steps(app, pilot)
+    def counters():   # of the heartbeats heard on the air (radio._HEAD)
+        return [int.from_bytes(f[12:16], "big") for f in heard if f[16] == radio.HEARTBEAT]
+    try:
+        waited, speed, paused, clock, etat, answer = asyncio.run(go())
+        link.close()
+        first = counters()
+        assert {f[5:11] for f in heard} == {radio_id("Aude")}
+        # Started again, it goes on from its counter's mark, kept in the cran folder: a
+        # station that heard the first run takes its frames (from 0, it would drop them).
+        del heard[:]
+        link, _, key = prepare(_on_field(tmp_path / "badges" / "b01.json", hub.name),
+                               "cpython")
+        session = Session(link, field=hub.name, game_key=key)
+        deadline = time.monotonic() + 20
+        while not counters():
+            assert time.monotonic() < deadline, "no heartbeat from the second run"
+            session.tick()
+            time.sleep(0.05)
+    finally:
+        link.close()
+        hub.close()
+    assert 1400 <= waited < 10000 and (speed, paused) == (1, False), waited   # no jump
+    assert "real time, on field simrt" in clock, clock
+    assert etat == "blesse"
+    assert answer[0].startswith("ok coup agonisant: etat=agonisant"), answer
+    assert first and min(counters()) > max(first), (first, counters())

@@ -10,7 +10,11 @@
 #   {"frame": true}               only look
 # Each command gets one line back: a frame (see frame()) or {"error": TEXT}; the first
 # line, before any command, is the boot frame with a "hello" describing the board.
+# On a virtual field ($CRAN_FIELD_PORT: its hub, which the virtual espnow joins) time is
+# real, as the field's other badges live it: the badge runs on between commands, and
+# {"advance": MS} lets MS real ms go by.
 import json
+import os
 import sys
 
 if __name__ == "__main__":
@@ -34,6 +38,9 @@ from cran.hal.buttons import Button  # noqa: E402
 # show() asking to run again at once this many times in a row, at one instant, is a
 # firmware bug: stop there rather than spin for ever.
 _MAX_ZERO_WAITS = 1000
+# On a field, between commands the badge runs this long at most before stdin is looked
+# at again: a press reaches it well within one visible frame.
+_LOOK_MS = 10
 
 _journal = []   # [elapsed ms, entry] of every journal line written since the last frame
 
@@ -227,10 +234,35 @@ def _say(obj):
         flush()
 
 
+def _real_clock():
+    """The runtime's own clock and sleep (ms), under the virtual `time`."""
+    if MICROPYTHON:
+        import utime
+        return utime.ticks_ms, utime.sleep_ms
+    import time as host_time  # CPython's: its monotonic() is not patched
+    return (lambda: int(host_time.monotonic() * 1000)), (lambda ms: host_time.sleep(ms / 1000))
+
+
+def _read_in_real_time(live):
+    """The next command line, the badge running on in real time until it comes."""
+    if MICROPYTHON:
+        import uselect as select  # the built-in: the virtual one (vhw/mponly) is asyncio's
+    else:
+        import select
+    waiting = select.poll()
+    waiting.register(sys.stdin, select.POLLIN)
+    while not waiting.poll(0):
+        live.step_to(vclock.elapsed_ms() + _LOOK_MS)
+    return sys.stdin.readline()
+
+
 def main():
     boards_dir, flash_dir, board_id = sys.argv[2], sys.argv[3], sys.argv[4]
     vclock.start(0)
     machine.reset_all()
+    on_field = bool(os.getenv("CRAN_FIELD_PORT"))
+    if on_field:
+        vclock.use_real_clock(*_real_clock())
     try:
         board = world.make_root(flash_dir + "/badge", boards_dir, board_id,
                                 json.loads(sys.stdin.readline()))
@@ -244,7 +276,7 @@ def main():
     _say(first)
     n = 0
     while True:
-        raw = sys.stdin.readline()
+        raw = _read_in_real_time(live) if on_field else sys.stdin.readline()
         if not raw:
             return   # the sim closed the pipe
         n += 1

@@ -9,6 +9,7 @@ import tempfile
 
 from cran import scenario
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
+from host_tools.gamekey import KEY_FILE, write_private
 from host_tools.runtimes import (
     BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
@@ -18,6 +19,7 @@ from host_tools.runtimes import (
 from host_tools.vhw import sys_path
 
 DRIVER = os.path.join(MP_DIR, "live_driver.py")
+RADIO_FILE = "radio.json"   # cran.link's, in the flash's root
 # Fields that mark a JSON file as a badge config (`cran config`), not a bare character.
 _WEARER_KEYS = ("character", "settings", "lang", "volume_percent", "light_sleep")
 
@@ -28,21 +30,35 @@ class LinkError(Exception):
 
 class BadgeLink:
     """One badge booted in a driver process. .hello describes the board, .first is the
-    boot frame; send(command) -> the frame (or {"error": ...}) it answers."""
+    boot frame; send(command) -> the frame (or {"error": ...}) it answers. field: the
+    variables that put it on a virtual field (fieldnet.member_env), where it lives in
+    real time; game_key: the key its flash holds, as `cran flash` gives it; radio_kept:
+    a file for its radio's radio.json (its counter's mark...) from one run to the next,
+    as a badge's flash keeps it: a station still running drops a counter that starts
+    again from 0 as replayed."""
 
-    def __init__(self, board, config, runtime, firmware=FIRMWARE_DIR):
+    def __init__(self, board, config, runtime, firmware=FIRMWARE_DIR, field=None,
+                 game_key=None, radio_kept=None):
         exe = interpreter(runtime)
         if exe is None:
             raise LinkError(HOW_TO_GET_MICROPYTHON)
         self.runtime = runtime
+        self.field = field
+        self.radio_kept = radio_kept
         self.flash = tempfile.mkdtemp(prefix="cran-sim-")
+        root = os.path.join(self.flash, "badge")   # the driver's flash root
+        for path, data in ((KEY_FILE, game_key), (RADIO_FILE, _read(radio_kept))):
+            if data is not None:
+                os.makedirs(root, exist_ok=True)
+                with open(os.path.join(root, path), "wb") as f:
+                    f.write(data)
         # A file, not a pipe: a chatty stderr must never block the driver mid-frame.
         self._stderr = tempfile.TemporaryFile(mode="w+")
         try:
             self.proc = subprocess.Popen(
                 [exe, DRIVER, firmware, BOARDS_DIR, self.flash, board] + sys_path(runtime),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
-                bufsize=1)
+                bufsize=1, env=dict(os.environ, **field) if field else None)
         except OSError as e:
             self._stderr.close()
             shutil.rmtree(self.flash, ignore_errors=True)
@@ -105,7 +121,18 @@ class BadgeLink:
             except OSError:
                 pass
         self._stderr.close()
+        kept = _read(os.path.join(self.flash, "badge", RADIO_FILE))
+        if self.radio_kept is not None and kept is not None:
+            write_private(self.radio_kept, kept.decode("utf-8", "replace"))
         shutil.rmtree(self.flash, ignore_errors=True)
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except (OSError, TypeError):   # none yet (or no path)
+        return None
 
 
 # ---- who wears it ---------------------------------------------------------------------

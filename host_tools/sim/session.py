@@ -7,11 +7,16 @@ import os
 import time
 
 from cran import scenario
+from cran.console import LOCKED
 from host_tools import journal
 from host_tools.scenario_cmd import fmt_time
 from host_tools.sim.link import LinkError
 
 MELODY_GAP_MS = 200   # silence longer than the rests inside a melody: the next is new
+
+
+class ClockRefused(Exception):
+    """A pause, speed or jump asked of a badge whose time is not the session's."""
 
 
 class Script:
@@ -48,11 +53,18 @@ class Session:
     on_log(text, kind) for a journal line, a fault or an error (kind "", "fault",
     "error", "dead"); on_step(kind, ok, text) for each script step played ("act" or
     "expect", whether it went as written, a line saying it); on_melody() when a
-    new melody starts on the buzzer."""
+    new melody starts on the buzzer. field: the virtual field's name when the badge is
+    on one (link.field): its time is real then, no pause, speed or jump; game_key: the
+    key its console is locked with, which the session unlocks it with (as `cran
+    console` does) for a line it refuses."""
 
     def __init__(self, link, script=None, paused=False, on_frame=_ignore, on_log=_ignore,
-                 on_step=_ignore, on_melody=_ignore):
+                 on_step=_ignore, on_melody=_ignore, field=None, game_key=None):
         self.link = link
+        self.field = field
+        self.game_key = game_key
+        self.fingers = []          # on a field: [(elapsed ms, button, down)] still to do
+        self.finger_free = 0       # ... and when the badge has decided the last gesture
         self.hello = link.hello
         self.frame = link.first
         self.now = self.frame["now"]
@@ -108,8 +120,24 @@ class Session:
 
     def line(self, text):
         """A console line -> the badge's answer lines ([] when refused or gone)."""
-        frame = self.call({"line": text})
-        return (frame or {}).get("answer", [])
+        answer = (self.call({"line": text}) or {}).get("answer", [])
+        if answer[:1] == [LOCKED] and self.game_key is not None and self._unlock():
+            answer = (self.call({"line": text}) or {}).get("answer", [])
+        return answer
+
+    def _unlock(self):
+        """The console opened with the game key, as `cran console` opens it."""
+        from host_tools import gamekey
+        said = (self.call({"line": "challenge"}) or {}).get("answer", [])
+        words = said[0].split() if said else []
+        if len(words) != 3 or words[0] != "challenge":
+            return False
+        tag = gamekey.unlock_tag(self.game_key, bytes.fromhex(words[1]))
+        said = (self.call({"line": "unlock " + tag}) or {}).get("answer", [])
+        opened = bool(said) and said[0].startswith("ok ")
+        self.on_log("(the console unlocked with the game key %s: %s)"
+                    % (words[2], said[0] if said else "no answer"), "" if opened else "error")
+        return opened
 
     def reboot(self):
         self.call({"reboot": True})
@@ -135,7 +163,13 @@ class Session:
 
     def tick(self, wall_s=None):
         """The clock's beat: the badge moved on by the wall-clock time since the last
-        beat, times the speed, unless paused."""
+        beat, times the speed, unless paused. On a field, where it runs on by itself:
+        a look, the finger's moves due, the script's steps due."""
+        if self.field is not None:
+            if self.call({"frame": True}) is not None:
+                self._fingers_due()
+                self.run_to(self.now)
+            return
         t = time.monotonic() if wall_s is None else wall_s
         dt = 0 if self._last_tick is None else t - self._last_tick
         self._last_tick = t
@@ -144,12 +178,23 @@ class Session:
             self.run_to(int(self.target))
 
     def jump(self, ms):
+        self._own_clock()
         self.target = max(self.target, self.now) + ms
         self.run_to(int(self.target))
 
     def set_speed(self, speed):
+        self._own_clock()
         self.speed = speed
         self.paused = False
+
+    def pause(self):
+        self._own_clock()
+        self.paused = not self.paused
+
+    def _own_clock(self):
+        if self.field is not None:
+            raise ClockRefused("on field %s the clock is real time: the field's other "
+                               "badges and its station do not wait" % self.field)
 
     # ---- the script and the buttons ---------------------------------------------------
 
@@ -177,10 +222,21 @@ class Session:
     def press(self, name, kind):
         """One whole gesture on a button, taking its own virtual time, and waited out so
         the badge has decided what it was before the next key (a tap then another is
-        two taps, whatever the clock's speed)."""
+        two taps, whatever the clock's speed). On a field, in real time: the finger's
+        moves are done by the beats as their time comes, after those of the last key."""
         p = self.hello["press_ms"]
         presses, hold = {"short": (1, p["debounce"] + 30), "long": (1, p["long"] + 200),
                          "double": (2, p["debounce"] + 30)}[kind]
+        if self.field is not None:
+            at = max(self.now, self.finger_free)
+            for i in range(presses):
+                if i:
+                    at += p["debounce"] + 50   # between the two presses
+                self.fingers += [(at, name, True), (at + hold, name, False)]
+                at += hold
+            self.finger_free = at + p["double"] + p["debounce"]
+            self._fingers_due()
+            return
         for i in range(presses):
             if i:
                 self.run_to(self.now + p["debounce"] + 50)   # between the two presses
@@ -189,3 +245,8 @@ class Session:
             self.run_to(self.now + hold)
             self.call({"button": name, "down": False})
         self.run_to(self.now + p["double"] + p["debounce"])
+
+    def _fingers_due(self):
+        while self.fingers and self.fingers[0][0] <= self.now and not self.dead:
+            _, name, down = self.fingers.pop(0)
+            self.call({"button": name, "down": down})

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Input, RichLog, Static
 
 from cran.core.words import KEYWORDS, TIMED_EFFECTS
 from host_tools.scenario_cmd import fmt_time
-from host_tools.sim.session import Session
+from host_tools.sim.session import ClockRefused, Session
 
 TICK_S = 0.05            # the clock moves the badge on 20 times a second
 _OFF_RGB = (40, 40, 40)  # an unlit LED: dark, but still a cell you can see
@@ -176,11 +176,12 @@ class SimApp(App):
         Binding("q", "quit", "quit"),
     ]
 
-    def __init__(self, link, script=None, paused=False, bell=False, watch_terminal=False):
+    def __init__(self, link, script=None, paused=False, bell=False, watch_terminal=False,
+                 field=None, game_key=None):
         super().__init__()
         self.session = Session(link, script, paused, on_frame=self._new_frame,
                                on_log=self._logged, on_step=self._stepped,
-                               on_melody=self._melody)
+                               on_melody=self._melody, field=field, game_key=game_key)
         self.hello = link.hello
         self.watch_terminal = watch_terminal
         self.bell_on = bell
@@ -388,6 +389,8 @@ class SimApp(App):
         now = session.now
         if session.dead:
             state = Text("stopped: the badge process is gone", "bold red")
+        elif session.field is not None:
+            state = Text("real time, on field %s" % session.field, "bold cyan")
         else:
             state = Text("paused" if session.paused else "x%d" % session.speed,
                          "bold yellow" if session.paused else "bold green")
@@ -441,15 +444,20 @@ class SimApp(App):
             self.set_focus(None)
 
     def action_pause(self):
-        self.session.paused = not self.session.paused
-        self.draw_clock()
+        self._clock(self.session.pause)
 
     def action_speed(self, speed):
-        self.session.set_speed(speed)
-        self.draw_clock()
+        self._clock(self.session.set_speed, speed)
 
     def action_jump(self, ms):
-        self.session.jump(ms)
+        self._clock(self.session.jump, ms)
+
+    def _clock(self, change, *args):
+        try:
+            change(*args)
+        except ClockRefused as e:
+            self.notify(str(e), severity="warning")
+        self.draw_clock()
 
     def action_reboot(self):
         self.log_line("(the badge is switched off and on)", "bold")
@@ -471,7 +479,13 @@ class SimApp(App):
 
     def action_keys(self):
         for line in KEYS_HELP.splitlines():
+            if line.startswith("clock:") and self.session.field is not None:
+                line = "clock:   real time, the field's: no pause, speed or jump on a field"
             self.log_line(line, "dim")
+
+    def check_action(self, action, parameters):
+        # On a field the clock keys are not offered (nor shown in the footer).
+        return self.session.field is None or action not in ("pause", "speed", "jump")
 
 
 def fmt_left(ms):

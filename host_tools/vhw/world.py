@@ -7,8 +7,12 @@ import machine
 
 
 def make_root(root, boards_dir, board_id, config):
-    """A badge's flash folder: config.json and boards/<id>.json. -> the board's data."""
-    os.mkdir(root)
+    """A badge's flash folder: config.json and boards/<id>.json (beside what the host
+    put there first: a game key). -> the board's data."""
+    try:
+        os.mkdir(root)
+    except OSError:
+        pass   # made by the host, with its game key in
     os.mkdir(root + "/boards")
     with open("%s/%s.json" % (boards_dir, board_id)) as f:
         text = f.read()
