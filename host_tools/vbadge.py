@@ -458,12 +458,15 @@ class VBadge:
                 if due is not None:
                     left = max(0, int((due - time.monotonic()) * 1000) + 1)
                     timeout = left if timeout is None else min(timeout, left)
+            polled = self.chip
             for fd, events in poller.poll(timeout):
                 if fd == self.port_fd:
                     self._port_events(events)
-                elif self.chip is not None and fd == self.chip.fd:
+                elif self.chip is not polled:
+                    continue   # what was polled of a chip that has ended (its fds reused)
+                elif fd == polled.fd:
                     self._chip_events(events)
-                elif self.chip is not None and fd == self.chip.ended:
+                elif fd == polled.ended:
                     self._chip_ended()
                 elif self.typing and fd == sys.stdin.fileno():
                     self._typed()
