@@ -496,7 +496,10 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
         for key_name in ("2", "p", "m"):
             await keys(pilot, key_name)
         await keys(pilot, "space")
-        await pilot.pause(1.5)   # the hit's press and release, in real time
+        for _ in range(100):   # the hit's press and release, beat by beat in real time
+            await pilot.pause(0.1)
+            if app.session.frame["view"]["etat"] == "blesse":
+                break
         return (app.session.now - start, app.session.speed, app.session.paused,
                 str(app.w_clock.content), app.session.frame["view"]["etat"],
                 app.session.line("coup agonisant"))
@@ -526,7 +529,7 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     finally:
         link.close()
         hub.close()
-    assert 1400 <= waited < 10000 and (speed, paused) == (1, False), waited   # no jump
+    assert 0 < waited < 11000 and (speed, paused) == (1, False), waited   # no jump
     assert "real time, on field simrt" in clock, clock
     assert etat == "blesse"
     assert answer[0].startswith("ok coup agonisant: etat=agonisant"), answer
