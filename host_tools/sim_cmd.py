@@ -6,7 +6,7 @@ import os
 import sys
 
 from host_tools import CommandError, scenario_cmd
-from host_tools.runtimes import RUNTIMES, find_micropython
+from host_tools.runtimes import RUNTIMES, board_runtime, check_board, find_micropython
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefroy.txt")
@@ -69,6 +69,16 @@ def _headless(args, runtime):
                            "character line is played")
     board = args.board or DEFAULT_BOARD
     board = None if board == "none" else board
+    if board is not None:
+        check_board(board)
+        # A board runs one firmware (as `cran scenario --badge`): CircuitPython's boards
+        # on its interpreter, the others on MicroPython's (or CPython's).
+        wants = board_runtime(board)
+        if args.runtime is None and wants == "circuitpython":
+            runtime = wants
+        elif (wants == "circuitpython") != (runtime == "circuitpython"):
+            raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
+                               % (board, wants, wants))
     script = args.script or DEMO_SCENARIO
     title = ("the rulebook's example fight" if script == DEMO_SCENARIO
              else os.path.basename(script))
@@ -92,6 +102,19 @@ def prepare(args, runtime):
     board = args.board or file_board or DEFAULT_BOARD
     if board == "none":
         raise CommandError("the terminal UI needs a board (--board none is for --headless)")
+    check_board(board)
+    if board_runtime(board) == "circuitpython":
+        raise CommandError(
+            "board %s runs CircuitPython, which the terminal UI does not draw: `cran sim "
+            "--board %s --headless` plays a fight on it in CircuitPython, and `cran vbadge "
+            "--board %s --drive DIR` runs it live behind a port" % (board, board, board))
+    if runtime == "circuitpython":
+        from host_tools.runtimes import BOARDS_DIR
+        ids = sorted(n[:-5] for n in os.listdir(BOARDS_DIR) if n.endswith(".json"))
+        raise CommandError("--runtime circuitpython is for a CircuitPython board (%s), with "
+                           "--headless; board %s runs on micropython (or cpython)" % (
+                               ", ".join(i for i in ids if board_runtime(i) == "circuitpython"),
+                               board))
     check_wearer(board, config, args.character or args.script or "the default character")
     field = key = kept = None
     if getattr(args, "field", None) is not None:

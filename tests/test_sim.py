@@ -534,3 +534,26 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     assert etat == "blesse"
     assert answer[0].startswith("ok coup agonisant: etat=agonisant"), answer
     assert first and min(counters()) > max(first), (first, counters())
+
+
+def test_a_circuitpython_board_plays_headless_and_is_said_not_drawn():
+    # Its board's runtime, as `cran scenario --badge` takes it; the terminal UI draws
+    # MicroPython's virtual parts only, and says where a CircuitPython badge runs.
+    with pytest.raises(CommandError) as e:
+        prepare(SimpleNamespace(board="atoms3-lite", script=None, character=None),
+                "micropython")
+    assert str(e.value).startswith(
+        "board atoms3-lite runs CircuitPython, which the terminal UI does not draw: `cran "
+        "sim --board atoms3-lite --headless` plays a fight on it"), str(e.value)
+    with pytest.raises(CommandError, match=r"--runtime circuitpython is for a CircuitPython "
+                                           r"board \(atoms3-lite, qtpy-esp32s3\)"):
+        prepare(SimpleNamespace(board=None, script=None, character=None), "circuitpython")
+    r = run_cran("sim", "--headless", "--runtime", "circuitpython")
+    assert r.returncode == 2 and "board atom-lite runs on micropython: give --runtime " \
+                                 "micropython, or leave it out" in r.stderr, r.stderr
+    from host_tools.runtimes import find_circuitpython
+    if find_circuitpython() is None:
+        pytest.skip("no CircuitPython unix port here (../shared/tools/circuitpython)")
+    r = run_cran("sim", "--board", "atoms3-lite")   # stdout is a pipe: headless
+    assert r.returncode == 0, r.stderr
+    assert "5 held, 0 failed (circuitpython, badge atoms3-lite)" in r.stdout, r.stdout[-300:]
