@@ -26,8 +26,9 @@ def setup(p):
                         "lines checked as they pass (headless default: the rulebook's "
                         "example fight)")
     p.add_argument("--runtime", choices=RUNTIMES, default=None,
-                   help="where the firmware runs (default: micropython where it is "
-                        "installed, else cpython)")
+                   help="where the firmware runs (default: a CircuitPython board's on "
+                        "circuitpython, the others' on micropython where it is installed, "
+                        "else cpython)")
     p.add_argument("--paused", action="store_true", help="start with the clock stopped")
     p.add_argument("--bell", action="store_true",
                    help="ring the terminal bell when the buzzer plays (key t)")
@@ -71,14 +72,7 @@ def _headless(args, runtime):
     board = None if board == "none" else board
     if board is not None:
         check_board(board)
-        # A board runs one firmware (as `cran scenario --badge`): CircuitPython's boards
-        # on its interpreter, the others on MicroPython's (or CPython's).
-        wants = board_runtime(board)
-        if args.runtime is None and wants == "circuitpython":
-            runtime = wants
-        elif (wants == "circuitpython") != (runtime == "circuitpython"):
-            raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
-                               % (board, wants, wants))
+        runtime = runtime_for(board, args.runtime, runtime)
     script = args.script or DEMO_SCENARIO
     title = ("the rulebook's example fight" if script == DEMO_SCENARIO
              else os.path.basename(script))
@@ -103,27 +97,32 @@ def prepare(args, runtime):
     if board == "none":
         raise CommandError("the terminal UI needs a board (--board none is for --headless)")
     check_board(board)
-    if board_runtime(board) == "circuitpython":
-        raise CommandError(
-            "board %s runs CircuitPython, which the terminal UI does not draw: `cran sim "
-            "--board %s --headless` plays a fight on it in CircuitPython, and `cran vbadge "
-            "--board %s --drive DIR` runs it live behind a port" % (board, board, board))
-    if runtime == "circuitpython":
-        from host_tools.runtimes import BOARDS_DIR
-        ids = sorted(n[:-5] for n in os.listdir(BOARDS_DIR) if n.endswith(".json"))
-        raise CommandError("--runtime circuitpython is for a CircuitPython board (%s), with "
-                           "--headless; board %s runs on micropython (or cpython)" % (
-                               ", ".join(i for i in ids if board_runtime(i) == "circuitpython"),
-                               board))
+    runtime = runtime_for(board, getattr(args, "runtime", None), runtime)
     check_wearer(board, config, args.character or args.script or "the default character")
     field = key = kept = None
     if getattr(args, "field", None) is not None:
+        if runtime == "circuitpython":
+            raise CommandError("--field: board %s runs CircuitPython, whose badge has no "
+                               "radio (cran.link is MicroPython's espnow)" % board)
         field, key, kept = _on_field(args, config)
     try:
         return BadgeLink(board, config, runtime, field=field, game_key=key,
                          radio_kept=kept), script, key
     except LinkError as e:
         raise CommandError(str(e), 3) from None
+
+
+def runtime_for(board, asked, default):
+    """The runtime board's badge runs on, as `cran scenario --badge` takes it:
+    CircuitPython's boards on its interpreter, the others on MicroPython's (or CPython's,
+    the same app on a plain loop). asked: --runtime, None when not given."""
+    wants = board_runtime(board)
+    if asked is None:
+        return wants if wants == "circuitpython" else default
+    if (wants == "circuitpython") != (asked == "circuitpython"):
+        raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
+                           % (board, wants, wants))
+    return asked
 
 
 def _on_field(args, config):

@@ -536,24 +536,36 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     assert first and min(counters()) > max(first), (first, counters())
 
 
-def test_a_circuitpython_board_plays_headless_and_is_said_not_drawn():
-    # Its board's runtime, as `cran scenario --badge` takes it; the terminal UI draws
-    # MicroPython's virtual parts only, and says where a CircuitPython badge runs.
-    with pytest.raises(CommandError) as e:
-        prepare(SimpleNamespace(board="atoms3-lite", script=None, character=None),
-                "micropython")
-    assert str(e.value).startswith(
-        "board atoms3-lite runs CircuitPython, which the terminal UI does not draw: `cran "
-        "sim --board atoms3-lite --headless` plays a fight on it"), str(e.value)
-    with pytest.raises(CommandError, match=r"--runtime circuitpython is for a CircuitPython "
-                                           r"board \(atoms3-lite, qtpy-esp32s3\)"):
-        prepare(SimpleNamespace(board=None, script=None, character=None), "circuitpython")
+def test_a_circuitpython_board_is_drawn_on_circuitpythons_interpreter(tmp_path):
+    # Its board's runtime, as `cran scenario --badge` takes it: the real CircuitPython
+    # interpreter, the strict virtual CircuitPython modules and Adafruit's NeoPixel
+    # library under the app; what the strip was sent is what the panel draws.
     r = run_cran("sim", "--headless", "--runtime", "circuitpython")
     assert r.returncode == 2 and "board atom-lite runs on micropython: give --runtime " \
                                  "micropython, or leave it out" in r.stderr, r.stderr
+    with pytest.raises(CommandError, match="board atoms3-lite runs on circuitpython: give "
+                                           "--runtime circuitpython, or leave it out"):
+        prepare(SimpleNamespace(board="atoms3-lite", script=None, character=None,
+                                runtime="micropython"), "micropython")
     from host_tools.runtimes import find_circuitpython
     if find_circuitpython() is None:
         pytest.skip("no CircuitPython unix port here (../shared/tools/circuitpython)")
+    with pytest.raises(CommandError, match="--field: board atoms3-lite runs CircuitPython, "
+                                           "whose badge has no radio"):
+        prepare(SimpleNamespace(board="atoms3-lite", script=None, character=None,
+                                field="f", at=None, settings=None), "micropython")
     r = run_cran("sim", "--board", "atoms3-lite")   # stdout is a pipe: headless
     assert r.returncode == 0, r.stderr
     assert "5 held, 0 failed (circuitpython, badge atoms3-lite)" in r.stdout, r.stdout[-300:]
+
+    async def steps(app, pilot):
+        out = [app.hello["runtime"], app.session.frame["leds"]]
+        await keys(pilot, "space")
+        out += [app.session.frame["view"]["etat"], app.session.frame["leds"]]
+        await keys(pilot, "r")   # switched off and on: the state comes back from nvm
+        return out + [app.session.frame["view"]["etat"]]
+    on_cp = ui("micropython", steps, board="atoms3-lite")
+    assert on_cp[0] == "circuitpython" and (on_cp[2], on_cp[4]) == ("blesse", "blesse")
+    # The same looks as the Atom Lite's in MicroPython (one LED, capped at 60 both).
+    on_mp = ui("micropython", steps, board="atom-lite")
+    assert on_cp[1:] == on_mp[1:] and on_cp[1] != on_cp[3], (on_cp, on_mp)

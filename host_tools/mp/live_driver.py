@@ -20,13 +20,26 @@ import sys
 if __name__ == "__main__":
     sys.path[:0] = sys.argv[5:] + [sys.argv[1]]
 
-import machine  # noqa: E402
-import neopixel  # noqa: E402
-import vclock  # noqa: E402
-import world  # noqa: E402
-
 MICROPYTHON = sys.implementation.name == "micropython"
-if not MICROPYTHON:
+# CircuitPython (a board whose file says so): the virtual CircuitPython modules
+# (host_tools/vcp) and Adafruit's libraries on the path, the firmware's MicroPython
+# names (time, machine) over them, as badge_driver.py and code.py have them.
+CIRCUITPYTHON = sys.implementation.name == "circuitpython"
+if CIRCUITPYTHON:
+    from cran.hal_cp import runtime
+    runtime.install()
+    import board as cp_board  # noqa: E402
+    import microcontroller as machine  # noqa: E402  (its test hooks are vhw machine's)
+    import neopixel_write  # noqa: E402
+    import pwmio  # noqa: E402
+    import vclock  # noqa: E402
+    world = vclock.vhw_module("world")
+else:
+    import machine  # noqa: E402
+    import neopixel  # noqa: E402
+    import vclock  # noqa: E402
+    import world  # noqa: E402
+if not MICROPYTHON and not CIRCUITPYTHON:
     vclock.patch_cpython_time()
 
 import time  # noqa: E402
@@ -150,8 +163,8 @@ class Live:
         now = time.ticks_ms()
         leds = None
         if app.leds is not None:
-            last = neopixel.shown(self.board["leds"]["pin"])   # as a person sees them
-            leds = [list(c) for c in last] if last else [[0, 0, 0]] * app.leds.count
+            last = _shown(self.board["leds"]["pin"])   # as a person sees them
+            leds = last if last else [[0, 0, 0]] * app.leds.count
         screen = None
         if app.screen is not None:
             # The lines last drawn (cut and made ASCII as the panel shows them).
@@ -177,7 +190,10 @@ class Live:
     def notes(self, now):
         """[[elapsed ms, freq Hz (0: silent)]] the buzzer changed to since the last frame.
         The PWM's record is emptied: a live session would keep it for ever."""
-        pwm = None if self.buzzer_pin is None else machine.pwm_on(self.buzzer_pin)
+        pwm = None
+        if self.buzzer_pin is not None:
+            pwm = (pwmio.outputs.get(self.buzzer_pin) if CIRCUITPYTHON
+                   else machine.pwm_on(self.buzzer_pin))
         if pwm is None:
             return []
         elapsed = vclock.elapsed_ms()
@@ -186,7 +202,7 @@ class Live:
             sound = freq_hz if duty else 0
             if sound != self.sounding:   # a new frequency set while silent is no note
                 self.sounding = sound
-                out.append([elapsed - vclock.ticks_diff(now, tick), sound])
+                out.append([elapsed - time.ticks_diff(now, tick), sound])   # the runtime's period
         del pwm.timeline[:]
         return out
 
@@ -206,6 +222,17 @@ class Live:
                 "runtime": sys.implementation.name,
                 "press_ms": {"debounce": Button.debounce_ms, "long": Button.long_press_ms,
                              "double": Button.double_click_ms}}
+
+
+def _shown(pin):
+    """The colours the LEDs on pin show now ([[r, g, b]]), or None before any write."""
+    if not CIRCUITPYTHON:
+        last = neopixel.shown(pin)
+        return [list(c) for c in last] if last else None
+    sent = neopixel_write.last(pin)   # as the library sent them: GRB, 3 bytes an LED
+    if sent is None:
+        return None
+    return [[sent[i + 1], sent[i], sent[i + 2]] for i in range(0, len(sent) - 2, 3)]
 
 
 def _forget_bus_traffic(dev):
@@ -260,13 +287,21 @@ def main():
     boards_dir, flash_dir, board_id = sys.argv[2], sys.argv[3], sys.argv[4]
     vclock.start(0)
     machine.reset_all()
+    if CIRCUITPYTHON:
+        machine.history = 16   # the strip's writes, kept: a live session runs on
     on_field = bool(os.getenv("CRAN_FIELD_PORT"))
     if on_field:
         vclock.use_real_clock(*_real_clock())
     try:
         board = world.make_root(flash_dir + "/badge", boards_dir, board_id,
                                 json.loads(sys.stdin.readline()))
-        world.wire(board)
+        if CIRCUITPYTHON:
+            cp_board.define(board["circuitpython_board"])
+            for spec in board["buttons"]:   # the board's own resistor, where it has one
+                if spec.get("pull") is None:
+                    machine.set_board_pull(spec["pin"], 1 if spec["active_low"] else 0)
+        else:
+            world.wire(board)
         live = Live(flash_dir + "/badge", board)
     except Exception as e:   # a config the firmware refuses: say it and stop
         _say({"error": "cannot start: %s" % (e,)})

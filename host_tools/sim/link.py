@@ -12,8 +12,10 @@ from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
 from host_tools.gamekey import KEY_FILE, write_private
 from host_tools.runtimes import (
     BOARDS_DIR,
+    HOW_TO_GET_CIRCUITPYTHON,
     HOW_TO_GET_MICROPYTHON,
     check_board,
+    circuitpython_path,
     interpreter,
 )
 from host_tools.vhw import sys_path
@@ -41,11 +43,15 @@ class BadgeLink:
                  game_key=None, radio_kept=None):
         exe = interpreter(runtime)
         if exe is None:
-            raise LinkError(HOW_TO_GET_MICROPYTHON)
+            raise LinkError(HOW_TO_GET_CIRCUITPYTHON if runtime == "circuitpython"
+                            else HOW_TO_GET_MICROPYTHON)
         self.runtime = runtime
         self.field = field
         self.radio_kept = radio_kept
         self.flash = tempfile.mkdtemp(prefix="cran-sim-")
+        # The virtual parts: CircuitPython's (and Adafruit's libraries, as on a drive).
+        parts = (circuitpython_path(self.flash) if runtime == "circuitpython"
+                 else sys_path(runtime))
         root = os.path.join(self.flash, "badge")   # the driver's flash root
         for path, data in ((KEY_FILE, game_key), (RADIO_FILE, _read(radio_kept))):
             if data is not None:
@@ -56,7 +62,7 @@ class BadgeLink:
         self._stderr = tempfile.TemporaryFile(mode="w+")
         try:
             self.proc = subprocess.Popen(
-                [exe, DRIVER, firmware, BOARDS_DIR, self.flash, board] + sys_path(runtime),
+                [exe, DRIVER, firmware, BOARDS_DIR, self.flash, board] + parts,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
                 bufsize=1, env=dict(os.environ, **field) if field else None)
         except OSError as e:

@@ -220,7 +220,8 @@ class SimApp(App):
 
     def on_mount(self):
         h = self.hello
-        self.query_one("#badge").border_title = "%s (%s)" % (h["name"], h["runtime"])
+        self.query_one("#badge").border_title = h["name"] if h["runtime"] in h["name"].lower() \
+            else "%s (%s)" % (h["name"], h["runtime"])   # "... (CircuitPython)" says it
         self.query_one("#state").border_title = (
             "the wearer: what the badge knows, not what the board shows (w: hide)")
         self.w_journal.border_title = "journal (w: hide)"
