@@ -31,6 +31,10 @@ FIELD_SIDE_M = 30.0
 ENV = "CRAN_FIELD_PORT"   # how a virtual badge's espnow (vhw/espnow.py) finds the hub
 AT_ENV = "CRAN_FIELD_AT"  # ... and says where it stands ("X,Y", in m)
 MAX_PLACE_M = 1000.0
+# A member of another process that has sent nothing for this long has left (its process
+# ended: a badge in a radio game says it is here at each window, a station every second):
+# the air stops carrying frames to it and counting it, until it sends again.
+GONE_S = 30
 # Linux's SO_TIMESTAMPNS (not in Python's socket module): the kernel stamps each datagram
 # as it arrives, so a frame's time on the air is when it came, not when the hub's thread
 # (a process on a busy laptop) got to it.
@@ -145,6 +149,7 @@ class Hub:
             except OSError:
                 pass   # a kernel without it: a frame's time is when it is carried
         self.places = {}    # member address (or a Radio of this process) -> (x, y)
+        self.heard = {}     # member address -> when it last sent anything (monotonic s)
         self.lock = threading.Lock()
         self.carried = 0
         self.on_carry = None   # on_carry(frame, at): told of every frame, as carried
@@ -209,11 +214,13 @@ class Hub:
         came before, stamped earlier than now, is on their radios, none read but not yet
         carried)."""
         with self.lock:
+            self._forget_the_gone()
             while True:
                 try:
                     data, addr, at = self._receive()
                 except OSError:   # nothing more waiting (BlockingIOError), or closed
                     return
+                self.heard[addr] = time.monotonic()
                 if data[:1] == b"F" and 0 < len(data) - 1 <= MAX_FRAME:
                     self._carry(addr, data[1:], at)
                 elif data[:1] == b"J":   # a member joining, or still there, perhaps
@@ -247,8 +254,15 @@ class Hub:
                 except OSError:
                     pass   # a member gone, or not reading: the air does not care
 
+    def _forget_the_gone(self):
+        gone_before = time.monotonic() - GONE_S
+        for member in [m for m, t in self.heard.items() if t < gone_before]:
+            del self.heard[member]
+            self.places.pop(member, None)
+
     def members(self):
         with self.lock:
+            self._forget_the_gone()
             return len(self.places)
 
     def close(self):

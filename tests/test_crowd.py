@@ -195,6 +195,26 @@ def test_a_frame_from_a_member_is_timed_when_it_came_not_when_the_hub_got_to_it(
         hub.close()
 
 
+def test_a_member_gone_silent_is_no_longer_carried_to_nor_counted(monkeypatch):
+    # A vbadge's or a sim's process ended: after GONE_S without a datagram the air stops
+    # sending to its port and counting it; it is back with the next it sends. A radio
+    # of the hub's own process (the station's, a crowd's badge) is never forgotten.
+    monkeypatch.setattr(fieldnet, "GONE_S", 0.5)
+    hub = fieldnet.Hub("gone%d" % os.getpid())
+    hub.radio(1, 1)
+    member = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        member.sendto(b"J3,4", ("127.0.0.1", hub.port))
+        _wait(lambda: hub.members() == 2)
+        time.sleep(0.7)
+        assert hub.members() == 1
+        member.sendto(b"Fframe", ("127.0.0.1", hub.port))
+        _wait(lambda: hub.members() == 2)
+    finally:
+        member.close()
+        hub.close()
+
+
 @pytest.mark.parametrize("args, says", [
     (["--roster", "r.csv"], "cran: --roster and --crowd need --settings GAME.json"),
     (["--settings", "game.json"], "cran: --settings GAME.json goes with --roster or "
