@@ -12,7 +12,7 @@ import time
 
 from cran import radio
 from host_tools import CommandError, fieldlog, fieldnet, gamekey
-from host_tools.station import GM_NAME, Station, radio_id, seed_of
+from host_tools.station import GM_NAME, Station, radio_id, seed_of, treater_anchors
 
 HELP = "the game master's station: every badge at a glance, stop / resume the game"
 EXIT_BAD_INPUT = 2
@@ -69,14 +69,10 @@ def _names(roster_path, secret):
         configs = badge_configs(roster_path)
     except RosterError as e:
         raise CommandError("\n".join(e.messages), EXIT_BAD_INPUT) from None
-    names, treaters = {}, {}
-    for info, _ in configs.values():
-        me = radio_id(info["name"])
-        names[me.hex()] = info["name"]
-        if info["role"] != "badge":
-            treaters[me] = [radio.ROLES.index(info["role"]), 0,
-                            radio.chain_token(seed_of(secret, info["name"]), 0)]
-    return names, treaters
+    rows = [(info["name"], info["role"]) for info, _ in configs.values()]
+    return ({radio_id(name).hex(): name for name, _ in rows},
+            {who: [radio.ROLES.index(role), 0, anchor]
+             for who, (role, anchor) in treater_anchors(secret, rows).items()})
 
 
 # What a reset frame has room for after the badge's id: the new character's JSON.

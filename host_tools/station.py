@@ -39,14 +39,19 @@ def seed_of(secret, name):
     return derive(secret, b"chain " + name.encode())[:radio.TOKEN_BYTES]
 
 
+def treater_anchors(secret, rows):
+    """rows: [(name, role)] of the roster -> {radio id: (role, its chain's anchor)} of its
+    healers and smiths, whose soins and repairs every badge (and the station) checks."""
+    return {radio_id(name): (role, radio.chain_token(seed_of(secret, name), 0))
+            for name, role in rows if role != "badge"}
+
+
 def radio_sections(secret, rows):
     """rows: [(name, role)] of the whole roster (role: ROLE_NAMES) -> {name: the radio
     section of that badge's config (cran.config's "radio")}."""
     authorities = {radio_id(GM_NAME).hex(): ["gm", gm_anchor(seed_of(secret, GM_NAME)).hex()]}
-    for name, role in rows:
-        if role != "badge":
-            authorities[radio_id(name).hex()] = [
-                role, radio.chain_token(seed_of(secret, name), 0).hex()]
+    for who, (role, anchor) in treater_anchors(secret, rows).items():
+        authorities[who.hex()] = [role, anchor.hex()]
     out = {}
     for name, role in rows:
         section = {"id": radio_id(name).hex(), "role": role, "authorities": authorities}
