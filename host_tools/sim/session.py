@@ -224,27 +224,33 @@ class Session:
         the badge has decided what it was before the next key (a tap then another is
         two taps, whatever the clock's speed). On a field, in real time: the finger's
         moves are done by the beats as their time comes, after those of the last key."""
+        moves, decided = self._gesture(kind)
+        if self.field is not None:
+            start = max(self.now, self.finger_free)
+            self.fingers += [(start + at, name, down) for at, down in moves]
+            self.finger_free = start + decided
+            self._fingers_due()
+            return
+        start = self.now
+        for at, down in moves:
+            self.run_to(start + at)
+            if self.call({"button": name, "down": down}) is None and down:
+                return
+        self.run_to(start + decided)
+
+    def _gesture(self, kind):
+        """A gesture's finger moves -> ([(ms from its start, down)], the ms from its start
+        when the badge has told it apart: past a double press's window)."""
         p = self.hello["press_ms"]
         presses, hold = {"short": (1, p["debounce"] + 30), "long": (1, p["long"] + 200),
                          "double": (2, p["debounce"] + 30)}[kind]
-        if self.field is not None:
-            at = max(self.now, self.finger_free)
-            for i in range(presses):
-                if i:
-                    at += p["debounce"] + 50   # between the two presses
-                self.fingers += [(at, name, True), (at + hold, name, False)]
-                at += hold
-            self.finger_free = at + p["double"] + p["debounce"]
-            self._fingers_due()
-            return
+        moves, at = [], 0
         for i in range(presses):
             if i:
-                self.run_to(self.now + p["debounce"] + 50)   # between the two presses
-            if self.call({"button": name, "down": True}) is None:
-                return
-            self.run_to(self.now + hold)
-            self.call({"button": name, "down": False})
-        self.run_to(self.now + p["double"] + p["debounce"])
+                at += p["debounce"] + 50   # between the two presses
+            moves += [(at, True), (at + hold, False)]
+            at += hold
+        return moves, at + p["double"] + p["debounce"]
 
     def _fingers_due(self):
         while self.fingers and self.fingers[0][0] <= self.now and not self.dead:
