@@ -270,14 +270,19 @@ def _real_clock():
     return (lambda: int(host_time.monotonic() * 1000)), (lambda ms: host_time.sleep(ms / 1000))
 
 
-def _read_in_real_time(live):
-    """The next command line, the badge running on in real time until it comes."""
+def _stdin_waiting():
+    """A poll of stdin: on a field, what tells the badge's run a command has come."""
     if MICROPYTHON:
         import uselect as select  # the built-in: the virtual one (vhw/mponly) is asyncio's
     else:
         import select
     waiting = select.poll()
     waiting.register(sys.stdin, select.POLLIN)
+    return waiting
+
+
+def _read_in_real_time(live, waiting):
+    """The next command line, the badge running on in real time until it comes."""
     while not waiting.poll(0):
         live.step_to(vclock.elapsed_ms() + _LOOK_MS)
     return sys.stdin.readline()
@@ -309,9 +314,10 @@ def main():
     first = live.frame()
     first["hello"] = live.hello()
     _say(first)
+    waiting = _stdin_waiting() if on_field else None
     n = 0
     while True:
-        raw = _read_in_real_time(live) if on_field else sys.stdin.readline()
+        raw = _read_in_real_time(live, waiting) if on_field else sys.stdin.readline()
         if not raw:
             return   # the sim closed the pipe
         n += 1
