@@ -732,15 +732,10 @@ class Roster:
                               json.dumps(ledger, indent=1, sort_keys=True))
 
 
-def game_key(args):
-    """The game key badges get: the settings file's (--settings), or the one `cran config`
-    wrote beside the --config file; else None (this computer's own, flash_one)."""
-    return game_key_of(args.settings, args.config)
-
-
 def game_key_of(settings, config):
-    """The game key of a game settings file, else of the game.key `cran config` wrote
-    beside a badge's config; None when neither gives one."""
+    """The game key badges get: a game settings file's (--settings), else the game.key
+    `cran config` wrote beside a badge's config; None when neither gives one (this
+    computer's own, then)."""
     if settings:
         from host_tools.roster import RosterError, read_game_key
         try:
@@ -773,13 +768,15 @@ def _station_jobs(args):
 def run(args):
     if args.drive:
         from host_tools import drive
-        return drive.run(args, _config, game_key(args) or gamekey.own_key())
+        key = game_key_of(args.settings, args.config) or gamekey.own_key()
+        return drive.run(args, _config, key)
     if args.station:
         jobs, find, roster = _station_jobs(args), None, None
     else:
         jobs, find, roster = _jobs(args)
-    # Once, before the badges' threads: a computer's first flash makes its own key.
-    key = game_key(args) or gamekey.own_key()
+    # Once, before the badges' threads (and after the roster is checked: a computer's
+    # first flash makes its own key).
+    key = game_key_of(args.settings, args.config) or gamekey.own_key()
     if args.micropython:
         for port, job in jobs.items():
             if job is None:

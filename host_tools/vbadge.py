@@ -707,8 +707,7 @@ def _run(exe, board_file, args):
         finally:
             badge.close()
             if args.link:
-                with contextlib.suppress(OSError):
-                    os.remove(args.link)
+                _unlink(args.link)
     finally:
         for fd in (lock, nvs, rom):
             if fd is not None:

@@ -241,9 +241,9 @@ def test_each_template_has_a_fresh_game_key_that_reaches_the_configs_folder(tmp_
 
     from host_tools import flash
     args = argparse.Namespace(roster=None, settings=None, config=str(tmp_path / "out" / name))
-    assert flash.game_key(args) == key
+    assert flash.game_key_of(args.settings, args.config) == key
     args = argparse.Namespace(roster=EXAMPLE, settings=str(game), config=None)
-    assert flash.game_key(args) == key
+    assert flash.game_key_of(args.settings, args.config) == key
 
 
 def test_a_game_key_that_is_not_one_is_named(tmp_path, capsys):

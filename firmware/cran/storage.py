@@ -135,6 +135,7 @@ class StateStore:
             return e
         return None
 
+
 def take_entry(line, out, problems, name, n):
     """Line n of journal file `name`: its entry (a JSON object) into out, else said in
     problems. The journal in files and CircuitPython's in nvm read their lines alike."""

@@ -76,4 +76,3 @@ def poll():
         from asyncio import task
         vclock.use_tasks(task)
     return _Poll()
-
