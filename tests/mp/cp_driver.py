@@ -27,6 +27,14 @@ def _fresh(start=0):
     microcontroller.reset_all()
 
 
+def _atoms3_root(name, config):
+    """An AtomS3 Lite's files, as cran flash --drive lays them out, in the flash folder
+    (argv[4]) -> its path."""
+    root = "%s/%s" % (sys.argv[4], name)
+    vclock.vhw_module("world").make_root(root, sys.argv[5], "atoms3-lite", config)
+    return root
+
+
 def _raises(fn, kind):
     try:
         fn()
@@ -153,9 +161,7 @@ def cue_frames_reach_the_strip_as_cues_asks():
     from cran.config import load
     from cran.cues import frame_of
     _fresh()
-    world = vclock.vhw_module("world")
-    root = "%s/frames" % sys.argv[4]
-    world.make_root(root, sys.argv[5], "atoms3-lite", {"character": {"armor": 1}})
+    root = _atoms3_root("frames", {"character": {"armor": 1}})
     app = App(root, load(root))
     leds = app.leds
     seen = []
@@ -184,12 +190,9 @@ def durations_past_half_the_period_are_refused_and_74_hours_count():
     # across the 2**29 wrap inside this interpreter (the pytest side compares the trace).
     from cran import scenario
     from cran.config import ConfigError, load
-    world = vclock.vhw_module("world")
     out = []
     for n, hours in enumerate((75, 74)):
-        root = "%s/long%d" % (sys.argv[4], n)
-        world.make_root(root, sys.argv[5], "atoms3-lite",
-                        {"character": {"agonisant_ms": hours * 3600000}})
+        root = _atoms3_root("long%d" % n, {"character": {"agonisant_ms": hours * 3600000}})
         try:
             out.append(load(root).character.agonisant_ms)
         except ConfigError as e:
@@ -209,9 +212,7 @@ def a_badge_that_cannot_start_shows_it():
     import cran
     from cran.hal_cp.parts import stores
     _fresh()
-    world = vclock.vhw_module("world")
-    root = "%s/broken" % sys.argv[4]
-    world.make_root(root, sys.argv[5], "atoms3-lite", {"character": {"armor": "papier"}})
+    root = _atoms3_root("broken", {"character": {"armor": "papier"}})
     cran.main(root, console=False)
     return [list(neopixel_write.last(35) or b""), stores(root, None)[1].entries()]
 
@@ -224,9 +225,7 @@ def a_button_held_at_boot_is_no_press():
     from cran.config import load
     from cran.core.vocab import STATES
     _fresh()
-    world = vclock.vhw_module("world")
-    root = "%s/held" % sys.argv[4]
-    world.make_root(root, sys.argv[5], "atoms3-lite", {"character": {"armor": 0}})
+    root = _atoms3_root("held", {"character": {"armor": 0}})
     microcontroller.drive(41, 0)
     app = App(root, load(root))
     out = []
@@ -256,9 +255,7 @@ def three_watchdog_resets_make_safe_mode_with_a_read_only_drive():
     from cran.app import App
     from cran.config import load
     _fresh()
-    world = vclock.vhw_module("world")
-    world.make_root("%s/safe" % sys.argv[4], sys.argv[5], "atoms3-lite", {})
-    root = _read_only("%s/safe" % sys.argv[4], "/safe")
+    root = _read_only(_atoms3_root("safe", {}), "/safe")
     wrote = _raises(lambda: open(root + "/boots.json", "w"), OSError)
     safe = []
     for reason in ("WATCHDOG", "WATCHDOG", "WATCHDOG", "POWER_ON"):
