@@ -447,6 +447,7 @@ def _draw_legend(out, y, width, scale_kind, notes):
     x = MARGIN
     for kind, text in (("action", "took hold"), ("answer", "answered (armure, résiste, cri)"),
                        ("ignored", "ignored"), ("undo", "undone"), ("error", "error"),
+                       ("note", "a note (a radio offer, light sleep...): its words above"),
                        ("boot", "boot (a line across the lanes)"),
                        ("config", "new config or firmware (a dashed line)")):
         w = 20 + text_width(text, 11) + 20

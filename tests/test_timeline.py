@@ -365,7 +365,12 @@ def test_the_svg_is_well_formed_with_every_lane_span_and_marker():
              if (g.get("class") or "").startswith("marker ")]
     assert kinds.count("marker answer") == 4 and kinds.count("marker boot") == 2
     assert kinds.count("marker undo") == 1 and "marker action" in kinds
-    assert [g for g in root.iter(SVG + "g") if g.get("class") == "legend"]
+    legend, = [g for g in root.iter(SVG + "g") if g.get("class") == "legend"]
+    # Every kind of marker the picture draws is in its legend, in its colour.
+    shown = ET.tostring(legend).decode()
+    assert [k for k, c in timeline_svg.MARKER_COLOURS.items() if c not in shown] == []
+    assert "a note (a radio offer, light sleep...): its words above" in [
+        t.text for t in legend.iter(SVG + "text")]
     assert len([t for t in etat_texts if t and t.startswith("boot 0.1.0")]) == 2
 
 
