@@ -116,10 +116,11 @@ def test_a_healer_heals_only_the_nearest_patient_who_presses():
 
 
 def test_a_badge_sends_its_frames_in_counter_order():
-    # A healer hit while it repeats its search: the heartbeat that says so waits for the
-    # repeat's end. Sent between two copies, its newer counter would make every later
-    # copy look replayed (radio.Listener) to whoever heard it, and a badge whose window
-    # opened just before it would hear the heartbeat and never the search.
+    # S10 over the radio: a healer hit while it repeats its search; the heartbeat that
+    # says so waits for the repeat's end. Sent between two copies, its newer counter
+    # would make every later copy look replayed (radio.Listener) to whoever heard it,
+    # and a badge whose window opened just before it would hear the heartbeat and never
+    # the search.
     field = Field(count=6, seed=3)
     healer = FieldBadge(field.air.radio(50, 50), HEALER_ID, radio.HEALER, HEALER_SEED)
     field.badges.append(healer)

@@ -446,8 +446,8 @@ def _lives_until(session, test, what, timeout=20):
 
 def test_a_sim_badge_on_a_field_is_seen_stopped_and_resumed(tmp_path):
     # `cran sim --field`: the desktop's badge lives in real time on the station's field;
-    # the station sees its wearer's hit, its stop and resume reach it, and the console
-    # lines of its pickers, locked by the game key, are sent unlocked with that key.
+    # the station sees its wearer's hit (S2), its stop and resume (K15) reach it, and
+    # the console lines of its pickers, locked by the game key, go unlocked with it.
     game, _ = _game(tmp_path)
     name = "simf%d" % os.getpid()
     station = Station(["--settings", str(game), "--virtual", name])
@@ -480,8 +480,8 @@ def test_a_sim_badge_on_a_field_is_seen_stopped_and_resumed(tmp_path):
 
 
 def test_a_crowds_healer_heals_the_sim_badge_once_its_wearer_presses(tmp_path):
-    # The sim's wearer, 1 m from the crowd's healer (`cran air --roster`), hit: the
-    # healer treats, the sim badge shows the offer, and only the long press takes it.
+    # The sim's wearer, 1 m from the crowd's healer (`cran air --roster`), hit (S2): the
+    # healer treats, the sim badge shows the offer, and only the long press takes it (S10).
     game, _ = _game(tmp_path)
     name = "simh%d" % os.getpid()
     rows = ("name,armor,board,badge,port,role\nAude,none,atom-lite,,%s,\n"

@@ -481,7 +481,8 @@ def test_the_field_options_are_checked(tmp_path):
 def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     # The sim's badge joins a field's air: its heartbeat goes out on it, its clock is
     # the field's real time (the clock keys say why they do nothing), its finger's moves
-    # are done beat by beat, and its console, locked by the game key, is opened with it.
+    # are done beat by beat (the hit: S2), and its console, locked by the game key, is
+    # opened with it.
     from cran import radio
     from host_tools import fieldnet
     from host_tools.sim.session import Session
@@ -539,7 +540,8 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
 def test_a_circuitpython_board_is_drawn_on_circuitpythons_interpreter(tmp_path):
     # Its board's runtime, as `cran scenario --badge` takes it: the real CircuitPython
     # interpreter, the strict virtual CircuitPython modules and Adafruit's NeoPixel
-    # library under the app; what the strip was sent is what the panel draws.
+    # library under the app; what the strip was sent is what the panel draws (the hit:
+    # S2, the state back after a reboot).
     r = run_cran("sim", "--headless", "--runtime", "circuitpython")
     assert r.returncode == 2 and "board atom-lite runs on micropython: give --runtime " \
                                  "micropython, or leave it out" in r.stderr, r.stderr
