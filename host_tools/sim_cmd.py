@@ -149,7 +149,13 @@ def live(args, runtime):
         app.run()
     finally:
         link.close()
-    if app.dead:
-        print("cran: %s" % app.dead, file=sys.stderr)
+    return outcome(app.session)
+
+
+def outcome(session):
+    """The exit code of a live run that has ended: 3 when the badge process died (said
+    on stderr), 1 when a replayed script's expect failed, else 0."""
+    if session.dead:
+        print("cran: %s" % session.dead, file=sys.stderr)
         return 3
-    return 1 if app.script is not None and app.script.failed else 0
+    return 1 if session.script is not None and session.script.failed else 0

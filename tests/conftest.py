@@ -147,3 +147,75 @@ def svg_size(svg_text):
     import xml.etree.ElementTree as ET
     root = ET.fromstring(svg_text)
     return float(root.get("width")), float(root.get("height"))
+
+
+class Terminal:
+    """`cran ARGS` run as a person runs it: stdin, stdout and stderr on one
+    pseudo-terminal of 120x40. wait_for(text) reads what it draws until text shows,
+    type(keys) types, finish() reads to the end -> (exit code, all it drew, escapes
+    removed)."""
+
+    def __init__(self, *args, env=None, cwd=REPO):
+        import pty
+        import struct
+        import termios
+        from fcntl import ioctl
+        self.main, side = pty.openpty()
+        ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        full_env = dict(os.environ, TERM="xterm-256color", COLUMNS="120", LINES="40",
+                        **(env or {}))
+        self.proc = subprocess.Popen([sys.executable, "-m", "host_tools", *args], cwd=cwd,
+                                     env=full_env, stdin=side, stdout=side, stderr=side,
+                                     start_new_session=True)
+        os.close(side)
+        self.raw = b""
+
+    def text(self):
+        import re
+        text = self.raw.decode("utf-8", "replace")
+        escapes = (r"\x1b\[[0-9;?<>=]*[A-Za-z~]"       # CSI: moves, colours, modes
+                   r"|\x1b[\]P_].*?(\x07|\x1b\\)"      # OSC, DCS, APC strings
+                   r"|\x1b[=>()][0-9A-Za-z]?")         # keypad modes, character sets
+        text = re.sub(escapes, "", text)
+        return text.replace("\r\n", "\n").replace("\r", "\n")
+
+    def _read(self, timeout):
+        """What came within timeout s: bytes, b"" at the end, None for nothing yet."""
+        import select
+        ready, _, _ = select.select([self.main], [], [], timeout)
+        if not ready:
+            return None
+        try:
+            chunk = os.read(self.main, 65536)
+        except OSError:   # EIO: every end of the terminal's other side is closed
+            return b""
+        self.raw += chunk
+        return chunk
+
+    def wait_for(self, text, timeout=60):
+        import time
+        end = time.monotonic() + timeout
+        while text not in self.text():
+            assert time.monotonic() < end, "%r never shown; it drew:\n%s" % (
+                text, self.text()[-3000:])
+            ended = self._read(0.2) == b"" or self.proc.poll() is not None
+            if ended and text not in self.text():
+                raise AssertionError("ended (%s) before %r showed:\n%s" % (
+                    self.proc.returncode, text, self.text()[-3000:]))
+
+    def type(self, keys):
+        os.write(self.main, keys.encode())
+
+    def finish(self, timeout=60):
+        import time
+        end = time.monotonic() + timeout
+        while self.proc.poll() is None:
+            self._read(0.2)
+            if time.monotonic() > end:
+                self.proc.kill()
+                raise AssertionError("still running after %d s:\n%s" % (
+                    timeout, self.text()[-3000:]))
+        while self._read(0.1):   # what it drew last, up to its end
+            pass
+        os.close(self.main)
+        return self.proc.wait(), self.text()

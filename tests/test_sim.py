@@ -571,3 +571,19 @@ def test_a_circuitpython_board_is_drawn_on_circuitpythons_interpreter(tmp_path):
     # The same looks as the Atom Lite's in MicroPython (one LED, capped at 60 both).
     on_mp = ui("micropython", steps, board="atom-lite")
     assert on_cp[1:] == on_mp[1:] and on_cp[1] != on_cp[3], (on_cp, on_mp)
+
+
+# ---- as a person runs it ----------------------------------------------------------------
+
+def test_quitting_the_sim_with_q_exits_0_without_a_traceback(micropython):
+    # `make sim` then q, on a terminal: the README's main job, started and left as
+    # everyone does. It ended in a traceback (SimApp has no `dead`) and exit 1.
+    from conftest import Terminal
+    term = Terminal("sim")
+    term.wait_for("etat")
+    term.type(" ")                 # a hit: the badge answers before it is left
+    term.wait_for("blesse")
+    term.type("q")
+    code, drawn = term.finish()
+    assert "Traceback" not in drawn and "Error" not in drawn, drawn[-3000:]
+    assert code == 0, drawn[-3000:]
