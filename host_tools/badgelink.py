@@ -21,11 +21,19 @@ _ECHO_EVERY_S = 0.5
 _SAY_AFTER_S = 1.5
 
 
-class LostBadge(CommandError):
+class BadgeError(CommandError):
+    """A badge's fault, not the command's: missing, busy, silent, not a badge, no
+    firmware. Exit 1 in every command (a malformed command or file: 2)."""
+
+    def __init__(self, message, code=1):
+        CommandError.__init__(self, message, code)
+
+
+class LostBadge(BadgeError):
     """The port went away mid-way: the badge unplugged, or its USB reset."""
 
 
-class NoFirmware(CommandError):
+class NoFirmware(BadgeError):
     """Soft-reset, the badge stopped at MicroPython's prompt again: no main.py starts a
     firmware (a badge fresh from MicroPython's install, or a flash cut short)."""
 
@@ -38,12 +46,12 @@ def gone(port):
 def _serial_error(port, e):
     text = str(e)
     if gone(port):
-        return CommandError("%s: no such port (is the badge plugged in? `ls /dev/tty*`)"
+        return BadgeError("%s: no such port (is the badge plugged in? `ls /dev/tty*`)"
                             % port)
     if "lock" in text.lower() or "busy" in text.lower():
-        return CommandError("%s: busy: another program has it open (mpremote, a serial "
+        return BadgeError("%s: busy: another program has it open (mpremote, a serial "
                             "terminal, cran sim?): close it and try again" % port)
-    return CommandError("%s: cannot open: %s (a badge restarting refuses a moment: run "
+    return BadgeError("%s: cannot open: %s (a badge restarting refuses a moment: run "
                         "the same command again; badges already done copy nothing)"
                         % (port, text))
 
@@ -54,10 +62,32 @@ def usb_ports():
     return [p.device for p in list_ports.comports() if p.vid is not None]
 
 
+def not_usb(port, ports=None):
+    """Why port cannot be a badge, or None: a badge is plugged in by USB, and a serial
+    port the system lists without a USB vendor id is the computer's own (a built-in
+    UART, /dev/ttyS0; Bluetooth), where nothing would ever answer a knock. A port it
+    does not list (a vbadge's pty, a symlink, rfc2217://) is tried. ports: pyserial's
+    list_ports.comports(), asked when None."""
+    if ports is None:
+        from serial.tools import list_ports
+        ports = list_ports.comports()
+    listed = [p for p in ports if p.device == port]
+    if not listed or listed[0].vid is not None:
+        return None
+    usb = sorted(p.device for p in ports if p.vid is not None)
+    return ("%s is a serial port of this computer, not a USB one: no badge can be there "
+            "(a badge plugged in by USB is /dev/ttyUSB*, /dev/ttyACM*, /dev/cu.usbserial* or "
+            "COMn; %s)" % (port, "USB serial ports now: " + ", ".join(usb) if usb
+                           else "none is plugged in now"))
+
+
 def open_port(port):
     """The port at 115200 baud, ours alone: -> pyserial's Serial (a short read timeout);
-    CommandError naming the port when it is missing, busy or refused."""
+    BadgeError naming the port when it is missing, busy, refused or not a USB one."""
     import serial
+    why = not_usb(port)
+    if why is not None:
+        raise BadgeError(why)
     try:
         # write_timeout: a port nobody reads (no badge behind it) fills and would block.
         return serial.Serial(port, 115200, timeout=0.05, write_timeout=1.0,
@@ -80,7 +110,10 @@ def wake(conn, port, knock_s=None, say=None):
     while time.monotonic() - start < knock_s:
         now = time.monotonic()
         if now >= next_echo:
-            conn.write(("\necho %s\n" % nonce).encode())
+            # Ctrl-B first: a badge left in the raw REPL (a host tool cut off mid-way)
+            # answers nothing else; it goes back to the prompt, which says ">>> ". The
+            # firmware's console drops control bytes.
+            conn.write(("\x02\necho %s\n" % nonce).encode())
             next_echo = now + _ECHO_EVERY_S
         else:
             conn.write(b"\n")
@@ -134,7 +167,7 @@ def connect(port, keys=()):
         link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
     except (TransportError, OSError) as e:
         link.close()
-        raise CommandError("%s: no MicroPython answers there (%s). A new badge needs "
+        raise BadgeError("%s: no MicroPython answers there (%s). A new badge needs "
                            "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
                            % (port, e, port)) from None
     return link
@@ -164,7 +197,7 @@ def run(link, code):
     try:
         return link.exec(code).decode()
     except TransportExecError as e:
-        raise CommandError("%s: the badge said: %s" % (link.device_name,
+        raise BadgeError("%s: the badge said: %s" % (link.device_name,
                                                        e.error_output.strip())) from None
     except (TransportError, OSError) as e:   # OSError: pyserial's, the port is gone
         raise LostBadge("%s: lost the badge: %s" % (link.device_name, e)) from None
@@ -201,7 +234,7 @@ def unlock(conn, port, keys=()):
             nonce = bytes.fromhex(words[1])
             key = gamekey.find(words[2], keys)
             if key is None:
-                raise CommandError(
+                raise BadgeError(
                     "%s: the badge is locked with game key %s, which this computer does "
                     "not have: give the game's settings (--settings GAME.json, its "
                     "\"game_key\"), or use the computer that flashed it" % (port, words[2]))
@@ -209,10 +242,10 @@ def unlock(conn, port, keys=()):
                         CONSOLE_TIMEOUT_S, False)
             if said[:1] and said[0].startswith("ok "):
                 return "unlocked"
-            raise CommandError("%s: the badge refused the unlock: %s"
+            raise BadgeError("%s: the badge refused the unlock: %s"
                                % (port, said[0] if said else "no answer"))
         if line.startswith("error: game key damaged"):
-            raise CommandError("%s: %s (esptool erase-flash, then cran flash "
+            raise BadgeError("%s: %s (esptool erase-flash, then cran flash "
                                "--micropython IMAGE.bin)" % (port, line[7:]))
     return "open"   # "open", or an older firmware's error: it has no lock
 
@@ -231,7 +264,7 @@ def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
     try:
         return _ask_lines(port, lines, timeout, again, keys)
     except NoFirmware:   # the port closed, what is on the badge can be looked at
-        raise CommandError(no_firmware(port)) from None
+        raise BadgeError(no_firmware(port)) from None
 
 
 def _ask_lines(port, lines, timeout, again, keys):
@@ -290,8 +323,14 @@ def _ask(conn, port, line, timeout, again):
             time.sleep(0.5)
         elif woke and got.rfind(b">>> ") > got.find(_SOFT_REBOOT) >= 0:
             raise NoFirmware(port)   # rebooted to the prompt again: no main.py
-    raise CommandError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "
-                       "%s installs cran on it)" % (port, line, _install(port)))
+    if not got and not woke:
+        # Not a byte back, through the knock and the question: no board, or one that is
+        # off or hung (a badge asleep wakes within the knock).
+        raise BadgeError("%s: nothing answers there: no badge, or one that is off or hung "
+                         "(unplug it and plug it back in, then run the same command again)"
+                         % port)
+    raise BadgeError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "
+                     "%s installs cran on it)" % (port, line, _install(port)))
 
 
 def _install(port, board=None):
@@ -332,9 +371,11 @@ def no_firmware(port):
     if board is None:
         return ("%s: no cran firmware on this badge (it stops at MicroPython's prompt): "
                 "%s installs it" % (port, _install(port)))
-    return ("%s: the badge has cran's config for board %s, but no firmware starts (it stops "
-            "at MicroPython's prompt: a flash cut short?): %s finishes it"
-            % (port, board, _install(port, board)))
+    # cran flash writes the config among the firmware's files and main.py last.
+    return ("%s: a flash of this badge was cut short: it has cran's config for board %s but "
+            "no main.py, which a flash copies last, so it stops at MicroPython's prompt. Run "
+            "the same `cran flash` command again: it picks up where it stopped (or `cran "
+            "flash --port %s`, which keeps that config)" % (port, board, port))
 
 
 def first_json(lines, kind=object):
@@ -354,7 +395,7 @@ def status(port, timeout=CONSOLE_TIMEOUT_S):
     answer = ask(port, "status", timeout, again=True)
     found = first_json(answer)
     if found is None:
-        raise CommandError("%s: `status` gave no JSON: %r" % (port, answer[:3]))
+        raise BadgeError("%s: `status` gave no JSON: %r" % (port, answer[:3]))
     return found
 
 

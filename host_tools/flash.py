@@ -215,6 +215,7 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         drop_tree = image is not None and seen["cran_dir"]
         if todo or stale or rom_todo or drop_tree:
             link = _restart_without_main(link, port, on_badge.get(MAIN) is not None)
+            progress(0, 1)   # from here until main.py is back, a cut flash needs finishing
             if rom_todo:
                 _write_romfs(link, port, image, report)
             _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree)
@@ -603,6 +604,9 @@ def install_micropython(port, image, board_id):
                            "release, 1.22 or later)"
                            % (image, "ESP32_GENERIC_C3" if chip == "esp32c3"
                               else "ESP32_GENERIC"))
+    why = badgelink.not_usb(port)
+    if why is not None:
+        raise badgelink.BadgeError(why)
     offset = "0x0" if chip == "esp32c3" else "0x1000"   # where MicroPython's images go
     cmd = [sys.executable, "-m", "esptool", "--chip", chip, "--port", port, "write-flash",
            "-z", offset, image]
@@ -611,9 +615,9 @@ def install_micropython(port, image, board_id):
         lines = (r.stderr + r.stdout).strip().splitlines()
         # esptool ends with a troubleshooting link; its own reason is the error line.
         said = [x for x in lines if "error" in x.lower()] or lines[-1:] or ["?"]
-        raise CommandError("%s: esptool could not write MicroPython: %s (is it an ESP32 in "
-                           "its bootloader? hold BOOT while plugging it in)"
-                           % (port, said[-1].strip()))
+        raise badgelink.BadgeError(
+            "%s: esptool could not write MicroPython: %s (is it an ESP32 in its bootloader? "
+            "hold BOOT while plugging it in)" % (port, said[-1].strip()))
 
 
 def _jobs(args):
@@ -789,12 +793,26 @@ def run(args):
     with tempfile.TemporaryDirectory(prefix="cran-build-") as out:
         builds = Builds(out)
         new = []
-        reports = _flash_all(jobs, find, builds, failures, key, new, args.station)
-        if new:
-            reports += _flash_new(new, roster, builds, failures, key)
+        interrupted, reports = None, []
+        try:
+            reports += _flash_all(jobs, find, builds, failures, key, new, args.station)
+            if new:
+                reports += _flash_new(new, roster, builds, failures, key)
+        except Interrupted as e:
+            interrupted = e
+            reports += e.reports
     if roster is not None:
         roster.remember({r.status["badge"]: r.status.get("id") for r in reports
                          if r.status.get("badge")})
+    _say_reports(reports)
+    for message in (interrupted.lines() if interrupted else []) + failures:
+        print("cran: %s" % message, file=sys.stderr)
+    if interrupted:
+        return 130   # as a shell says of a command Ctrl-C ended
+    return 1 if failures else 0
+
+
+def _say_reports(reports):
     for r in reports:
         s = r.status
         rom = {"written": ", firmware written to ROMFS",
@@ -808,9 +826,6 @@ def run(args):
                   else " (already up to date)",
                   r.seconds, who, s.get("firmware"),
                   badgelink.badge_names(s.get("id"), s.get("badge"))))
-    for message in failures:
-        print("cran: %s" % message, file=sys.stderr)
-    return 1 if failures else 0
 
 
 def _flash_new(new, roster, builds, failures, key):
@@ -832,12 +847,54 @@ def _flash_new(new, roster, builds, failures, key):
     return _flash_all(jobs, None, builds, failures, key) if jobs else []
 
 
+class _Stopped(Exception):
+    """Ctrl-C reached a badge's flash between two files."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a flash: the badges' reports so far, and where each one stopped."""
+
+    def __init__(self, reports, where, ports):
+        super().__init__("interrupted")
+        self.reports = reports
+        self.where = where     # port -> (done, total) once its main.py was set aside
+        self.ports = ports
+
+    def lines(self):
+        """One line a badge not flashed whole, saying what mends it."""
+        done = {r.port for r in self.reports}
+        out = []
+        for port in self.ports:
+            if port in done:
+                continue
+            if port not in self.where:
+                out.append("%s: stopped before anything was written: the badge is as it was"
+                           % port)
+            elif self.where[port][0] >= self.where[port][1] > 1:
+                out.append("%s: flashed, stopped while it restarted: `cran status --port %s` "
+                           "checks it" % (port, port))
+            else:
+                done_bytes, total = self.where[port]
+                out.append("%s: stopped at %d%%, half-flashed: it has no main.py until "
+                           "the flash ends, so it starts MicroPython's prompt, not the game. "
+                           "Run the same command again: it picks up where it stopped"
+                           % (port, 100 * done_bytes // max(1, total)))
+        return out
+
+
+_STOP_WAIT_S = 10.0   # after Ctrl-C, how long the badges get to end the file they write
+
+
 def _flash_all(jobs, find, builds, failures, key=None, new=None, station=False):
     """new: a list the ports of new badges (NewBadge) are added to, in port order;
-    station: every badge made the game master's station."""
+    station: every badge made the game master's station. Ctrl-C: every badge stops at
+    its next file (the file being written is finished, or left as FILE.new: the next
+    flash mends either) -> Interrupted."""
     from rich.progress import BarColumn, Progress, TextColumn
     reports = []
     found_new = {}
+    where = {}
+    stop = threading.Event()
     lock = threading.Lock()
     with Progress(TextColumn("{task.description}"), BarColumn(),
                   TextColumn("{task.percentage:>3.0f}%"), transient=not sys.stdout.isatty(),
@@ -846,13 +903,18 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None, station=False):
             task = bars.add_task(port, total=1)
             board, config_text = jobs[port] or (None, None)
             there = not badgelink.gone(port)
+
+            def progress(done, total):
+                where[port] = (done, total)
+                bars.update(task, completed=done, total=total)
+                if stop.is_set():
+                    raise _Stopped()
             try:
-                r = flash_one(port, board, config_text, builds,
-                              lambda done, total: bars.update(task, completed=done,
-                                                              total=total), find, key,
-                              station)
+                r = flash_one(port, board, config_text, builds, progress, find, key, station)
                 with lock:
                     reports.append(r)
+            except _Stopped:
+                pass   # said by Interrupted.lines
             except NewBadge as e:
                 with lock:
                     found_new[port] = e.chip_id
@@ -869,12 +931,37 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None, station=False):
             except Exception as e:   # a badge's own failure must not hide the others'
                 with lock:
                     failures.append("%s: flash failed: %r" % (port, e))
+
+        def run_one(port):
+            try:
+                one(port)
+            finally:
+                ended[port].set()
+
         ports = list(jobs)
-        threads = [threading.Thread(target=one, args=(p,)) for p in ports]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        # Waited for by events, not Thread.join: a join that Ctrl-C interrupts can take
+        # its thread for ended (CPython's join lock). Daemons: one stuck on a dead port
+        # must not keep the command alive after Ctrl-C.
+        ended = {p: threading.Event() for p in ports}
+        for p in ports:
+            threading.Thread(target=run_one, args=(p,), daemon=True).start()
+        try:
+            for p in ports:
+                while not ended[p].wait(0.2):
+                    pass
+        except KeyboardInterrupt:
+            stop.set()
+            print("\ncran: stopping: each badge ends the file it is writing (Ctrl-C again: "
+                  "at once)", file=sys.stderr, flush=True)
+            deadline = time.monotonic() + _STOP_WAIT_S
+            try:
+                for p in ports:
+                    while not ended[p].wait(0.2) and time.monotonic() < deadline:
+                        pass
+            except KeyboardInterrupt:
+                pass
+            with lock:
+                raise Interrupted(list(reports), dict(where), ports) from None
     reports.sort(key=lambda r: ports.index(r.port))
     if new is not None:
         new += [(p, found_new[p]) for p in ports if p in found_new]

@@ -236,8 +236,13 @@ class VBadge:
     banner_start = b"MicroPython "      # where the REPL's banner starts
 
     def __init__(self, exe, image, board_file, nvs_file, pass_fds=(), romfs_file=None,
-                 finger=None):
+                 finger=None, baud=None):
         self.exe = exe
+        # --baud: the port's bytes reach the chip no faster than a UART at this rate
+        # carries them (10 bits a byte), as a badge's USB-serial chip passes them on;
+        # None: as fast as they come.
+        self.byte_s = None if baud is None else 10.0 / baud
+        self.uart_free_at = 0.0      # monotonic s at which the line is free again
         self.finger = finger   # --buttons: its Finger, fed from stdin
         self.typing = finger is not None   # until stdin ends
         self.image = image
@@ -422,11 +427,19 @@ class VBadge:
             self.chip.ctrl_c_is_a_signal(interrupts)   # locked: the console reads it
         if interrupts:
             data = data[:data.index(b"\x03") + 1]
+        if self.byte_s is not None:
+            now = time.monotonic()
+            self.uart_free_at = max(self.uart_free_at, now - 0.01)   # a 10 ms buffer
+            data = data[:int((now - self.uart_free_at) / self.byte_s)]
+            if not data:
+                return
         try:
             n = os.write(self.chip.fd, data)
         except OSError:   # full, or the chip is ending: its end is read from its fd
             return
         del self.to_chip[:n]
+        if self.byte_s is not None:
+            self.uart_free_at += n * self.byte_s
         if interrupts and b"\x03" in data[:n]:
             self.hold_until = time.monotonic() + INTERRUPT_S
 
@@ -454,7 +467,9 @@ class VBadge:
             timeout = None if connected else IDLE_POLL_MS
             if self.chip.kind == "boot":
                 timeout = min(timeout or WATCHDOG_LOOK_MS, WATCHDOG_LOOK_MS)
-            for due in (self.hold_until, self.watchdog_at):
+            paced = self.to_chip and self.byte_s is not None   # the line busy till then
+            for due in (self.hold_until, self.watchdog_at,
+                        self.uart_free_at + self.byte_s if paced else None):
                 if due is not None:
                     left = max(0, int((due - time.monotonic()) * 1000) + 1)
                     timeout = left if timeout is None else min(timeout, left)
@@ -626,6 +641,9 @@ def setup(p):
                         "D on a second button")
     p.add_argument("--link", metavar="PATH",
                    help="also make PATH a symlink to the port (removed at exit)")
+    p.add_argument("--baud", type=int, metavar="RATE",
+                   help="the port's bytes reach the chip at this UART rate (115200: a "
+                        "badge's pace; default: as fast as they come)")
 
 
 class _Stop(BaseException):
@@ -689,8 +707,11 @@ def _run(exe, board_file, args):
                         f.write(b"\xff" * ROMFS_BYTES)
             pass_fds = ()
         check_image(exe, image, new, board_file, pass_fds)
+        if args.baud is not None and args.baud <= 0:
+            raise CommandError("--baud %d: a UART's rate is a positive number of bits a "
+                               "second (115200)" % args.baud)
         badge = VBadge(exe, image, board_file, nvs_file, pass_fds, romfs_file,
-                       Finger(board_file) if args.buttons else None)
+                       Finger(board_file) if args.buttons else None, args.baud)
         try:
             if args.link:
                 _link(badge.port, args.link)
@@ -719,7 +740,8 @@ def _run_circuitpython(board_file, args):
     for option, given in (("--image", args.image), ("--romfs", args.romfs),
                           ("--field", getattr(args, "field", None)),
                           ("--at", getattr(args, "at", None)),
-                          ("--buttons", getattr(args, "buttons", False))):
+                          ("--buttons", getattr(args, "buttons", False)),
+                          ("--baud", getattr(args, "baud", None))):
         if given:
             raise CommandError("%s: board %s runs CircuitPython: %s" % (
                 option, args.board, "its files are a folder, --drive DIR"
@@ -816,7 +838,7 @@ class Running:
 
 @contextlib.contextmanager
 def running(image=None, board="atom-lite", link=None, romfs=False, field=None, drive=None,
-            at=None, buttons=False):
+            at=None, buttons=False, baud=None):
     """Start `cran vbadge` -> Running (.port, .kill(), .press() with buttons); stopped at
     exit. A vbadge that fails to start raises RuntimeError with its message. field: a
     virtual field's name, at: (x, y) where it stands on it; drive: a CircuitPython
@@ -832,6 +854,8 @@ def running(image=None, board="atom-lite", link=None, romfs=False, field=None, d
         cmd += ["--at", "%g,%g" % at]
     if buttons:
         cmd.append("--buttons")
+    if baud is not None:
+        cmd += ["--baud", str(baud)]
     where = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # finds host_tools
     if image is not None:
         cmd += ["--image", os.fspath(image)]

@@ -189,7 +189,7 @@ def test_status_of_a_badge_with_no_firmware_says_the_command_that_mends_it(tmp_p
         port = badge.port
         started = time.monotonic()
         r = run_cran("status", "--port", port)
-        assert r.returncode == 2 and time.monotonic() - started < 10, r.stderr
+        assert r.returncode == 1 and time.monotonic() - started < 10, r.stderr
         assert r.stderr == ("cran: %s: no cran firmware on this badge (it stops at "
                             "MicroPython's prompt): `cran flash --port %s --board BOARD` "
                             "(BOARD: atom-lite, atom-matrix, esp32-devkitc, esp32c3-supermini,"
@@ -199,8 +199,9 @@ def test_status_of_a_badge_with_no_firmware_says_the_command_that_mends_it(tmp_p
         badgelink.run(link, "import os\nos.rename('/main.py', '/main.py.off')")
         badgelink.reset(link)
         r = run_cran("status", "--port", port)
-        assert r.returncode == 2
-        command = re.search(r"`cran (flash [^`]*)` finishes it\n", r.stderr)
+        assert r.returncode == 1
+        assert "a flash of this badge was cut short" in r.stderr, r.stderr
+        command = re.search(r"\(or `cran (flash [^`]*)`, which keeps that config\)", r.stderr)
         assert command and "config for board atom-lite" in r.stderr, r.stderr
         assert "repaired" in _flash(*command.group(1).split()[1:])
         assert run_cran("status", "--port", port).returncode == 0
@@ -345,7 +346,7 @@ def test_an_organiser_types_actions_to_a_locked_badge_with_cran_console(tmp_path
         # Another computer, without the key: told why.
         r = run_cran("console", "--port", port, "soin",
                      env={"CRAN_HOME": str(tmp_path / "another-laptop")})
-        assert r.returncode == 2 and "locked with game key" in r.stderr
+        assert r.returncode == 1 and "locked with game key" in r.stderr
 
 
 def test_a_damaged_firmware_file_is_named_never_imported_and_the_next_flash_mends_it(
@@ -517,3 +518,41 @@ def test_the_soak_runs_its_three_phases_in_small(tmp_path):
     assert re.search(r"unlocked: 40 fuzzed lines, \d+ actions acknowledged, \d+ replayed",
                      r.stdout)
     assert "1 power cuts among hits, 0 came back healthier" in r.stdout
+
+
+def test_ctrl_c_mid_flash_says_what_is_left_and_the_same_command_finishes_it(tmp_path):
+    # A badge at a real UART's pace (a flash takes ~15 s), Ctrl-C as a terminal sends it
+    # (SIGINT to the command's process group) once the bar has moved. It exited 130 in
+    # silence, the bar frozen; `cran status` then waited 43 s (the badge was left in the
+    # raw REPL, where nothing answers) and offered --board BOARD.
+    import signal
+
+    from conftest import Terminal
+    with vbadge.running(tmp_path / "badge.img", baud=115200) as badge:
+        port = badge.port
+        flash_it = ("flash", "--port", port, "--board", "atom-lite")
+        term = Terminal(*flash_it)
+        term.wait_for("%")
+        deadline = time.monotonic() + 60
+        while not re.search(r"\b([1-8][0-9])%", term.text()):
+            assert time.monotonic() < deadline, term.text()[-2000:]
+            term._read(0.2)
+        os.killpg(term.proc.pid, signal.SIGINT)
+        code, said = term.finish()
+        assert code == 130, said
+        assert "Traceback" not in said, said
+        stopped = re.search(r"%s: stopped at (\d+)%%, half-flashed.*?Run the same command "
+                            r"again" % re.escape(port), " ".join(said.split()))
+        assert stopped and 0 < int(stopped.group(1)) < 100, said
+
+        started = time.monotonic()
+        r = run_cran("status", "--port", port)
+        assert time.monotonic() - started < 20   # not the 35 s knock of a sleeping badge
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "cut short" in r.stderr and "Run the same `cran flash` command again" in r.stderr
+
+        out = _flash(*flash_it[1:])
+        copied = re.search(r": ok, (\d+) file\(s\) copied", out)
+        assert copied and int(copied.group(1)) > 0 and "pleine-forme" in out, out
+        r = run_cran("status", "--port", port)
+        assert r.returncode == 0 and "pleine-forme" in r.stdout, r.stdout + r.stderr

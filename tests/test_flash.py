@@ -20,10 +20,10 @@ def test_no_port_is_a_clear_error():
 
 
 def test_a_missing_port_is_named():
-    # flash: that badge failed (exit 1; the others would go on); status: exit 2.
-    for args, code in ((("flash", "--board", "atom-lite"), 1), (("status",), 2)):
+    # A badge's fault, the same exit code in every command: 1.
+    for args in (("flash", "--board", "atom-lite"), ("status",), ("logs",), ("console", "status")):
         r = run_cran(*args, "--port", "/dev/ttyNOPE0")
-        assert r.returncode == code
+        assert r.returncode == 1, (args, r.stderr)
         assert r.stderr.strip() == ("cran: /dev/ttyNOPE0: no such port (is the badge plugged "
                                     "in? `ls /dev/tty*`)")
 
@@ -61,8 +61,9 @@ def test_a_busy_port_is_named_busy():
         os.close(controller)
         os.close(device)
     busy = "cran: %s: busy: another program has it open" % name
+    # A badge's fault: exit 1 in every command (2 is a command or file that is wrong).
     assert [(r.returncode, r.stderr.startswith(busy)) for r in said] == [
-        (2, True), (1, True), (2, True)], [r.stderr for r in said]
+        (1, True), (1, True), (1, True)], [r.stderr for r in said]
 
 
 @pytest.mark.parametrize("lost", [
@@ -159,7 +160,7 @@ def test_installing_micropython_names_what_esptool_said(tmp_path):
     finally:
         os.close(controller)
         os.close(device)
-    assert r.returncode == 2 and "esptool could not write MicroPython: " in r.stderr
+    assert r.returncode == 1 and "esptool could not write MicroPython: " in r.stderr
     assert "Failed to connect" in r.stderr or "error" in r.stderr.lower(), r.stderr
 
 
@@ -317,3 +318,27 @@ def test_status_says_a_badge_could_not_save(monkeypatch, capsys):
     status["save_error"] = None
     assert cli.main(["status", "--port", "P"]) == 0
     assert "NOT SAVED" not in capsys.readouterr().out
+
+
+def test_a_port_that_is_not_usb_is_refused_at_once():
+    # A badge is plugged in by USB: a port the system lists without a USB vendor id is
+    # the computer's own UART (/dev/ttyS0), where a knock waited 43 s for nothing, then
+    # offered to flash cran onto it. Refused at once by every command, exit 1.
+    from serial.tools import list_ports
+    from serial.tools.list_ports_common import ListPortInfo
+    uart, usb = ListPortInfo("/dev/ttyS0"), ListPortInfo("/dev/ttyUSB0")
+    usb.vid, usb.pid = 0x1A86, 0x55D4   # a CH9102, as on an Atom Lite
+    assert badgelink.not_usb("/dev/ttyUSB0", [uart, usb]) is None
+    assert badgelink.not_usb("/dev/pts/3", [uart, usb]) is None   # unlisted: a vbadge's
+    said = badgelink.not_usb("/dev/ttyS0", [uart, usb])
+    assert said.startswith("/dev/ttyS0 is a serial port of this computer, not a USB one")
+    assert said.endswith("USB serial ports now: /dev/ttyUSB0)")
+    own = [p.device for p in list_ports.comports() if p.vid is None]
+    if not own:
+        pytest.skip("this computer lists no serial port of its own to try the commands on")
+    for args in (("flash", "--board", "atom-lite"), ("status",), ("logs",),
+                 ("console", "status")):
+        started = time.monotonic()
+        r = run_cran(*args, "--port", own[0])
+        assert r.returncode == 1 and "not a USB one" in r.stderr, (args, r.stderr)
+        assert time.monotonic() - started < 20, args
