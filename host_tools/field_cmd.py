@@ -66,7 +66,7 @@ def _names(roster_path, secret):
         return {}, {}
     from host_tools.roster import RosterError, badge_configs
     try:
-        configs = badge_configs(roster_path)
+        configs = badge_configs(roster_path, defaults=True)   # its names and roles
     except RosterError as e:
         raise CommandError("\n".join(e.messages), EXIT_BAD_INPUT) from None
     rows = [(info["name"], info["role"]) for info, _ in configs.values()]

@@ -527,6 +527,9 @@ def setup(p):
                    help="the game's roster (`cran config`): each badge gets the row with "
                         "its port, or else the row whose badge column names it (its config's "
                         "badge name, or its chip id); without --port/--all, the ports it names")
+    p.add_argument("--defaults", action="store_true",
+                   help="with --roster: a roster without an armor column is meant (every "
+                        "character plays unarmoured), as cran config --defaults")
     p.add_argument("--as", dest="as_badge", metavar="BADGE",
                    help="with --roster and one port: this badge gets the row whose badge "
                         "column is BADGE, whatever it was (a new badge from the box gets "
@@ -636,9 +639,12 @@ def _jobs(args):
                            "or --board with it")
     from host_tools.roster import RosterError, badge_configs
     try:
-        roster = badge_configs(args.roster, args.settings)
+        roster = badge_configs(args.roster, args.settings, defaults=args.defaults)
     except RosterError as e:
         raise CommandError("\n".join(e.messages), prefixed=False) from None
+    defaulted = next(iter(roster.values()))[0]["defaulted"]
+    if defaulted:
+        print("%s: %s" % (args.roster, defaulted))
     by_port, by_badge, named_rows = {}, {}, []
     for info, config in roster.values():
         job = (info["row"], info["board"], json.dumps(config, sort_keys=True))

@@ -95,6 +95,20 @@ COLUMNS = (
     ("role", ("role", "metier")),
     ("notes", ("notes", "note", "player", "joueur", "joueuse", "comment")),  # not used
 )
+# A character column a roster may leave out, and what every character then gets. The
+# armour is what the badge counts at every hit: a roster without it would play every
+# character unarmoured, so its absence is a fault unless --defaults says it is meant.
+# The others are what only some characters have: left out, nobody has them.
+OPTIONAL_COLUMNS = (
+    ("armor", "armor none"),
+    ("helmet", "no helmet"),
+    ("creature", "creature 0"),
+    ("resist", "no resistance"),
+    ("agonisant", "the game's agonisant time"),
+    ("coma", "the game's coma time"),
+)
+NEEDS_DEFAULTS = ("armor",)
+
 # A role cell (radio games): what its badge may offer its neighbours over the radio.
 _ROLES = {"badge": "badge", "joueur": "badge", "joueuse": "badge", "player": "badge",
           "-": "badge", "healer": "healer", "soigneur": "healer", "soigneuse": "healer",
@@ -234,8 +248,9 @@ def _delimiter(text):
     return max((",", ";", "\t"), key=header.count)
 
 
-def _header(path, number, cells):
-    """Header cells -> (column for each cell, problems)."""
+def _header(path, number, cells, defaults=False):
+    """Header cells -> (column for each cell, problems). defaults: a character column
+    of NEEDS_DEFAULTS may be missing (--defaults)."""
     names = {}
     for column, aliases in COLUMNS:
         for alias in aliases:
@@ -261,10 +276,25 @@ def _header(path, number, cells):
     if "port" not in columns and "badge" not in columns:
         problems.append("%s:%d: port or badge: column missing (which badge each row is for)"
                         % (path, number))
+    if "armor" not in columns and not defaults and "name" in columns:
+        problems.append("%s:%d: armor: column missing: every character would play "
+                        "unarmoured (armor none). Add the column (none, cuir, metal or a "
+                        "count), or give --defaults if that is meant" % (path, number))
     return columns, problems
 
 
-def _rows(path, text):
+def missing_columns(columns):
+    """The roster's header columns -> one sentence of what the character columns it
+    leaves out give every character, or None when it has them all."""
+    missing = [(c, given) for c, given in OPTIONAL_COLUMNS if c not in columns]
+    if not missing:
+        return None
+    return "no %s column%s: every character has %s" % (
+        ", ".join(c for c, _ in missing), "" if len(missing) == 1 else "s",
+        ", ".join(given for _, given in missing))
+
+
+def _rows(path, text, defaults=False):
     """-> (header columns, [(line number, {column: (header text, cell)})], problems)."""
     reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text))
     header = None
@@ -276,7 +306,7 @@ def _rows(path, text):
             if not [c for c in cells if c.strip()] or cells[0].lstrip().startswith("#"):
                 continue
             if header is None:
-                columns, problems = _header(path, number, cells)
+                columns, problems = _header(path, number, cells, defaults)
                 if problems:
                     return None, [], problems
                 header = (columns, [c.strip() for c in cells])
@@ -351,9 +381,12 @@ def _row_config(path, number, row, settings, boards_dir, problems):
     return info, (None if len(problems) > before else config)
 
 
-def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
+def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR,
+                  defaults=False):
     """The roster (and game settings file) -> {key: (row_info, config)}, every config
-    checked by the firmware's own cran.config. Raises RosterError with every fault."""
+    checked by the firmware's own cran.config; each row_info's "defaulted" says what the
+    character columns left out give (missing_columns), or is None. Raises RosterError
+    with every fault. defaults: a missing armor column is meant (--defaults)."""
     problems = []
     settings = Settings()
     secret = orga_code = None
@@ -368,10 +401,11 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
         text = _read_text(roster_path)
     except RosterError as e:
         raise RosterError(problems + e.messages) from None
-    header, rows, more = _rows(roster_path, text)
+    header, rows, more = _rows(roster_path, text, defaults)
     problems.extend(more)
     if header is None:
         raise RosterError(problems)
+    defaulted = missing_columns(header[0])
     out = {}
     seen = {}       # key, and file name (case-blind file systems), -> the row it is from
     radio = None
@@ -396,6 +430,7 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR):
         if config is not None and orga_code is not None:
             config[ORGA_CODE] = orga_code
         if info is not None:
+            info["defaulted"] = defaulted
             # Rows with other faults count too: each is named once, at its second use.
             title = row["badge" if info["badge"] is not None else "port"][0]
             clash = seen.get(info["key"]) or seen.get(info["file"].lower())
@@ -582,6 +617,9 @@ def setup(p):
                    help="check one badge's config.json as the badge would read it")
     p.add_argument("--settings-template", action="store_true",
                    help="print a game settings file with every setting at its default")
+    p.add_argument("--defaults", action="store_true",
+                   help="a roster without an armor column is meant: every character "
+                        "plays unarmoured")
 
 
 def _write(directory, name, data):
@@ -608,7 +646,7 @@ def run(args):
                                             config.board.id,
                                             describe(config.character.as_dict())))
             return 0
-        configs = badge_configs(args.roster, args.settings)
+        configs = badge_configs(args.roster, args.settings, defaults=args.defaults)
     except RosterError as e:
         for message in e.messages:
             print(message, file=sys.stderr)
@@ -634,6 +672,9 @@ def run(args):
                 describe(config["character"]), "" if role == "badge" else ", " + role))
     except OSError as e:
         raise CommandError("%s: cannot write: %s" % (args.out, e), EXIT_BAD_INPUT) from None
+    defaulted = next(iter(configs.values()))[0]["defaulted"]
+    if defaulted:
+        print("%s: %s" % (args.roster, defaulted))
     print("%d badge config%s in %s (settings: %s)" % (
         len(configs), "" if len(configs) == 1 else "s", args.out,
         args.settings or "the defaults"))

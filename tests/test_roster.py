@@ -150,11 +150,11 @@ def test_numbers_of_any_length_are_named_not_a_traceback(tmp_path):
 
 
 def test_a_badge_used_twice_names_both_rows(tmp_path):
-    path = write(tmp_path, "name,board,badge,port\n"
-                 "Ana,atom-lite,b1,\n"
-                 "Bob,atom-lite,b1,\n"
-                 "Cid,atom-lite,,/dev/ttyUSB0\n"
-                 "Dan,atom-lite,,/tmp/ttyUSB0\n")     # another port, the same file name
+    path = write(tmp_path, "name,armor,board,badge,port\n"
+                 "Ana,none,atom-lite,b1,\n"
+                 "Bob,none,atom-lite,b1,\n"
+                 "Cid,none,atom-lite,,/dev/ttyUSB0\n"
+                 "Dan,none,atom-lite,,/tmp/ttyUSB0\n")     # another port, the same file name
     assert faults(path) == [
         "%s:3: badge: 'b1' is also row 2's (one row a badge)" % path,
         "%s:5: port: '/tmp/ttyUSB0' is also row 4's (one row a badge)" % path,
@@ -162,7 +162,8 @@ def test_a_badge_used_twice_names_both_rows(tmp_path):
 
 
 def test_a_port_row_keeps_its_port_for_flashing(tmp_path):
-    path = write(tmp_path, "name,board,port\nAna,Atom Lite,/dev/ttyUSB0\nBob,atom-lite,COM3\n")
+    path = write(tmp_path, "name,armor,board,port\nAna,cuir,Atom Lite,/dev/ttyUSB0\n"
+                 "Bob,none,atom-lite,COM3\n")
     configs = roster.badge_configs(path)
     assert list(configs) == ["/dev/ttyUSB0", "COM3"]
     info = configs["/dev/ttyUSB0"][0]
@@ -188,7 +189,8 @@ def test_a_french_spreadsheet_export_reads_too(tmp_path):
     ("", ": no header row"),
     (HEADER, ": no character rows under the header"),
     (HEADER + "Ana,,,,,,,atom-lite,b1,extra\n", ":2: 10 cells, the header has 9 columns"),
-    ("name,,board,badge\nAna,x,atom-lite,b1\n", ":2: column 2: 'x' under a column with no"),
+    ("name,armor,,board,badge\nAna,0,x,atom-lite,b1\n",
+     ":2: column 3: 'x' under a column with no"),
 ])
 def test_a_bad_roster_shape_is_named(tmp_path, text, message):
     path = write(tmp_path, text)
@@ -197,7 +199,7 @@ def test_a_bad_roster_shape_is_named(tmp_path, text, message):
 
 
 def test_empty_columns_a_spreadsheet_adds_are_fine(tmp_path):
-    path = write(tmp_path, "name,board,badge,,\nAna,atom-lite,b1,,\n")
+    path = write(tmp_path, "name,armor,board,badge,,\nAna,none,atom-lite,b1,,\n")
     assert list(roster.badge_configs(path)) == ["b1"]
 
 
@@ -435,3 +437,36 @@ def test_a_character_field_is_checked_once_for_config_roster_and_scenario(
     # The JSON value and the text differ in how a number is quoted, nothing else.
     assert roster_said.split(": ", 2)[2] == scenario_said.split(";")[0]
     assert config_said.replace("'", "") == scenario_said.split(";")[0].replace("'", "")
+
+
+def test_a_missing_armor_column_is_a_fault_unless_defaults_says_it_is_meant(tmp_path):
+    # Without it every character played unarmoured, and cran config said nothing (exit 0).
+    path = write(tmp_path, "name,board,badge\nGodefroy,atom-lite,b1\n")
+    assert faults(path) == [
+        "%s:1: armor: column missing: every character would play unarmoured (armor none). "
+        "Add the column (none, cuir, metal or a count), or give --defaults if that is meant"
+        % path]
+    r = run_cran("config", path, "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "armor: column missing" in r.stderr
+    assert "nothing written" in r.stderr and not (tmp_path / "out").exists()
+    # Meant: written, and what every character got is said.
+    r = run_cran("config", path, "--defaults", "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    assert ("%s: no armor, helmet, creature, resist, agonisant, coma columns: every "
+            "character has armor none, no helmet, creature 0, no resistance, the game's "
+            "agonisant time, the game's coma time" % path) in r.stdout
+    config = json.loads((tmp_path / "out" / "b1.json").read_text())
+    assert config["character"]["armor"] == 0 and config["character"]["helmet"] is False
+    # flash --roster reads it the same way, before any port is opened.
+    r = run_cran("flash", "--roster", path, "--port", "/dev/ttyNOPE0")
+    assert r.returncode == 2 and "armor: column missing" in r.stderr
+
+
+def test_each_character_column_left_out_is_said_with_what_it_gives(tmp_path):
+    path = write(tmp_path, "name,armor,resist,board,badge\nAli,cuir,peur,atom-lite,b1\n")
+    r = run_cran("config", path, "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    assert ("no helmet, creature, agonisant, coma columns: every character has no helmet, "
+            "creature 0, the game's agonisant time, the game's coma time") in r.stdout
+    r = run_cran("config", EXAMPLE, "--out", str(tmp_path / "all"))
+    assert r.returncode == 0 and "every character has" not in r.stdout   # all there
