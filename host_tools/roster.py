@@ -615,8 +615,10 @@ def setup(p):
                    help="where the <badge>.json files go (default: ./badges)")
     p.add_argument("--check", metavar="CONFIG.json",
                    help="check one badge's config.json as the badge would read it")
-    p.add_argument("--settings-template", action="store_true",
-                   help="print a game settings file with every setting at its default")
+    p.add_argument("--settings-template", nargs="?", const="-", metavar="GAME.json",
+                   help="a new game's settings, every setting at its default and a fresh "
+                        "game key: written to GAME.json, never over a file that exists "
+                        "(a game's key would be lost with it); alone, printed")
     p.add_argument("--defaults", action="store_true",
                    help="a roster without an armor column is meant: every character "
                         "plays unarmoured")
@@ -631,14 +633,46 @@ def _write(directory, name, data):
     return path
 
 
+def _new_settings(path):
+    """--settings-template: a fresh game's settings, printed ("-") or written to path,
+    which must not exist: over a game's file, its key (the one its badges answer to),
+    Orga code and radio secret would be gone."""
+    text = json.dumps(settings_template(), indent=2, ensure_ascii=False) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(path, "x", encoding="utf-8") as f:
+            f.write(text)
+    except FileExistsError:
+        try:
+            key = read_game_key(path)
+        except RosterError:
+            key = None
+        if key is not None:
+            raise CommandError("%s already holds a game's settings, with game key %s: the "
+                               "badges flashed with it answer to that key alone. Kept as it "
+                               "is: give the new game another file name" % (path, key_id(key)),
+                               EXIT_BAD_INPUT) from None
+        raise CommandError("%s: already exists, kept as it is: give the new game's settings "
+                           "another file name (or remove that one first)" % path,
+                           EXIT_BAD_INPUT) from None
+    except OSError as e:
+        raise CommandError("%s: cannot write: %s" % (path, e.strerror), EXIT_BAD_INPUT) \
+            from None
+    print("%s: a new game's settings, with a fresh game key %s and Orga code: keep it to the "
+          "organisers (cran config ROSTER --settings %s)" % (path, key_id(read_game_key(path)),
+                                                            path))
+    return 0
+
+
 def run(args):
     modes = [m for m in (args.roster, args.check, args.settings_template) if m]
     if len(modes) != 1:
         raise CommandError("give one of: ROSTER.csv, --check CONFIG.json, "
                            "--settings-template", EXIT_BAD_INPUT)
     if args.settings_template:
-        print(json.dumps(settings_template(), indent=2, ensure_ascii=False))
-        return 0
+        return _new_settings(args.settings_template)
     try:
         if args.check:
             config = check_config(args.check)

@@ -258,6 +258,29 @@ def test_a_game_key_that_is_not_one_is_named(tmp_path, capsys):
     assert not (tmp_path / "out").exists() or not os.listdir(str(tmp_path / "out"))
 
 
+def test_the_template_written_to_a_file_never_replaces_a_game(tmp_path):
+    # `cran config --settings-template > game.json` (the rehearsal's first line) had
+    # replaced an organiser's real game.json, and the key its badges answer to with it.
+    game = tmp_path / "game.json"
+    r = run_cran("config", "--settings-template", str(game))
+    assert r.returncode == 0, r.stderr
+    first = json.loads(game.read_text())
+    assert len(bytes.fromhex(first["game_key"])) == 32 and first["radio"] is False
+    assert "%s: a new game's settings, with a fresh game key" % game in r.stdout
+    r = run_cran("config", "--settings-template", str(game))
+    assert r.returncode == 2 and r.stderr.startswith(
+        "cran: %s already holds a game's settings, with game key " % game), r.stderr
+    assert "give the new game another file name" in r.stderr
+    assert json.loads(game.read_text()) == first   # untouched
+    other = tmp_path / "notes.txt"
+    other.write_text("mine")
+    r = run_cran("config", "--settings-template", str(other))
+    assert r.returncode == 2 and "notes.txt: already exists, kept as it is" in r.stderr
+    assert other.read_text() == "mine"
+    r = run_cran("config", "--settings-template", str(tmp_path / "nowhere" / "g.json"))
+    assert r.returncode == 2 and "cannot write" in r.stderr
+
+
 def test_cran_config_prints_the_template(capsys):
     assert cli.main(["config", "--settings-template"]) == 0
     printed = json.loads(capsys.readouterr().out)
