@@ -61,6 +61,10 @@ def run(args):
         raise CommandError("--paused: on a field the clock is real time, it cannot stop")
     if headless:
         return _headless(args, runtime)
+    if not (args.character or args.script):
+        # Someone to wear it: the rulebook's example fight's knight, in metal armour, so
+        # that a first look shows the armour answer (`: character ...` changes him).
+        args.character = DEMO_SCENARIO
     return live(args, runtime)
 
 

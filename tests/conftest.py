@@ -170,9 +170,10 @@ class Terminal:
         os.close(side)
         self.raw = b""
 
-    def text(self):
+    def text(self, since=0):
+        """What it drew (from byte `since` on), escapes removed."""
         import re
-        text = self.raw.decode("utf-8", "replace")
+        text = self.raw[since:].decode("utf-8", "replace")
         escapes = (r"\x1b\[[0-9;?<>=]*[A-Za-z~]"       # CSI: moves, colours, modes
                    r"|\x1b[\]P_].*?(\x07|\x1b\\)"      # OSC, DCS, APC strings
                    r"|\x1b[=>()][0-9A-Za-z]?")         # keypad modes, character sets
@@ -192,19 +193,27 @@ class Terminal:
         self.raw += chunk
         return chunk
 
-    def wait_for(self, text, timeout=60):
+    def wait_for(self, text, timeout=60, since=0):
+        """Read until text shows (in what it drew from byte `since` on)."""
         import time
         end = time.monotonic() + timeout
-        while text not in self.text():
+        while text not in self.text(since):
             assert time.monotonic() < end, "%r never shown; it drew:\n%s" % (
                 text, self.text()[-3000:])
             ended = self._read(0.2) == b"" or self.proc.poll() is not None
-            if ended and text not in self.text():
+            if ended and text not in self.text(since):
                 raise AssertionError("ended (%s) before %r showed:\n%s" % (
                     self.proc.returncode, text, self.text()[-3000:]))
 
     def type(self, keys):
         os.write(self.main, keys.encode())
+
+    def console(self, line):
+        """cran sim's console: `:` opens its line, and once it is drawn (its
+        placeholder), the line is typed, then Enter."""
+        self.type(":")
+        self.wait_for("a console line:", since=len(self.raw))
+        self.type(line + "\r")
 
     def finish(self, timeout=60):
         import time

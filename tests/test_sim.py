@@ -587,3 +587,28 @@ def test_quitting_the_sim_with_q_exits_0_without_a_traceback(micropython):
     code, drawn = term.finish()
     assert "Traceback" not in drawn and "Error" not in drawn, drawn[-3000:]
     assert code == 0, drawn[-3000:]
+
+
+def test_every_led_look_has_its_words_in_the_legend():
+    from cran import cues
+    from host_tools.sim.tui import LOOK_WORDS
+    assert set(LOOK_WORDS) == set(cues._LOOKS)
+
+
+def test_the_default_badge_is_worn_and_its_character_changes_from_the_console(micropython):
+    # The first look had no name and no armour (never «Armure»), and `: character
+    # armor=metal` was an unknown action. Now Godefroy in metal, as the rulebook's fight.
+    from conftest import Terminal
+    term = Terminal("sim", "--paused")
+    term.wait_for("Godefroy")
+    assert "2 answers left" in term.text()
+    term.type(" ")                                   # a hit: the armour answers
+    term.wait_for("say «Armure»")
+    term.console("character armr=cuir helmet=oui")   # a typo: named, nothing changes
+    term.wait_for("did you mean 'armor'")
+    term.console("character armor=cuir helmet=oui")
+    term.wait_for("ok character: Godefroy, armor 1, helmet, reset to full health (P3)")
+    term.wait_for("1 answer left")
+    term.type("q")
+    code, drawn = term.finish()
+    assert code == 0 and "Traceback" not in drawn, drawn[-3000:]

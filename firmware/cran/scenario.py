@@ -405,10 +405,11 @@ _CHARACTER_ALIASES = {"nom": "name", "armure": "armor", "armour": "armor", "casq
                       "dying": "agonisant"}
 
 
-def parse_character(text):
+def parse_character(text, base=None):
     """The fields of a scenario's `character` line (without the word) -> Character.
-    Raises ParseError; one for every wrong field (_Faults) when there are several."""
-    c = Character()
+    base: a Character whose fields the line's change (the others kept); default: a new
+    one. Raises ParseError; one for every wrong field (_Faults) when there are several."""
+    c = Character() if base is None else Character(**base.as_dict())
     seen = []
     faults = []
     for name, value in split_fields(text):

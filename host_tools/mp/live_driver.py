@@ -7,6 +7,8 @@
 #   {"button": NAME, "down": B}   a finger presses (true) or lets go (false) of a button
 #   {"line": TEXT}                a serial-console line (actions, status, journal, ...)
 #   {"reboot": true}              a clean restart: state saved, chip reset, app from flash
+#   {"character": {...}}          an organiser's reset to this character (P3): written into
+#                                 config.json, the badge restarted as them, then reset
 #   {"frame": true}               only look
 # Each command gets one line back: a frame (see frame()) or {"error": TEXT}; the first
 # line, before any command, is the boot frame with a "hello" describing the board.
@@ -44,7 +46,7 @@ if not MICROPYTHON and not CIRCUITPYTHON:
 
 import time  # noqa: E402
 
-from cran import start, storage  # noqa: E402
+from cran import cues, start, storage  # noqa: E402
 from cran.core.engine import view  # noqa: E402
 from cran.hal.buttons import Button  # noqa: E402
 
@@ -140,10 +142,29 @@ class Live:
             self.app.badge.checkpoint(time.ticks_ms())
             machine.reboot()
             self.boot()
+        elif "character" in cmd:
+            self.recast(cmd["character"])
         elif "frame" not in cmd:
-            raise Refused("unknown command %s (known: advance, button, line, reboot, frame)"
-                          % json.dumps(cmd))
+            raise Refused("unknown command %s (known: advance, button, line, reboot, "
+                          "character, frame)" % json.dumps(cmd))
         return self.frame()
+
+    def recast(self, character):
+        """config.json's character replaced (the firmware's loader checks it as it boots),
+        the badge restarted as them and reset to them (P3), as an organiser's reflash
+        and reset would do."""
+        from cran.core.vocab import Action
+        path = self.root + "/config.json"
+        with open(path) as f:
+            config = json.loads(f.read())
+        config["character"] = character
+        with open(path, "w") as f:
+            f.write(json.dumps(config))
+        self.app.badge.checkpoint(time.ticks_ms())
+        machine.reboot()
+        self.boot()
+        self.app.badge.apply(Action("reset"), time.ticks_ms())
+        self.step_to(vclock.elapsed_ms())
 
     def press(self, name, down):
         if down is not True and down is not False:
@@ -178,7 +199,7 @@ class Live:
                "notes": self.notes(now), "journal": _journal[:],
                "status": app.badge.status(now), "view": view(app.badge.state, now),
                "menu": list(where) if where else None, "peek": app.peek_until is not None,
-               "safe": app.safe}
+               "safe": app.safe, "look": cues.look(app.badge.state, now)}
         del _journal[:]
         if answer is not None:
             out["answer"] = answer

@@ -46,6 +46,7 @@ class BadgeLink:
             raise LinkError(HOW_TO_GET_CIRCUITPYTHON if runtime == "circuitpython"
                             else HOW_TO_GET_MICROPYTHON)
         self.runtime = runtime
+        self.config = config   # what the badge booted with (the sim's `character` changes it)
         self.field = field
         self.radio_kept = radio_kept
         self.flash = tempfile.mkdtemp(prefix="cran-sim-")

@@ -119,7 +119,12 @@ class Session:
         self.on_frame(frame)
 
     def line(self, text):
-        """A console line -> the badge's answer lines ([] when refused or gone)."""
+        """A console line -> the badge's answer lines ([] when refused or gone). A
+        scenario's `character` line is the sim's own: the wearer becomes that character
+        (the fields it gives changed, the others kept), reset to full health (P3)."""
+        words = text.split(None, 1)
+        if words and words[0].lower() in ("character", "personnage"):
+            return self.recast(words[1] if len(words) > 1 else "")
         answer = (self.call({"line": text}) or {}).get("answer", [])
         if answer[:1] == [LOCKED] and self.game_key is not None and self._unlock():
             answer = (self.call({"line": text}) or {}).get("answer", [])
@@ -138,6 +143,29 @@ class Session:
         self.on_log("(the console unlocked with the game key %s: %s)"
                     % (words[2], said[0] if said else "no answer"), "" if opened else "error")
         return opened
+
+    def recast(self, fields):
+        """`character FIELD=VALUE ...` -> the answer lines: the new character, or the
+        fault of every field that is wrong (the word meant for a misspelt one)."""
+        from cran import scenario
+        from cran.config import character_from
+        from host_tools.roster import describe
+        from host_tools.suggest import did_you_mean
+        base = character_from("the sim's character", self.link.config.get("character", {}))
+        if not fields.strip():
+            return ["error: character: give the fields to change, e.g. character "
+                    "armor=metal helmet=oui (name, armor, helmet, creature, resist, "
+                    "agonisant, coma)"]
+        try:
+            character = scenario.parse_character(fields, base)
+        except scenario.ParseError as e:
+            faults = getattr(e, "each", None) or [e]
+            return ["error: character: %s%s" % (f, did_you_mean(f)) for f in faults]
+        self.link.config["character"] = character.as_dict()
+        if self.call({"character": character.as_dict()}) is None:
+            return []
+        return ["ok character: %s, %s, reset to full health (P3)" % (
+            character.name or "(no name)", describe(character.as_dict()))]
 
     def reboot(self):
         self.call({"reboot": True})

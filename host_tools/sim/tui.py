@@ -56,7 +56,14 @@ PICKERS = {
 }
 _CONSOLE_WORDS = (["coup", "coup mort si coma"] + ["coup " + k for k in KEYWORDS]
                   + ["effet " + k for k in KEYWORDS] + _OTHER_WORDS
-                  + ["status", "journal", "config", "help"])
+                  + ["status", "journal", "config", "help", "character armor=",
+                     "character name=", "character helmet=oui", "character resist="])
+
+def legend():
+    """Every look of the LEDs, a line each (? shows it with the keys)."""
+    return "\n".join("  %-9s %s" % (name, words) for name, words in LOOK_WORDS.items()) + (
+        "\n  %s\n  %s" % (_EFFECT_CODE, _MENU_LOOK))
+
 
 KEYS_HELP = """\
 buttons: space or a = press a · A = hold a (long) · d = double press a
@@ -65,6 +72,28 @@ actions: c = coup…  e = effet…  o = other actions…  : = a console line
 clock:   p = pause · 1 2 3 = x1 x10 x60 · . = +1 s · m = +1 min · M = +5 min
 also:    r = reboot the badge · t = terminal bell · ? = these keys · q = quit
          w = the board alone: hide the wearer's panel and the journal (w again: back)"""
+
+
+# What each of the LEDs' looks (cran.cues) tells whoever sees it, as docs/controls.md
+# and the cue chart say it: the line under the board's LEDs, and the legend (?).
+LOOK_WORDS = {
+    "debout": "green, steady: pleine forme",
+    "veille": "green, a flash every 8 s: pleine forme",
+    "blesse": "orange, slow blink: blesse",
+    "au-sol": "red, double flash: agonisant, on the ground",
+    "alerte": "red, fast blink: agonisant, under a minute to coma",
+    "inerte": "dim violet, a blip every 4 s: coma or mort",
+    "hors-jeu": "cyan, long on: hors-jeu",
+    "stop": "white strobe: the game is stopped",
+    "inconnu": "magenta glow, 4 quick flashes: state lost, an organiser resets it",
+    "armure": "white, 3 short flashes: say «Armure»",
+    "resiste": "white, short then long: say «Résiste»",
+    "cri": "white, one long flash: shout (a creature's hit absorbed)",
+}
+_EFFECT_CODE = ("an effect running: its code in the second half of the 4 s (long flashes "
+                "count 5, short ones 1)")
+_MENU_LOOK = ("menu open: white Menu, red Coup, violet Effet, green Autre; long flashes "
+              "= page level, short = entry")
 
 
 def note_name(freq_hz):
@@ -309,7 +338,25 @@ class SimApp(App):
                     line.append(" " * width, "on rgb(%d,%d,%d)" % rgb)
                     line.append(" ")
                 lines.append(line)
+        lines.append(Text("%s  (?: what its looks mean)" % ("LED" if len(colours) == 1
+                                                             else "LEDs"), "dim"))
         self.put(widget, Text("\n").join(lines))
+
+    def _look_words(self):
+        """What the LEDs' look says now, for the wearer's panel (the legend: ?). Not in
+        the board's panel, which holds only what the board shows."""
+        frame = self.session.frame
+        if frame.get("menu"):
+            words = _MENU_LOOK
+        elif frame.get("peek"):
+            words = "the peek: the wearer's private view (state bar, countdown)"
+        else:
+            look = frame.get("look")
+            words = "%s: %s" % (look, LOOK_WORDS.get(look, "?"))
+            if frame["status"].get("effets") and look in ("debout", "veille", "blesse",
+                                                          "au-sol", "alerte"):
+                words += "; " + _EFFECT_CODE.split(":")[0]
+        return words
 
     def draw_screen(self):
         spec = self.hello["screen"]
@@ -380,6 +427,8 @@ class SimApp(App):
         out.append("countdown  ")
         out.append(countdown, "bold red" if left is not None else "")
         out.append("\ndit        %s\n" % s["dit"])
+        if self.hello["leds"] is not None:
+            out.append("led look   %s\n" % self._look_words())
         out.append("jeu        %s   combat %s   renommee %s\n" % (
             s["jeu"], "oui" if s["combat"] else "non", s["renommee"]))
         out.append("who        %s on %s" % (s["personnage"] or "(no name)", s["board"]), "dim")
@@ -483,6 +532,10 @@ class SimApp(App):
             if line.startswith("clock:") and self.session.field is not None:
                 line = "clock:   real time, the field's: no pause, speed or jump on a field"
             self.log_line(line, "dim")
+        if self.hello["leds"] is not None:
+            self.log_line("the LEDs' looks:", "dim")
+            for line in legend().splitlines():
+                self.log_line(line, "dim")
 
     def check_action(self, action, parameters):
         # On a field the clock keys are not offered (nor shown in the footer).
