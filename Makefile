@@ -12,11 +12,14 @@ all: test
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# PYTHONWARNINGS: setuptools' note that every editable install of a package mapped to
+# another folder gets (cran -> firmware/cran) is no fault of ours: not shown.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e ".[dev]"
 	$(BIN)/python -m host_tools.cplibs install
 	touch $@
+	@echo "cran is installed: .venv/bin/cran (\`. .venv/bin/activate\` puts cran on this terminal's PATH)"
 
 # ESP32 stubs in their own folder: in the venv they would shadow CPython's own modules.
 $(STUBS)/.installed: | $(BIN)/python

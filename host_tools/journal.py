@@ -16,6 +16,7 @@
 # error words), kept so that old journals still draw.
 import json
 
+from cran.badge import UNDO_MS
 from cran.core.choices import ARMOR_NAMES
 from cran.core.engine import TIMED_EFFECTS, TIMER_NAMES
 from cran.core.vocab import (
@@ -470,6 +471,12 @@ def note(raw):
     said, value = raw.get("light_sleep"), raw.get("value")
     if isinstance(said, str):
         return "light sleep " + said
+    if "late_undo" in raw:
+        late = raw["late_undo"]
+        if whole(late):
+            return ("double press: nothing taken back (the last action came %.1f s before; "
+                    "an undo takes it back within %d s)" % (late / 1000, UNDO_MS // 1000))
+        return "double press: nothing to take back (no action of the wearer's since)"
     if raw.get("radio") == "offer" and isinstance(value, str):
         return "radio: %s offered to the wearer (a long press takes it)" % value
     if raw.get("radio") == "offered" and (value is None or isinstance(value, str)):

@@ -62,8 +62,9 @@ def _table(ports, answers):
         etat = _etat(s)
         if s.get("save_error"):
             etat += " NOT SAVED"
-        armure = "-" if s.get("armure") is None else "%d%s" % (
-            s["armure"], " abimee" if s.get("armure_abimee") else "")
+        armure = "-" if s.get("armure") is None else "%d%s%s" % (
+            s["armure"], " abimee" if s.get("armure_abimee") else "",
+            ", casque" if s.get("casque") else "")
         rows.append((port, badgelink.badge_names(s.get("id"), s.get("badge")),
                      s.get("personnage") or "-", etat, armure, _effects(s),
                      "%s%s" % (s.get("jeu"), ", combat" if s.get("combat") else ""),
@@ -110,6 +111,8 @@ def _one(port, s, as_json):
         print("  the badge lost its saved state: an organiser sets it with `reset`")
     else:
         print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))
+    if "casque" in s:   # (a firmware before it did not say)
+        print("  casque    %s" % ("oui" if s["casque"] else "non"))
     print("  effets    %s" % _effects(s))
     print("  jeu       %s%s" % (s.get("jeu"), ", in combat" if s.get("combat") else ""))
     if s.get("save_error"):

@@ -128,3 +128,17 @@ def test_the_status_table_says_a_badge_clock_that_is_off_or_not_set():
     assert _clock(None) == "not set (cran flash sets it)"
     assert _clock(now + 30) == time.strftime("%H:%M", time.localtime(now + 30))
     assert _clock(now - 600).endswith("(-10 min off)")
+
+
+def test_status_shows_the_helmet(capsys):
+    # A5's helmet answers «Résiste» to an assomme: an organiser checking a badge sees it.
+    from host_tools import status_cmd
+    s = {"etat": "pleine-forme", "armure": 1, "armure_abimee": False, "effets": {},
+         "jeu": "en-jeu", "combat": False, "personnage": "Godefroy", "casque": True,
+         "board": "atom-lite", "id": "8fd5bcd63deb", "badge": "b01", "firmware": "0.1.0",
+         "uptime_ms": 1000, "reste_ms": None, "clock": None}
+    assert status_cmd._one("/dev/ttyUSB0", s, False) == 0
+    assert "\n  casque    oui\n" in capsys.readouterr().out
+    status_cmd._table(["/dev/ttyUSB0", "/dev/ttyUSB1"], [s, dict(s, casque=False)])
+    rows = capsys.readouterr().out.splitlines()
+    assert " 1, casque " in rows[1] and "casque" not in rows[2], rows

@@ -184,3 +184,20 @@ def test_docs_journal_lists_the_codes_as_the_badge_writes_them():
         assert ", ".join("`%s`" % n for n in names) in text, names
     for code in (COPY_MISSING, COPY_BAD, NVS_BAD):
         assert "| %d | " % code in text
+
+
+def test_every_folder_of_python_files_is_a_listed_package():
+    # setuptools warns of each one it finds unlisted, ~40 lines at the first install.
+    import tomllib
+    with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
+        setup = tomllib.load(f)["tool"]["setuptools"]
+    roots = {"host_tools": os.path.join(REPO, "host_tools")}
+    roots.update((name, os.path.join(REPO, path))
+                 for name, path in setup["package-dir"].items())
+    found = set()
+    for name, root in roots.items():
+        for folder, _, files in os.walk(root):
+            if any(f.endswith(".py") for f in files) and "__pycache__" not in folder:
+                rel = os.path.relpath(folder, root)
+                found.add(name if rel == "." else name + "." + rel.replace(os.sep, "."))
+    assert sorted(setup["packages"]) == sorted(found)

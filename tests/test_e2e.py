@@ -100,6 +100,7 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
         assert r.stdout.startswith("%s: Godefroy on atom-lite (badge %s), firmware "
                                    % (port, status["id"])), r.stdout
         assert re.search(r"\n  etat +%s\b" % status["etat"], r.stdout), r.stdout
+        assert status["casque"] is False and "\n  casque    non\n" in r.stdout, r.stdout
         effects = r"peur [45]:\d\d" if effects == "peur" else "-"   # gone if the hit counted
         assert re.search(r"\n  effets +%s\n" % effects, r.stdout), r.stdout
 

@@ -612,3 +612,29 @@ def test_the_default_badge_is_worn_and_its_character_changes_from_the_console(mi
     term.type("q")
     code, drawn = term.finish()
     assert code == 0 and "Traceback" not in drawn, drawn[-3000:]
+
+
+def test_a_late_double_press_is_in_the_journal(runtime):
+    # A double press 5.3 s after a hit takes nothing back, and said nothing anywhere: the
+    # wearer may think it did, and the debrief could not tell. The journal says so now.
+    from host_tools.sim.session import Session
+    link, _, _ = prepare(SimpleNamespace(board=None, script=None, character=None), runtime)
+    logged = []
+    try:
+        session = Session(link, None, paused=True, on_log=lambda text, kind: logged.append(text))
+        session.press("a", "short")
+        session.jump(5300)
+        session.press("a", "double")
+        etat = session.frame["status"]["etat"]
+        session.press("a", "double")   # again at once: nothing left to take back
+    finally:
+        link.close()
+    assert etat == "blesse"
+    late = [t for t in logged if "double press" in t]
+    assert len(late) == 2, logged
+    # (5.3 s after the hit's press was decided, plus the double press's own time)
+    ago = re.search(r"double press: nothing taken back \(the last action came (\d+\.\d) s "
+                    r"before; an undo takes it back within 5 s\)$", late[0])
+    assert ago and 5.3 <= float(ago.group(1)) < 6.5, late
+    assert late[1].endswith("double press: nothing to take back (no action of the wearer's "
+                            "since)"), late

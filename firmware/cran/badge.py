@@ -153,6 +153,10 @@ class Badge:
         last = self._undo
         self._undo = None
         if last is None or self.unknown or ticks_diff(now, last[0]) > UNDO_MS:
+            if not self.unknown:   # (a lost state refuses every action: said at boot)
+                # Kept for the debrief: a late double press the wearer thought took a
+                # hit back. The ms since the action it missed; None: nothing to take.
+                self.log({"late_undo": None if last is None else ticks_diff(now, last[0])})
             return False
         self.tick(now)
         self.flush(now)
@@ -224,6 +228,7 @@ class Badge:
                 "reste_ms": self.state.left_ms(COUNTDOWN, now),
                 "combat": self.state.in_combat(), "jeu": seen["jeu"],
                 "renommee": self.state.renown, "personnage": self.character.name,
+                "casque": self.character.helmet,
                 "board": self.board_id, "firmware": cran.VERSION,
                 "id": self.names.get("id"), "badge": self.names.get("badge"),
                 "uptime_ms": self.uptime_ms, "clock": self.wall_clock(),
