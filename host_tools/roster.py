@@ -40,7 +40,7 @@ from cran.core.words import (
 )
 from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
-from host_tools.suggest import did_you_mean, offer
+from host_tools.suggest import did_you_mean, nearest, offer
 
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
@@ -257,6 +257,7 @@ def _header(path, number, cells, defaults=False):
             names[alias] = column
     columns = []
     problems = []
+    meant = []   # the columns an unknown one is offered as
     for cell in cells:
         key = plain(cell).strip().replace(" ", "-").replace("_", "-")
         column = names.get(key)
@@ -264,6 +265,7 @@ def _header(path, number, cells, defaults=False):
             columns.append(None)     # spreadsheets add these; a value under one is named
             continue
         if column is None:
+            meant.append(names.get(nearest(key, [aliases for _, aliases in COLUMNS])))
             problems.append("%s:%d: %s: unknown column (known: %s)%s" % (
                 path, number, cell or "(empty)", ", ".join(c for c, _ in COLUMNS),
                 offer(key, [aliases for _, aliases in COLUMNS])))
@@ -276,7 +278,7 @@ def _header(path, number, cells, defaults=False):
     if "port" not in columns and "badge" not in columns:
         problems.append("%s:%d: port or badge: column missing (which badge each row is for)"
                         % (path, number))
-    if "armor" not in columns and not defaults and "name" in columns:
+    if "armor" not in columns + meant and not defaults and "name" in columns:
         problems.append("%s:%d: armor: column missing: every character would play "
                         "unarmoured (armor none). Add the column (none, cuir, metal or a "
                         "count), or give --defaults if that is meant" % (path, number))

@@ -480,6 +480,12 @@ def test_a_missing_armor_column_is_a_fault_unless_defaults_says_it_is_meant(tmp_
             "agonisant time, the game's coma time" % path) in r.stdout
     config = json.loads((tmp_path / "out" / "b1.json").read_text())
     assert config["character"]["armor"] == 0 and config["character"]["helmet"] is False
+    # A misspelt armor column is named once, as what it is.
+    typo = write(tmp_path, "name,armur,board,badge\nGodefroy,metal,atom-lite,b1\n", "typo.csv")
+    assert [m.split(": ", 2)[1:] for m in faults(typo)] == [
+        ["armur", "unknown column (known: name, armor, helmet, creature, resist, agonisant, "
+         "coma, board, port, badge, lang, volume, light_sleep, role, notes); did you mean "
+         "'armure'?"]]
     # flash --roster reads it the same way, before any port is opened.
     r = run_cran("flash", "--roster", path, "--port", "/dev/ttyNOPE0")
     assert r.returncode == 2 and "armor: column missing" in r.stderr

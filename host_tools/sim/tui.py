@@ -70,7 +70,7 @@ buttons: space or a = press a · A = hold a (long) · d = double press a
          b B D = the same for button b, on boards that have one
 actions: c = coup…  e = effet…  o = other actions…  : = a console line
 clock:   p = pause · 1 2 3 = x1 x10 x60 · . = +1 s · m = +1 min · M = +5 min
-also:    r = reboot the badge · t = terminal bell · ? = these keys · q = quit
+also:    r = reboot the badge · t = terminal bell · ? = these keys and the LEDs' looks · q = quit
          w = the board alone: hide the wearer's panel and the journal (w again: back)"""
 
 
@@ -257,7 +257,7 @@ class SimApp(App):
         self.w_buttons.update(Text("  ".join(
             "button %s: %s" % (name, ("space/a A d", "b B D")[i] if i < 2 else "-")
             for i, name in enumerate(h["buttons"])), "dim"))
-        self.action_keys()
+        self.action_keys(looks=False)
         self.session.absorb(self.session.frame)
         if self.w_script is not None:
             self.w_script.border_title = self.session.script.title()
@@ -527,12 +527,14 @@ class SimApp(App):
         self.bell_on = not self.bell_on
         self.draw_buzzer()
 
-    def action_keys(self):
+    def action_keys(self, looks=True):
+        """The keys in the journal; looks: every look of the LEDs too (?, not at the
+        start: the wearer's panel says the look on show)."""
         for line in KEYS_HELP.splitlines():
             if line.startswith("clock:") and self.session.field is not None:
                 line = "clock:   real time, the field's: no pause, speed or jump on a field"
             self.log_line(line, "dim")
-        if self.hello["leds"] is not None:
+        if looks and self.hello["leds"] is not None:
             self.log_line("the LEDs' looks:", "dim")
             for line in legend().splitlines():
                 self.log_line(line, "dim")
