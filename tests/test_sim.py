@@ -582,7 +582,7 @@ def test_quitting_the_sim_with_q_exits_0_without_a_traceback(micropython):
     term = Terminal("sim")
     term.wait_for("etat")
     term.type(" ")                 # a hit: the badge answers before it is left
-    term.wait_for("blesse")
+    term.wait_for("1 answer left")
     term.type("q")
     code, drawn = term.finish()
     assert "Traceback" not in drawn and "Error" not in drawn, drawn[-3000:]

@@ -239,7 +239,7 @@ def test_cran_field_says_what_is_wrong_with_its_port(tmp_path):
     game = tmp_path / "game.json"
     game.write_text(json.dumps(template))
     r = run_cran("field", "--settings", str(game), "--port", "/dev/no-such-badge", "--json")
-    assert r.returncode == 2 and r.stderr.strip() == (
+    assert r.returncode == 1 and r.stderr.strip() == (
         "cran: /dev/no-such-badge: no such port (is the badge plugged in? `ls /dev/tty*`)")
     r = run_cran("field", "--settings", str(game), "--port", "P", "--loss", "0.3")
     assert r.returncode == 2 and "--loss is the virtual air's" in r.stderr
