@@ -40,7 +40,8 @@ class Station:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             cwd=REPO)
         self.lines = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self):
         for line in self.process.stdout:
@@ -69,6 +70,7 @@ class Station:
         self.process.terminate()
         try:
             self.process.wait(10)
+            self.reader.join(10)   # to the end of its output: not closed under its read
         finally:
             self.process.stdout.close()
             self.process.stderr.close()
