@@ -212,7 +212,7 @@ _PRCTL = _find_prctl()   # found before any fork: a child only calls it
 
 def die_with_parent(parent):
     """In a child between fork and exec: SIGKILL when `parent` ends (Linux; elsewhere
-    nothing, and the README says so)."""
+    nothing, and docs/COMMANDS.md says so)."""
     if _PRCTL is None:
         return
     _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)

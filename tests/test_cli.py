@@ -69,7 +69,8 @@ def test_the_cue_chart_in_the_readme_is_drawn_from_the_firmware():
     from host_tools import cuechart
     with open(cuechart.CHART, encoding="utf-8") as f:
         assert f.read() == cuechart.render(), "run: python -m host_tools.cuechart"
-    assert "docs/cue-chart" in open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+    controls = open(os.path.join(REPO, "docs", "controls.md"), encoding="utf-8").read()
+    assert "(cue-chart.png)" in controls
 
 
 def test_the_cue_chart_says_what_the_badge_does():

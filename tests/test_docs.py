@@ -1,4 +1,4 @@
-# The docs tell the truth. The README's rule table: every rule the engine tracks has a
+# The docs tell the truth. docs/rules.md's table of scenarios: every rule the engine tracks has a
 # scenario, and each scenario named there says on its first line that it covers that
 # rule. docs/rules.md: every rule ID cited anywhere (firmware, scenarios) is one of its
 # rules, every setting has its rule, every test it names exists; and its rules are those
@@ -32,7 +32,8 @@ def _header_ids(path):
 
 
 def _readme_table():
-    text = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+    """docs/rules.md's table of each rule's scenarios."""
+    text = open(RULES_DOC, encoding="utf-8").read()
     rows = re.findall(r"^\| ([SAKCP]\d+) \| (.+?) \|$", text, re.M)
     return dict((rule, re.findall(r"`([\w.-]+\.txt)`", files)) for rule, files in rows)
 
@@ -70,7 +71,7 @@ def _read(path):
 def _doc_sections():
     """docs/rules.md's rules: [(ID, its section's text)], in order."""
     parts = re.split(r"^### ", _read(RULES_DOC), flags=re.M)[1:]
-    return [(part.split(None, 1)[0], part) for part in parts]
+    return [(part.split(None, 1)[0], part.split("\n## ")[0]) for part in parts]
 
 
 def _doc_ids():
@@ -201,3 +202,43 @@ def test_every_folder_of_python_files_is_a_listed_package():
                 rel = os.path.relpath(folder, root)
                 found.add(name if rel == "." else name + "." + rel.replace(os.sep, "."))
     assert sorted(setup["packages"]) == sorted(found)
+
+
+def _markdown_files():
+    found = [os.path.join(REPO, "README.md"), os.path.join(REPO, "boards", "README.md")]
+    docs = os.path.join(REPO, "docs")
+    return found + sorted(os.path.join(docs, n) for n in os.listdir(docs) if n.endswith(".md"))
+
+
+def _anchors(path):
+    """The anchors a Markdown file's headings make, as GitHub makes them."""
+    out = set()
+    for line in _read(path).splitlines():
+        m = re.match(r"^#+ (.*)", line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            out.add(slug)
+    return out
+
+
+def test_every_link_of_the_docs_resolves():
+    broken = []
+    for path in _markdown_files():
+        text = re.sub(r"```.*?```", "", _read(path), flags=re.S)   # code is not linked
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            where, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(os.path.dirname(path), where)) if where \
+                else path
+            if not os.path.exists(full):
+                broken.append("%s: %s (no such file)" % (os.path.relpath(path, REPO), target))
+            elif anchor and full.endswith(".md") and anchor not in _anchors(full):
+                broken.append("%s: %s (no such heading)" % (os.path.relpath(path, REPO), target))
+    assert broken == []
+
+
+def test_the_readme_is_read_in_five_minutes():
+    # What the badge is, the two commands, the organiser's path, a map of docs/: the
+    # manual, the reference and the architecture are docs of their own.
+    assert os.path.getsize(os.path.join(REPO, "README.md")) <= 10 * 1024

@@ -203,7 +203,7 @@ def test_a_station_badge_on_usb_is_the_laptops_radio(tmp_path):
 
 
 def _rehearsal_roster(path, patient_port):
-    """The README's rehearsal roster (examples/rehearsal.csv: 49 rows for the crowd, a
+    """docs/radio.md's rehearsal roster (examples/rehearsal.csv: 49 rows for the crowd, a
     healer and a smith among them, and Ali on /tmp/ali), Ali's port made this test's
     vbadge's. -> the healer's and the patient's names."""
     with open(os.path.join(REPO, "examples", "rehearsal.csv"), encoding="utf-8") as f:
@@ -352,7 +352,7 @@ def _the_nearest_is_healed_once_pressed(healer, crowd, air, patient, patient_nam
 
 
 def test_a_rehearsal_one_laptop_one_usb_station_a_crowd_of_50_and_a_healer(tmp_path):
-    """The README's rehearsal: cran air hosts 49 badges of examples/rehearsal.csv, a
+    """docs/radio.md's rehearsal: cran air hosts 49 badges of examples/rehearsal.csv, a
     vbadge is the 50th (its port in the roster), another the station on USB; cran
     field sees all 50 by name, stops and resumes them, forgeries stop and heal nobody,
     the crowd's healer heals the vbadge, only once it is pressed, and the table says
