@@ -13,7 +13,7 @@ import threading
 import time
 
 from host_tools import CommandError, fieldnet, gamekey
-from host_tools.field_cmd import EXIT_BAD_INPUT, end_on_signals
+from host_tools.gamemaster import EXIT_BAD_INPUT, end_on_signals
 
 HELP = "a virtual field's air alone, for virtual badges and a virtual station badge"
 

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from host_tools import CommandError
-from host_tools.field_cmd import REFRESH_S, TICK_S, _command, _new_character
+from host_tools.gamemaster import REFRESH_S, TICK_S, command, new_character
 
 COLUMNS = ("badge", "etat", "reste", "effets", "armure", "jeu", "batterie", "vu", "signal")
 _SAYS = {"stop": "Stop the game on every badge in range",
@@ -168,7 +168,7 @@ class FieldApp(App):
             if not keyword:
                 return
             try:
-                _command("masse:" + keyword)
+                command("masse:" + keyword)
             except CommandError as e:   # named, nothing sent
                 self.notify(str(e), severity="error")
                 return
@@ -192,7 +192,7 @@ class FieldApp(App):
                 return
             word = ("reset:%s %s" % (row["id"], fields)).strip()
             try:
-                _new_character(word, fields)
+                new_character(word, fields)
             except CommandError as e:   # named, nothing sent
                 self.notify(str(e), severity="error")
                 return

@@ -274,12 +274,12 @@ def test_a_reset_reaches_its_badge_alone_and_an_effect_de_masse_everyone():
 
 def test_the_stations_command_words_are_checked():
     from host_tools import CommandError
-    from host_tools.field_cmd import _command
-    assert _command("stop") == (radio.STOP, b"")
-    assert _command("masse:peur") == (radio.MASS, b"peur")
-    assert _command("reset:" + "ab" * 6) == (radio.RESET, b"\xab" * 6)
+    from host_tools.gamemaster import command
+    assert command("stop") == (radio.STOP, b"")
+    assert command("masse:peur") == (radio.MASS, b"peur")
+    assert command("reset:" + "ab" * 6) == (radio.RESET, b"\xab" * 6)
     # A new character: only the fields given, as JSON after the badge's id.
-    assert _command("reset:%s name='Aude de Vaux' armure=metal casque=oui" % ("ab" * 6)) == (
+    assert command("reset:%s name='Aude de Vaux' armure=metal casque=oui" % ("ab" * 6)) == (
         radio.RESET, b"\xab" * 6 + b'{"name":"Aude de Vaux","armor":2,"helmet":true}')
     long_name = "reset:%s name=%s" % ("ab" * 6, "x" * 190)
     for word, says in (("stp", "stp: not a command (stop, reprise"),
@@ -291,7 +291,7 @@ def test_the_stations_command_words_are_checked():
                        (long_name, "reset:%s: the character takes 201 bytes, a radio "
                         "frame has room for 197: a shorter name" % ("ab" * 6))):
         with pytest.raises(CommandError) as caught:
-            _command(word)
+            command(word)
         assert str(caught.value).startswith(says), str(caught.value)
 
 

@@ -400,8 +400,8 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
     heard on the air is opened (and left: the patient takes it), not counted refused as a
     forged one is, which an organiser would take for an attack."""
     from cran import radio
-    from host_tools.field_cmd import _names
     from host_tools.fieldsim import GAME_KEY
+    from host_tools.gamemaster import names_of
     from host_tools.station import Station, radio_id, seed_of
     from host_tools.vhw import air
     from host_tools.vhw.cpython import cryptolib
@@ -409,7 +409,7 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
     rows.write_text("name,armor,board,badge,role\nYsolde,cuir,atom-lite,b1,soigneuse\n"
                     "Ali,none,atom-lite,b2,\n")
     secret = bytes(range(32))
-    names, treaters = _names(str(rows), secret)
+    names, treaters = names_of(str(rows), secret)
     assert sorted(names.values()) == ["Ali", "Ysolde"]
     assert list(treaters) == [radio_id("Ysolde")]
     station = Station(GAME_KEY, b"G" * 16, b"\x5a" * 6, air.Air().radio(), None, treaters)
