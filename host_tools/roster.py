@@ -41,6 +41,7 @@ from cran.core.words import (
 from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
 from host_tools.suggest import did_you_mean, nearest, offer
+from host_tools.times import duration_words
 
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
@@ -535,14 +536,6 @@ def read_radio_secret(path):
             from None
 
 
-def _friendly_ms(ms):
-    if ms and ms % 60000 == 0:
-        return "%dmin" % (ms // 60000)
-    if ms and ms % 1000 == 0:
-        return "%ds" % (ms // 1000)
-    return "%dms" % ms
-
-
 def new_orga_code():
     """Six presses, short or long: 64 codes, tried three at a time every 5 minutes."""
     import secrets
@@ -567,7 +560,7 @@ def settings_template():
     out = {"_about": about, GAME_KEY: to_hex(gamekey.new_key()), RADIO: False,
            RADIO_SECRET: to_hex(gamekey.new_key()), ORGA_CODE: new_orga_code()}
     for name, (default, kind) in FIELDS.items():
-        out[name] = _friendly_ms(default) if kind == "duration" else default
+        out[name] = duration_words(default) if kind == "duration" else default
         about[name] = ABOUT.get(name, "")
     return out
 

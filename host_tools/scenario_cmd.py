@@ -17,17 +17,9 @@ from host_tools.runtimes import (
     run_scenario,
 )
 from host_tools.suggest import did_you_mean
+from host_tools.times import elapsed
 
 EXIT_OK, EXIT_EXPECT_FAILED, EXIT_MALFORMED = 0, 1, 2
-
-
-def fmt_time(ms):
-    """ms from the start -> 'M:SS' or 'H:MM:SS', with '.mmm' only when needed."""
-    seconds, rest = divmod(ms, 1000)
-    minutes, s = divmod(seconds, 60)
-    h, m = divmod(minutes, 60)
-    text = "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
-    return text + (".%03d" % rest if rest else "")
 
 
 def load(path):
@@ -68,14 +60,14 @@ def events_as_records(events, parsed):
     for event in events:
         kind = event[0]
         if kind == "timer":
-            record = {"event": "timer", "t": fmt_time(event[1]), "ms": event[1]}
+            record = {"event": "timer", "t": elapsed(event[1]), "ms": event[1]}
             cues, seen = event[2], event[3]
         elif kind == "act":
-            record = {"event": "action", "t": fmt_time(event[2]), "ms": event[2],
+            record = {"event": "action", "t": elapsed(event[2]), "ms": event[2],
                       "line": event[1], "action": event[3]}
             cues, seen = event[4], event[5]
         else:
-            record = {"event": "expect", "t": fmt_time(event[2]), "ms": event[2],
+            record = {"event": "expect", "t": elapsed(event[2]), "ms": event[2],
                       "line": event[1]}
             cues, seen = None, event[3]
         state = dict(zip(FIELDS, seen))

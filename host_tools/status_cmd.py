@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from cran.core.vocab import INCONNU
 from host_tools import CommandError, badgelink
-from host_tools.timeline import fmt_ms
+from host_tools.times import time_left
 
 HELP = "print badges' live state (their console's `status`)"
 
@@ -139,4 +139,4 @@ def _left(ms):
         return "-"
     if ms is True or ms is False:
         return str(ms)
-    return fmt_ms(int(ms))
+    return time_left(int(ms))

@@ -4,10 +4,9 @@
 # badge had (host_tools/journal.py reads it): nothing is worked out here.
 import heapq
 import json
-import time
 
 from cran.core.vocab import COPY_MISSING, CUE_ARMOR, CUE_BROKEN, CUE_SAY, PLAYS
-from host_tools import journal
+from host_tools import journal, times
 
 # (parse_lines here too: host_tools/fieldlog.py reads a journal's lines, then builds.)
 from host_tools.journal import FRESH, parse_lines  # noqa: F401
@@ -261,7 +260,8 @@ def _boot_note(e, previous):
     cause = e.raw.get("cause")
     if e.wall is None or previous.wall is None:
         return "%s; no wall clock: time off unknown, drawn as none" % (cause or "reboot")
-    return "%s, %s after the entry before" % (cause or "reboot", fmt_ms(e.at - previous.at))
+    return "%s, %s after the entry before" % (cause or "reboot",
+                                              times.whole_seconds(e.at - previous.at))
 
 
 def _mark(tl, e):
@@ -314,26 +314,14 @@ def _mark(tl, e):
 
 # ---- text ---------------------------------------------------------------------------
 
-def fmt_ms(ms):
-    """ms -> 'M:SS' or 'H:MM:SS' (whole seconds: the wall clock has no finer grain)."""
-    minutes, s = divmod(ms // 1000, 60)
-    h, m = divmod(minutes, 60)
-    return "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
-
-
-def fmt_wall(seconds, with_date=False):
-    """Wall-clock seconds -> local 'HH:MM:SS' (the time people at the game lived)."""
-    return time.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S",
-                         time.localtime(seconds))
-
-
 def headline(tl, source):
     who = tl.name or "character unknown"
     if tl.board:
         who += ", " + tl.board
-    line = "%s: %s; %d entries over %s" % (source, who, len(tl.entries), fmt_ms(tl.end))
+    line = "%s: %s; %d entries over %s" % (source, who, len(tl.entries),
+                                           times.whole_seconds(tl.end))
     if tl.start_wall is not None:
-        line += ", from %s" % fmt_wall(tl.start_wall, True)
+        line += ", from %s" % times.wall(tl.start_wall, True)
     return line
 
 
@@ -341,19 +329,19 @@ def text_lines(tl, source="journal"):
     """The timeline as lines for a terminal: one per entry, then the spans by lane."""
     out = [headline(tl, source)]
     for e in tl.entries:
-        wall = fmt_wall(e.wall) if e.wall is not None else ""
-        out.append("%8s  %8s  %-34s %s" % (fmt_ms(e.at), wall, journal.what(e),
+        wall = times.wall(e.wall) if e.wall is not None else ""
+        out.append("%8s  %8s  %-34s %s" % (times.whole_seconds(e.at), wall, journal.what(e),
                                           " ".join(e.changes)))
     out.append("")
     out.append("spans (start - end, how long):")
     by_lane = spans_by_lane(tl)
     for lane in tl.lanes:
         for s in by_lane[lane]:
-            end = "end" if s.end is None else fmt_ms(s.end)
-            length = ("%s+" % fmt_ms(tl.end - s.start) if s.end is None
-                      else fmt_ms(s.end - s.start))
+            end = "end" if s.end is None else times.whole_seconds(s.end)
+            length = ("%s+" % times.whole_seconds(tl.end - s.start) if s.end is None
+                      else times.whole_seconds(s.end - s.start))
             out.append("  %-14s %8s - %-8s %8s  %s" % (
-                lane, fmt_ms(s.start), end, length, s.value))
+                lane, times.whole_seconds(s.start), end, length, s.value))
     return out
 
 
@@ -363,7 +351,7 @@ def as_json(tl, source="journal"):
         "source": source, "name": tl.name, "board": tl.board, "badge": tl.badge,
         "end_ms": tl.end,
         "start_wall": tl.start_wall, "time_chained": tl.chained, "lanes": tl.lanes,
-        "entries": [{"line": e.line, "at_ms": e.at, "t": fmt_ms(e.at), "wall": e.wall,
+        "entries": [{"line": e.line, "at_ms": e.at, "t": times.whole_seconds(e.at), "wall": e.wall,
                      "kind": e.kind, "what": journal.what(e), "changes": e.changes}
                     for e in tl.entries],
         "spans": [{"lane": s.lane, "value": s.value, "start_ms": s.start, "end_ms": s.end}
@@ -404,20 +392,21 @@ def fight_lines(items):
     end = max(shift + tl.end for tl, shift in zip(timelines, shifts))
     head = "fight: %d badge%s, %d entries over %s" % (
         len(items), "s" if len(items) > 1 else "", sum(len(tl.entries) for tl in timelines),
-        fmt_ms(end))
-    out = [head + (", from %s" % fmt_wall(origin, True) if origin is not None else
+        times.whole_seconds(end))
+    out = [head + (", from %s" % times.wall(origin, True) if origin is not None else
                    " (no journal has the wall clock: each from its own start)")]
     for (tl, source), shift in zip(items, shifts):
-        where = "at %s" % fmt_ms(shift) if tl.start_wall is not None else "no wall clock"
+        where = ("at %s" % times.whole_seconds(shift) if tl.start_wall is not None
+                 else "no wall clock")
         out.append("  %s: %d entries over %s, %s" % (who(tl, source), len(tl.entries),
-                                                    fmt_ms(tl.end), where))
+                                                    times.whole_seconds(tl.end), where))
     width = min(16, max(len(tl.name or "?") for tl in timelines))
     rows = heapq.merge(*[[(shift + e.at, i, n, e) for n, e in enumerate(tl.entries)]
                          for i, (tl, shift) in enumerate(zip(timelines, shifts))])
     for at, i, _, e in rows:
-        wall = fmt_wall(origin + at // 1000) if origin is not None else ""
+        wall = times.wall(origin + at // 1000) if origin is not None else ""
         name = (timelines[i].name or "?")[:width]
-        out.append("%8s  %8s  %-*s  %-34s %s" % (fmt_ms(at), wall, width, name, journal.what(e),
-                                                 " ".join(e.changes)))
+        out.append("%8s  %8s  %-*s  %-34s %s" % (times.whole_seconds(at), wall, width, name,
+                                                 journal.what(e), " ".join(e.changes)))
     return out
 

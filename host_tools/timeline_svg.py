@@ -6,9 +6,9 @@ import math
 from xml.sax.saxutils import escape
 
 from cran.core.vocab import STATES
-from host_tools import picture
+from host_tools import picture, times
 from host_tools.picture import fit, text_width
-from host_tools.timeline import align, fmt_ms, fmt_wall, spans_by_lane, who
+from host_tools.timeline import align, spans_by_lane, who
 
 
 def fight_svg(items, scale="stretched"):
@@ -27,9 +27,11 @@ def fight_svg(items, scale="stretched"):
     title = "Fight: %d badge%s" % (len(items), "s" if len(items) > 1 else "")
     if origin is not None:
         sub = "%d entries over %s, from %s" % (
-            sum(len(tl.entries) for tl in timelines), fmt_ms(end), fmt_wall(origin, True))
+            sum(len(tl.entries) for tl in timelines), times.whole_seconds(end),
+            times.wall(origin, True))
     else:
-        sub = "%d entries over %s" % (sum(len(tl.entries) for tl in timelines), fmt_ms(end))
+        sub = "%d entries over %s" % (sum(len(tl.entries) for tl in timelines),
+                                      times.whole_seconds(end))
         notes.append("No journal has the wall clock: each badge is drawn from its first "
                      "entry, not aligned with the others.")
     if [tl for tl in timelines if tl.chained]:
@@ -160,7 +162,7 @@ def _span_colour(span):
 
 def _span_label(span, width, end):
     """The longest label that fits: name and length, name, short code, nothing."""
-    length = fmt_ms((end if span.end is None else span.end) - span.start)
+    length = times.whole_seconds((end if span.end is None else span.end) - span.start)
     value = span.value
     candidates = ["%s %s%s" % (value, length, "+" if span.end is None else ""), value]
     if span.lane == "etat" and value in SHORT:
@@ -264,8 +266,8 @@ def _layout(groups, scale_kind, width, left, origin_wall):
 
 def _axis_label(ms, origin_wall):
     if origin_wall is None:
-        return fmt_ms(ms)
-    return fmt_wall(origin_wall + ms // 1000)
+        return times.whole_seconds(ms)
+    return times.wall(origin_wall + ms // 1000)
 
 
 def _axis_unit(origin_wall):
@@ -279,9 +281,9 @@ def svg(tl, source="journal", scale="stretched"):
     title = "Journal: %s" % (tl.name or "character unknown")
     if tl.board:
         title += " (%s)" % tl.board
-    sub = "%s, %d entries over %s" % (source, len(tl.entries), fmt_ms(tl.end))
+    sub = "%s, %d entries over %s" % (source, len(tl.entries), times.whole_seconds(tl.end))
     if tl.start_wall is not None:
-        sub += ", from %s" % fmt_wall(tl.start_wall, True)
+        sub += ", from %s" % times.wall(tl.start_wall, True)
     wall = tl.start_wall if not tl.chained else None
     notes = []
     if tl.chained:
@@ -386,8 +388,8 @@ def _draw_group(out, g, scale, y, left, end_x, several):
                        % (escape(s.value), g.shift + s.start,
                           "" if s.end is None else g.shift + s.end))
             out.append('<title>%s %s: %s - %s</title>' % (
-                escape(_lane_title(lane)), escape(s.value), fmt_ms(s.start),
-                "end" if s.end is None else fmt_ms(s.end)))
+                escape(_lane_title(lane)), escape(s.value), times.whole_seconds(s.start),
+                "end" if s.end is None else times.whole_seconds(s.end)))
             out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" '
                        'stroke="#fff" stroke-width="1"/>' % (x0, ly, x1 - x0, LANE_H, colour))
             if label:
@@ -476,7 +478,7 @@ def _draw_errors(out, groups, y, width, several):
     out.append('<g class="errors">')
     for g, m in errors:
         y += LABEL_ROW
-        text = "%s  %s" % (fmt_ms(m.at), m.label)
+        text = "%s  %s" % (times.whole_seconds(m.at), m.label)
         if several:
             text = "%s  %s" % (g.heading, text)
         out.append(_text(MARGIN, y, fit(text, 11, width - 2 * MARGIN), 11,

@@ -21,7 +21,7 @@ from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.storage import Journal, StateStore
-from host_tools import badgelink, cli, journal, timeline, timeline_svg
+from host_tools import badgelink, cli, journal, timeline, timeline_svg, times
 
 DATA = os.path.join(REPO, "tests", "data")
 GODEFROY = os.path.join(DATA, "journal-godefroy.jsonl")
@@ -903,7 +903,7 @@ def test_the_fight_as_text_is_every_entry_in_the_order_it_happened(tmp_path, mon
     lines = timeline.fight_lines([(first, "a"), (later, "b")])
     count = len(first.entries) + len(later.entries)
     assert lines[0] == "fight: 2 badges, %d entries over 39:33, from %s" % (
-        count, timeline.fmt_wall(EPOCH_S + 30, True))
+        count, times.wall(EPOCH_S + 30, True))
     assert lines[2].startswith("  Godefroy le Hardi de Montfaucon (atom-lite) · b: ")
     assert lines[2].endswith(", at 0:01")
     rows = lines[3:]

@@ -9,8 +9,8 @@ import time
 from cran import scenario
 from cran.console import LOCKED
 from host_tools import journal
-from host_tools.scenario_cmd import fmt_time
 from host_tools.sim.link import LinkError
+from host_tools.times import elapsed
 
 MELODY_GAP_MS = 200   # silence longer than the rests inside a melody: the next is new
 
@@ -38,7 +38,7 @@ class Script:
         return self.start_ms + self.steps[self.next][1]
 
     def title(self):
-        done = "" if self.due() is None else ", next at %s" % fmt_time(self.steps[self.next][1])
+        done = "" if self.due() is None else ", next at %s" % elapsed(self.steps[self.next][1])
         return "script %s: %d/%d expects held, %d failed%s" % (
             self.name, self.held, self.expects, self.failed, done)
 
@@ -103,7 +103,7 @@ class Session:
         self.now = frame["now"]
         self.target = max(self.target, self.now)   # a press took its own time
         for at, entry in frame["journal"]:
-            self.on_log("%8s  %s" % (fmt_time(at), journal.live_line(entry)),
+            self.on_log("%8s  %s" % (elapsed(at), journal.live_line(entry)),
                         "error" if "error" in entry else "")
         if frame.get("fault"):
             self.on_log(frame["fault"], "error")
@@ -230,7 +230,7 @@ class Session:
         """One step of the script: an action said to the console, or an expect line
         checked against what the badge knows now. -> on_step(kind, ok, text)."""
         line, t, kind, payload = step
-        when = fmt_time(t).rjust(7)
+        when = elapsed(t).rjust(7)
         if kind == "act":
             answer = self.line(payload.text()) or ["(no answer)"]
             ok = answer[0].startswith("ok ")

@@ -17,8 +17,8 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, RichLog, Static
 
 from cran.core.words import KEYWORDS, TIMED_EFFECTS
-from host_tools.scenario_cmd import fmt_time
 from host_tools.sim.session import ClockRefused, Session
+from host_tools.times import elapsed, time_left
 
 TICK_S = 0.05            # the clock moves the badge on 20 times a second
 _OFF_RGB = (40, 40, 40)  # an unlit LED: dark, but still a cell you can see
@@ -413,7 +413,7 @@ class SimApp(App):
         else:
             armor = "%d answer%s left" % (s["armure"], "" if s["armure"] == 1 else "s")
         out.append("armure     %s%s\n" % (armor, ", damaged" if s["armure_abimee"] else ""))
-        effects = ", ".join("%s %s" % (name, fmt_left(ms))
+        effects = ", ".join("%s %s" % (name, time_left(ms))
                             for name, ms in sorted(s["effets"].items())) or "-"
         out.append("effets     %s\n" % effects)
         out.append("brises     %s\n" % (", ".join(s["brises"]) or "-"))
@@ -422,7 +422,7 @@ class SimApp(App):
             countdown = "-"
         else:
             after = {"agonisant": "coma", "coma": "mort"}.get(s["etat"], "?")
-            countdown = "%s in %s%s" % (after, fmt_left(left),
+            countdown = "%s in %s%s" % (after, time_left(left),
                                         " (stopped)" if s["jeu"] == "stop" else "")
         out.append("countdown  ")
         out.append(countdown, "bold red" if left is not None else "")
@@ -444,10 +444,10 @@ class SimApp(App):
         else:
             state = Text("paused" if session.paused else "x%d" % session.speed,
                          "bold yellow" if session.paused else "bold green")
-        out = Text("clock %s  " % fmt_time(now - now % 100).ljust(9))
+        out = Text("clock %s  " % elapsed(now - now % 100).ljust(9))
         out.append_text(state)
         if session.script is not None:
-            out.append("   script %s" % fmt_time(max(0, now - session.script.start_ms)))
+            out.append("   script %s" % elapsed(max(0, now - session.script.start_ms)))
         self.put(self.w_clock, out)
 
     def put(self, widget, content):
@@ -544,8 +544,3 @@ class SimApp(App):
         return self.session.field is None or action not in ("pause", "speed", "jump")
 
 
-def fmt_left(ms):
-    if ms is None:
-        return "?"
-    seconds = (ms + 999) // 1000
-    return "%d:%02d" % (seconds // 60, seconds % 60)
