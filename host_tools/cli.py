@@ -11,7 +11,7 @@ COMMANDS = (
     ("scenario", "host_tools.scenario_cmd"),
     ("sim", "host_tools.sim_cmd"),
     ("vbadge", "host_tools.vbadge"),
-    ("config", "host_tools.roster"),
+    ("config", "host_tools.config_cmd"),
     ("logs", "host_tools.logs_cmd"),
     ("card", "host_tools.card"),
     ("flash", "host_tools.flash"),

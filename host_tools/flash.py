@@ -625,7 +625,7 @@ def install_micropython(port, image, board_id):
 
 def _jobs(args):
     """-> ({port: (board id, config text or None) or None: found at connect}, find,
-    the Roster or None)."""
+    the NamedRows or None)."""
     if not args.roster:
         if args.as_badge is not None:
             raise CommandError("--as %s: names a row of a roster: give --roster" %
@@ -667,7 +667,7 @@ def _jobs(args):
             raise CommandError("--as %s: no row of %s has this badge name (its badge column)"
                                % (args.as_badge, args.roster))
         return ({ports[0]: by_badge[args.as_badge.lower()][1:]}, None,
-                Roster(args.roster, named_rows, by_badge, set()))
+                NamedRows(args.roster, named_rows, by_badge, set()))
     jobs = {port: by_port[port][1:] if port in by_port else None for port in ports}
     lost = [port for port, job in jobs.items() if job is None]
     if lost and not by_badge:
@@ -691,7 +691,7 @@ def _jobs(args):
         raise CommandError("badge %s is in no row of %s: give its row a port, or this id "
                            "in its badge column"
                            % (badgelink.badge_names(chip_id, name), args.roster))
-    return jobs, find, Roster(args.roster, named_rows, by_badge, seen)
+    return jobs, find, NamedRows(args.roster, named_rows, by_badge, seen)
 
 
 class NewBadge(CommandError):
@@ -705,7 +705,7 @@ class NewBadge(CommandError):
 LEDGER = "badges.json"   # in the user's cran folder: {roster path: {badge name: chip id}}
 
 
-class Roster:
+class NamedRows:
     """A roster's rows with a badge name, and which of them are taken: by a badge met
     in this flash, or by one this computer gave the name to before (LEDGER: rows are
     given out as badges come, a few at a time)."""
