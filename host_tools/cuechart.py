@@ -176,24 +176,17 @@ def render():
 
 
 def main(argv=None):
-    from host_tools.logs_cmd import HOW_TO_GET_PNG, png_converter
+    """python -m host_tools.cuechart [PATH.svg]: the chart written, and its PNG beside it
+    (drawn as every picture of cran is, host_tools.picture)."""
+    from host_tools import picture
     argv = sys.argv[1:] if argv is None else argv
     path = argv[0] if argv else CHART
     svg = render()
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(svg)
-    except OSError as e:
-        print("%s: cannot write: %s" % (path, e.strerror or e), file=sys.stderr)
-        return 1
-    print(path)
-    convert = png_converter()
-    if convert is None:
-        print("no PNG: " + HOW_TO_GET_PNG, file=sys.stderr)
-        return 1
     png = os.path.splitext(path)[0] + ".png"
     try:
-        convert(svg, png)
+        picture.write(path, svg)
+        print(path)
+        picture.write(png, picture.png(svg))
     except CommandError as e:
         print(e, file=sys.stderr)
         return 1

@@ -143,3 +143,18 @@ def test_status_shows_the_helmet(capsys):
     status_cmd._table(["/dev/ttyUSB0", "/dev/ttyUSB1"], [s, dict(s, casque=False)])
     rows = capsys.readouterr().out.splitlines()
     assert " 1, casque " in rows[1] and "casque" not in rows[2], rows
+
+
+def test_the_cue_chart_is_drawn_again_by_its_command(tmp_path):
+    # `python -m host_tools.cuechart`, what the chart's test says to run when it is stale,
+    # ended in an ImportError (it took its PNG converter from a command that had lost it).
+    import subprocess
+    import sys
+
+    from PIL import Image
+    r = subprocess.run([sys.executable, "-m", "host_tools.cuechart", str(tmp_path / "c.svg")],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "c.svg").read_text(encoding="utf-8").startswith("<svg")
+    with Image.open(tmp_path / "c.png") as png:
+        assert png.width > 800 and png.height > 600
