@@ -319,3 +319,17 @@ def out_of_memory(board_id, heap_kb, line):
         "for a traceback"
     return "badge %s ran out of memory in %s: MemoryError %s%s" % (
         board_id, heap, where, " (%s)" % line["memory"] if line["memory"] else "")
+
+
+def runtime_for(board, asked, default):
+    """The runtime board's badge runs on, as `cran scenario --badge` and `cran sim` take
+    it: a board runs one firmware, CircuitPython's boards on its interpreter, the others
+    on MicroPython's (or CPython's, the same app on a plain loop: default). asked:
+    --runtime, None when not given; one that contradicts the board -> CommandError."""
+    wants = board_runtime(board)
+    if asked is None:
+        return wants if wants == "circuitpython" else default
+    if (wants == "circuitpython") != (asked == "circuitpython"):
+        raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
+                           % (board, wants, wants))
+    return asked

@@ -5,8 +5,8 @@
 import os
 import sys
 
-from host_tools import CommandError, scenario_cmd
-from host_tools.runtimes import RUNTIMES, board_runtime, check_board, find_micropython
+from host_tools import CommandError, scenarios
+from host_tools.runtimes import RUNTIMES, check_board, find_micropython, runtime_for
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefroy.txt")
@@ -81,7 +81,7 @@ def _headless(args, runtime):
     title = ("the rulebook's example fight" if script == DEMO_SCENARIO
              else os.path.basename(script))
     print("cran: %s, as a %s badge lives it (%s)\n" % (title, board or "bare-engine", runtime))
-    return scenario_cmd.run_file(script, runtime, False, 0, verbose=True, badge=board)
+    return scenarios.run_file(script, runtime, False, 0, verbose=True, badge=board)
 
 
 def prepare(args, runtime):
@@ -92,7 +92,7 @@ def prepare(args, runtime):
     script = None
     config, file_board = {}, None
     if args.script:
-        _, parsed = scenario_cmd.load(args.script)
+        _, parsed = scenarios.load(args.script)
         script = (args.script, parsed)
         config = {"character": parsed.character.as_dict()}
     if args.character:
@@ -114,19 +114,6 @@ def prepare(args, runtime):
                          radio_kept=kept), script, key
     except LinkError as e:
         raise CommandError(str(e), 3) from None
-
-
-def runtime_for(board, asked, default):
-    """The runtime board's badge runs on, as `cran scenario --badge` takes it:
-    CircuitPython's boards on its interpreter, the others on MicroPython's (or CPython's,
-    the same app on a plain loop). asked: --runtime, None when not given."""
-    wants = board_runtime(board)
-    if asked is None:
-        return wants if wants == "circuitpython" else default
-    if (wants == "circuitpython") != (asked == "circuitpython"):
-        raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
-                           % (board, wants, wants))
-    return asked
 
 
 def _on_field(args, config):

@@ -168,7 +168,7 @@ def read_wearer(path):
     try:
         parsed = scenario.parse(text)
     except scenario.ScenarioError as e:
-        from host_tools.scenario_cmd import faults_text
+        from host_tools.scenarios import faults_text
         raise CommandError(faults_text(path, e) + ("" if has_character else (
             "\n%s: expected a JSON config or character, or a scenario file with a "
             "character line" % path)), prefixed=False) from None
