@@ -16,6 +16,7 @@ import threading
 import time
 
 from host_tools import CommandError, badgelink, build, gamekey
+from host_tools.roster import game_key_of
 from host_tools.runtimes import BOARDS_DIR, board_ids, check_board
 
 HELP = "flash the firmware, board and character config onto badges (mpremote, mpy-cross)"
@@ -740,23 +741,6 @@ class NamedRows:
         ledger.setdefault(self.path, {}).update(names)
         gamekey.write_private(os.path.join(gamekey.cran_home(), LEDGER),
                               json.dumps(ledger, indent=1, sort_keys=True))
-
-
-def game_key_of(settings, config):
-    """The game key badges get: a game settings file's (--settings), else the game.key
-    `cran config` wrote beside a badge's config; None when neither gives one (this
-    computer's own, then)."""
-    if settings:
-        from host_tools.roster import RosterError, read_game_key
-        try:
-            return read_game_key(settings)
-        except RosterError as e:
-            raise CommandError("\n".join(e.messages), prefixed=False) from None
-    if config:
-        beside = os.path.join(os.path.dirname(os.path.abspath(config)), gamekey.KEY_FILE)
-        if os.path.exists(beside):
-            return gamekey.read_key_file(beside)
-    return None
 
 
 def _station_jobs(args):

@@ -19,6 +19,7 @@ check_config(path, boards_dir=BOARDS_DIR) -> cran.config.Config; raises RosterEr
 import csv
 import io
 import json
+import os
 
 from cran import config as badge_config
 from cran.auth import to_hex
@@ -591,3 +592,19 @@ def describe(c):
             seconds = c[name + "_ms"] // 1000
             words.append("%s %d:%02d" % (name, seconds // 60, seconds % 60))
     return ", ".join(words)
+
+
+def game_key_of(settings, config):
+    """The game key badges get: a game settings file's (--settings), else the game.key
+    `cran config` wrote beside a badge's config; None when neither gives one (this
+    computer's own, then)."""
+    if settings:
+        try:
+            return read_game_key(settings)
+        except RosterError as e:
+            raise CommandError("\n".join(e.messages), prefixed=False) from None
+    if config:
+        beside = os.path.join(os.path.dirname(os.path.abspath(config)), gamekey.KEY_FILE)
+        if os.path.exists(beside):
+            return gamekey.read_key_file(beside)
+    return None

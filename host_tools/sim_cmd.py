@@ -119,7 +119,7 @@ def prepare(args, runtime):
 def _on_field(args, config):
     """--field: the badge's radio and key, checked -> (its process's field variables,
     the game key, where its radio.json is kept between runs)."""
-    from host_tools import fieldnet, flash, gamekey
+    from host_tools import fieldnet, gamekey, roster
     how = ("a badge of a game with the radio, as `cran config ROSTER --settings "
            "GAME.json` writes them (the settings with \"radio\": true)")
     if not args.character:
@@ -128,7 +128,7 @@ def _on_field(args, config):
         raise CommandError("--field: %s has no radio: %s" % (args.character, how))
     env = fieldnet.member_env(args.field, args.at)
     kept = os.path.join(gamekey.cran_home(), "sim", "radio-%s.json" % config["radio"].get("id"))
-    return env, flash.game_key_of(args.settings, args.character) or gamekey.own_key(), kept
+    return env, roster.game_key_of(args.settings, args.character) or gamekey.own_key(), kept
 
 
 def live(args, runtime):

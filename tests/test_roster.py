@@ -241,11 +241,10 @@ def test_each_template_has_a_fresh_game_key_that_reaches_the_configs_folder(tmp_
     # cran flash --config picks it up from beside the config.
     import argparse
 
-    from host_tools import flash
     args = argparse.Namespace(roster=None, settings=None, config=str(tmp_path / "out" / name))
-    assert flash.game_key_of(args.settings, args.config) == key
+    assert roster.game_key_of(args.settings, args.config) == key
     args = argparse.Namespace(roster=EXAMPLE, settings=str(game), config=None)
-    assert flash.game_key_of(args.settings, args.config) == key
+    assert roster.game_key_of(args.settings, args.config) == key
 
 
 def test_a_game_key_that_is_not_one_is_named(tmp_path, capsys):
