@@ -85,10 +85,10 @@ def _headless(args, runtime):
 
 
 def prepare(args, runtime):
-    """The badge the arguments ask for, booted -> (BadgeLink, script or None, its game
+    """The badge the arguments ask for, booted -> (BadgeDriver, script or None, its game
     key or None). A bad file, board or config, a field nobody runs -> CommandError
     naming it, before any window opens."""
-    from host_tools.sim.link import BadgeLink, LinkError, check_wearer, read_wearer
+    from host_tools.sim.driver import BadgeDriver, DriverError, check_wearer, read_wearer
     script = None
     config, file_board = {}, None
     if args.script:
@@ -110,9 +110,9 @@ def prepare(args, runtime):
                                "radio (cran.link is MicroPython's espnow)" % board)
         field, key, kept = _on_field(args, config)
     try:
-        return BadgeLink(board, config, runtime, field=field, game_key=key,
+        return BadgeDriver(board, config, runtime, field=field, game_key=key,
                          radio_kept=kept), script, key
-    except LinkError as e:
+    except DriverError as e:
         raise CommandError(str(e), 3) from None
 
 
@@ -133,13 +133,13 @@ def _on_field(args, config):
 
 def live(args, runtime):
     from host_tools.sim.tui import SimApp
-    link, script, key = prepare(args, runtime)
+    driver, script, key = prepare(args, runtime)
     try:
-        app = SimApp(link, script, paused=args.paused, bell=args.bell, watch_terminal=True,
+        app = SimApp(driver, script, paused=args.paused, bell=args.bell, watch_terminal=True,
                      field=args.field, game_key=key)
         app.run()
     finally:
-        link.close()
+        driver.close()
     return outcome(app.session)
 
 

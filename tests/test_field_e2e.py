@@ -410,7 +410,7 @@ def test_a_rehearsal_one_laptop_one_usb_station_a_crowd_of_50_and_a_healer(tmp_p
 
 def _sim_badge(tmp_path, rows, game, name, at=None, runtime="micropython"):
     """The first row's badge config, as `cran config` writes it, booted by `cran sim
-    --field` -> (its BadgeLink, its Session, the journal entries it writes)."""
+    --field` -> (its BadgeDriver, its Session, the journal entries it writes)."""
     from types import SimpleNamespace
 
     from host_tools.sim.session import Session
@@ -421,12 +421,12 @@ def _sim_badge(tmp_path, rows, game, name, at=None, runtime="micropython"):
                  str(tmp_path / "badges"))
     assert r.returncode == 0, r.stdout + r.stderr
     config = sorted((tmp_path / "badges").glob("*.json"))[0]
-    link, _, key = prepare(SimpleNamespace(board=None, script=None, character=str(config),
+    driver, _, key = prepare(SimpleNamespace(board=None, script=None, character=str(config),
                                            field=name, at=at, settings=None), runtime)
     journal = []
-    session = Session(link, field=name, game_key=key,
+    session = Session(driver, field=name, game_key=key,
                       on_frame=lambda f: journal.extend(e for _, e in f["journal"]))
-    return link, session, journal
+    return driver, session, journal
 
 
 def _rows(station):
@@ -453,10 +453,10 @@ def test_a_sim_badge_on_a_field_is_seen_stopped_and_resumed(tmp_path):
     game, _ = _game(tmp_path)
     name = "simf%d" % os.getpid()
     station = Station(["--settings", str(game), "--virtual", name])
-    link = None
+    driver = None
     try:
         _wait_for_air(name, station)
-        link, sim, journal = _sim_badge(
+        driver, sim, journal = _sim_badge(
             tmp_path, "name,armor,board,badge\nAude,none,atom-lite,b01\n", game, name)
         aude = radio_id("Aude").hex()
         row = lambda: _rows(station).get(aude, {})  # noqa
@@ -476,8 +476,8 @@ def test_a_sim_badge_on_a_field_is_seen_stopped_and_resumed(tmp_path):
                 change()
         assert [e for e in journal if "error" in e] == []
     finally:
-        if link is not None:
-            link.close()
+        if driver is not None:
+            driver.close()
         station.stop()
 
 
@@ -491,11 +491,11 @@ def test_a_crowds_healer_heals_the_sim_badge_once_its_wearer_presses(tmp_path):
     (tmp_path / "crowd.csv").write_text(rows)
     air = Station(["--field", name, "--settings", str(game), "--roster",
                    str(tmp_path / "crowd.csv"), "--json"], command="air")
-    link = None
+    driver = None
     try:
         crowd = air.wait_for(lambda b: len(b) == 1)
         healer = crowd["badges"][0]
-        link, sim, journal = _sim_badge(tmp_path, rows, game, name,
+        driver, sim, journal = _sim_badge(tmp_path, rows, game, name,
                                         at="%g,%g" % (healer["x"] + 1, healer["y"]))
         assert sim.line("coup blesse")[0].startswith("ok coup blesse: etat=blesse")
         offered = lambda: [e["value"] for e in journal if e.get("radio") == "offer"]  # noqa
@@ -513,6 +513,6 @@ def test_a_crowds_healer_heals_the_sim_badge_once_its_wearer_presses(tmp_path):
         _lives_until(sim, lambda: sim.frame["view"]["etat"] == "pleine-forme",
                      "the offer taken by the long press")
     finally:
-        if link is not None:
-            link.close()
+        if driver is not None:
+            driver.close()
         air.stop()

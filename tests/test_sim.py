@@ -19,7 +19,7 @@ from cran.cues import led_frame
 from cran.hal.leds import cap
 from cran.tunes import melody_for
 from host_tools import FIRMWARE_DIR, CommandError
-from host_tools.sim.link import BadgeLink, read_wearer
+from host_tools.sim.driver import BadgeDriver, read_wearer
 from host_tools.sim.tui import PICKERS, Picker, SimApp, shown_rgb
 from host_tools.sim_cmd import prepare
 
@@ -34,17 +34,17 @@ def runtime(request):
 def ui(runtime, steps, board=None, script=None, character=None):
     """Boot the badge as `cran sim` does, open the UI headless with its clock stopped,
     run `await steps(app, pilot)` -> what it returns."""
-    link, parsed, _ = prepare(SimpleNamespace(board=board, script=script, character=character),
+    driver, parsed, _ = prepare(SimpleNamespace(board=board, script=script, character=character),
                            runtime)
 
     async def go():
-        app = SimApp(link, parsed, paused=True)
+        app = SimApp(driver, parsed, paused=True)
         async with app.run_test(size=(120, 45)) as pilot:
             return await steps(app, pilot)
     try:
         return asyncio.run(go())
     finally:
-        link.close()
+        driver.close()
 
 
 async def keys(pilot, *names):
@@ -244,7 +244,7 @@ def test_a_script_replays_and_its_expects_show(runtime, tmp_path):
 
 
 def test_the_session_replays_a_script_without_the_terminal_ui(tmp_path):
-    # The clock, the replay and the link need no Textual (issue: the UI only draws).
+    # The clock, the replay and the driver need no Textual (issue: the UI only draws).
     code = ("import sys; import host_tools.sim.session; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))")
     import subprocess
@@ -253,15 +253,15 @@ def test_the_session_replays_a_script_without_the_terminal_ui(tmp_path):
                          cwd=REPO, check=True)
     assert out.stdout.strip() == "[]", out.stdout
     from host_tools.sim.session import Session
-    link, parsed, _ = prepare(SimpleNamespace(board=None, script=_script(tmp_path),
+    driver, parsed, _ = prepare(SimpleNamespace(board=None, script=_script(tmp_path),
                                            character=None), "cpython")
     steps, logged = [], []
     try:
-        session = Session(link, parsed, paused=True, on_step=lambda *s: steps.append(s),
+        session = Session(driver, parsed, paused=True, on_step=lambda *s: steps.append(s),
                           on_log=lambda text, kind: logged.append(kind))
         session.jump(600000)
     finally:
-        link.close()
+        driver.close()
     assert [(kind, ok) for kind, ok, _ in steps] == [
         ("act", True), ("expect", True), ("act", True), ("expect", True), ("expect", False)]
     assert steps[-1][2].endswith("expect etat=mort: expected etat=mort, got coma")
@@ -283,8 +283,8 @@ def test_reboot_keeps_the_state_and_a_dead_badge_is_said(tmp_path):
     async def steps(app, pilot):
         await keys(pilot, "space", "r")
         kept = panel(app)["etat"]
-        app.session.link.proc.kill()
-        app.session.link.proc.wait()
+        app.session.driver.proc.kill()
+        app.session.driver.proc.wait()
         await keys(pilot, "space")
         return kept, app.session.dead, str(app.w_clock.content)
 
@@ -349,18 +349,18 @@ def test_without_a_terminal_it_prints_the_timeline(micropython):
 # ---- the driver's protocol ------------------------------------------------------------
 
 def test_the_driver_protocol(runtime):
-    link = BadgeLink("esp32-devkitc", {}, runtime)
+    driver = BadgeDriver("esp32-devkitc", {}, runtime)
     try:
-        hello, first = link.hello, link.first
+        hello, first = driver.hello, driver.first
         assert hello["buttons"] == ["a", "b"] and hello["buzzer"]
         assert hello["leds"]["count"] == 8 and hello["screen"]["columns"] == 16
         assert first["status"]["etat"] == "pleine-forme" and first["screen"] == ["Debout"]
         assert [e for _, e in first["journal"]][0]["boot"]
 
-        hit = link.send({"line": "coup"})
+        hit = driver.send({"line": "coup"})
         assert hit["answer"][0].startswith("ok coup normal: etat=blesse")
         assert hit["view"]["etat"] == "blesse" and hit["screen"] == ["Blesse"]
-        later = link.send({"advance": 2000})
+        later = driver.send({"advance": 2000})
         assert later["now"] == hit["now"] + 2000
         # The buzzer played the firmware's own melody for the hit, note for note.
         _, cues = act(new_state(Character(), Settings()), parse_action("coup"), 0)
@@ -374,15 +374,15 @@ def test_the_driver_protocol(runtime):
                 ({"button": "c", "down": True}, "no button 'c' on esp32-devkitc (it has: a, b)"),
                 ({"advance": -5}, "advance: expected whole ms from 0, got -5"),
                 ([1, 2], "expected a JSON object")):
-            answer = link.send(command)
+            answer = driver.send(command)
             assert list(answer) == ["error"] and error in answer["error"], answer
-        link.proc.stdin.write("coup\n")
-        link.proc.stdin.flush()
-        assert "not JSON" in link._read()["error"]
+        driver.proc.stdin.write("coup\n")
+        driver.proc.stdin.flush()
+        assert "not JSON" in driver._read()["error"]
         # ... and the badge goes on.
-        assert link.send({"line": "soin"})["view"]["etat"] == "pleine-forme"
+        assert driver.send({"line": "soin"})["view"]["etat"] == "pleine-forme"
     finally:
-        link.close()
+        driver.close()
 
 
 def test_a_show_loop_bug_is_reported_again_after_the_watchdog_reset(runtime, tmp_path):
@@ -397,17 +397,17 @@ def test_a_show_loop_bug_is_reported_again_after_the_watchdog_reset(runtime, tmp
     assert marker in text
     app_py.write_text(text.replace(marker, marker + "        if self.badge.state.etat == 1:\n"
                                    "            raise ZeroDivisionError('a bug')\n", 1))
-    link = BadgeLink("atom-lite", {}, runtime, str(firmware))
+    driver = BadgeDriver("atom-lite", {}, runtime, str(firmware))
     try:
-        hit = link.send({"line": "coup"})
+        hit = driver.send({"line": "coup"})
         assert "ZeroDivisionError" in hit["fault"]
         watchdog_ms = int(re.search(r"WDT_TIMEOUT_MS = (\d+)", text).group(1))
-        later = link.send({"advance": watchdog_ms + 2000})
+        later = driver.send({"advance": watchdog_ms + 2000})
         boots = [e for _, e in later["journal"] if "boot" in e]
         assert boots and boots[-1]["cause"] == "watchdog"
         assert "ZeroDivisionError" in later["fault"]
     finally:
-        link.close()
+        driver.close()
 
 
 @pytest.mark.parametrize("runtime", ["micropython", "cpython"])
@@ -420,12 +420,12 @@ def test_a_whole_cran_config_boots(runtime, micropython, tmp_path):
     path = sorted(out.glob("*.json"))[-1]
     config, board = read_wearer(str(path))
     assert len(json.dumps(config)) > 256
-    link = BadgeLink(board, config, runtime)
+    driver = BadgeDriver(board, config, runtime)
     try:
-        assert link.first["status"]["personnage"] == json.loads(path.read_text())[
+        assert driver.first["status"]["personnage"] == json.loads(path.read_text())[
             "character"]["name"]
     finally:
-        link.close()
+        driver.close()
 
 
 # ---- on a virtual field (`cran sim --field`; with a station: tests/test_field_e2e.py) ---
@@ -490,7 +490,7 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     hub = fieldnet.Hub("simrt%d" % os.getpid())
     heard = []
     hub.on_carry = lambda frame, at: heard.append(frame)
-    link, _, key = prepare(_on_field(_field_badge(tmp_path), hub.name), "micropython")
+    driver, _, key = prepare(_on_field(_field_badge(tmp_path), hub.name), "micropython")
 
     async def steps(app, pilot):
         start = app.session.now
@@ -506,29 +506,29 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
                 app.session.line("coup agonisant"))
 
     async def go():
-        app = SimApp(link, field=hub.name, game_key=key)
+        app = SimApp(driver, field=hub.name, game_key=key)
         async with app.run_test(size=(120, 45)) as pilot:
             return await steps(app, pilot)
     def counters():   # of the heartbeats heard on the air (radio._HEAD)
         return [int.from_bytes(f[12:16], "big") for f in heard if f[16] == radio.HEARTBEAT]
     try:
         waited, speed, paused, clock, etat, answer = asyncio.run(go())
-        link.close()
+        driver.close()
         first = counters()
         assert {f[5:11] for f in heard} == {radio_id("Aude")}
         # Started again, it goes on from its counter's mark, kept in the cran folder: a
         # station that heard the first run takes its frames (from 0, it would drop them).
         del heard[:]
-        link, _, key = prepare(_on_field(tmp_path / "badges" / "b01.json", hub.name),
+        driver, _, key = prepare(_on_field(tmp_path / "badges" / "b01.json", hub.name),
                                "cpython")
-        session = Session(link, field=hub.name, game_key=key)
+        session = Session(driver, field=hub.name, game_key=key)
         deadline = time.monotonic() + 20
         while not counters():
             assert time.monotonic() < deadline, "no heartbeat from the second run"
             session.tick()
             time.sleep(0.05)
     finally:
-        link.close()
+        driver.close()
         hub.close()
     assert 0 < waited < 11000 and (speed, paused) == (1, False), waited   # no jump
     assert "real time, on field simrt" in clock, clock
@@ -618,17 +618,17 @@ def test_a_late_double_press_is_in_the_journal(runtime):
     # A double press 5.3 s after a hit takes nothing back, and said nothing anywhere: the
     # wearer may think it did, and the debrief could not tell. The journal says so now.
     from host_tools.sim.session import Session
-    link, _, _ = prepare(SimpleNamespace(board=None, script=None, character=None), runtime)
+    driver, _, _ = prepare(SimpleNamespace(board=None, script=None, character=None), runtime)
     logged = []
     try:
-        session = Session(link, None, paused=True, on_log=lambda text, kind: logged.append(text))
+        session = Session(driver, None, paused=True, on_log=lambda text, kind: logged.append(text))
         session.press("a", "short")
         session.jump(5300)
         session.press("a", "double")
         etat = session.frame["status"]["etat"]
         session.press("a", "double")   # again at once: nothing left to take back
     finally:
-        link.close()
+        driver.close()
     assert etat == "blesse"
     late = [t for t in logged if "double press" in t]
     assert len(late) == 2, logged

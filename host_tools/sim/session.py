@@ -1,5 +1,5 @@
 # A simulated badge's session, without any drawing (no Textual here): its clock
-# (pause, x1/x10/x60, jumps), the link to the badge process (link.BadgeLink), a scenario
+# (pause, x1/x10/x60, jumps), the driver to the badge process (driver.BadgeDriver), a scenario
 # replayed on it with its expect lines checked as they pass, whole button gestures, and
 # the buzzer's last melody. The terminal UI (tui.SimApp) reads it and tells it what the
 # keys asked; what there is to show comes back through the `on_*` callbacks.
@@ -9,7 +9,7 @@ import time
 from cran import scenario
 from cran.console import LOCKED
 from host_tools import journal
-from host_tools.sim.link import LinkError
+from host_tools.sim.driver import DriverError
 from host_tools.times import elapsed
 
 MELODY_GAP_MS = 200   # silence longer than the rests inside a melody: the next is new
@@ -48,25 +48,25 @@ def _ignore(*_):
 
 
 class Session:
-    """The badge behind `link`, its clock and a script. script: (path, parsed Scenario).
+    """The badge behind `driver`, its clock and a script. script: (path, parsed Scenario).
     Callbacks, each optional: on_frame(frame) after every frame the badge sends;
     on_log(text, kind) for a journal line, a fault or an error (kind "", "fault",
     "error", "dead"); on_step(kind, ok, text) for each script step played ("act" or
     "expect", whether it went as written, a line saying it); on_melody() when a
     new melody starts on the buzzer. field: the virtual field's name when the badge is
-    on one (link.field): its time is real then, no pause, speed or jump; game_key: the
+    on one (driver.field): its time is real then, no pause, speed or jump; game_key: the
     key its console is locked with, which the session unlocks it with (as `cran
     console` does) for a line it refuses."""
 
-    def __init__(self, link, script=None, paused=False, on_frame=_ignore, on_log=_ignore,
+    def __init__(self, driver, script=None, paused=False, on_frame=_ignore, on_log=_ignore,
                  on_step=_ignore, on_melody=_ignore, field=None, game_key=None):
-        self.link = link
+        self.driver = driver
         self.field = field
         self.game_key = game_key
         self.fingers = []          # on a field: [(elapsed ms, button, down)] still to do
         self.finger_free = 0       # ... and when the badge has decided the last gesture
-        self.hello = link.hello
-        self.frame = link.first
+        self.hello = driver.hello
+        self.frame = driver.first
         self.now = self.frame["now"]
         self.target = self.now     # where the clock wants the badge (elapsed ms, float)
         self.speed = 1
@@ -87,8 +87,8 @@ class Session:
         if self.dead:
             return None
         try:
-            frame = self.link.send(command)
-        except LinkError as e:
+            frame = self.driver.send(command)
+        except DriverError as e:
             self.dead = str(e)
             self.on_log(self.dead, "dead")
             return None
@@ -151,7 +151,7 @@ class Session:
         from cran.config import character_from
         from host_tools.roster import describe
         from host_tools.suggest import did_you_mean
-        base = character_from("the sim's character", self.link.config.get("character", {}))
+        base = character_from("the sim's character", self.driver.config.get("character", {}))
         if not fields.strip():
             return ["error: character: give the fields to change, e.g. character "
                     "armor=metal helmet=oui (name, armor, helmet, creature, resist, "
@@ -161,7 +161,7 @@ class Session:
         except scenario.ParseError as e:
             faults = getattr(e, "each", None) or [e]
             return ["error: character: %s%s" % (f, did_you_mean(f)) for f in faults]
-        self.link.config["character"] = character.as_dict()
+        self.driver.config["character"] = character.as_dict()
         if self.call({"character": character.as_dict()}) is None:
             return []
         return ["ok character: %s, %s, reset to full health (P3)" % (

@@ -1,5 +1,5 @@
 # The badge on a desktop terminal (Textual): the real firmware app runs in a driver
-# process (link.BadgeLink) and its session (session.Session: the clock, the script
+# process (driver.BadgeDriver) and its session (session.Session: the clock, the script
 # replayed, the presses) moves it on; this only draws what it shows (LEDs, screen,
 # buzzer, the wearer's state, the journal) and turns keys into the session's calls.
 # The board's panel holds only what the board's own parts show; what the badge knows
@@ -166,7 +166,7 @@ class Picker(ModalScreen):
 
 
 class SimApp(App):
-    """The badge behind `link`, drawn and driven. script: (path, parsed Scenario)."""
+    """The badge behind `driver`, drawn and driven. script: (path, parsed Scenario)."""
 
     TITLE = "cran sim"
     ENABLE_COMMAND_PALETTE = False
@@ -205,13 +205,13 @@ class SimApp(App):
         Binding("q", "quit", "quit"),
     ]
 
-    def __init__(self, link, script=None, paused=False, bell=False, watch_terminal=False,
+    def __init__(self, driver, script=None, paused=False, bell=False, watch_terminal=False,
                  field=None, game_key=None):
         super().__init__()
-        self.session = Session(link, script, paused, on_frame=self._new_frame,
+        self.session = Session(driver, script, paused, on_frame=self._new_frame,
                                on_log=self._logged, on_step=self._stepped,
                                on_melody=self._melody, field=field, game_key=game_key)
-        self.hello = link.hello
+        self.hello = driver.hello
         self.watch_terminal = watch_terminal
         self.bell_on = bell
         self.led_colours = []      # the colours drawn for the LEDs, as shown

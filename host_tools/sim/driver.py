@@ -26,11 +26,11 @@ RADIO_FILE = "radio.json"   # cran.link's, in the flash's root
 _WEARER_KEYS = ("character", "settings", "lang", "volume_percent", "light_sleep")
 
 
-class LinkError(Exception):
+class DriverError(Exception):
     """The badge process is gone, or said something that is not a frame."""
 
 
-class BadgeLink:
+class BadgeDriver:
     """One badge booted in a driver process. .hello describes the board, .first is the
     boot frame; send(command) -> the frame (or {"error": ...}) it answers. field: the
     variables that put it on a virtual field (fieldnet.member_env), where it lives in
@@ -43,7 +43,7 @@ class BadgeLink:
                  game_key=None, radio_kept=None):
         exe = interpreter(runtime)
         if exe is None:
-            raise LinkError(HOW_TO_GET_CIRCUITPYTHON if runtime == "circuitpython"
+            raise DriverError(HOW_TO_GET_CIRCUITPYTHON if runtime == "circuitpython"
                             else HOW_TO_GET_MICROPYTHON)
         self.runtime = runtime
         self.config = config   # what the badge booted with (the sim's `character` changes it)
@@ -69,17 +69,17 @@ class BadgeLink:
         except OSError as e:
             self._stderr.close()
             shutil.rmtree(self.flash, ignore_errors=True)
-            raise LinkError("cannot run %s (%s): %s" % (exe, runtime, e.strerror or e)) from None
+            raise DriverError("cannot run %s (%s): %s" % (exe, runtime, e.strerror or e)) from None
         try:
             try:   # the driver's first line (not argv: the unix port takes < 256 bytes)
                 self.proc.stdin.write(json.dumps(config) + "\n")
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError):
-                raise LinkError(self._gone()) from None
+                raise DriverError(self._gone()) from None
             first = self._read()
             if "error" in first:
-                raise LinkError("the badge could not start (%s): %s" % (runtime, first["error"]))
-        except LinkError:
+                raise DriverError("the badge could not start (%s): %s" % (runtime, first["error"]))
+        except DriverError:
             self.close()
             raise
         self.hello = first.pop("hello")
@@ -90,19 +90,19 @@ class BadgeLink:
             self.proc.stdin.write(json.dumps(command) + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
-            raise LinkError(self._gone()) from None
+            raise DriverError(self._gone()) from None
         return self._read()
 
     def _read(self):
         line = self.proc.stdout.readline()
         if not line:
-            raise LinkError(self._gone())
+            raise DriverError(self._gone())
         try:
             out = json.loads(line)
         except ValueError:
             out = None
         if not isinstance(out, dict):
-            raise LinkError("the badge process (%s) said %r: not a frame" % (
+            raise DriverError("the badge process (%s) said %r: not a frame" % (
                 self.runtime, line[:200]))
         return out
 
