@@ -6,7 +6,7 @@ import sys
 
 from cran.core.words import ParseError, parse_action
 from cran.scenario import grammar_word
-from host_tools import CommandError, badgelink
+from host_tools import CommandError, badgeport
 from host_tools.suggest import did_you_mean
 
 HELP = "type lines to a running badge's console, unlocked with the game key"
@@ -65,7 +65,7 @@ def _send(port, lines, keys):
                 print("error: %s%s" % (e, did_you_mean(grammar_word(e))))
                 failed = 1
                 continue
-        answer = badgelink.ask(port, line, keys=None if word in READ_ONLY else keys)
+        answer = badgeport.ask(port, line, keys=None if word in READ_ONLY else keys)
         for text in answer:
             print(text)
             failed |= text.startswith("error")

@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 
-from host_tools import CommandError, badgelink, build, gamekey
+from host_tools import CommandError, badgeport, build, gamekey
 from host_tools.roster import game_key_of
 from host_tools.runtimes import BOARDS_DIR, board_ids, check_board
 
@@ -170,7 +170,7 @@ class Report:
 
 
 def _look(link, paths):
-    return json.loads(badgelink.run(link, _LOOK % (json.dumps(sorted(paths)), PARKED_MAIN)))
+    return json.loads(badgeport.run(link, _LOOK % (json.dumps(sorted(paths)), PARKED_MAIN)))
 
 
 def flash_one(port, board_id, config_text, builds, progress=lambda done, total: None,
@@ -188,13 +188,13 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     gamekey.remember(key)   # so that this computer unlocks the badge from now on
     report = Report(port)
     started = time.monotonic()
-    link = badgelink.connect(port, [key])
+    link = badgeport.connect(port, [key])
     try:
-        names = json.loads(badgelink.run(link, _NAMES))
+        names = json.loads(badgeport.run(link, _NAMES))
         if board_id is None and not station:
             board_id, config_text = find(*names)
             station = board_id is None   # a station flashed again stays one
-        impl = json.loads(badgelink.run(link, _IMPL))
+        impl = json.loads(badgeport.run(link, _IMPL))
         if station:
             files, image, rom_todo = _station_files(builds, impl)
             config_text = STATION_CONFIG
@@ -223,11 +223,11 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
             _verify(link, port, [MAIN], wanted)   # else the look has just seen it right
         _clean(link, seen["leftovers"])
         progress(1, 1)
-        badgelink.reset(link)
+        badgeport.reset(link)
         link = None
     finally:
         if link is not None:
-            badgelink.close(link)
+            badgeport.close(link)
     report.status = _status_after_boot(port)
     if "error" in report.status:
         raise CommandError("%s: flashed, but the badge cannot start: %s"
@@ -251,7 +251,7 @@ def _player_config(link, port, board_id, config_text, names, impl):
             raise CommandError(
                 "%s: badge %s has a config for board %s, not %s: leave --board out to "
                 "keep it, or give a --config (or a --roster row) for %s"
-                % (port, badgelink.badge_names(names[0], names[1]), its_board,
+                % (port, badgeport.badge_names(names[0], names[1]), its_board,
                    board_id, board_id))
         # Its config's board was never this chip's: the rest of it is kept.
         return _with_board(link, board_id)
@@ -316,7 +316,7 @@ def fits(board_id, machine):
 
 def _with_board(link, board_id):
     """The badge's own config, its board changed: the text to write."""
-    config = json.loads(badgelink.run(link, "print(open(%r).read())" % CONFIG))
+    config = json.loads(badgeport.run(link, "print(open(%r).read())" % CONFIG))
     config["board"] = board_id
     return json.dumps(config)
 
@@ -348,7 +348,7 @@ ROM = "/rom"   # where MicroPython mounts its ROMFS partition (and puts it on sy
 
 
 def _rom_look(link, length):
-    return json.loads(badgelink.run(link, _ROM_LOOK % length))
+    return json.loads(badgeport.run(link, _ROM_LOOK % length))
 
 
 def _rom_hash(link, length):
@@ -374,18 +374,18 @@ def _write_romfs(link, port, image, report):
     erased a piece at a time, written, completed, then checked. A cut leaves a partition
     whose image differs: main.py is set aside until the end, and the next flash writes
     it again."""
-    badgelink.run(link, "import vfs\ntry:\n vfs.umount(%r)\nexcept OSError:\n pass" % ROM)
+    badgeport.run(link, "import vfs\ntry:\n vfs.umount(%r)\nexcept OSError:\n pass" % ROM)
     smallest = 4
     for offset in range(0, len(image), ROMFS_PREPARE_BYTES):
         length = min(ROMFS_PREPARE_BYTES, len(image) - offset)
-        smallest = max(smallest, int(badgelink.run(
+        smallest = max(smallest, int(badgeport.run(
             link, "print(vfs.rom_ioctl(3, 0, %d, %d))" % (offset, length)).strip() or 4))
     padded = image + b"\xff" * (-len(image) % smallest)
-    badgelink.run(link, "from binascii import a2b_base64 as a")
+    badgeport.run(link, "from binascii import a2b_base64 as a")
     for offset in range(0, len(padded), CHUNK):
-        report.wire_bytes += badgelink.run_counted(link, "vfs.rom_ioctl(4, 0, %d, a(%r))" % (
+        report.wire_bytes += badgeport.run_counted(link, "vfs.rom_ioctl(4, 0, %d, a(%r))" % (
             offset, base64.b64encode(padded[offset:offset + CHUNK]).decode()))
-    badgelink.run(link, "vfs.rom_ioctl(5, 0)")
+    badgeport.run(link, "vfs.rom_ioctl(5, 0)")
     if _rom_hash(link, len(image)) != _sha256(image):
         raise CommandError("%s: its ROMFS partition differs after writing: flash again"
                            % port)
@@ -396,7 +396,7 @@ def _write_romfs(link, port, image, report):
 def set_clock(port, key):
     """The badge's wall clock set to this computer's (its journal then carries real
     times, and its RTC keeps them through resets), with the console unlocked by key."""
-    said = badgelink.ask(port, "clock %d" % int(time.time()), keys=[key])
+    said = badgeport.ask(port, "clock %d" % int(time.time()), keys=[key])
     if not said or not said[-1].startswith("ok clock"):
         raise CommandError("%s: flashed, but its clock was not set: %s"
                            % (port, said[-1] if said else "no answer"))
@@ -408,13 +408,13 @@ def _restart_without_main(link, port, main_there):
     without main.py, nothing starts one. Until main.py is back, a reset lands in the
     REPL, not in a firmware half old, half new. -> the new link."""
     if main_there:
-        badgelink.run(link, "import os\nos.rename(%r, %r)" % (MAIN, PARKED_MAIN))
-    badgelink.reset(link)
+        badgeport.run(link, "import os\nos.rename(%r, %r)" % (MAIN, PARKED_MAIN))
+    badgeport.reset(link)
     time.sleep(RESET_DELAY_S)
-    deadline = time.monotonic() + badgelink.BOOT_TIMEOUT_S
+    deadline = time.monotonic() + badgeport.BOOT_TIMEOUT_S
     while True:
         try:
-            return badgelink.connect(port)
+            return badgeport.connect(port)
         except CommandError:   # still booting (a native-USB port comes back later)
             if time.monotonic() > deadline:
                 raise
@@ -442,7 +442,7 @@ _drop(%r)
 
 def _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree=False):
     for d in _dirs_of(wanted):
-        badgelink.run(link, "import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass" % d)
+        badgeport.run(link, "import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass" % d)
     total = sum(len(files[p]) for p in todo) or 1
     done = 0
     for path in [p for p in todo if p != MAIN]:
@@ -452,12 +452,12 @@ def _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree=Fa
         report.bytes += len(files[path])
         progress(done, total)
     for path in stale:
-        badgelink.run(link, "import os\nos.remove(%r)" % path)
+        badgeport.run(link, "import os\nos.remove(%r)" % path)
         report.removed.append(path)
     if drop_tree:
         # The firmware is in ROMFS: a /cran folder on the file system, even empty,
         # would be found first ("" comes before /rom on sys.path) and hide it.
-        badgelink.run(link, _DROP_TREE % "/cran")
+        badgeport.run(link, _DROP_TREE % "/cran")
     # Only a firmware found whole gets its main.py back.
     _verify(link, port, [p for p in wanted if p != MAIN], wanted)
     if MAIN in todo:   # another main.py (a player's made a station, or back)
@@ -466,14 +466,14 @@ def _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree=Fa
         report.bytes += len(files[MAIN])
         _clean(link, [PARKED_MAIN])   # the old one, set aside: not a cut flash's leftover
     else:
-        badgelink.run(link, "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN))
+        badgeport.run(link, "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN))
 
 
 def _clean(link, leftovers):
     # What a cut flash left: temporary files, a main.py set aside (copied again or put
     # back by now).
     if leftovers:
-        badgelink.run(link, "import os\nfor p in %r:\n try:\n  os.remove(p)\n except OSError:"
+        badgeport.run(link, "import os\nfor p in %r:\n try:\n  os.remove(p)\n except OSError:"
                             "\n  pass" % (leftovers,))
 
 
@@ -490,23 +490,23 @@ def _write(link, path, data):
     Base64, not repr(): a .mpy's bytes as \\xNN escapes would be ~3x longer on a UART.
     -> bytes sent."""
     temp = path + ".new"
-    sent = badgelink.run_counted(link, "from binascii import a2b_base64 as a\n"
+    sent = badgeport.run_counted(link, "from binascii import a2b_base64 as a\n"
                                        "f=open(%r,'wb')\nw=f.write" % temp)
     for i in range(0, len(data), CHUNK):
-        sent += badgelink.run_counted(link, "w(a(%r))"
+        sent += badgeport.run_counted(link, "w(a(%r))"
                                       % base64.b64encode(data[i:i + CHUNK]).decode())
-    return sent + badgelink.run_counted(link, "f.close()\nimport os\nos.rename(%r, %r)"
+    return sent + badgeport.run_counted(link, "f.close()\nimport os\nos.rename(%r, %r)"
                                         % (temp, path))
 
 
 def _status_after_boot(port):
     # What is sent while the badge reboots is lost (as on a UART): ask again and again.
-    deadline = time.monotonic() + badgelink.BOOT_TIMEOUT_S
+    deadline = time.monotonic() + badgeport.BOOT_TIMEOUT_S
     last = None
     time.sleep(RESET_DELAY_S)
     while time.monotonic() < deadline:
         try:
-            return badgelink.status(port, timeout=1.0)
+            return badgeport.status(port, timeout=1.0)
         except CommandError as e:
             last = e
             time.sleep(0.3)
@@ -554,7 +554,7 @@ def _ports(args, roster_ports=()):
     if roster_ports and not ports and not args.all:
         ports = list(roster_ports)
     if args.all:
-        ports += badgelink.usb_ports()
+        ports += badgeport.usb_ports()
         if not ports:
             raise CommandError("--all: no USB serial port found (is a badge plugged in?)")
     if not ports:
@@ -593,7 +593,7 @@ def _board_of_its_config(chip_id, name, board, station=False):
         return None, None
     if not board:
         raise CommandError("badge %s has no config yet: which board is it? give --board ID "
-                           "or a --config" % badgelink.badge_names(chip_id, name))
+                           "or a --config" % badgeport.badge_names(chip_id, name))
     check_board(board)
     return board, None
 
@@ -608,9 +608,9 @@ def install_micropython(port, image, board_id):
                            "release, 1.22 or later)"
                            % (image, "ESP32_GENERIC_C3" if chip == "esp32c3"
                               else "ESP32_GENERIC"))
-    why = badgelink.not_usb(port)
+    why = badgeport.not_usb(port)
     if why is not None:
-        raise badgelink.BadgeError(why)
+        raise badgeport.BadgeError(why)
     offset = "0x0" if chip == "esp32c3" else "0x1000"   # where MicroPython's images go
     cmd = [sys.executable, "-m", "esptool", "--chip", chip, "--port", port, "write-flash",
            "-z", offset, image]
@@ -619,7 +619,7 @@ def install_micropython(port, image, board_id):
         lines = (r.stderr + r.stdout).strip().splitlines()
         # esptool ends with a troubleshooting link; its own reason is the error line.
         said = [x for x in lines if "error" in x.lower()] or lines[-1:] or ["?"]
-        raise badgelink.BadgeError(
+        raise badgeport.BadgeError(
             "%s: esptool could not write MicroPython: %s (is it an ESP32 in its bootloader? "
             "hold BOOT while plugging it in)" % (port, said[-1].strip()))
 
@@ -691,7 +691,7 @@ def _jobs(args):
             raise NewBadge(chip_id)
         raise CommandError("badge %s is in no row of %s: give its row a port, or this id "
                            "in its badge column"
-                           % (badgelink.badge_names(chip_id, name), args.roster))
+                           % (badgeport.badge_names(chip_id, name), args.roster))
     return jobs, find, NamedRows(args.roster, named_rows, by_badge, seen)
 
 
@@ -815,7 +815,7 @@ def _say_reports(reports):
                   len(r.removed), "" if r.copied or r.removed or r.romfs == "written"
                   else " (already up to date)",
                   r.seconds, who, s.get("firmware"),
-                  badgelink.badge_names(s.get("id"), s.get("badge"))))
+                  badgeport.badge_names(s.get("id"), s.get("badge"))))
 
 
 def _flash_new(new, roster, builds, failures, key):
@@ -892,7 +892,7 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None, station=False):
         def one(port):
             task = bars.add_task(port, total=1)
             board, config_text = jobs[port] or (None, None)
-            there = not badgelink.gone(port)
+            there = not badgeport.gone(port)
 
             def progress(done, total):
                 where[port] = (done, total)
@@ -911,7 +911,7 @@ def _flash_all(jobs, find, builds, failures, key=None, new=None, station=False):
             except CommandError as e:
                 with lock:
                     text = str(e)
-                    if isinstance(e, badgelink.LostBadge) or (there and badgelink.gone(port)):
+                    if isinstance(e, badgeport.LostBadge) or (there and badgeport.gone(port)):
                         # Unplugged at any step (its port went with it): a flash cut
                         # short is repaired by the next one (main.py last).
                         text += (": plug it back in and run the same command again (it "

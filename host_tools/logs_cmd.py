@@ -81,17 +81,17 @@ def pull(port, want_config=True, keys=()):
     """-> (journal lines, config dict or None) from the badge on `port`; its config only
     when wanted (a --config file says it already), read with the console unlocked by
     one of keys or this computer's key ring."""
-    from host_tools import badgelink  # only here: --file needs no serial link
-    lines = badgelink.ask(port, "journal", again=True)
+    from host_tools import badgeport  # only here: --file needs no serial link
+    lines = badgeport.ask(port, "journal", again=True)
     if not want_config:
         return lines, None
     try:
-        answer = badgelink.ask(port, "config", again=True, keys=keys)
+        answer = badgeport.ask(port, "config", again=True, keys=keys)
     except CommandError as e:
         answer = []
         print("cran: config not read (%s): the picture names no character" % e,
               file=sys.stderr)
-    return lines, badgelink.first_json(answer, dict)
+    return lines, badgeport.first_json(answer, dict)
 
 
 def draw(svg_text, path):
@@ -116,8 +116,8 @@ def ports_of(args):
     by a link to it) once."""
     found = []
     if args.all:
-        from host_tools import badgelink  # only here: --file needs no serial link
-        found = badgelink.usb_ports()
+        from host_tools import badgeport  # only here: --file needs no serial link
+        found = badgeport.usb_ports()
     ports = []
     seen = set()
     for port in args.port + found:

@@ -5,7 +5,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from cran.core.vocab import INCONNU
-from host_tools import CommandError, badgelink
+from host_tools import CommandError, badgeport
 from host_tools.times import time_left
 
 HELP = "print badges' live state (their console's `status`)"
@@ -21,12 +21,12 @@ def setup(p):
 
 
 def run(args):
-    ports = list(dict.fromkeys(args.port + (badgelink.usb_ports() if args.all else [])))
+    ports = list(dict.fromkeys(args.port + (badgeport.usb_ports() if args.all else [])))
     if not ports:
         raise CommandError("which badge? give --port PORT (repeat it) or --all"
                            + (" (no USB serial port found)" if args.all else ""))
     if len(ports) == 1 and not args.all:
-        return _one(ports[0], badgelink.status(ports[0]), args.json)
+        return _one(ports[0], badgeport.status(ports[0]), args.json)
     # Asked all at once: a sleeping badge can take half a minute to wake.
     with ThreadPoolExecutor(max_workers=min(16, len(ports))) as pool:
         answers = list(pool.map(_ask, ports))
@@ -40,7 +40,7 @@ def run(args):
 
 def _ask(port):
     try:
-        return badgelink.status(port)
+        return badgeport.status(port)
     except CommandError as e:
         return {"error": str(e)}
 
@@ -56,7 +56,7 @@ def _table(ports, answers):
             rows.append((port, "-", "-", "error: " + s["error"], "", "", "", ""))
             continue
         if s.get("station"):
-            rows.append((port, badgelink.badge_names(s.get("id"), None), "-",
+            rows.append((port, badgeport.badge_names(s.get("id"), None), "-",
                          "the game master's station", "", "", "", ""))
             continue
         etat = _etat(s)
@@ -65,7 +65,7 @@ def _table(ports, answers):
         armure = "-" if s.get("armure") is None else "%d%s%s" % (
             s["armure"], " abimee" if s.get("armure_abimee") else "",
             ", casque" if s.get("casque") else "")
-        rows.append((port, badgelink.badge_names(s.get("id"), s.get("badge")),
+        rows.append((port, badgeport.badge_names(s.get("id"), s.get("badge")),
                      s.get("personnage") or "-", etat, armure, _effects(s),
                      "%s%s" % (s.get("jeu"), ", combat" if s.get("combat") else ""),
                      _clock(s.get("clock"))))
@@ -104,7 +104,7 @@ def _one(port, s, as_json):
         return 0
     print("%s: %s on %s (badge %s), firmware %s, up %s" % (
         port, s.get("personnage") or "(no name)", s.get("board"),
-        badgelink.badge_names(s.get("id"), s.get("badge")), s.get("firmware"),
+        badgeport.badge_names(s.get("id"), s.get("badge")), s.get("firmware"),
         _left(s.get("uptime_ms"))))
     print("  etat      %s" % _etat(s))
     if s["etat"] == INCONNU:

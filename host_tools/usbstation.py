@@ -6,7 +6,7 @@
 # frame heard (a station's error, noise) is kept, counted and shown, never a crash.
 import json
 
-from host_tools import CommandError, badgelink
+from host_tools import CommandError, badgeport
 
 KEEP_NOTES = 5   # the station's last words that were not frames, for the screen
 MAX_LINE = 1024  # the longest the station says: "heard", a signal, 500 hex digits
@@ -15,14 +15,14 @@ MAX_LINE = 1024  # the longest the station says: "heard", a signal, 500 hex digi
 def open_station(port):
     """The station on port, checked to be one (its `status`), its line opened for the
     session. -> UsbRadio; CommandError naming the port and what to do."""
-    status = badgelink.status(port)   # a badge at its REPL is booted into its firmware
+    status = badgeport.status(port)   # a badge at its REPL is booted into its firmware
     if not status.get("station"):
         what = ("a player's badge (%s)" % (status.get("personnage") or "no character")
                 if "etat" in status else "not a station (its status: %s)"
                 % json.dumps(status)[:80])
         raise CommandError("%s: %s: make it the station with `cran flash --port %s "
                            "--station`" % (port, what, port))
-    return UsbRadio(port, badgelink.open_port(port), status)
+    return UsbRadio(port, badgeport.open_port(port), status)
 
 
 class UsbRadio:

@@ -9,7 +9,7 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import badgelink, vbadge
+from host_tools import badgeport, vbadge
 from host_tools.runtimes import HOW_TO_GET_CIRCUITPYTHON, find_circuitpython
 
 BOOT_OUT = ("Adafruit CircuitPython 10.2.1 on 2025-11-20; M5Stack AtomS3 Lite with "
@@ -50,7 +50,7 @@ def test_status_and_logs_reach_a_circuitpython_badge_and_nvm_outlives_a_power_cu
         assert "Board ID:m5stack_atoms3_lite\nUID:%s\n" % status["id"].upper() in (
             drive / "boot_out.txt").read_text()
         # Locked by the game key the drive got: a hit through the unlocked console.
-        assert badgelink.ask(badge.port, "coup", keys=())[-1].startswith(
+        assert badgeport.ask(badge.port, "coup", keys=())[-1].startswith(
             "ok coup normal: etat=pleine-forme armure=1")
         people = run_cran("status", "--port", badge.port)
         assert people.returncode == 0 and "Godefroy on atoms3-lite" in people.stdout

@@ -13,7 +13,7 @@ import pytest
 from conftest import run_cran
 from cran import scenario
 from cran.core.engine import FIELDS
-from host_tools import badgelink, build, flash, vbadge
+from host_tools import badgeport, build, flash, vbadge
 
 FIGHT = ["coup", "coup blesse", "effet peur", "coup"]   # Godefroy's, then a fear
 
@@ -64,7 +64,7 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
 
         # The fight over the serial console, as an organiser at a terminal would play
         # it: the console unlocked with the game key cran flash installed.
-        answers = [a[-1] for a in badgelink.ask_lines(port, FIGHT, keys=())]
+        answers = [a[-1] for a in badgeport.ask_lines(port, FIGHT, keys=())]
         got = []
         for line in answers:
             assert line.startswith("ok "), answers
@@ -110,9 +110,9 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
         assert "1 file(s) copied" in out and "status: Godefroy %s" % got[-1][0] in out
 
         # A module lost on the badge: the next flash finds and copies just it.
-        link = badgelink.connect(port)
-        badgelink.run(link, "import os\nos.remove('/cran/menu.mpy')")
-        badgelink.close(link)
+        link = badgeport.connect(port)
+        badgeport.run(link, "import os\nos.remove('/cran/menu.mpy')")
+        badgeport.close(link)
         out = _flash("--roster", _roster(tmp_path, port, armor="cuir"))
         assert "1 file(s) copied" in out
 
@@ -166,17 +166,17 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
                 badge.kill()
 
         with_cut_files = _OtherBuild(str(tmp_path))
-        with pytest.raises(badgelink.LostBadge):   # cran flash adds: plug it back in, again
+        with pytest.raises(badgeport.LostBadge):   # cran flash adds: plug it back in, again
             flash.flash_one(port, "atom-lite", None, with_cut_files, cut)
         assert with_cut[0]
     with vbadge.running(image) as badge:
         port = badge.port
         # Half-flashed: main.py was set aside first, so the badge waits at its REPL
         # rather than start a half-old, half-new firmware.
-        link = badgelink.connect(port)
-        assert badgelink.run(link, "import os\nprint(sorted(os.listdir('/')))").count(
+        link = badgeport.connect(port)
+        assert badgeport.run(link, "import os\nprint(sorted(os.listdir('/')))").count(
             "main.py.off") == 1
-        badgelink.close(link)
+        badgeport.close(link)
         report = flash.flash_one(port, "atom-lite", None, with_cut_files)
         assert report.repaired and 0 < len(report.copied) < len(with_cut_files.files(None))
         assert report.status["etat"] == "pleine-forme"
@@ -196,9 +196,9 @@ def test_status_of_a_badge_with_no_firmware_says_the_command_that_mends_it(tmp_p
                             "(BOARD: atom-lite, atom-matrix, esp32-devkitc, esp32c3-supermini,"
                             " m5stickc-plus) installs it\n" % (port, port))
         _flash("--port", port, "--board", "atom-lite")
-        link = badgelink.connect(port)
-        badgelink.run(link, "import os\nos.rename('/main.py', '/main.py.off')")
-        badgelink.reset(link)
+        link = badgeport.connect(port)
+        badgeport.run(link, "import os\nos.rename('/main.py', '/main.py.off')")
+        badgeport.reset(link)
         r = run_cran("status", "--port", port)
         assert r.returncode == 1
         assert "a flash of this badge was cut short" in r.stderr, r.stderr
@@ -238,10 +238,10 @@ def test_a_board_given_against_the_badge_s_config_is_refused_unless_the_config_i
             "leave --board out to keep it" in r.stderr, r.stderr
         # A config for another chip's board (flashed before cran checked): refused as it
         # is, and the --board it asks for replaces that board, the rest kept.
-        link = badgelink.connect(port)
-        badgelink.run(link, "f = open('/config.json', 'w')\nf.write(%r)\nf.close()" % json.dumps(
+        link = badgeport.connect(port)
+        badgeport.run(link, "f = open('/config.json', 'w')\nf.write(%r)\nf.close()" % json.dumps(
             {"board": "esp32c3-supermini", "character": {"name": "Ali"}}))
-        badgelink.close(link)
+        badgeport.close(link)
         r = run_cran("flash", "--port", port)
         assert r.returncode == 1 and r.stderr.endswith(
             "give the board of an ESP32 (atom-lite, atom-matrix, esp32-devkitc or "
@@ -302,15 +302,15 @@ def test_a_flashed_badge_is_locked_and_only_its_game_key_opens_it(tmp_path):
         _flash("--roster", roster)
         # A player at the USB port: status reads, actions don't, and mpremote's Ctrl-C
         # is a byte like any other: no REPL.
-        assert json.loads(badgelink.ask(port, "status")[0])["etat"] == "pleine-forme"
-        assert badgelink.ask(port, "soin complet") == [LOCKED]
+        assert json.loads(badgeport.ask(port, "status")[0])["etat"] == "pleine-forme"
+        assert badgeport.ask(port, "soin complet") == [LOCKED]
         try:   # mpremote waits for a raw REPL that never comes
             proc = subprocess.run([mpremote, "connect", port, "exec", "print(6*7)"],
                                   capture_output=True, text=True, timeout=8)
             assert proc.returncode != 0 and "42" not in proc.stdout, proc.stdout
         except subprocess.TimeoutExpired as e:
             assert b"42" not in (e.stdout or b"")
-        assert json.loads(badgelink.ask(port, "status")[0])["etat"] == "pleine-forme"
+        assert json.loads(badgeport.ask(port, "status")[0])["etat"] == "pleine-forme"
         # Another computer, without the game key: refused, and told why.
         r = run_cran("flash", "--roster", roster,
                      env={"CRAN_HOME": str(tmp_path / "another-laptop")})
@@ -320,7 +320,7 @@ def test_a_flashed_badge_is_locked_and_only_its_game_key_opens_it(tmp_path):
         # that has a config needs no --board again.
         assert "(already up to date)" in _flash("--roster", roster)
         assert "(already up to date)" in _flash("--port", port)
-        assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
+        assert badgeport.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
 
 
 def test_an_organiser_types_actions_to_a_locked_badge_with_cran_console(tmp_path):
@@ -328,7 +328,7 @@ def test_an_organiser_types_actions_to_a_locked_badge_with_cran_console(tmp_path
     with vbadge.running(tmp_path / "badge.img") as badge:
         port = badge.port
         _flash("--roster", _roster(tmp_path, port))
-        assert badgelink.ask(port, "coup blesse") == [LOCKED]   # a player's terminal
+        assert badgeport.ask(port, "coup blesse") == [LOCKED]   # a player's terminal
         # Lines given: each sent unlocked with the game key this computer flashed.
         r = run_cran("console", "--port", port, "coup blesse", "status")
         assert r.returncode == 0, r.stderr
@@ -356,24 +356,24 @@ def test_a_damaged_firmware_file_is_named_never_imported_and_the_next_flash_mend
         port = badge.port
         roster = _roster(tmp_path, port)
         _flash("--roster", roster)
-        assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
+        assert badgeport.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
         # Half of a module lost (a write cut short, a worn block): the app's own, whose
         # import could hang; then the chip resets.
-        link = badgelink.connect(port, ())
-        badgelink.run(link, "f = open('/cran/app.mpy', 'rb')\nd = f.read()\nf.close()\n"
+        link = badgeport.connect(port, ())
+        badgeport.run(link, "f = open('/cran/app.mpy', 'rb')\nd = f.read()\nf.close()\n"
                             "f = open('/cran/app.mpy', 'wb')\nf.write(d[:len(d) // 2])\n"
                             "f.close()")
-        badgelink.reset(link)
-        status = badgelink.status(port)
+        badgeport.reset(link)
+        status = badgeport.status(port)
         assert status["error"] == "firmware /cran/app.mpy: damaged (reflash: cran flash)"
-        journal = [json.loads(x) for x in badgelink.ask(port, "journal")]
+        journal = [json.loads(x) for x in badgeport.ask(port, "journal")]
         assert journal[-1]["error"] == "cannot start: " + status["error"]
         # A player can't reach the REPL of a badge that can't start either.
-        assert badgelink.ask(port, "coup") == [
+        assert badgeport.ask(port, "coup") == [
             "error: the badge could not start: " + status["error"]]
         out = _flash("--roster", roster)
         assert "1 file(s) copied" in out and "status: Godefroy pleine-forme" in out
-        assert badgelink.status(port)["armure"] == 1   # the hit before, kept
+        assert badgeport.status(port)["armure"] == 1   # the hit before, kept
 
 
 def test_a_badge_with_a_romfs_partition_gets_its_firmware_there_run_in_place(tmp_path):
@@ -388,27 +388,27 @@ def test_a_badge_with_a_romfs_partition_gets_its_firmware_there_run_in_place(tmp
         # main.py, board file, config, game key, manifest: no module on the file system
         assert "%s: ok, 5 file(s) copied" % port in out and "written to ROMFS" in out
         assert "status: Godefroy pleine-forme" in out
-        assert badgelink.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
-        link = badgelink.connect(port, ())
-        where = badgelink.run(link, "import os, cran\nprint(cran.__file__, 'cran' in "
+        assert badgeport.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
+        link = badgeport.connect(port, ())
+        where = badgeport.run(link, "import os, cran\nprint(cran.__file__, 'cran' in "
                                     "os.listdir('/'))").split()
         assert where == ["/rom/cran/__init__.mpy", "False"]
         # A module left on the file system (an older firmware's, before the badge had
         # ROMFS) would hide the ROMFS one ("" comes before /rom on sys.path), and so
         # would its empty folder: a flash removes both.
-        badgelink.run(link, "os.mkdir('/cran')\nf = open('/cran/menu.mpy', 'wb')\n"
+        badgeport.run(link, "os.mkdir('/cran')\nf = open('/cran/menu.mpy', 'wb')\n"
                             "f.write(b'old')\nf.close()")
-        badgelink.reset(link)
+        badgeport.reset(link)
         out = _flash("--roster", roster)
         assert "0 file(s) copied" in out and "firmware in ROMFS, 1 removed" in out
         # The partition's first block erased (a write cut short): the next flash sees
         # the image differ, writes it again, and the hit before is still there.
-        link = badgelink.connect(port, ())
-        badgelink.run(link, "import vfs\nvfs.umount('/rom')\nvfs.rom_ioctl(3, 0, 0, 4096)")
-        badgelink.reset(link)   # main.py finds every module missing: its REPL
+        link = badgeport.connect(port, ())
+        badgeport.run(link, "import vfs\nvfs.umount('/rom')\nvfs.rom_ioctl(3, 0, 0, 4096)")
+        badgeport.reset(link)   # main.py finds every module missing: its REPL
         out = _flash("--roster", roster)
         assert "written to ROMFS" in out and "status: Godefroy pleine-forme" in out
-        assert badgelink.status(port)["armure"] == 1   # the hit before, kept
+        assert badgeport.status(port)["armure"] == 1   # the hit before, kept
 
 
 def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(tmp_path):
@@ -474,9 +474,9 @@ def test_logs_all_draws_every_badge_in_one_fight_on_the_wall_clock(tmp_path, mon
         for i, (port, hit) in enumerate(zip(ports, hits)):
             if i:
                 time.sleep(2)
-            assert badgelink.ask_lines(port, [hit], keys=())[0][-1].startswith("ok ")
+            assert badgeport.ask_lines(port, [hit], keys=())[0][-1].startswith("ok ")
         # --all: every USB serial port (a vbadge's pty is none: they are named here).
-        monkeypatch.setattr(badgelink, "usb_ports", lambda: ports)
+        monkeypatch.setattr(badgeport, "usb_ports", lambda: ports)
         out = tmp_path / "fight.png"
         assert cli.main(["logs", "--all", "--json", "--out", str(out)]) == 0
         badges = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -511,7 +511,7 @@ def test_the_soak_runs_its_three_phases_in_small(tmp_path):
     import subprocess
     import sys
     env = dict(os.environ, SOAK_LINES="80", SOAK_KILLS="1", SOAK_SEED="3")
-    r = subprocess.run([sys.executable, os.path.join(os.path.dirname(badgelink.__file__),
+    r = subprocess.run([sys.executable, os.path.join(os.path.dirname(badgeport.__file__),
                                                      "..", "bench", "soak.py")],
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]

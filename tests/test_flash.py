@@ -11,7 +11,7 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import badgelink, build
+from host_tools import badgeport, build
 
 
 def test_no_port_is_a_clear_error():
@@ -67,9 +67,9 @@ def test_a_busy_port_is_named_busy():
 
 
 @pytest.mark.parametrize("lost", [
-    badgelink.LostBadge("%s: lost the badge: device reports readiness to read"),
+    badgeport.LostBadge("%s: lost the badge: device reports readiness to read"),
     # Unplugged while it rebooted: its port gone, `status` never came.
-    badgelink.CommandError("%s: flashed, but `status` did not answer after the reset"),
+    badgeport.CommandError("%s: flashed, but `status` did not answer after the reset"),
 ])
 def test_a_badge_unplugged_mid_flash_is_told_to_run_the_same_command_again(
         tmp_path, monkeypatch, capsys, lost):
@@ -89,7 +89,7 @@ def test_a_badge_unplugged_mid_flash_is_told_to_run_the_same_command_again(
 
 
 def test_a_port_where_no_micropython_answers(monkeypatch):
-    # A knock of 1 s, not 35 (badgelink.wake): nothing sleeps behind this port.
+    # A knock of 1 s, not 35 (badgeport.wake): nothing sleeps behind this port.
     monkeypatch.setenv("CRAN_KNOCK_S", "1")
     controller, device = pty.openpty()
     name = os.ttyname(device)
@@ -280,14 +280,14 @@ def test_a_sleeping_badge_is_knocked_awake():
     said = []
     badge = _SleepyBadge()
     started = time.monotonic()
-    assert badgelink.wake(badge, "P", knock_s=3, say=said.append) == "firmware"
+    assert badgeport.wake(badge, "P", knock_s=3, say=said.append) == "firmware"
     # Within a sleep or two: a busy machine may delay a knock past one awake window.
     assert time.monotonic() - started < 2 * 0.6 + 0.5 and badge.lost > 0
     assert said in ([], ["P: waking the badge (asleep, it hears nothing for up to 30 s)"])
-    assert badgelink.wake(_SleepyBadge(kind="repl"), "P", knock_s=3) == "repl"
+    assert badgeport.wake(_SleepyBadge(kind="repl"), "P", knock_s=3) == "repl"
     said = []
     started = time.monotonic()
-    assert badgelink.wake(_SleepyBadge(kind="nothing"), "P", knock_s=2, say=said.append) \
+    assert badgeport.wake(_SleepyBadge(kind="nothing"), "P", knock_s=2, say=said.append) \
         is None
     assert time.monotonic() - started >= 2 and len(said) == 1
 
@@ -311,7 +311,7 @@ def test_status_says_a_badge_could_not_save(monkeypatch, capsys):
     from host_tools import cli
     status = {"etat": "blesse", "armure": 0, "effets": {}, "jeu": "en-jeu", "board": "atom-lite",
               "firmware": "0.1.0", "uptime_ms": 1000, "save_error": "OSError(28, 'ENOSPC')"}
-    monkeypatch.setattr(badgelink, "status", lambda port: dict(status))
+    monkeypatch.setattr(badgeport, "status", lambda port: dict(status))
     assert cli.main(["status", "--port", "P"]) == 1
     assert capsys.readouterr().out.splitlines()[-1] == (
         "  NOT SAVED the last save failed: OSError(28, 'ENOSPC')")
@@ -328,9 +328,9 @@ def test_a_port_that_is_not_usb_is_refused_at_once():
     from serial.tools.list_ports_common import ListPortInfo
     uart, usb = ListPortInfo("/dev/ttyS0"), ListPortInfo("/dev/ttyUSB0")
     usb.vid, usb.pid = 0x1A86, 0x55D4   # a CH9102, as on an Atom Lite
-    assert badgelink.not_usb("/dev/ttyUSB0", [uart, usb]) is None
-    assert badgelink.not_usb("/dev/pts/3", [uart, usb]) is None   # unlisted: a vbadge's
-    said = badgelink.not_usb("/dev/ttyS0", [uart, usb])
+    assert badgeport.not_usb("/dev/ttyUSB0", [uart, usb]) is None
+    assert badgeport.not_usb("/dev/pts/3", [uart, usb]) is None   # unlisted: a vbadge's
+    said = badgeport.not_usb("/dev/ttyS0", [uart, usb])
     assert said.startswith("/dev/ttyS0 is a serial port of this computer, not a USB one")
     assert said.endswith("USB serial ports now: /dev/ttyUSB0)")
     own = [p.device for p in list_ports.comports() if p.vid is None]

@@ -269,12 +269,12 @@ def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(mic
         r = run_cran("status", "--port", badge.port)
         assert r.stdout.startswith("%s: the game master's station" % badge.port)
         # A station holds no key, no app: its files are the relay's.
-        from host_tools import badgelink
-        link = badgelink.connect(badge.port)
+        from host_tools import badgeport
+        link = badgeport.connect(badge.port)
         try:
-            top, cran = badgelink.run(link, look).strip().split("] [")
+            top, cran = badgeport.run(link, look).strip().split("] [")
         finally:
-            badgelink.close(link)
+            badgeport.close(link)
         assert "'game.key'" not in top and "'main.py.off'" not in top
         assert "'station.mpy'" in cran and "'app.mpy'" not in cran
         # Flashed again as it is, it stays one.

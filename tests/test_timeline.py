@@ -21,7 +21,7 @@ from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.storage import Journal, StateStore
-from host_tools import badgelink, cli, journal, timeline, timeline_svg, times
+from host_tools import badgeport, cli, journal, timeline, timeline_svg, times
 
 DATA = os.path.join(REPO, "tests", "data")
 GODEFROY = os.path.join(DATA, "journal-godefroy.jsonl")
@@ -739,8 +739,8 @@ def test_the_default_picture_goes_in_the_current_folder(tmp_path, monkeypatch):
 
 
 class FakeLink:
-    """host_tools.badgelink as `cran logs --port` uses it: ask(port, line) -> lines."""
-    first_json = staticmethod(badgelink.first_json)
+    """host_tools.badgeport as `cran logs --port` uses it: ask(port, line) -> lines."""
+    first_json = staticmethod(badgeport.first_json)
 
     def __init__(self):
         self.asked = []
@@ -754,8 +754,8 @@ class FakeLink:
 
 def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
     link = FakeLink()
-    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
-    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
+    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["logs", "--port", "/dev/ttyUSB0", "--save", "saved.jsonl"]) == 0
     assert link.asked == [("/dev/ttyUSB0", "journal"), ("/dev/ttyUSB0", "config")]
@@ -766,8 +766,8 @@ def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
 
 def test_port_with_a_config_file_asks_only_the_journal(tmp_path, capsys, monkeypatch):
     link = FakeLink()
-    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
-    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
+    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
     config = tmp_path / "ali.json"
     config.write_text(json.dumps({"board": "atom-matrix", "character": {"name": "Ali"}}))
     assert cli.main(["logs", "--port", "COM3", "--config", str(config),
@@ -784,8 +784,8 @@ def test_port_draws_even_when_the_config_is_not_read(tmp_path, capsys, monkeypat
             raise host_tools.CommandError("%s: the badge's firmware does not answer" % port)
         return FakeLink.ask(link, port, line)
     link.ask = ask
-    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
-    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
+    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
     assert cli.main(["logs", "--port", "COM3", "--out", str(tmp_path / "c.svg")]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("journal: Godefroy, atom-lite; 7 entries")
@@ -933,8 +933,8 @@ def test_cran_logs_several_ports_leaves_out_the_one_that_fails(tmp_path, capsys,
         return FakeLink.ask(link, port, line)
     link.ask = ask
     link.usb_ports = lambda: ["COM3", "COM4"]
-    monkeypatch.setitem(sys.modules, "host_tools.badgelink", link)
-    monkeypatch.setattr(host_tools, "badgelink", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
+    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["logs", "--all", "--port", "COM3"]) == 1
     captured = capsys.readouterr()
@@ -956,6 +956,6 @@ def test_cran_logs_several_bad_input_exits_2(tmp_path, capsys, monkeypatch, args
 
 
 def test_cran_logs_all_with_no_badge_plugged_says_so(capsys, monkeypatch):
-    monkeypatch.setattr(badgelink, "usb_ports", lambda: [])
+    monkeypatch.setattr(badgeport, "usb_ports", lambda: [])
     assert cli.main(["logs", "--all"]) == 2
     assert "no USB serial port found" in capsys.readouterr().err

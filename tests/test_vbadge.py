@@ -13,7 +13,7 @@ import pytest
 import serial
 
 from conftest import REPO, run_cran
-from host_tools import badgelink, vbadge
+from host_tools import badgeport, vbadge
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 CONFIG = {"board": "atom-lite", "character": {"name": "Godefroy", "armor": "metal"}}
@@ -105,7 +105,7 @@ def test_flashed_firmware_boots_and_answers_on_the_console(tmp_path):
         assert status["personnage"] == "Godefroy"
         assert (status["etat"], status["armure"]) == ("pleine-forme", 2)
         # Sent once (a hit sent twice counts twice), its answer found by the end marker.
-        assert badgelink.ask(badge.port, "coup")[-1].startswith(
+        assert badgeport.ask(badge.port, "coup")[-1].startswith(
             "ok coup normal: etat=pleine-forme armure=1")
         # mpremote's Ctrl-C stops the app's console loop, as on a badge.
         assert mpremote(badge.port, "exec", "print(6*7)").strip() == "42"
@@ -144,14 +144,14 @@ def test_a_badge_whose_flash_lost_its_records_comes_back_from_nvs(tmp_path):
         flash_firmware(badge.port, tmp_path)
         reset(badge.port)
         ask(badge.port, "status")   # booted
-        assert badgelink.ask(badge.port, "coup blesse")[-1].startswith(
+        assert badgeport.ask(badge.port, "coup blesse")[-1].startswith(
             "ok coup blesse: etat=blesse")
         # LittleFS loses both records (mpremote's Ctrl-C first stops the app).
         mpremote(badge.port, "exec", "import os\nfor n in os.listdir('/'):\n"
                                      "    if n.startswith('state.'): os.remove(n)")
         reset(badge.port)
         assert json.loads(ask(badge.port, "status"))["etat"] == "blesse"
-        journal = badgelink.ask(badge.port, "journal")
+        journal = badgeport.ask(badge.port, "journal")
         assert [line for line in journal if '"restored"' in line]
 
 
