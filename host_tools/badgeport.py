@@ -3,6 +3,7 @@
 # Every failure becomes one CommandError naming the port and what to do.
 import json
 import os
+import re
 import time
 
 from host_tools import CommandError
@@ -286,6 +287,9 @@ def _ask_lines(port, lines, timeout, again, keys):
 
 
 _RAW_BANNER = b"raw REPL; CTRL-B to exit"
+# A host's own marks (wake()'s and _ask()'s nonces) and the echo of their lines: no
+# answer line of a badge is one.
+_OURS = re.compile(r"^(echo )?cran-(wake-)?\d+$")
 _SOFT_REBOOT = b"soft reboot"   # MicroPython's "MPY: soft reboot"
 
 
@@ -312,9 +316,10 @@ def _ask(conn, port, line, timeout, again):
             lines = [x.strip("\r") for x in got.decode("utf-8", "replace").split("\n")]
             if nonce in lines:
                 answer = lines[:lines.index(nonce)]
-                # A terminal's echo of what was sent is not an answer.
+                # A terminal's echo of what was sent is not an answer, nor what a knock
+                # sent again while a slow badge woke left behind (its echo, its answer).
                 return [x for x in answer
-                        if x.strip() and x.strip() not in (line, "echo " + nonce)]
+                        if x.strip() and x.strip() != line and not _OURS.match(x.strip())]
         if not woke and (got.endswith(b">>> ") or _RAW_BANNER in got[seen:]):
             # At the REPL, not in the firmware: leave raw REPL, soft reset, ask again.
             conn.write(b"\r\x02\x04")

@@ -342,3 +342,26 @@ def test_a_port_that_is_not_usb_is_refused_at_once():
         r = run_cran(*args, "--port", own[0])
         assert r.returncode == 1 and "not a USB one" in r.stderr, (args, r.stderr)
         assert time.monotonic() - started < 20, args
+
+
+def test_a_knocks_leftovers_are_no_part_of_an_answer():
+    # A badge slow to wake answers the knock's echo twice (sent again every 0.5 s): the
+    # second copy's echo and answer came after the knock was done, inside the next
+    # question's answer (a journal line 'echo cran-wake-757833214', read as JSON).
+    import re as regex
+
+    class SlowBadge:
+        def __init__(self):
+            self.out = b""
+
+        def write(self, data):
+            asked = regex.search(rb"echo (cran-\d+)", data)
+            if asked:   # the leftovers first, then the answer and the question's mark
+                self.out += (b"echo cran-wake-757833214\r\ncran-wake-757833214\r\n"
+                             b'{"a": "coup"}\r\n' + asked.group(1) + b"\r\n")
+
+        def read(self, n):
+            got, self.out = self.out[:n], self.out[n:]
+            return got
+
+    assert badgeport._ask(SlowBadge(), "PORT", "journal", 5, False) == ['{"a": "coup"}']
