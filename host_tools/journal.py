@@ -474,9 +474,9 @@ def note(raw):
     if "late_undo" in raw:
         late = raw["late_undo"]
         if whole(late):
-            return ("double press: nothing taken back (the last action came %.1f s before; "
-                    "an undo takes it back within %d s)" % (late / 1000, UNDO_MS // 1000))
-        return "double press: nothing to take back (no action of the wearer's since)"
+            return ("double press %.1f s after the action: too late to undo (%d s)"
+                    % (late / 1000, UNDO_MS // 1000))
+        return "double press: nothing to undo"
     if raw.get("radio") == "offer" and isinstance(value, str):
         return "radio: %s offered to the wearer (a long press takes it)" % value
     if raw.get("radio") == "offered" and (value is None or isinstance(value, str)):
