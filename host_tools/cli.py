@@ -11,6 +11,7 @@ COMMANDS = (
     ("scenario", "host_tools.scenario_cmd"),
     ("sim", "host_tools.sim_cmd"),
     ("vbadge", "host_tools.vbadge"),
+    ("vchip", "host_tools.vchip"),
     ("config", "host_tools.roster"),
     ("logs", "host_tools.logs_cmd"),
     ("card", "host_tools.card"),

@@ -332,8 +332,9 @@ def main():
         watchdog.close(watchdog_left_ms())
 
 
-try:
-    main()
-except KeyboardInterrupt:
-    # Ctrl-C before main.py ran: the boot stops here, as a board's goes to its REPL.
-    pass
+if __name__ == "__main__":   # (vchip_boot.py imports its helpers)
+    try:
+        main()
+    except KeyboardInterrupt:
+        # Ctrl-C before main.py ran: the boot stops here, as a board's goes to its REPL.
+        pass
