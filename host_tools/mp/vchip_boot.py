@@ -66,7 +66,21 @@ def main():
     sys.argv[:] = rest if mode == "file" else [""]
     code = compile(source, name, "exec")
     gc.collect()
-    exec(code, {"__name__": "__main__", "gc": gc, "vfs": vfs})
+    try:
+        exec(code, {"__name__": "__main__", "gc": gc, "vfs": vfs})
+    finally:
+        _power_off()
+
+
+def _power_off():
+    """The program is over: the chip goes off the air at once (a field's hub would
+    otherwise take it for a listening radio, and acknowledge frames for it, until it
+    has been silent for a while)."""
+    import espnow
+    import network
+    espnow.ESPNow().active(False)
+    for interface in (network.STA_IF, network.AP_IF):
+        network.WLAN(interface).active(False)
 
 
 main()
