@@ -17,6 +17,7 @@ COMMANDS = (
     ("card", "host_tools.card"),
     ("flash", "host_tools.flash"),
     ("status", "host_tools.status_cmd"),
+    ("check", "host_tools.check_cmd"),
     ("console", "host_tools.console_cmd"),
     ("field", "host_tools.field_cmd"),
     ("air", "host_tools.air_cmd"),

@@ -28,7 +28,7 @@ def setup(p):
 
 
 def run(args):
-    keys = _keys(args.settings)
+    keys = settings_keys(args.settings)
     if args.line:
         return _send(args.port, args.line, keys)
     if not sys.stdin.isatty():   # lines from a file or a pipe: no prompt
@@ -73,7 +73,8 @@ def _send(port, lines, keys):
     return int(failed)
 
 
-def _keys(settings):
+def settings_keys(settings):
+    """The game key of the settings file given (--settings), to unlock a badge with."""
     if not settings:
         return ()
     from host_tools.roster import RosterError, read_game_key
