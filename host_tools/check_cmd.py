@@ -27,7 +27,8 @@ OLDEST = (1, 22)   # docs/ORGANISER.md: MicroPython 1.22 or later
 _FEED = "import machine\nmachine.WDT(timeout=%d)\n" % WATCHDOG_MS
 
 # What the badge is (one line of JSON): chip, MicroPython, the flash, where the firmware is.
-_READ = _FEED + """import gc, json, os, sys
+# (No watchdog fed here: a CircuitPython badge has no machine module, and is told so.)
+_READ = """import gc, json, os, sys
 u = os.uname()
 try:
     with open('/config.json') as f:
@@ -49,6 +50,7 @@ except Exception:
     rom = False
 s = os.statvfs('/')
 print(json.dumps({'machine': u.machine, 'release': u.release, 'about': u.version,
+                  'python': sys.implementation.name,
                   'version': list(sys.implementation.version[:3]),
                   'bits': 64 if sys.maxsize > 2 ** 32 else 32,
                   'board': c.get('board'), 'badge': c.get('badge'), 'rom': rom,
@@ -120,6 +122,10 @@ def run(args):
     failed = False
     try:
         facts = json.loads(_last_line(badgelink.run(link, _READ)))
+        if facts["python"] != "micropython":
+            raise CommandError("%s: a %s badge: cran check reads MicroPython ones (its "
+                               "state: cran status --port %s)" % (args.port, facts["python"],
+                                                                  args.port))
         started = json.loads(_last_line(badgelink.run(link, _START, timeout=60)))
         for line in describe(args.port, facts, started, read_figures()):
             print(line)

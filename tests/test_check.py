@@ -102,6 +102,7 @@ def test_each_look_s_colour_is_told_in_words(rgb, word):
 
 
 FACTS = {"machine": "Generic ESP32 module with ESP32", "version": [1, 24, 1], "bits": 32,
+         "python": "micropython",
          "board": "atom-lite", "badge": "b01", "rom": False, "flash_free": 1900000,
          "flash_total": 2097152, "firmware_bytes": 99000, "about": "v1.24.1 on 2024-11-29"}
 FIGURES = {"boards": {"atom-lite": {"after_boot": 56560, "romfs_after_boot": 32416}}}
