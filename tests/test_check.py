@@ -128,3 +128,14 @@ def test_a_chip_with_a_small_heap_or_an_old_micropython_is_said_so():
     assert lines[0].endswith("MicroPython 1.20.0 (TOO OLD: cran needs 1.22 or later)")
     assert "LESS than the 108 KB budget" in lines[3]
     assert lines[4].startswith("  bench     no figure of make bench for board atom-lite")
+
+
+def test_a_circuitpython_badge_is_told_what_reads_it():
+    from host_tools.runtimes import find_circuitpython
+    if find_circuitpython() is None:
+        pytest.skip("no CircuitPython interpreter (../shared/tools/circuitpython)")
+    with vbadge.running(board="atoms3-lite") as badge:
+        r = run_cran("check", "--port", badge.port)
+    assert r.returncode == 2 and r.stderr == (
+        "cran: %s: a circuitpython badge: cran check reads MicroPython ones (its state: "
+        "cran status --port %s)\n" % (badge.port, badge.port))
