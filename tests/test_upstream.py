@@ -16,9 +16,9 @@ from host_tools import fieldnet
 
 UPSTREAM = os.path.join(os.path.dirname(REPO), "shared", "upstream", "micropython-v1.28.0",
                         "tests")
-# MicroPython v1.28.0's multi_espnow tests, every one: each must pass here (the README's
-# "Any program on the virtual ESP32" says so; one that could not would be named there,
-# with why and with proof that the firmware never uses what it tests).
+# MicroPython v1.28.0's multi_espnow tests, every one: each must pass here (docs/vchip.md
+# says so; one that could not would be named there, with why and with proof that the
+# firmware never uses what it tests).
 MULTI_ESPNOW = ("10_simple_data", "20_send_echo", "30_lmk_echo", "40_recv_test",
                 "50_esp32_rssi_test", "60_irq_test", "70_channel", "75_rate",
                 "80_asyncio_client", "81_asyncio_server", "90_memory_test")
