@@ -5,6 +5,8 @@ import os
 import platform
 import time
 
+from host_tools.bench_figures import MARK, read_figures  # noqa: F401 (run.py's)
+
 TARGET_HEAP_KB = 64      # every board lives the day in this heap (32-bit, .mpy)
 TARGET_PRESS_LED_US = 40   # press -> first LED write, 64-bit unix port
 TARGET_HOURS = 72         # the Atom Lite on 500 mAh: a weekend game and a margin
@@ -12,7 +14,6 @@ TARGET_ENGINE_US = 50.0  # per action in the unix port; an ESP32 is about 50 tim
 # How much slower an ESP32 runs Python than this machine's unix port: MicroPython's
 # perf_bench run here against published ESP32 scores (issue "Fit the chip").
 DEVICE_FACTOR = (170, 320)
-_MARK = "<!-- figures: "
 # cran.radio's timed operations (bench/radio_bench.py): key, label.
 RADIO_TIMES = (
     ("seal_stop_us", "make a game master's stop"),
@@ -61,22 +62,6 @@ def board_figures(day, garbage, timing):
                 "press_saved_us_min": min(timing["press_saved_us"]),
                 "hits_timed": len(timing["press_saved_us"])})
     return out
-
-
-def read_figures(path):
-    """The figures a previous run left in path, or None."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError:
-        return None
-    at = text.rfind(_MARK)
-    if at < 0:
-        return None
-    try:
-        return json.loads(text[at + len(_MARK):text.index(" -->", at)])
-    except ValueError:
-        return None
 
 
 def changes(figures, previous):
@@ -359,7 +344,7 @@ def render(figures, previous):
         "run here against published ESP32 scores; a real flash write comes on top." % (
             boards[sorted(boards)[0]]["hits_timed"], low, high),
         "",
-        _MARK + json.dumps(figures, sort_keys=True) + " -->",
+        MARK + json.dumps(figures, sort_keys=True) + " -->",
         "",
     ]
     return "\n".join(out)

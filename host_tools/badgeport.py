@@ -192,16 +192,18 @@ def close(link):
         pass
 
 
-def run(link, code):
-    """Run code on the badge -> what it printed (text). A traceback is a CommandError."""
-    from mpremote.transport import TransportError, TransportExecError
+def run(link, code, timeout=10):
+    """Run code on the badge -> what it printed (text). A traceback is a CommandError.
+    timeout: the seconds it may stay silent (mpremote's 10 by default)."""
+    from mpremote.transport import TransportError
     try:
-        return link.exec(code).decode()
-    except TransportExecError as e:
-        raise BadgeError("%s: the badge said: %s" % (link.device_name,
-                                                       e.error_output.strip())) from None
+        out, error = link.exec_raw(code, timeout=timeout)
     except (TransportError, OSError) as e:   # OSError: pyserial's, the port is gone
         raise LostBadge("%s: lost the badge: %s" % (link.device_name, e)) from None
+    if error:
+        raise BadgeError("%s: the badge said: %s" % (link.device_name,
+                                                     error.decode().strip()))
+    return out.decode()
 
 
 def run_counted(link, code):

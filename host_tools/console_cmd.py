@@ -6,7 +6,8 @@ import sys
 
 from cran.core.words import ParseError, parse_action
 from cran.scenario import grammar_word
-from host_tools import CommandError, badgeport
+from host_tools import badgeport
+from host_tools.roster import settings_keys
 from host_tools.suggest import did_you_mean
 
 HELP = "type lines to a running badge's console, unlocked with the game key"
@@ -28,7 +29,7 @@ def setup(p):
 
 
 def run(args):
-    keys = _keys(args.settings)
+    keys = settings_keys(args.settings)
     if args.line:
         return _send(args.port, args.line, keys)
     if not sys.stdin.isatty():   # lines from a file or a pipe: no prompt
@@ -71,17 +72,3 @@ def _send(port, lines, keys):
             failed |= text.startswith("error")
     sys.stdout.flush()
     return int(failed)
-
-
-def _keys(settings):
-    if not settings:
-        return ()
-    from host_tools.roster import RosterError, read_game_key
-    try:
-        key = read_game_key(settings)
-    except RosterError as e:
-        raise CommandError("\n".join(e.messages)) from None
-    if key is None:
-        raise CommandError("%s: no \"game_key\" in it (cran config --settings-template "
-                           "makes one)" % settings)
-    return (key,)

@@ -1,12 +1,15 @@
-# A virtual field on one machine: the radios of `cran vbadge --field NAME` badges and of
-# the station (`cran field --virtual NAME`) joined over UDP on loopback through a hub,
-# which carries every frame to every other member as the air would: lost at a given
-# rate, at a signal strength from each member's place on a 30 m square (vhw/air.py's
-# rssi_at). The hub runs in the station's process; the members find it by the field's
-# name (a port file, locked while the hub runs: one air a name). Datagrams: b"J" a
-# member joins (or is still there), b"J" + b"X,Y" one that says where it stands (in m,
-# `cran vbadge --at`), b"F" + frame a member sends; to a member, b"F" + rssi (a signed
-# byte) + frame.
+# A virtual field on one machine: the radios of `cran vbadge --field NAME` badges, of
+# `cran vchip --field NAME` chips and of the station (`cran field --virtual NAME`) joined
+# over UDP on loopback through a hub, which carries every frame as the air and the
+# radios' MAC layer would: lost at a given rate, at a signal strength from each member's
+# place on a 30 m square (vhw/air.py's rssi_at), only to radios listening on the
+# sender's channel, a unicast frame only to the chip of that MAC (the sender told
+# whether it was acknowledged), one at an LR rate only to a radio whose protocol has LR.
+# The hub runs in the station's process; the members find it by the field's name (a port
+# file, locked while the hub runs: one air a name). Datagrams (vhw/espnow.py's): b"J" a
+# member joins or says what changed (its MACs, channel, protocols, whether it listens;
+# then "X,Y", where it stands, in m, `cran vbadge --at`), b"F" a frame it sends; to a
+# member, b"F" a frame it hears and b"A" the answer to a unicast frame it sent.
 import hashlib
 import math
 import os
@@ -149,6 +152,8 @@ class Hub:
             except OSError:
                 pass   # a kernel without it: a frame's time is when it is carried
         self.places = {}    # member address (or a Radio of this process) -> (x, y)
+        self.states = {}    # member address -> its Radio state (what its last b"J" said)
+        self.macs = {}      # a Radio of this process -> its MAC
         self.heard = {}     # member address -> when it last sent anything (monotonic s)
         self.lock = threading.Lock()
         self.carried = 0
@@ -177,6 +182,8 @@ class Hub:
             where = (x, y) if x is not None else self._spot()
             r = Radio(self, *where) if clock is None else StampedRadio(self, *where, clock)
             self.places[r] = (r.x, r.y)
+            # A locally administered address of its own: 02:00:00:00 and its number.
+            self.macs[r] = b"\x02\x00\x00\x00" + struct.pack(">H", len(self.macs) + 1)
         return r
 
     def now_ms(self):
@@ -221,44 +228,87 @@ class Hub:
                 except OSError:   # nothing more waiting (BlockingIOError), or closed
                     return
                 self.heard[addr] = time.monotonic()
-                if data[:1] == b"F" and 0 < len(data) - 1 <= MAX_FRAME:
-                    self._carry(addr, data[1:], at)
-                elif data[:1] == b"J":   # a member joining, or still there, perhaps
-                    said = place(data[1:].decode("ascii", "replace"))   # saying where
-                    if said is not None:
+                if data[:1] == b"F" and len(data) > _SENT_HEAD:
+                    self._sent(addr, data, at)
+                elif data[:1] == b"J" and len(data) >= 1 + _STATE.size:
+                    self.states[addr] = _STATE.unpack_from(data, 1)
+                    said = place(data[1 + _STATE.size:].decode("ascii", "replace"))
+                    if said is not None:   # where it stands, if it says so
                         self.places[addr] = said
                     else:
                         self._place(addr)
 
+    def _sent(self, addr, data, at):
+        seq, dest, channel, rate, flags = _FRAME.unpack_from(data, 1)
+        frame = data[_SENT_HEAD:]
+        if not 0 < len(frame) <= MAX_FRAME:
+            return
+        # The sender's address as its own interface says it: the access point's when
+        # its peer is on that interface (flags bit 1).
+        state = self.states.get(addr)
+        src = (state[1] if flags & 2 else state[0]) if state else bytes(6)
+        acked = self._carry(addr, frame, at, _Sent(src, dest, channel, rate,
+                                                   data[1 + _FRAME.size - 1:_SENT_HEAD]))
+        if _unicast(dest):
+            try:
+                self.sock.sendto(b"A" + struct.pack(">HB", seq, 1 if acked else 0), addr)
+            except OSError:
+                pass   # the sender gone
+
     def carry(self, sender, frame, at=None):
         """frame from sender (an address, or a Radio of this process) to every other
         member; at: when it was sent, on the air's clock (now_ms; None: now). Several
-        threads send: the hub's, the station's, the crowd's."""
+        threads send: the hub's, the station's, the crowd's. A Radio of this process
+        broadcasts on channel 1 at the default rate, as cran.hal.espnow does."""
         with self.lock:
-            self._carry(sender, frame, at)
+            self._carry(sender, frame, at, _Sent(self.macs.get(sender, bytes(6))))
 
-    def _carry(self, sender, frame, at):
+    def _carry(self, sender, frame, at, how):
+        """-> whether a unicast frame reached the chip it is for."""
         self.carried += 1
         if self.on_carry is not None:
             self.on_carry(frame, at)
         x, y = self._place(sender)
+        reached = False
         for member, (mx, my) in self.places.items():
-            if member == sender or self.random.random() < self.loss:
+            if member == sender or not self._hears(member, how):
                 continue
+            if self.random.random() < self.loss:
+                continue
+            reached = True
             rssi = rssi_at(math.hypot(mx - x, my - y))
             if isinstance(member, Radio):
                 member.arrive(frame, rssi, at)
             else:
                 try:
-                    self.sock.sendto(b"F" + bytes([rssi & 0xFF]) + frame, member)
+                    self.sock.sendto(b"F" + bytes([rssi & 0xFF]) + how.src + how.sealed
+                                     + frame, member)
                 except OSError:
                     pass   # a member gone, or not reading: the air does not care
+        return reached and _unicast(how.dest)
+
+    def _hears(self, member, how):
+        """Whether member's radio takes this frame: on its channel, at a rate its
+        protocol has, for one of its addresses (or for all)."""
+        lr = how.rate in _LR_RATES
+        if isinstance(member, Radio):   # this process's: cran.hal.espnow's defaults
+            return (how.channel == 1 and not lr
+                    and (not _unicast(how.dest) or how.dest == self.macs.get(member)))
+        state = self.states.get(member)
+        if state is None:
+            return False   # not yet told what it is
+        sta, ap, channel, hears, listening, up = state
+        if not listening or channel != how.channel or not hears & (2 if lr else 1):
+            return False
+        return (not _unicast(how.dest) or (how.dest == sta and up & 1)
+                or (how.dest == ap and up & 2))
 
     def _forget_the_gone(self):
         gone_before = time.monotonic() - GONE_S
         for member in [m for m, t in self.heard.items() if t < gone_before]:
             del self.heard[member]
             self.places.pop(member, None)
+            self.states.pop(member, None)
 
     def members(self):
         with self.lock:
@@ -277,6 +327,46 @@ class Hub:
         except OSError:
             pass
         os.close(self.held)   # the name free again
+
+
+_BROADCAST = b"\xff" * 6
+_LR_RATES = (41, 42)   # espnow.RATE_LORA_250K, RATE_LORA_500K
+# A member's b"J": its station and access-point MACs, channel, protocols heard (bit 0
+# 802.11b/g/n, bit 1 LR), listening, interfaces up (bit 0 station, bit 1 access point).
+_STATE = struct.Struct(">6s6sBBBB")
+# A member's b"F": its number, to whom, channel, rate, flags (bit 0 encrypted, bit 1 sent
+# from the access point), then the key tag (4 bytes) and the message.
+_FRAME = struct.Struct(">H6sBBB")
+_SENT_HEAD = 1 + _FRAME.size + 4
+
+
+def _unicast(mac):
+    return not mac[0] & 1
+
+
+def join_datagram(at="", mac=b"\x02\x00\x00\x01\x00\x00"):
+    """What a member says as it joins (a program of the host's own, as tests are): a
+    listening station interface on channel 1, hearing 802.11b/g/n, at "X,Y" (or where
+    the hub puts it)."""
+    ap = mac[:5] + bytes([(mac[5] + 1) & 0xFF])
+    return b"J" + _STATE.pack(mac, ap, 1, 1, 1, 1) + at.encode()
+
+
+def frame_datagram(frame, dest=_BROADCAST, seq=0):
+    """A frame a member sends (on channel 1 at the default rate, not encrypted)."""
+    return b"F" + _FRAME.pack(seq, dest, 1, 0, 0) + bytes(4) + frame
+
+
+class _Sent:
+    """How a frame went out: its sender's MAC, to whom, channel, rate, and its seal
+    (encrypted or not, and the key tag) as the receiver is given it."""
+
+    def __init__(self, src, dest=_BROADCAST, channel=1, rate=0, sealed=bytes(5)):
+        self.src = src
+        self.dest = dest
+        self.channel = channel
+        self.rate = rate
+        self.sealed = bytes([sealed[0] & 1]) + sealed[1:]
 
 
 class StampedRadio(Radio):

@@ -608,3 +608,17 @@ def game_key_of(settings, config):
         if os.path.exists(beside):
             return gamekey.read_key_file(beside)
     return None
+
+
+def settings_keys(settings):
+    """The game key of the settings file given (--settings), to unlock a badge with."""
+    if not settings:
+        return ()
+    try:
+        key = read_game_key(settings)
+    except RosterError as e:
+        raise CommandError("\n".join(e.messages)) from None
+    if key is None:
+        raise CommandError("%s: no \"game_key\" in it (cran config --settings-template "
+                           "makes one)" % settings)
+    return (key,)

@@ -69,10 +69,10 @@ def run_scenario(text, runtime="cpython", start_tick=0):
                        timeout=120)
 
 
-def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None):
+def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None, cwd=None):
     """Run a driver of host_tools/mp/ on a runtime (options: the interpreter's own, e.g.
     -X heapsize; compiled: a folder where MicroPython finds the driver as .mpy, run as a
-    module) -> the JSON values it printed."""
+    module; cwd: the folder it runs in) -> the JSON values it printed."""
     exe = interpreter(runtime)
     if exe is None:
         raise RuntimeFailure(HOW_TO_GET_CIRCUITPYTHON if runtime == "circuitpython"
@@ -84,7 +84,7 @@ def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None):
         env = dict(os.environ, MICROPYPATH=compiled + os.pathsep + ".frozen")
         script = ["-m", args[0][:-3]]
     proc = subprocess.run([exe, *options, *script] + args[1:], input=stdin, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
     if proc.returncode != 0:
         raise RuntimeFailure("%s failed (exit %d):\n%s%s" % (
             runtime, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
@@ -243,11 +243,14 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
 
         radio = "+radio" if any("radio" in job.get("config", {}) for job in jobs) else ""
 
+        # The badge's flash is "flash", run from tmp: its paths (the firmware joins its
+        # files to its root) take the badge's heap, and must not grow with $TMPDIR's
+        # length (a badge's root is "/").
         def driver(mode, options):
-            return _json_lines(runtime, ["badge_driver.py", firmware, BOARDS_DIR, flash,
+            return _json_lines(runtime, ["badge_driver.py", firmware, BOARDS_DIR, "flash",
                                          str(start_tick), str(reboot_every),
                                          mode + radio] + vhw,
-                               stdin, 600, options, compiled)
+                               stdin, 600, options, compiled, cwd=tmp)
         options = ()
         if heap_kb is not None:
             if runner is None:

@@ -14,10 +14,11 @@
 #     raw REPL again (the supervisor types the Ctrl-A), which mpremote waits for.
 #   machine.reset(), the watchdog, deepsleep: the chip exits EXIT_RESET + cause, and a
 #     boot chip starts with that reset cause.
-#   The firmware's watchdog: the boot chip writes the time it has left whenever it is
-#     started or fed, and the supervisor resets the chip with WDT_RESET when that runs
-#     out: a hung firmware (which moves no clock) or, after Ctrl-C, the REPL (nothing
-#     can stop the watchdog on an ESP32).
+#   The firmware's watchdog: the chip writes the time it has left whenever it is
+#     started or fed (at the REPL too, where machine.WDT() sets and feeds it), and the
+#     supervisor resets the chip with WDT_RESET when that runs out: a hung firmware
+#     (which moves no clock) or, after Ctrl-C, the REPL unfed (nothing can stop the
+#     watchdog on an ESP32).
 # Nothing outlives the supervisor, even killed with SIGKILL: a chip dies with it (Linux's
 # parent-death signal), and its temporary files are unlinked as soon as they are made,
 # reached through their descriptors (/dev/fd/N in a chip, which inherits them).
@@ -465,8 +466,8 @@ class VBadge:
             if self.typing:
                 poller.register(sys.stdin.fileno(), select.POLLIN)
             timeout = None if connected else IDLE_POLL_MS
-            if self.chip.kind == "boot":
-                timeout = min(timeout or WATCHDOG_LOOK_MS, WATCHDOG_LOOK_MS)
+            # The firmware's watchdog, or one the REPL started or fed: looked at often.
+            timeout = min(timeout or WATCHDOG_LOOK_MS, WATCHDOG_LOOK_MS)
             paced = self.to_chip and self.byte_s is not None   # the line busy till then
             for due in (self.hold_until, self.watchdog_at,
                         self.uart_free_at + self.byte_s if paced else None):
@@ -487,8 +488,8 @@ class VBadge:
                     self._typed()
             if self.hold_until is not None and time.monotonic() >= self.hold_until:
                 self.hold_until = None   # main.py caught the Ctrl-C and goes on
-            if self.chip is not None and self.chip.kind == "boot":
-                self._watchdog_runs_on()   # fed meanwhile? (a running firmware)
+            if self.chip is not None:
+                self._watchdog_runs_on()   # fed meanwhile? (a running firmware, the REPL)
             if self.watchdog_at is not None and time.monotonic() >= self.watchdog_at:
                 self._watchdog_bites()
             if self.chip is not None:

@@ -184,7 +184,7 @@ def test_a_frame_from_a_member_is_timed_when_it_came_not_when_the_hub_got_to_it(
         assert hub.stamped
         with hub.lock:   # the hub's thread held up (a busy laptop) for a second
             sent = hub.now_ms()
-            member.sendto(b"Fframe", ("127.0.0.1", hub.port))
+            member.sendto(fieldnet.frame_datagram(b"frame"), ("127.0.0.1", hub.port))
             time.sleep(1)
             held = hub.now_ms()
         _wait(lambda: carried)
@@ -204,11 +204,11 @@ def test_a_member_gone_silent_is_no_longer_carried_to_nor_counted(monkeypatch):
     hub.radio(1, 1)
     member = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        member.sendto(b"J3,4", ("127.0.0.1", hub.port))
+        member.sendto(fieldnet.join_datagram("3,4"), ("127.0.0.1", hub.port))
         _wait(lambda: hub.members() == 2)
         time.sleep(0.7)
         assert hub.members() == 1
-        member.sendto(b"Fframe", ("127.0.0.1", hub.port))
+        member.sendto(fieldnet.frame_datagram(b"frame"), ("127.0.0.1", hub.port))
         _wait(lambda: hub.members() == 2)
     finally:
         member.close()

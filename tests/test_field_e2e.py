@@ -125,7 +125,7 @@ def _forge(template, name, frames, key=None):
     rogue = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     hub = ("127.0.0.1", fieldnet.hub_port(name))
     for n in range(700):
-        rogue.sendto(b"F" + forged[n % len(forged)], hub)
+        rogue.sendto(fieldnet.frame_datagram(forged[n % len(forged)]), hub)
         time.sleep(0.002)
     rogue.close()
 

@@ -190,6 +190,20 @@ def test_the_watchdog_runs_on_at_the_repl(tmp_path):
         assert said.endswith(b"booted 3\r\n"), said
 
 
+def test_the_repl_feeds_the_watchdog_as_an_esp32s_can(tmp_path):
+    # At the REPL, machine.WDT() sets the running watchdog and feeds it (cran check's
+    # steps do so): fed every half second, a 2 s watchdog never bites in 4 s.
+    main = tmp_path / "main.py"
+    main.write_text("import machine, time\nw = machine.WDT(timeout=2000)\n"
+                    "while True:\n    w.feed()\n    time.sleep_ms(100)\n")
+    fed = ("import machine, time\nfor i in range(8):\n    machine.WDT(timeout=2000)\n"
+           "    time.sleep_ms(500)\nprint(machine.reset_cause())")
+    with vbadge.running() as badge:
+        mpremote(badge.port, "fs", "cp", str(main), ":main.py")
+        reset(badge.port)
+        assert mpremote(badge.port, "exec", fed).strip() == "2"   # still the HARD_RESET
+
+
 def test_board_option_wires_the_virtual_hardware():
     probe = ("import machine; print(machine.I2C(0, scl=22, sda=21).scan(), "
              "machine.Pin(37, machine.Pin.IN).value())")

@@ -312,10 +312,11 @@ def main():
         import esp32
         esp32.nvs_keep_in(open(sys.argv[7], "r+b"))   # before "/" hides the host's files
     # Opened while the host's files are in reach: once the image is at "/", they aren't.
-    watchdog = WatchdogFile(open(sys.argv[6], "w")) if action == "boot" else None
-    if watchdog is not None:
-        import machine
-        machine.on_watchdog = watchdog.tell
+    # A REPL chip tells the file too, not emptying it: at the REPL the boot's watchdog
+    # still runs, and machine.WDT() there sets and feeds it, as an ESP32's REPL can.
+    watchdog = WatchdogFile(open(sys.argv[6], "w" if action == "boot" else "r+"))
+    import machine
+    machine.on_watchdog = watchdog.tell
     rom = None
     if len(sys.argv) > 9:
         rom = RomPartition(open(sys.argv[9], "r+b"))
@@ -328,12 +329,13 @@ def main():
     namespace = {"__name__": "__main__"}
     if run_file("boot.py", namespace) and action == "boot":
         run_file("main.py", namespace)
-    if watchdog is not None:
+    if action == "boot":   # (a REPL chip keeps telling, from the REPL)
         watchdog.close(watchdog_left_ms())
 
 
-try:
-    main()
-except KeyboardInterrupt:
-    # Ctrl-C before main.py ran: the boot stops here, as a board's goes to its REPL.
-    pass
+if __name__ == "__main__":   # (vchip_boot.py imports its helpers)
+    try:
+        main()
+    except KeyboardInterrupt:
+        # Ctrl-C before main.py ran: the boot stops here, as a board's goes to its REPL.
+        pass

@@ -1,42 +1,147 @@
-# Virtual `network` for the badge's radio (cran.hal.espnow): the Wi-Fi station interface,
-# which ESP-NOW needs active to send or hear. Its active time is the radio's: counted
-# into machine.radio_on_ms on the virtual clock, for the battery estimate.
+# Virtual `network` (MicroPython's ESP32 WLAN, as ESP-NOW needs it): the station and
+# access-point interfaces of one radio. ESP-NOW sends and hears only while an interface
+# is active; that time is the radio's, counted into machine.radio_on_ms on the virtual
+# clock, for the battery estimate. Held to the ESP-IDF's and MicroPython's documented
+# behaviour for what ESP-NOW uses: each interface's MAC (the station's is the chip's
+# base MAC, machine.unique_id(); the access point's the base + 1), one channel for the
+# whole radio (1 at power-on; set with config(channel=N), 1-13, once Wi-Fi has started,
+# as esp_wifi_set_channel wants), each interface's 802.11 protocols (PROTOCOL_DEFAULT
+# and/or PROTOCOL_LR, Espressif's long range, which ESP-NOW's LR rates need at both
+# ends). There is no access point to join here: isconnected() is False. A parameter it
+# doesn't know is refused as the port refuses it.
 import machine
 import vclock
 
 STA_IF = 0
 AP_IF = 1
+MODE_11B = 1
+MODE_11G = 2
+MODE_11N = 4
+MODE_LR = 8
 
-_active_since = None   # vclock.elapsed_ms() when the interface went active, or None
+_CHANNELS = range(1, 14)   # the IDF's default country (CN): channels 1-13
+
+_active_since = None   # vclock.elapsed_ms() when the first interface went active, or None
+_up = [False, False]   # each interface's active(), by its index
+_protocol = [MODE_11B | MODE_11G | MODE_11N] * 2
+_channel = [1]
+on_change = None   # called when what the air must know changes (vhw/espnow.py's field)
+
+
+def _mac(interface):
+    base = bytearray(machine.unique_id()[:6])
+    base[0] &= 0xFE   # a chip's base MAC is a unicast address
+    base[5] = (base[5] + interface) & 0xFF
+    return bytes(base)
+
+
+def _not_started():
+    return OSError("Wifi Not Started")   # the port's words for ESP_ERR_WIFI_NOT_STARTED
 
 
 class WLAN:
+    IF_STA = STA_IF
+    IF_AP = AP_IF
+    PROTOCOL_DEFAULT = MODE_11B | MODE_11G | MODE_11N
+    PROTOCOL_LR = MODE_LR
+    PM_NONE = 0
+    PM_PERFORMANCE = 1
+    PM_POWERSAVE = 2
+
     def __init__(self, interface=STA_IF):
-        if interface != STA_IF:
-            raise ValueError("only the station interface is used by the badge")
+        if interface not in (STA_IF, AP_IF):
+            raise ValueError("invalid WLAN interface identifier")
+        self._if = interface
 
     def active(self, on=None):
         global _active_since
         if on is None:
-            return _active_since is not None
-        if on and _active_since is None:
+            return _up[self._if]
+        _up[self._if] = bool(on)
+        if is_active() and _active_since is None:
             _active_since = vclock.elapsed_ms()
-        elif not on and _active_since is not None:
+        elif not is_active() and _active_since is not None:
             machine.radio_on_ms += vclock.elapsed_ms() - _active_since
             _active_since = None
-        if not on:
             import espnow
             espnow._radio_off()
+        _changed()
+        return None
+
+    def disconnect(self):
+        if not is_active():
+            raise _not_started()
+
+    def isconnected(self):
+        return False
+
+    def config(self, *name, **values):
+        """config("mac"|"channel"|"protocol") -> its value; config(channel=N,
+        protocol=BITS) sets them."""
+        if name:
+            if len(name) != 1 or values:
+                raise TypeError("can query only one param")
+            if name[0] == "mac":
+                return _mac(self._if)
+            if name[0] == "channel":
+                return _channel[0]
+            if name[0] == "protocol":
+                return _protocol[self._if]
+            raise ValueError("unknown config param")
+        for key, value in values.items():
+            if key == "channel":
+                if not is_active():
+                    raise _not_started()
+                if value not in _CHANNELS:
+                    raise ValueError("invalid channel %r: 1 to 13" % (value,))
+                _channel[0] = value
+            elif key == "protocol":
+                if not isinstance(value, int) or not value or value & ~0x0F:
+                    raise ValueError("invalid protocol %r" % (value,))
+                _protocol[self._if] = value
+            else:
+                raise ValueError("unknown config param")
+        _changed()
         return None
 
 
+def _changed():
+    if on_change is not None:
+        on_change()
+
+
 def is_active():
-    return _active_since is not None
+    """Whether the radio is on: an interface active."""
+    return _up[0] or _up[1]
+
+
+def interface_active(interface):
+    return _up[interface]
+
+
+def channel():
+    return _channel[0]
+
+
+def hears(lr):
+    """Whether the radio hears a frame at an LR rate (lr) or at an 802.11b/g/n one: an
+    active interface must have that protocol."""
+    for i in (STA_IF, AP_IF):
+        if _up[i] and _protocol[i] & (MODE_LR if lr else MODE_11B | MODE_11G | MODE_11N):
+            return True
+    return False
+
+
+def mac(interface=STA_IF):
+    return _mac(interface)
 
 
 def reset():
-    """A new chip: the interface down, counted up to now."""
+    """A new chip: the interfaces down (counted up to now), channel 1, default protocols."""
     global _active_since
     if _active_since is not None:
         machine.radio_on_ms += vclock.elapsed_ms() - _active_since
     _active_since = None
+    _up[0] = _up[1] = False
+    _protocol[0] = _protocol[1] = MODE_11B | MODE_11G | MODE_11N
+    _channel[0] = 1
