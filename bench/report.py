@@ -21,7 +21,7 @@ RADIO_TIMES = (
     ("open_heartbeat_us", "open it"),
     ("drop_forged_us", "drop a forged frame"),
     ("chain_from_seed_ms", "a healer's first token from its seed (4,095 hashes)"),
-    ("chain_next_us", "its next ones (cran.link.Chain's marks: < 256 hashes)"),
+    ("chain_next_us", "its next ones (cran.treat.Chain's marks: < 256 hashes)"),
 )
 
 # (key, label, unit, scale): how each board figure is shown and compared.

@@ -15,7 +15,8 @@ from cran.compat import MICROPYTHON
 # once the app is built.
 _CONFIG_ONLY = ("cran.config", "cran.core.choices", "cran.core.words")
 _RESTORE_ONLY = ("cran.restore", "cran.rescue", "cran.boots")
-_BOOT_ONLY = ("cran.parts", "cran.lock")   # the lock: again with the console
+_BOOT_ONLY = ("cran.parts", "cran.lock", "cran.radio_start")   # the lock: again with the
+# console; the radio's wiring: its window's code (cran.link) stays
 
 
 def start_app(root):
