@@ -12,7 +12,13 @@ from cran.core.words import parse_action
 from cran.menu import Menu
 from host_tools import MP_DIR
 from host_tools.build import compile_firmware
-from host_tools.runtimes import BOARDS_DIR, OutOfMemory, badge_job, run_badge_jobs
+from host_tools.runtimes import (
+    BOARDS_DIR,
+    RADIO_GAME,
+    OutOfMemory,
+    badge_job,
+    run_badge_jobs,
+)
 from host_tools.vhw import sys_path
 
 HOURS = 12
@@ -104,18 +110,12 @@ def day_job(board_id, days=1):
     return job
 
 
-# A game with the radio, as `cran config` makes its sections: the game master's and two
-# healers' chains (the anchors every badge holds), this badge a player's.
-RADIO = {"role": "badge", "authorities": {
-    "%012x" % n: [role, "%032x" % n] for n, role in ((1, "gm"), (2, "healer"), (3, "smith"))}}
-
-
 class Day:
     def __init__(self, board_id, romfs=False, radio=False, start_only=False, days=1):
         self.job = day_job(board_id, days)
         self.days = days
         if radio:   # listening in its windows, a heartbeat a minute (no station hears)
-            self.job["config"] = {"radio": RADIO}
+            self.job["config"] = {"radio": RADIO_GAME}
         self.start_only = start_only   # the start alone: boot, then one look at the heap
         if start_only:
             self.job["steps"] = self.job["steps"][:1]
