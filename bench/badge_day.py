@@ -12,10 +12,17 @@ from cran.core.words import parse_action
 from cran.menu import Menu
 from host_tools import MP_DIR
 from host_tools.build import compile_firmware
-from host_tools.runtimes import BOARDS_DIR, OutOfMemory, badge_job, run_badge_jobs
+from host_tools.runtimes import (
+    BOARDS_DIR,
+    RADIO_GAME,
+    OutOfMemory,
+    badge_job,
+    run_badge_jobs,
+)
 from host_tools.vhw import sys_path
 
 HOURS = 12
+NIGHT_HOURS = 12   # a weekend's nights (Day(days=3)): the badge on, nobody fighting
 HOUR_MS = 3600000
 # One fight an hour (ms into the hour): hits, a keyword, two heals, all pressed on the
 # badge's own buttons as its wearer does (the menu's way to each, found by presses_for);
@@ -77,39 +84,38 @@ def pin_steps(board, presses, at):
     return steps, at
 
 
-def day_job(board_id):
+def day_job(board_id, days=1):
     """The day as the badge driver takes it: the fights pressed on the buttons, and a
     "mem" step (live heap after a collection, GCs so far) after boot and at the end of
-    each hour."""
+    each hour. days > 1: a weekend, the badge left on: a night of NIGHT_HOURS with no
+    fight (its wearer asleep) after each day but the last, the status read each hour
+    all along."""
     with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
         board = json.load(f)
     buttons, has_screen = len(board["buttons"]), board.get("display") is not None
     job = badge_job(board_id, "")
     steps = job["steps"] = [[0, 0, "mem"]]
-    for hour in range(HOURS):
-        at = hour * HOUR_MS
-        for text, offset in FIGHT:
-            pressed, after = pin_steps(board, presses_for(text, buttons, has_screen),
-                                       max(at, hour * HOUR_MS + offset))
-            steps += pressed
-            at = after
-            steps.append([0, at, "expect"])   # what the presses did: play() checks it
-        steps.append([0, hour * HOUR_MS + STATUS_AT, "line", "status"])
-        steps.append([0, (hour + 1) * HOUR_MS, "mem"])
+    for day in range(days):
+        for hour in range(HOURS + (NIGHT_HOURS if day < days - 1 else 0)):
+            start = (day * (HOURS + NIGHT_HOURS) + hour) * HOUR_MS
+            at = start
+            for text, offset in FIGHT if hour < HOURS else ():
+                pressed, after = pin_steps(board, presses_for(text, buttons, has_screen),
+                                           max(at, start + offset))
+                steps += pressed
+                at = after
+                steps.append([0, at, "expect"])   # what the presses did: play() checks it
+            steps.append([0, start + STATUS_AT, "line", "status"])
+            steps.append([0, start + HOUR_MS, "mem"])
     return job
 
 
-# A game with the radio, as `cran config` makes its sections: the game master's and two
-# healers' chains (the anchors every badge holds), this badge a player's.
-RADIO = {"role": "badge", "authorities": {
-    "%012x" % n: [role, "%032x" % n] for n, role in ((1, "gm"), (2, "healer"), (3, "smith"))}}
-
-
 class Day:
-    def __init__(self, board_id, romfs=False, radio=False, start_only=False):
-        self.job = day_job(board_id)
+    def __init__(self, board_id, romfs=False, radio=False, start_only=False, days=1):
+        self.job = day_job(board_id, days)
+        self.days = days
         if radio:   # listening in its windows, a heartbeat a minute (no station hears)
-            self.job["config"] = {"radio": RADIO}
+            self.job["config"] = {"radio": RADIO_GAME}
         self.start_only = start_only   # the start alone: boot, then one look at the heap
         if start_only:
             self.job["steps"] = self.job["steps"][:1]
@@ -128,11 +134,15 @@ class Day:
                 return events
             raise RuntimeError(events)
         seen = [(e[3][0], e[3][3]) for e in events if e[0] == "expect"]
-        if seen != ([] if self.start_only else list(AFTER) * HOURS):
+        if seen != ([] if self.start_only else list(AFTER) * HOURS * self.days):
             raise RuntimeError("the presses did not play the fight: %s" % seen[:len(AFTER)])
         mems = [e for e in events if e[0] == "mem"]
+        # The live heap at the end of each day's last fight hour (a weekend's 12th, 36th
+        # and 60th hour): what its nights and days leave behind.
+        ends = [mems[(day * (HOURS + NIGHT_HOURS) + HOURS)][2] for day in range(self.days)
+                if not self.start_only]
         return {"after_boot": mems[0][2], "peak": max(m[2] for m in mems[-1:]),
-                "gcs_per_hour": mems[-1][3] / HOURS}
+                "gcs_per_hour": mems[-1][3] / (len(mems) - 1 or 1), "day_ends": ends}
 
     def smallest_heap(self, lives_at, dies_at):
         """The smallest whole KB the badge lives the day in, by bisection between a heap

@@ -58,7 +58,7 @@ def times():
     ear = radio.Listener(keys, {})
     forged = stops[0][:-1] + bytes([stops[0][-1] ^ 1])
     timed("drop_forged_us", lambda: ear.open(forged), 200, out)
-    from cran.link import Chain
+    from cran.treat import Chain
     chain = Chain(seed, 1)
     chain.take()   # its marks made: ~4,000 hashes, once
     timed("chain_next_us", chain.take, 200, out)

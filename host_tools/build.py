@@ -175,7 +175,7 @@ PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
                 "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio",
                 "cran.radio_config": "radio", "cran.hal.battery": "radio",
-                "cran.recast": "radio"}
+                "cran.recast": "radio", "cran.radio_start": "radio", "cran.treat": "radio"}
 NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
 
 

@@ -7,8 +7,10 @@ from cran.core.engine import act, new_state, view
 from cran.core.engine import tick as engine_tick
 from cran.core.rules import Character, Settings
 from cran.core.vocab import Action
-from cran.link import Chain, Link, wire
+from cran.link import Link
 from cran.radio_config import Radio as RadioSpec
+from cran.radio_start import wire
+from cran.treat import Chain
 from host_tools.station import Station, gm_anchor
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
@@ -30,7 +32,7 @@ class FieldBadge:
     cran.radio.Listener takes them (its own: the listener spends its tokens in it).
     kept: a file for what outlives a restart (its counter's mark, the tokens it spent,
     its own chain's next), read and written by the firmware's own code, as a badge's
-    radio.json (cran.link.wire, Link.save); None: kept in memory."""
+    radio.json (cran.radio_start.wire, Link.save); None: kept in memory."""
 
     def __init__(self, air, me, role=radio.BADGE, seed=None, key=GAME_KEY,
                  authorities=None, character=None, settings=None, kept=None):

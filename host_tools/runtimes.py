@@ -129,23 +129,32 @@ def check_board(board_id):
 
 
 # The budget: the badge's own heap, in KB, in which every board must live the example
-# fight (tests/test_app.py) and the bench's 12-hour day, in 32-bit with the firmware as
-# .mpy files on the badge's file system. Set where the firmware lives, as measured, with
-# a few KB to spare: the day needs 68-82 KB (the Atom Lite least, the boards with a
-# screen most; docs/PERFORMANCE.md), the fight up to 106 (the M5StickC Plus: it lived
-# in 100 until the names of the radio's wiring and the Orga page's code took the boards
-# with a screen into a new pool of names in this port, a block of ~9 KB); a stock ESP32
-# without PSRAM gives MicroPython 111.9 KB. The goal is 64 (bench/report.py), met with
-# the firmware in ROMFS (ROMFS_HEAP_KB): lower this as the firmware shrinks.
-BADGE_HEAP_KB = 108
+# fight with its radio listening (tests/test_app.py: a game with the radio, RADIO_GAME,
+# every action a console line, the console unlocked with the game key as an organiser's
+# tool does), in 32-bit with the firmware as .mpy files on the badge's file system, as a
+# stock MicroPython runs it. The goal is 88 KB (issue "A radio game fits a stock ESP32":
+# a stock ESP32 without PSRAM gives MicroPython 111.9 KB, less what Wi-Fi takes once
+# ESP-NOW runs). Set where the firmware lives today, as measured, with a few KB to
+# spare: the fight with the radio needs 100-115 KB (the Atom Lite least, the StickC Plus
+# most; a board may die a KB or two above the least it lives in, as its heap happens to
+# fragment). Over the chip's 111.9 KB: the StickC Plus, DevKitC and C3 do not fit it yet
+# as files (docs/PERFORMANCE.md). Lower this as the firmware shrinks.
+BADGE_HEAP_KB = 120
+# The same fight without the radio, the budget before the radio's: it lived in 100-106.
+NO_RADIO_HEAP_KB = 108
+# A game with the radio, as `cran config` makes its sections: the game master's and two
+# healers' chains' anchors, every badge holds them; this badge a player's.
+RADIO_GAME = {"role": "badge", "authorities": {
+    "%012x" % n: [role, "%032x" % n] for n, role in ((1, "gm"), (2, "healer"), (3, "smith"))}}
 # The same with the .mpy files in a ROMFS image, run in place (build.romfs_image). The
 # 12-hour day lives in the goal, 64 KB, with room to spare (43-53 KB, make bench). The
 # example fight, every action a console line (the console, its lock and the grammar
-# loaded over and over), lives in 64 on every board but the M5StickC Plus, which needs
-# 64 or 65 as its modules happen to fall in the heap (400 bytes more in the console
-# module made it live in 64, the same 400 in the module before made it die): 66, so
-# that luck does not decide the test.
-ROMFS_HEAP_KB = 66
+# loaded over and over), lives in 64 on every board, and a KB or two above that as its
+# modules happen to fall in the heap: the C3 SuperMini lives in 64, 65 and 67-70 but
+# dies in 66 (a save's 536 bytes found in no hole) since the runner grew by the radio
+# fight's unlock, which moved where the badge's heap falls; before, the StickC was the
+# one at 64 or 65 as 400 bytes moved. 68, so that luck does not decide the test.
+ROMFS_HEAP_KB = 68
 # The first, measuring run's heap: room for anything the runner may take.
 MEASURING_HEAP = 4 << 20
 

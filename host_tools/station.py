@@ -6,10 +6,20 @@
 import hashlib
 import json
 import os
+import struct
 
 from cran import radio
 from cran.auth import derive
-from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS, read_heartbeat
+from cran.core.vocab import STATES
+from cran.link import (
+    _HEARTBEAT,
+    _HEARTBEAT_BYTES,
+    _NO_TIME,
+    _PLAYS,
+    PERIOD_MS,
+    REPEAT_MS,
+    WINDOW_MS,
+)
 from host_tools import gamekey
 from host_tools.vhw.cpython import cryptolib
 
@@ -22,6 +32,30 @@ ROLE_NAMES = ("badge", "healer", "smith")   # a roster's roles (radio.ROLES' fir
 def gm_anchor(seed):
     """What every badge's config holds of the game master's chain: its token 0."""
     return radio.chain_token(seed, 0)
+
+
+def read_heartbeat(payload):
+    """A heartbeat's payload -> {field: value}, or None when it is not one. Its layout is
+    cran.link.heartbeat's; it is read here only (no badge reads another's state), so a
+    badge keeps none of this reading in its heap."""
+    if len(payload) < _HEARTBEAT_BYTES:
+        return None
+    etat, left, armor, damaged, play, renown, battery = struct.unpack_from(
+        _HEARTBEAT, payload, 0)
+    if etat >= len(STATES) or play >= len(_PLAYS):
+        return None
+    effects = {}
+    try:
+        text = bytes(payload[_HEARTBEAT_BYTES:]).decode()
+        for item in text.split(",") if text else ():
+            name, _, seconds = item.partition(":")
+            effects[name] = int(seconds)
+    except ValueError:
+        return None
+    return {"etat": STATES[etat], "reste": None if left == _NO_TIME else left,
+            "armure": armor, "armure_abimee": bool(damaged), "jeu": _PLAYS[play],
+            "renommee": renown, "batterie": None if battery == 255 else battery,
+            "effets": effects}
 
 
 # ---- a game's radio, from its settings' secret -------------------------------------------

@@ -8,7 +8,7 @@ from cran import radio
 from cran.core.engine import act, new_state, view
 from cran.core.rules import Character, Settings
 from cran.core.vocab import Action
-from cran.link import NEAR_DBM, OFFER_MS, PERIOD_MS, WINDOW_MS, read_heartbeat
+from cran.link import NEAR_DBM, OFFER_MS, PERIOD_MS, WINDOW_MS
 from host_tools.fieldsim import (
     GAME_KEY,
     GM_SEED,
@@ -19,7 +19,7 @@ from host_tools.fieldsim import (
     FieldBadge,
 )
 from host_tools.fieldsim import everyone as _everyone
-from host_tools.station import gm_anchor
+from host_tools.station import gm_anchor, read_heartbeat
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
 
@@ -193,7 +193,8 @@ _MP_LINK = """
 import sys, json
 sys.path.insert(0, %(firmware)r)
 from cran import radio
-from cran.link import Link, Chain, command
+from cran.link import Link, command
+from cran.treat import Chain
 from cran.core.engine import new_state
 from cran.core.rules import Character, Settings
 from cran.auth import to_hex

@@ -150,8 +150,8 @@ def test_st7789_sends_the_image_in_bands(result):
     r = result("st7789")
     assert r["init_ms"] == 241                # the datasheet's waits, on the virtual clock
     assert r["commands"] == [0x11, 0x3A, 0x36, 0x21, 0x13, 0x2A, 0x2B]
-    assert r["caset"] == [0, 52, 0, 52 + 134] and r["raset"] == [0, 40, 0, 47]
-    assert r["band_bytes"] == 135 * 8 * 2 and r["bands"] == 30
+    assert r["caset"] == [0, 52, 0, 52 + 134] and r["raset"] == [0, 40, 0, 43]
+    assert r["band_bytes"] == 135 * 4 * 2 and r["bands"] == 60
     assert r["row0"] == [False, True, True, True, True, True, False, False]
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from conftest import app_driver_checks
 from cran.link import PERIOD_MS, WINDOW_MS
+from host_tools.station import read_heartbeat
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,8 @@ def test_the_heartbeat_carries_the_battery_where_the_board_measures_it(link_chec
     # The StickC's AXP192 reads its battery's voltage (3.9 V: ~70 %, rough; 4.3 V
     # charging: 100); no battery, or a board with no way to measure it: unknown.
     r = link_checks("the_heartbeat_carries_the_battery_where_the_board_measures_it")
-    assert [(board, mv, batterie) for board, mv, batterie, _ in r] == [
+    assert [(board, mv, read_heartbeat(bytes.fromhex(payload))["batterie"])
+            for board, mv, payload, _ in r] == [
         ("m5stickc-plus", 3900, 70), ("m5stickc-plus", 4300, 100),
         ("m5stickc-plus", None, None), ("atom-lite", 3900, None),
         ("m5stickc-plus", 3900, None)]

@@ -1,14 +1,14 @@
 # Proofs made with the game key (one secret per game, on every badge and with the
 # organisers): HMAC-SHA256, and a key of its own for each use (derive), so a proof made
 # for one use is worth nothing in another. The console's lock (cran.lock) loads this
-# module to answer an unlock, and lets it go after; the radio (cran.radio) uses it too.
+# module to answer an unlock, and lets it go after; the radio (cran.radio) uses it too,
+# for as long as the badge runs: the unlock's own steps are the lock's (cran.lock), so
+# a radio game's heap keeps only what its frames need.
 import hashlib
-import os
 
 from cran.core.vocab import const
 
 _BLOCK = const(64)              # SHA-256's block size, which HMAC pads the key to
-_NONCE_BYTES = const(16)
 
 
 def hmac_sha256(key, message):
@@ -71,31 +71,7 @@ def from_hex(text):
     return bytes([int(text[i:i + 2], 16) for i in range(0, len(text), 2)])
 
 
-# ---- the console's unlock (cran.lock.ConsoleLock, whose key and nonce these use) ------
-
-def challenge(lock):
-    if lock.problem is not None:
-        return "error: game key damaged (%s): reflash the badge" % lock.problem
-    if lock.key is None:
-        return "open"
-    lock.nonce = os.urandom(_NONCE_BYTES)
-    return "challenge %s %s" % (to_hex(lock.nonce), key_id(lock.key))
-
-
 def unlock_tag(key, nonce):
-    """The proof that answers a challenge: made by the organiser's tool, checked here."""
+    """The proof that answers the console's challenge (cran.lock): made by the
+    organiser's tool, checked by the badge."""
     return hmac_sha256(derive(key, b"console"), b"unlock:" + nonce)
-
-
-def unlock(lock, tag_hex, now):
-    """One answer per nonce, right or wrong."""
-    if not lock.locks():
-        return "ok open"
-    nonce, lock.nonce = lock.nonce, None
-    if nonce is None:
-        return "error: no challenge to answer: send `challenge` first"
-    tag = from_hex(tag_hex.strip())
-    if tag is None or not same(tag, unlock_tag(lock.key, nonce)):
-        return "error: unlock refused (a new `challenge` for another try)"
-    lock.opened(now)
-    return "ok unlocked %d" % (lock.open_ms // 1000)

@@ -15,10 +15,10 @@ import json
 import struct
 
 from cran import radio
-from cran.auth import from_hex, to_hex
+from cran.auth import to_hex
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import KEYWORDS, STATES, Action, const
+from cran.core.vocab import KEYWORDS, Action, const
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
@@ -41,7 +41,6 @@ _HEARTBEAT = ">BHBBBHB"       # etat, s left, armor, damaged, play, renown, batt
 _HEARTBEAT_BYTES = const(9)
 _NO_TIME = const(0xFFFF)
 _PLAYS = ("en-jeu", "hors-jeu", "stop")
-_MARK_SPACING = const(256)    # Chain: hashes between two tokens kept
 _NOTHING = ()                 # Link.tick's answer when nothing came
 
 
@@ -55,120 +54,6 @@ def heartbeat(state, now, battery=None):
                        _NO_TIME if left is None else min(_NO_TIME - 1, (left + 999) // 1000),
                        state.armor_answers(), state.armor_damaged, _PLAYS.index(state.play()),
                        state.renown, 255 if battery is None else battery) + effects.encode()
-
-
-def read_heartbeat(payload):
-    """A heartbeat's payload -> {field: value}, or None when it is not one."""
-    if len(payload) < _HEARTBEAT_BYTES:
-        return None
-    etat, left, armor, damaged, play, renown, battery = struct.unpack_from(
-        _HEARTBEAT, payload, 0)
-    if etat >= len(STATES) or play >= len(_PLAYS):
-        return None
-    effects = {}
-    try:
-        text = bytes(payload[_HEARTBEAT_BYTES:]).decode()
-        for item in text.split(",") if text else ():
-            name, _, seconds = item.partition(":")
-            effects[name] = int(seconds)
-    except ValueError:
-        return None
-    return {"etat": STATES[etat], "reste": None if left == _NO_TIME else left,
-            "armure": armor, "armure_abimee": bool(damaged), "jeu": _PLAYS[play],
-            "renommee": renown, "batterie": None if battery == 255 else battery,
-            "effets": effects}
-
-
-class Chain:
-    """The tokens of this badge's own chain (a healer's, a smith's), given in order.
-    Token i is the seed hashed CHAIN_STEPS - i times; from the seed alone the first
-    costs ~4,000 hashes (about a second on an ESP32), so every 256th on the way
-    is kept (16 of them, ~0.5 KB) and any token is then at most that many hashes away.
-    next_index: the first unspent one (saved by the app, as a counter's mark is)."""
-
-    def __init__(self, seed, next_index):
-        self.seed = seed
-        self.next_index = max(1, next_index)
-        self.marks = None
-
-    def take(self):
-        """-> (index, token), or None when the chain is spent."""
-        i = self.next_index
-        if i > radio.CHAIN_STEPS:
-            return None
-        if self.marks is None:   # hashes from the seed: marks[k] is 256*k of them
-            self.marks = []
-            x = self.seed[:radio.TOKEN_BYTES]
-            for n in range(radio.CHAIN_STEPS):
-                if n % _MARK_SPACING == 0:
-                    self.marks.append(x)
-                x = radio.chain_step(x)
-        hashes = radio.CHAIN_STEPS - i
-        x = self.marks[hashes // _MARK_SPACING]
-        for _ in range(hashes % _MARK_SPACING):
-            x = radio.chain_step(x)
-        self.next_index = i + 1
-        return i, x
-
-
-_KEPT = "radio.json"   # beside the state: the counter's mark, spent tokens, own chain
-
-
-def start(root, spec, key, badge, power=None):
-    """The badge's radio from its config's (cran.radio_config.Radio) and the game key,
-    or None with the reason journaled (cran.parts.assemble). power: the board's power
-    part, whose battery its heartbeats then carry (cran.hal.battery)."""
-    if key is None:
-        badge.log({"error": "radio: no game key on this badge (cran flash installs it)"})
-        return None
-    try:
-        from cran.hal.espnow import Air
-        air = Air()
-    except (ImportError, OSError) as e:   # a firmware without espnow, a radio that fails
-        badge.log({"error": "radio: %s" % (e,)})
-        return None
-    import machine
-
-    from cran.storage import join
-    link = wire(join(root, _KEPT), spec, key, air, spec.id or machine.unique_id())
-    if power is not None:   # loaded here, not by the app's start: only a radio game's
-        from cran.hal.battery import battery
-        link.battery = battery(power, badge)
-    return link
-
-
-def wire(path, spec, game_key, air, me):
-    """A badge's Link from its config's radio (cran.radio_config.Radio), the game key,
-    its driver and id, with what path kept (written at each change, atomically)."""
-    damaged = False
-    try:
-        with open(path) as f:
-            kept = json.loads(f.read())
-        if not isinstance(kept, dict):
-            raise ValueError(path)
-    except OSError:
-        kept = {}   # none yet: a fresh badge
-    except ValueError:
-        kept, damaged = {}, True
-    authorities = spec.authorities
-    spent = kept.get("spent", {})
-    for who, entry in authorities.items():   # tokens spent before a reboot stay spent
-        last = spent.get(to_hex(who))
-        try:
-            token = from_hex(last[1]) if last else None
-            if token is not None and len(token) == radio.TOKEN_BYTES and last[0] > entry[1]:
-                entry[1], entry[2] = last[0], token
-        except (TypeError, IndexError):
-            pass   # not as save() writes it: the anchor, as after a new flash
-    keys = radio.Keys(game_key)
-    chain = Chain(spec.seed, kept.get("next", 1)) if spec.seed else None
-    link = Link(air, keys, None, None, me, spec.role, chain)
-    link.kept = path
-    link.listener = radio.Listener(keys, authorities, link.save)
-    # A damaged file (written by rename, it takes a failing flash) has lost the mark:
-    # the counter jumps to the upper half of its range, past anything a game uses.
-    link.counter = radio.Counter(kept.get("mark", 1 << 31 if damaged else 0), link.save)
-    return link
 
 
 class Link:
@@ -279,7 +164,9 @@ class Link:
             self.seeking = None
             if out is _NOTHING:
                 out = []
-            self._offer_nearest(seeking[1], now, out)
+            # Only a healer's or smith's badge seeks: loaded with its chain (cran.treat).
+            from cran.treat import offer_nearest
+            offer_nearest(self, seeking[1], now, out)
         if self.offer is not None and ticks_diff(now, self.offer[1]) >= 0:
             self.offer = None
         if (self.listening and ticks_diff(now, self.window_end) >= 0
@@ -389,21 +276,6 @@ class Link:
         self._repeat(radio.SEEK, b"", now)
         self.seeking = (ticks_add(now, PERIOD_MS + 2 * WINDOW_MS), [])
         return True
-
-    def _offer_nearest(self, heard, now, out):
-        near = [h for h in heard if h[0] >= NEAR_DBM]
-        if not near:
-            out.append(("offered", None))
-            return
-        target = max(near)[1]
-        proof = self.chain.take()
-        if proof is None:
-            out.append(("offered", None))
-            return
-        self.save()   # before the token goes out
-        kind = radio.HEAL if self.role == radio.HEALER else radio.REPAIR
-        self._repeat(kind, target, now, proof)
-        out.append(("offered", target))
 
     def accept(self, now):
         """The wearer's press on an offer -> the Action to play, or None (no offer, or

@@ -169,8 +169,8 @@ def assemble(app, root, config, restored):
         badge.log({"error": problem})
     app.link = None        # the radio (cran.link), when the game has one
     if config.radio is not None and not app.safe:
-        from cran import link
-        app.link = link.start(root, config.radio, key, badge, board.power)
+        from cran.radio_start import start
+        app.link = start(root, config.radio, key, badge, board.power)
     app.events = []        # (button, kind, tick) waiting for the show loop
     app.buttons = [] if app.safe else hal.buttons(board, app._on_button, app._poke)
     app.menu = None if app.safe else Menu(

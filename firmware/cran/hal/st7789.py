@@ -1,6 +1,6 @@
 # ST7789 colour LCD on SPI (M5StickC Plus: 135 x 240), kept minimal: text in two colours.
 # No image of the whole screen is kept (4 KB of the badge's heap, in one block, even as
-# 1 bit a pixel): fill() and text() are remembered, and show() draws them 8 rows at a
+# 1 bit a pixel): fill() and text() are remembered, and show() draws them 4 rows at a
 # time into a 1-bit band, turns it into RGB565 with framebuf's palette blit (done in C)
 # and sends it. The same calls as a framebuf.FrameBuffer for what cran.hal.display uses;
 # no partial updates, no rotation.
@@ -19,7 +19,10 @@ _RASET = const(0x2B)
 _RAMWR = const(0x2C)
 _MADCTL = const(0x36)
 _COLMOD = const(0x3A)
-_BAND = const(8)   # rows converted and sent at a time: 135 x 8 x 2 = 2 KB of RAM
+# Rows converted and sent at a time: 135 x 4 x 2 = 1 KB of RAM for the whole life of the
+# badge (8 rows took 2 KB, one block of it, in a heap the radio already fills): twice the
+# SPI transfers, a draw being rare (a change of state, a peek).
+_BAND = const(4)
 
 
 def _wire(color565):

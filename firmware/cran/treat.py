@@ -1,0 +1,61 @@
+# A healer's or smith's side of the radio (cran.link): its own chain's tokens, and its
+# offer to the nearest badge once a search ends. Only their badges load it (with their
+# chain, at the start: cran.radio_start); a player's badge, most of a field, keeps none
+# of it in its heap.
+from cran import radio
+from cran.core.vocab import const
+from cran.link import NEAR_DBM
+
+_MARK_SPACING = const(256)    # Chain: hashes between two tokens kept
+
+
+class Chain:
+    """The tokens of this badge's own chain (a healer's, a smith's), given in order.
+    Token i is the seed hashed CHAIN_STEPS - i times; from the seed alone the first
+    costs ~4,000 hashes (about a second on an ESP32), so every 256th on the way
+    is kept (16 of them, ~0.5 KB) and any token is then at most that many hashes away.
+    next_index: the first unspent one (saved by the app, as a counter's mark is)."""
+
+    def __init__(self, seed, next_index):
+        self.seed = seed
+        self.next_index = max(1, next_index)
+        self.marks = None
+
+    def take(self):
+        """-> (index, token), or None when the chain is spent."""
+        i = self.next_index
+        if i > radio.CHAIN_STEPS:
+            return None
+        if self.marks is None:   # hashes from the seed: marks[k] is 256*k of them
+            self.marks = []
+            x = self.seed[:radio.TOKEN_BYTES]
+            for n in range(radio.CHAIN_STEPS):
+                if n % _MARK_SPACING == 0:
+                    self.marks.append(x)
+                x = radio.chain_step(x)
+        hashes = radio.CHAIN_STEPS - i
+        x = self.marks[hashes // _MARK_SPACING]
+        for _ in range(hashes % _MARK_SPACING):
+            x = radio.chain_step(x)
+        self.next_index = i + 1
+        return i, x
+
+
+def offer_nearest(link, heard, now, out):
+    """A search's end (cran.link.Link.tick): the strongest answer at or above NEAR_DBM
+    gets this chain's next token in a HEAL or REPAIR, sent for a period (link._repeat);
+    out hears ("offered", its id), or ("offered", None) when none was near or the
+    chain is spent."""
+    near = [h for h in heard if h[0] >= NEAR_DBM]
+    if not near:
+        out.append(("offered", None))
+        return
+    target = max(near)[1]
+    proof = link.chain.take()
+    if proof is None:
+        out.append(("offered", None))
+        return
+    link.save()   # before the token goes out
+    kind = radio.HEAL if link.role == radio.HEALER else radio.REPAIR
+    link._repeat(kind, target, now, proof)
+    out.append(("offered", target))
