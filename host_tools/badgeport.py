@@ -159,18 +159,25 @@ def connect(port, keys=()):
     # mpremote prints what it got before raising; our one line says it instead. Its
     # module's own `print`, not sys.stdout swapped: badges are flashed from threads.
     transport_serial.print = _quiet
-    try:
-        # A timeout: on a pty mpremote reads byte by byte, and a silent one would block.
-        link = SerialTransport(port, baudrate=115200, timeout=1)
-    except Exception as e:   # pyserial's SerialException, mpremote's TransportError
-        raise _serial_error(port, e) from None
+    # Opened again just after the knock closed it: a busy system may refuse it a moment
+    # (mpremote tries once), so a few tries while the port is there.
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    while True:
+        try:
+            # A timeout: on a pty mpremote reads byte by byte, and a silent one would block.
+            link = SerialTransport(port, baudrate=115200, timeout=1)
+            break
+        except Exception as e:   # pyserial's SerialException, mpremote's TransportError
+            if gone(port) or time.monotonic() > deadline:
+                raise _serial_error(port, e) from None
+            time.sleep(0.2)
     try:
         link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
     except (TransportError, OSError) as e:
         link.close()
         raise BadgeError("%s: no MicroPython answers there (%s). A new badge needs "
-                           "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
-                           % (port, e, port)) from None
+                         "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
+                         % (port, e, port)) from None
     return link
 
 

@@ -121,7 +121,9 @@ def test_the_example_fight_lives_in_the_heap_budget_in_32_bit(micropython32, boa
     _fight_in_32_bit(micropython32, monkeypatch, board, {"radio": RADIO_GAME}, mpy=True,
                      heap_kb=BADGE_HEAP_KB, on_heap=heard.append)
     [runner] = heard
-    assert 10000 < runner.base < 100000 and 0.95 < runner.ratio < 1
+    # The runner's own share: its virtual hardware, the radio's virtual chip with every
+    # ESP-NOW and network call MicroPython's own tests make (~100 KB in 32-bit).
+    assert 10000 < runner.base < 160000 and 0.95 < runner.ratio < 1
 
 
 @pytest.mark.parametrize("board", BOARDS)
