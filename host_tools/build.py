@@ -11,7 +11,6 @@ import sys
 import tempfile
 
 from host_tools import FIRMWARE_DIR, CommandError
-from host_tools.runtimes import BOARDS_DIR, check_board
 
 
 def mpy_cross_path():
@@ -387,15 +386,3 @@ def _keep(target, kept):
         os.replace(part, kept)
     except OSError:
         pass
-
-
-def board_file_text(board_id):
-    """The board file as the badge keeps it: checked here (the badge has no checker),
-    every part with its optional keys filled in, without the notes and sources."""
-    from cran.board import BoardError, read_board_file
-    check_board(board_id)
-    try:
-        board = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json"))
-    except BoardError as e:
-        raise CommandError(str(e)) from None
-    return json.dumps(board.badge_data(), sort_keys=True)

@@ -51,6 +51,7 @@ def read_boot_out(drive):
 def drive_files(board, config_text, key, out_dir):
     """{path on the drive: bytes} of everything the badge needs, code.py included."""
     from host_tools import build, cplibs
+    from host_tools.runtimes import board_file_text
     cross = mpy_cross_circuitpython()
     sources = list(build._sources(runtime="circuitpython"))
     libs = [(path, "lib/" + rel) for rel, path in cplibs.library_files().items()]
@@ -65,7 +66,7 @@ def drive_files(board, config_text, key, out_dir):
         for path, rel in sources + libs:
             with open(path, "rb") as f:
                 files[rel] = f.read()
-    files["boards/%s.json" % board.id] = build.board_file_text(board.id).encode()
+    files["boards/%s.json" % board.id] = board_file_text(board.id).encode()
     if config_text is not None:
         files["config.json"] = config_text.encode()
     files["game.key"] = key
@@ -150,8 +151,7 @@ def run(args, config_of, key):
     """`cran flash --drive PATH [--board ID | --config FILE]`. config_of(args) -> (board
     id or None, config text or None), as for --port; key: the game key it gets."""
     from cran.board import BoardError, read_board_file
-    from host_tools.build import board_file_text
-    from host_tools.runtimes import BOARDS_DIR
+    from host_tools.runtimes import BOARDS_DIR, board_file_text
     if args.port or args.all or args.roster or args.micropython or args.station:
         raise CommandError("--drive flashes the one CircuitPython badge whose drive it is: "
                            "no --port, --all, --roster, --micropython or --station with it")

@@ -17,7 +17,7 @@ import time
 
 from host_tools import CommandError, badgeport, build, gamekey
 from host_tools.roster import game_key_of
-from host_tools.runtimes import BOARDS_DIR, board_ids, check_board
+from host_tools.runtimes import BOARDS_DIR, board_file_text, board_ids, check_board
 
 HELP = "flash the firmware, board and character config onto badges (mpremote, mpy-cross)"
 
@@ -270,7 +270,7 @@ def _player_files(link, builds, impl, board_id, key, report):
         files[build.MANIFEST] = build.manifest_text(modules, ROM).encode()
     else:
         files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks
-    files["/boards/%s.json" % board_id] = build.board_file_text(board_id).encode()
+    files["/boards/%s.json" % board_id] = board_file_text(board_id).encode()
     files[GAME_KEY] = key
     return files, image, rom_todo
 

@@ -128,6 +128,18 @@ def check_board(board_id):
         raise CommandError(problem)
 
 
+def board_file_text(board_id):
+    """The board file as the badge keeps it: checked here (the badge has no checker),
+    every part with its optional keys filled in, without the notes and sources."""
+    from cran.board import BoardError, read_board_file
+    check_board(board_id)
+    try:
+        board = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json"))
+    except BoardError as e:
+        raise CommandError(str(e)) from None
+    return json.dumps(board.badge_data(), sort_keys=True)
+
+
 # The budget: the badge's own heap, in KB, in which every board must live the example
 # fight with its radio listening (tests/test_app.py: a game with the radio, RADIO_GAME,
 # every action a console line, the console unlocked with the game key as an organiser's

@@ -11,7 +11,7 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import badgeport, build
+from host_tools import badgeport, build, runtimes
 
 
 def test_no_port_is_a_clear_error():
@@ -131,7 +131,7 @@ def test_what_a_badge_gets(tmp_path):
     assert "/cran/scenario.mpy" not in files and "/cran/board.mpy" not in files
     with open(files["/cran/app.mpy"], "rb") as f:
         assert f.read(1) == b"M"   # the .mpy header
-    board = json.loads(build.board_file_text("m5stickc-plus"))
+    board = json.loads(runtimes.board_file_text("m5stickc-plus"))
     assert "notes" not in board and "sources" not in board and board["id"] == "m5stickc-plus"
 
 
