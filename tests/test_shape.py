@@ -41,3 +41,64 @@ def test_no_command_module_imports_another():
         if others:
             crossing[module] = sorted(others)
     assert crossing == {}
+
+
+def _modules(folder, package):
+    """{dotted name: path} of every module of the package in folder."""
+    out = {}
+    for where, _, files in os.walk(folder):
+        if "__pycache__" in where:
+            continue
+        for f in files:
+            if f.endswith(".py"):
+                rel = os.path.relpath(os.path.join(where, f), folder)[:-3]
+                name = ".".join([package] + rel.split(os.sep))
+                out[name[:-len(".__init__")] if name.endswith(".__init__") else name] = \
+                    os.path.join(where, f)
+    return out
+
+
+def cycles(modules):
+    """The import cycles among modules ({name: path}): their strongly connected sets."""
+    graph = {m: sorted(imported(p, m) & set(modules) - {m}) for m, p in modules.items()}
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):   # Tarjan's
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_host_tools_module_is_part_of_an_import_cycle():
+    assert cycles(_modules(os.path.join(REPO, "host_tools"), "host_tools")) == []
+
+
+def test_the_cycle_finder_finds_one():
+    # Two modules importing each other, one of them inside a function.
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "a.py"), "w") as f:
+            f.write("from pkg import b\n")
+        with open(os.path.join(d, "b.py"), "w") as f:
+            f.write("def later():\n    from pkg.a import x\n")
+        assert cycles(_modules(d, "pkg")) == [["pkg.a", "pkg.b"]]
