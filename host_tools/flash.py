@@ -860,7 +860,7 @@ class Interrupted(Exception):
             if port not in self.where:
                 out.append("%s: stopped before anything was written: the badge is as it was"
                            % port)
-            elif self.where[port][0] >= self.where[port][1] > 1:
+            elif self.where[port] == (1, 1):   # flash_one's last progress: main.py back
                 out.append("%s: flashed, stopped while it restarted: `cran status --port %s` "
                            "checks it" % (port, port))
             else:

@@ -365,3 +365,16 @@ def test_a_knocks_leftovers_are_no_part_of_an_answer():
             return got
 
     assert badgeport._ask(SlowBadge(), "PORT", "journal", 5, False) == ['{"a": "coup"}']
+
+
+def test_a_ctrl_c_says_each_badge_where_it_stopped():
+    # flash_one's progress: (0, 1) once main.py is set aside, (done, total) through the
+    # copy, (1, 1) once main.py is back: stopped there, the badge is flashed whole.
+    import re
+
+    from host_tools.flash import Interrupted
+    lines = Interrupted([], {"A": (0, 1), "B": (500, 1000), "C": (1000, 1000), "D": (1, 1)},
+                        ["A", "B", "C", "D", "E"]).lines()
+    assert [re.split("[,:]", x.split(": ", 1)[1])[0] for x in lines] == [
+        "stopped at 0%", "stopped at 50%", "stopped at 100%",
+        "flashed", "stopped before anything was written"]
