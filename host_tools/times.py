@@ -26,10 +26,7 @@ def time_left(ms):
     ends, never 0:00 while it runs. None (unknown) -> '?'."""
     if ms is None:
         return "?"
-    seconds = (ms + 999) // 1000
-    minutes, s = divmod(seconds, 60)
-    h, m = divmod(minutes, 60)
-    return "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
+    return whole_seconds((ms + 999) // 1000 * 1000)
 
 
 def wall(seconds, with_date=False):
