@@ -189,15 +189,21 @@ class RunnerHeap:
     def __init__(self, base, total, heapsize):
         self.base = base
         self.ratio = total / heapsize
+        # The badge's names, made by the runner before its base was measured
+        # (host_tools/mp/badgenames.py): what they weigh made alone, charged to the
+        # badge's heap (the most of the run's jobs).
+        self.names = 0
 
     def heapsize(self, badge_kb):
-        """-X heapsize (bytes) that leaves the badge what a badge_kb KB heap gives."""
-        return int(math.ceil(badge_kb * 1024 + self.base / self.ratio))
+        """-X heapsize (bytes) that leaves the badge what a badge_kb KB heap gives, its
+        names' weight in it."""
+        return int(math.ceil(badge_kb * 1024 + (self.base - self.names) / self.ratio))
 
     def describe(self, badge_kb):
-        return ("heap: %g KB for the badge + %.1f KB measured for the virtual hardware and "
-                "runner (-X heapsize=%d)" % (badge_kb, self.base / self.ratio / 1024,
-                                             self.heapsize(badge_kb)))
+        return ("heap: %g KB for the badge (its names' %.1f KB in it) + %.1f KB measured "
+                "for the virtual hardware and runner (-X heapsize=%d)" % (
+                    badge_kb, self.names / 1024, (self.base - self.names) / self.ratio / 1024,
+                    self.heapsize(badge_kb)))
 
 
 def badge_job(board_id, text):
@@ -272,12 +278,24 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
                                          str(start_tick), str(reboot_every),
                                          mode + radio] + vhw,
                                stdin, 600, options, compiled, cwd=tmp)
+        if runtime == "micropython" and (mpy or romfs):
+            # The runner makes the badge's names first (host_tools/mp/badgenames.py): each
+            # job's badge is charged what its own weigh, made alone as on a badge.
+            jobs = [dict(job, names=names_weight(runtime, firmware, names_modules(job), tmp))
+                    for job in jobs]
+            stdin = "".join(_job_lines(job) for job in jobs)
         options = ()
         if heap_kb is not None:
             if runner is None:
                 runner = measure_runner(driver)
+            runner.names = max(job.get("names", 0) for job in jobs)
             if on_heap is not None:
                 on_heap(runner)
+            if runner.names >= heap_kb * 1024:
+                return [OutOfMemory(
+                    "badge %s ran out of memory in its %g KB heap: its names (qstrs) "
+                    "alone weigh %.1f KB" % (job["board"], heap_kb, job["names"] / 1024))
+                    for job in jobs]
             options = ("-X", "heapsize=%d" % runner.heapsize(heap_kb))
         out = driver("run", options)
     return _by_job(out, jobs, heap_kb)
@@ -300,7 +318,8 @@ def compile_runner(out_dir):
     from host_tools.build import compile_modules
     from host_tools.vhw import VHW_DIR, sys_path
     folders = sys_path("micropython")
-    sources = [(os.path.join(MP_DIR, "badge_driver.py"), "badge_driver.py")]
+    sources = [(os.path.join(MP_DIR, name), name)
+               for name in ("badge_driver.py", "badgenames.py")]
     for folder in folders:
         rel = os.path.relpath(folder, os.path.dirname(VHW_DIR)).replace(os.sep, "/")
         sources += [(os.path.join(folder, name), rel + "/" + name)
@@ -308,6 +327,24 @@ def compile_runner(out_dir):
     compile_modules(sources, out_dir)
     return [os.path.join(out_dir, os.path.relpath(f, os.path.dirname(VHW_DIR)))
             for f in folders]
+
+
+def names_modules(job):
+    """The names modules (host_tools/mp/badgenames.py) a job's badge makes names from at
+    its start, as cran.startup picks them: every module's, its board's parts', and the
+    radio's when its game has one."""
+    with open(os.path.join(BOARDS_DIR, job["board"] + ".json")) as f:
+        board = json.load(f)
+    return (["cran.names"] + ["cran.names_" + part for part in ("display", "buzzer", "leds")
+                              if board.get(part) is not None]
+            + (["cran.names_radio"] if "radio" in job.get("config", {}) else []))
+
+
+def names_weight(runtime, firmware, modules, cwd):
+    """Heap bytes the names of `modules` keep when a fresh interpreter makes them from
+    `firmware` (a folder of .mpy, or a ROMFS image), as a badge's start does."""
+    [line] = _json_lines(runtime, ["badgenames.py", firmware] + modules, "", 60, cwd=cwd)
+    return line["names"]
 
 
 def measure_runner(driver):

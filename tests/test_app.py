@@ -180,14 +180,21 @@ def test_cran_scenario_heap_and_mpy_say_what_is_wrong():
 
 
 def test_a_badge_out_of_memory_says_so_in_one_line(micropython):
-    out = run_cran("scenario", "--badge", "atom-lite", "--mpy", "--heap", "24", FIGHT)
+    out = run_cran("scenario", "--badge", "atom-lite", "--mpy", "--heap", "40", FIGHT)
     assert out.returncode == 3 and out.stdout == ""
     heap, died = out.stderr.splitlines()
-    assert re.fullmatch(r"heap: 24 KB for the badge \+ \d+\.\d KB measured for the virtual "
-                        r"hardware and runner \(-X heapsize=\d+\)", heap), heap
-    assert re.fullmatch(r"cran: badge atom-lite ran out of memory in its 24 KB heap: "
+    assert re.fullmatch(r"heap: 40 KB for the badge \(its names' \d+\.\d KB in it\) \+ "
+                        r"\d+\.\d KB measured for the virtual hardware and runner "
+                        r"\(-X heapsize=\d+\)", heap), heap
+    assert re.fullmatch(r"cran: badge atom-lite ran out of memory in its 40 KB heap: "
                         r"MemoryError at \S+:\d+, in \S+ \(memory allocation failed, "
                         r"allocating \d+ bytes\)", died), died
+    # A heap smaller than the badge's names (made first, kept for good) is said so.
+    out = run_cran("scenario", "--badge", "atom-lite", "--mpy", "--heap", "12", FIGHT)
+    assert out.returncode == 3
+    assert re.fullmatch(r"cran: badge atom-lite ran out of memory in its 12 KB heap: its "
+                        r"names \(qstrs\) alone weigh \d+\.\d KB",
+                        out.stderr.splitlines()[-1]), out.stderr
 
 
 # ---- the app's own behaviour --------------------------------------------------------

@@ -38,6 +38,10 @@ if __name__ == "__main__":
         vfs.mount(vfs.VfsRom(memoryview(_ROM)), "/rom")
         _firmware = "/rom"
     sys.path[:0] = sys.argv[7:] + [_firmware]
+    if sys.implementation.name == "micropython":
+        import badgenames
+        badgenames.make()   # the badge's names, first, as on a badge (see there)
+        gc.collect()        # the names modules' own objects, gone before the runner loads
 
 MICROPYTHON = sys.implementation.name == "micropython"
 # CircuitPython: the virtual CircuitPython modules (host_tools/vcp) and Adafruit's
@@ -412,7 +416,9 @@ def main():
                 return
         job["steps"] = Steps(job["steps"])
         try:
-            run_job(n, job, boards_dir, flash_dir, start, reboot_every, base or 0)
+            # The badge's figures: its live heap over the runner's, its names' weight in.
+            run_job(n, job, boards_dir, flash_dir, start, reboot_every,
+                    (base or 0) - job.get("names", 0))
             emit(n, "end", True)
         except Exception as e:   # report this job, go on with the others
             report(n, job, e)
