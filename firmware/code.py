@@ -4,4 +4,4 @@
 from cran.hal_cp import runtime
 
 runtime.install()
-__import__("cran").main()
+__import__("cran.run", None, None, ("main",)).main()

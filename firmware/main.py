@@ -45,7 +45,7 @@ def _damaged(manifest):
 _found = _damaged("/firmware.json")
 del _damaged
 if not _found or not _found[0]:
-    __import__("cran").main()
+    __import__("cran.run", None, None, ("main",)).main()
 else:
     _message = "firmware %s (reflash: cran flash)" % ", ".join(_found[0])
     print("cran: cannot start: %s" % _message)

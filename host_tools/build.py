@@ -63,7 +63,7 @@ def compat_args(badge_impl):
 # the board file check (cran flash checks the board on the host, cran.config reads it).
 HOST_ONLY = ("cran/scenario.py", "cran/board.py")
 # The CircuitPython build's own package: a MicroPython badge never gets it (its names
-# would be made at every boot, cran.start's names modules being made of every module).
+# would be made at every boot, cran.run.start's names modules being made of every module).
 CIRCUITPYTHON_ONLY = "cran/hal_cp/"
 # The game master's station badge's relay (cran flash --station): a player's badge never
 # has it, nor the names it makes (names_sources).
@@ -113,7 +113,7 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
 # the manifest, so that a player's main.py, in its heap all day, is not made one
 # instruction longer for a station.
 STATION = "cran.station"
-_STARTS_THE_APP = '__import__("cran").main()'
+_STARTS_THE_APP = '__import__("cran.run", None, None, ("main",)).main()'
 
 
 def station_modules():

@@ -548,7 +548,7 @@ def test_main_py_locks_ctrl_c_and_starts_the_watchdog_before_any_firmware():
     assert first == ["import micropython", "micropython.kbd_intr(-1)", "import machine",
                      "machine.WDT(timeout=%d)" % WDT_TIMEOUT_MS]
     later = ast.unparse(ast.Module(body=body[4:], type_ignores=[]))
-    assert "__import__('cran')" in later
+    assert "__import__('cran.run', None, None, ('main',)).main()" in later
 
 
 def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micropython,

@@ -98,9 +98,9 @@ def test_a_station_gets_the_relay_alone_and_a_player_never_gets_it(tmp_path):
     with open(station["/main.py"]) as f:
         main = f.read()
     assert main.count('__import__("cran.station", None, None, ("main",)).main()') == 1
-    assert '__import__("cran").main()' not in main
+    assert '__import__("cran.run", None, None, ("main",)).main()' not in main
     with open(os.path.join(FIRMWARE_DIR, "main.py")) as f:
-        assert main.replace('"cran.station", None, None, ("main",)', '"cran"') == f.read()
+        assert main.replace('"cran.station"', '"cran.run"') == f.read()
     player = build.compile_firmware(str(tmp_path / "player"))
     assert "/cran/station.mpy" not in player
     names = build.names_of(player)

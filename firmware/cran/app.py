@@ -8,7 +8,8 @@ import time
 import machine
 from micropython import const
 
-from cran import compat, forget
+from cran import compat
+from cran.compat import forget
 from cran.badge import epoch_shift
 from cran.compat import wake_flag
 from cran.core.engine import COUNTDOWN

@@ -4,7 +4,7 @@
 import os
 import sys
 
-# Whether modules can be let go to take their bytecode back (cran.forget) and names
+# Whether modules can be let go to take their bytecode back (forget, below) and names
 # made ahead (cran.startup._make_names): a badge's heap holds its modules' code;
 # CPython's does not, and a module imported again there makes new classes (`except
 # ConfigError` would no longer match).
@@ -37,3 +37,19 @@ def wake_flag():
     import asyncio
     maker = getattr(asyncio, "ThreadSafeFlag", None) or asyncio.Event
     return maker()
+
+
+def forget(names):
+    """Drop modules no longer used, so the GC can take their code back. Only where that
+    is worth it: on MicroPython (on CPython a module imported again would make new
+    classes, and `except ConfigError` elsewhere would no longer match)."""
+    if not MICROPYTHON:
+        return
+    import gc
+    for name in names:
+        if sys.modules.pop(name, None) is not None:
+            package, _, leaf = name.rpartition(".")
+            parent = sys.modules.get(package)
+            if parent is not None and leaf in dir(parent):
+                delattr(parent, leaf)   # the import also made it an attribute there
+    gc.collect()   # now, while the heap is young: the holes they leave are few and large

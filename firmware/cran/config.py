@@ -2,7 +2,7 @@
 # plays (Settings), the screen's language. Checked here: a fault names the field.
 import json
 
-from cran import forget
+from cran.compat import forget
 from cran.core.choices import CHARACTER_FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.vocab import ParseError
@@ -24,7 +24,7 @@ class ConfigError(ValueError):
 
 
 # Board and Config have attributes and no methods: a method would keep this module's
-# globals (the checker) alive for as long as the app keeps a Board, and cran.start lets
+# globals (the checker) alive for as long as the app keeps a Board, and cran.run.start lets
 # the checker go before the app's modules load.
 class Board:
     """A checked board file's parts (BOARD_KEYS): each its dict from the file, or None

@@ -4,7 +4,7 @@
 
 import json
 
-from cran import forget
+from cran.compat import forget
 from cran.core.vocab import DIGITS, SPACE_CHARS, SPACES, ParseError, const
 
 LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` with "

@@ -4,7 +4,7 @@
 # TAG = HMAC(derive(key, b"console"), b"unlock:" + nonce) opens the console for
 # UNLOCK_MS. The proof's code (cran.auth) is loaded only to make or check one, and let go
 # after: a badge in play keeps 32 bytes of key and this.
-from cran import forget
+from cran.compat import forget
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import const
 

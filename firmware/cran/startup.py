@@ -1,9 +1,9 @@
-# The badge's start (cran.start): the config checked, the state restored, the app built,
-# each phase's code let go before the next loads. Start-only itself: cran.start lets it
+# The badge's start (cran.run.start): the config checked, the state restored, the app built,
+# each phase's code let go before the next loads. Start-only itself: cran.run.start lets it
 # go once the app is built.
 import sys
 
-from cran import forget
+from cran.compat import forget
 from cran.compat import MICROPYTHON
 
 # Modules a badge needs only to start. On a badge every module imported is its bytecode
@@ -20,7 +20,7 @@ _BOOT_ONLY = ("cran.parts", "cran.lock", "cran.radio_start")   # the lock: again
 
 
 def start_app(root):
-    """cran.start: the app built, the start-only modules let go as it goes."""
+    """cran.run.start: the app built, the start-only modules let go as it goes."""
     _make_names(None)
     config = _checked_config(root)
     _let_go(_CONFIG_ONLY)

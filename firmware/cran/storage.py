@@ -78,7 +78,7 @@ class StateStore:
         A leftover temp file is a save cut short: never read, overwritten by the next.
         Read at boot and after a failed save only: the reading code (cran.restore) is
         loaded for it and let go, as bytecode in a badge's RAM."""
-        from cran import forget
+        from cran.compat import forget
         from cran.restore import load_records
         try:
             return load_records(self)

@@ -46,7 +46,8 @@ if not MICROPYTHON and not CIRCUITPYTHON:
 
 import time  # noqa: E402
 
-from cran import cues, start, storage  # noqa: E402
+from cran import cues, storage
+from cran.run import start  # noqa: E402
 from cran.core.engine import view  # noqa: E402
 from cran.hal.buttons import Button  # noqa: E402
 

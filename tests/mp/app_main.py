@@ -1,4 +1,4 @@
-# cran.main() on the virtual hardware, console on stdin (its echo on stderr), then what
+# cran.run.main() on the virtual hardware, console on stdin (its echo on stderr), then what
 # the hardware shows:
 #   micropython app_main.py FIRMWARE_DIR VHW_DIR EXTRA_DIR ROOT
 import json
@@ -10,13 +10,13 @@ import machine  # noqa: E402
 import neopixel  # noqa: E402
 import vclock  # noqa: E402
 
-import cran  # noqa: E402
+import cran.run  # noqa: E402
 import cran.compat  # noqa: E402
 
 # The console's echo of what is typed goes to stderr: stdout holds its answers alone.
 cran.compat.STDOUT = sys.stderr.buffer
 
-started = cran.main(sys.argv[4])
+started = cran.run.main(sys.argv[4])
 strips = dict((pin, [list(c) for c in np.last or ()]) for pin, np in neopixel._strips.items())
 print(json.dumps({"started": started is not None, "strips": strips,
                   "watchdog": [a for a in vclock._alarms if isinstance(a, machine.WDT)] != []}))

@@ -209,11 +209,11 @@ def a_badge_that_cannot_start_shows_it():
     # drivers (the board file says its runtime): the error look through Adafruit's
     # library, the reason in the journal in nvm (and on the console, which the pytest
     # side reads among this driver's lines).
-    import cran
+    import cran.run
     from cran.hal_cp.parts import stores
     _fresh()
     root = _atoms3_root("broken", {"character": {"armor": "papier"}})
-    cran.main(root, console=False)
+    cran.run.main(root, console=False)
     return [list(neopixel_write.last(35) or b""), stores(root, None)[1].entries()]
 
 

@@ -39,7 +39,7 @@ CHARACTER = Character(name="Godefroy", armor=2)
 PLAY = [(1000, "coup"), (3000, "coup blesse"), (5000, "effet peur"), (8000, "coup"),
         (20000, "tick"), (40000, "tick"), (60000, "soin"), (61000, "coup brise bras"),
         (62000, "renommee +2"), (70000, "coup"), (90000, "tick"), (95000, "coup douleur")]
-FILES = {"main.py": "__import__('cran').main()\n",
+FILES = {"main.py": "__import__('cran.run', None, None, ('main',)).main()\n",
          "config.json": '{"board": "atom-lite", "character": {"name": "Godefroy"}}',
          "boots.json": "[]"}
 

@@ -1,0 +1,45 @@
+# The badge's entry: main.py (code.py on CircuitPython) calls main(), which builds the
+# app (start: cran.startup's work, let go after it) and runs it until the badge stops.
+# Resident: main's frame is live as long as the app runs.
+from cran.compat import forget
+
+
+def main(root="/", console=True):
+    """Start the badge from root/config.json. A config or board file that is missing or
+    wrong: one console message, the error cue, then the console answers - no reboot."""
+    import asyncio
+    import time
+
+    import machine
+    import micropython
+    # First of all: until the app has read the game key (cran.lock), Ctrl-C is a byte.
+    micropython.kbd_intr(-1)
+    try:
+        app = start(root)
+    except (ValueError, OSError) as e:   # ConfigError is a ValueError
+        from cran import fail  # only a badge that can't start loads it
+        message = str(e)
+        print("cran: cannot start: %s" % message)
+        fail.cannot_start(message, root, console)
+        return None
+    try:
+        asyncio.run(app.run(console))
+    except BaseException as e:   # KeyboardInterrupt too
+        if app.console_open(time.ticks_ms()):
+            raise   # an organiser's Ctrl-C, or a badge without a key: the REPL
+        # A locked badge never leaves a player at the REPL: it comes back as saved.
+        app.badge.log({"error": "the app ended: %r" % (e,)})
+        machine.reset()
+    return app
+
+
+def start(root):
+    """The app built from root/config.json and its board file (ConfigError, a
+    ValueError, naming the file and field), with the start-only modules let go -
+    cran.startup too, which does it: its code is a badge's RAM, and after the start no
+    one calls it again."""
+    from cran.startup import start_app
+    try:
+        return start_app(root)
+    finally:
+        forget(("cran.startup",))
