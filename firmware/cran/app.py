@@ -9,9 +9,8 @@ import machine
 from micropython import const
 
 from cran import compat
-from cran.compat import forget
 from cran.badge import epoch_shift
-from cran.compat import wake_flag
+from cran.compat import forget, wake_flag
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.cues import (

@@ -3,8 +3,7 @@
 # (host_tools/fieldsim.py) take it with the same pieces.
 import json
 
-from cran.compat import forget
-from cran.compat import replace, sync
+from cran.compat import forget, replace, sync
 from cran.core.vocab import Action
 from cran.storage import join
 

@@ -3,8 +3,7 @@
 # go once the app is built.
 import sys
 
-from cran.compat import forget
-from cran.compat import MICROPYTHON
+from cran.compat import MICROPYTHON, forget
 
 # Modules a badge needs only to start. On a badge every module imported is its bytecode
 # in RAM (3-4 KB each in 32-bit), so they go as soon as they have served: the config's

@@ -10,9 +10,9 @@ sys.path[:0] = [sys.argv[2], sys.argv[3], sys.argv[1]]
 
 import world  # noqa: E402
 
-import cran.run  # noqa: E402
 import cran.app  # noqa: E402
 import cran.compat  # noqa: E402
+import cran.run  # noqa: E402
 from cran import console  # noqa: E402
 
 # The console's echo of what is typed goes to stderr: stdout holds its answers alone.

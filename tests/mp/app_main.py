@@ -10,8 +10,8 @@ import machine  # noqa: E402
 import neopixel  # noqa: E402
 import vclock  # noqa: E402
 
-import cran.run  # noqa: E402
 import cran.compat  # noqa: E402
+import cran.run  # noqa: E402
 
 # The console's echo of what is typed goes to stderr: stdout holds its answers alone.
 cran.compat.STDOUT = sys.stderr.buffer

@@ -34,7 +34,7 @@ vclock.start(0)
 machine.reset_all()
 root = sys.argv[3] + "/badge"
 world.wire(world.make_root(root, sys.argv[2], sys.argv[4], {}), i2c=True)
-from cran.compat import forget
+from cran.compat import forget  # noqa: E402
 from cran.run import start  # noqa: E402
 
 app = start(root)
