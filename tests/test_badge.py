@@ -6,13 +6,14 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_SAY
 from cran.core.words import parse_action
+from cran.restore import boot
 
 WRAP_START = (1 << 30) - 3000   # the undo window across the tick wrap too
 
 
 def make_badge(start=0, **who):
     badge = Badge(Character(**who), Settings(), board_id="atom-lite")
-    badge.boot(start)
+    boot(badge, start)
     told = []
     badge.on_cues = lambda kind, now, cues: told.append((kind, list(cues)))
     return badge, told

@@ -8,6 +8,7 @@ from cran.console import Console, text_of
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_COMBAT, CUE_END, CUE_KINDS
+from cran.restore import boot
 
 START = (1 << 30) - 1000     # the console lives across the tick wrap too
 
@@ -25,7 +26,7 @@ class MemoryJournal:
 
 def make_console(config_path=None, **who):
     badge = Badge(Character(**who), Settings(), journal=MemoryJournal(), board_id="atom-lite")
-    badge.boot(START)
+    boot(badge, START)
     return Console(badge, config_path)
 
 
@@ -122,7 +123,7 @@ def test_a_power_cut_during_a_countdown_never_leaves_the_wearer_healthier(
     def badge():
         return Badge(Character(), Settings(), StateStore(str(tmp_path)), Journal(str(tmp_path)))
     first = badge()
-    first.boot(START)
+    boot(first, START)
     first.apply(parse_action("coup agonisant"), START)
     for ms in range(0, cut_after_ms + 1, 500):        # the show loop's wake-ups
         first.tick(ticks_add(START, ms))
@@ -130,7 +131,7 @@ def test_a_power_cut_during_a_countdown_never_leaves_the_wearer_healthier(
     # Power goes; back on one hour later (time off counts as paused).
     later = ticks_add(START, cut_after_ms + 3600000)
     second = badge()
-    second.boot(later)
+    boot(second, later)
     status = second.status(later)
     if status["etat"] == "coma":
         # Less than a checkpoint was left: it comes back already fallen, never better.
@@ -152,11 +153,11 @@ def test_time_switched_off_is_paused_unless_the_game_counts_it(tmp_path, counts,
     from cran.storage import StateStore
     settings = Settings(time_off_counts=counts)
     first = Badge(Character(), settings, StateStore(str(tmp_path)))
-    first.boot(START, wall_s=1795000000)
+    boot(first, START, wall_s=1795000000)
     first.apply(parse_action("coup agonisant"), START)
     second = Badge(Character(), settings, StateStore(str(tmp_path)))
     later = ticks_add(START, 5000)
-    second.boot(later, wall_s=wall_at_boot)
+    boot(second, later, wall_s=wall_at_boot)
     status = second.status(later)
     assert status["etat"] == etat
     if wall_at_boot == 1795000120:
@@ -189,7 +190,7 @@ def test_a_failed_save_is_journaled_and_status_says_it_until_one_works(tmp_path)
     from cran.storage import StateStore
     store = StateStore(str(tmp_path))
     badge = Badge(Character(), Settings(), store, MemoryJournal())
-    badge.boot(START)
+    boot(badge, START)
     console = Console(badge)
     assert json.loads(console.handle("status", START)[0])["save_error"] is None
     saving = store.save

@@ -20,6 +20,7 @@ from cran.badge import Badge
 from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
+from cran.restore import boot
 from cran.storage import Journal, StateStore
 from host_tools import badgeport, cli, journal, timeline, timeline_svg, times
 
@@ -55,7 +56,7 @@ def badge_journal(tmp_path, steps, character=None, wall_s=EPOCH_S):
     (ms, "tick") or (ms, "undo") taking back the action before. -> (lines, badge)."""
     journal = Journal(str(tmp_path))
     badge = Badge(character or Character(), Settings(), None, journal, "atom-lite")
-    badge.boot(0, "power-on", wall_s)
+    boot(badge, 0, "power-on", wall_s)
     for ms, words in steps:
         if words == "tick":
             badge.tick(ms)
@@ -429,7 +430,7 @@ def day_journal(tmp_path, monkeypatch, steps=DAY, start_s=EPOCH_S):
             booted_s = steps[steps.index(step) + 1][0] - 30
             badge = Badge(character, Settings(), StateStore(str(tmp_path)), journal,
                           "atom-lite")
-            badge.boot(0, cause, start_s + booted_s)
+            boot(badge, 0, cause, start_s + booted_s)
             continue
         at_s, words = step
         badge.apply(parse_action(words), int((at_s - booted_s) * 1000))
@@ -832,7 +833,7 @@ def booted(tmp_path, wall_s):
     """A badge on tmp_path's flash, its state and journal, booted (again) at wall_s."""
     badge = Badge(Character(name="Ali"), Settings(), StateStore(str(tmp_path)),
                   Journal(str(tmp_path)), "atom-lite")
-    badge.boot(0, "power-on", wall_s)
+    boot(badge, 0, "power-on", wall_s)
     return badge
 
 

@@ -40,7 +40,8 @@ class Badge:
         # so it may be anything: nothing is played, shown or saved as if it were known
         # until an organiser's reset (the state above is only a placeholder).
         self.unknown = False
-        self._saved_at = None       # tick of the last save, for checkpoints
+        self.saved_at = None        # tick of the last save, for checkpoints (the boot's, once
+                                    # cran.restore has put the saved state back)
         self._copy_failed = False   # the last save's NVS copy failed (journaled once)
         # Why the last save failed (the flash refused it), until one works again: the
         # app shows it on every board and `status` says it. A badge that can't save
@@ -99,7 +100,7 @@ class Badge:
         would find more time left than there is). None: nothing to do."""
         due = self._timers_due()
         if self._checkpoints():
-            at = ticks_add(self._saved_at, CHECKPOINT_MS)
+            at = ticks_add(self.saved_at, CHECKPOINT_MS)
             if due is None or ticks_diff(at, due) < 0:
                 due = at
         return due
@@ -107,18 +108,10 @@ class Badge:
     def _checkpoints(self):
         # A frozen countdown (K15, K16) is saved as it stands: nothing to refresh.
         state = self.state
-        return (self._saved_at is not None and COUNTDOWN in state.timers
+        return (self.saved_at is not None and COUNTDOWN in state.timers
                 and not state.frozen)
 
     # ---- life -------------------------------------------------------------------
-
-    def boot(self, now, reset_cause=None, wall_s=None):
-        """Restore the saved state, timers running again from now (time off counts as
-        paused). A bad or missing record is journaled; a new badge starts fresh, one that
-        has lived (its NVS says so) comes back from the copy there, or else unknown.
-        The reading is cran.restore's, start-only: let go once the app is built."""
-        from cran.restore import boot
-        boot(self, now, reset_cause, wall_s)
 
     def apply(self, action, now, save=True, undoable=False):
         """One action on the wearer; timers due by then fire first. Its cues are told
@@ -193,7 +186,7 @@ class Badge:
         if now == self._idle_at and self.state is self._idle_state:
             return ()
         self._advance(now)
-        if (self._checkpoints() and ticks_diff(now, self._saved_at)
+        if (self._checkpoints() and ticks_diff(now, self.saved_at)
                 >= CHECKPOINT_MS - _CHECKPOINT_EARLY_MS):
             self._save(now)
         if self.state is not self._deadline_of:   # _timers_due(), without its call
@@ -263,7 +256,7 @@ class Badge:
             record["timers"][COUNTDOWN] = max(0, left - CHECKPOINT_MS)
         try:
             failed = self.store.save(record)
-            self._saved_at = now
+            self.saved_at = now
             self.save_error = None
         except (OSError, ValueError) as e:
             # The badge goes on showing the truth, with the error cue; the journal says

@@ -53,3 +53,9 @@ def forget(names):
             if parent is not None and leaf in dir(parent):
                 delattr(parent, leaf)   # the import also made it an attribute there
     gc.collect()   # now, while the heap is young: the holes they leave are few and large
+
+
+def missing(err):
+    """Whether an OSError says the file is not there: ENOENT, the same number on
+    LittleFS, FAT, Linux and Windows."""
+    return bool(err.args) and err.args[0] == 2

@@ -4,8 +4,6 @@
 # RAM, and this one is read once, then let go (cran.run.start), or loaded again for a
 # StateStore.load() after a failed save.
 import binascii
-import json
-import os
 import time
 
 import cran
@@ -16,14 +14,12 @@ from cran.core.ticks import ticks_add
 from cran.core.vocab import (
     AGONISANT,
     COMA,
-    COPY_BAD,
     COPY_MISSING,
     NVS_BAD,
     STATES,
     ParseError,
     const,
 )
-from cran.storage import FORMAT_VERSION, MAGIC, MAX_RECORD_BYTES, missing, record_crc
 
 # machine.reset_cause() -> the journal's word for it
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
@@ -99,7 +95,7 @@ def _restore(badge, now):
     store = badge.store
     if store is None:
         return []
-    record, problems = load_records(store)
+    record, problems = store.load()
     note = None
     found = []
     if store.copy is not None:
@@ -120,7 +116,7 @@ def _restore(badge, now):
         # Timers restart from now; with time_off_counts, from when power went.
         badge.state = from_record(record, badge.character, badge.settings,
                                   ticks_add(now, -off_ms))
-        badge._saved_at = now
+        badge.saved_at = now
     except ParseError as e:
         # A record this firmware can't read (another version's, a character changed
         # under it): the state is lost as well.
@@ -145,88 +141,6 @@ def _time_off_ms(badge, record):
 
 
 # ---- the records on the flash (StateStore) ------------------------------------------
-
-def load_records(store):
-    """StateStore.load: -> (payload or None, problems), the newest valid copy, and a
-    (code, line) per copy skipped ((COPY_BAD, "state.b: crc mismatch")). None means
-    start from a safe default. A leftover temp file is a save cut short: never read,
-    overwritten by the next."""
-    problems = []
-    best = None
-    store._newest = None
-    store.seq = 0
-    for i in (0, 1):
-        try:
-            seq, payload = _read(store._slots[i])
-        except OSError as e:
-            problems.append((COPY_MISSING, "%s: missing" % store.names[i]) if missing(e)
-                            else (COPY_BAD, "%s: unreadable (%s)" % (store.names[i], e)))
-            continue
-        except ValueError as e:
-            problems.append((COPY_BAD, "%s: %s" % (store.names[i], e)))
-            continue
-        if store._newest is None or seq > store.seq:
-            store._newest, store.seq, best = i, seq, payload
-    store._known = True
-    return best, problems
-
-
-def _read(path):
-    if callable(path):   # a store not in files reads its slots itself (cran.hal_cp.nvm)
-        return path()
-    size = os.stat(path)[6]
-    if size > MAX_RECORD_BYTES:
-        raise ValueError("%d bytes, at most %d" % (size, MAX_RECORD_BYTES))
-    with open(path, "rb") as f:
-        return decode_record(f.read(size))
-
-
-def decode_record(data):
-    """bytes of one record file -> (seq, payload). Raises ValueError saying what is wrong."""
-    end = data.find(b"\n")
-    if end < 0:
-        raise ValueError("no header line (%d bytes)" % len(data))
-    try:
-        header = data[:end].decode()
-    except ValueError:
-        raise ValueError("header is not text") from None
-    fields = header.split(" ")
-    if fields[0] != MAGIC:
-        raise ValueError("not a state record")
-    # Magic and version come first so that a future layout is named, not called garbage.
-    try:
-        version = int(fields[1]) if len(fields) > 1 else None
-    except ValueError:
-        version = None
-    if version is None:
-        raise ValueError("bad header")
-    if version != FORMAT_VERSION:
-        raise ValueError("format version %d, expected %d" % (version, FORMAT_VERSION))
-    if len(fields) != 5:
-        raise ValueError("bad header")
-    try:
-        seq = int(fields[2])
-        length = int(fields[3])
-        crc = int(fields[4], 16)
-    except ValueError:
-        raise ValueError("bad header") from None
-    body = data[end + 1:]
-    if len(body) < length:
-        raise ValueError("truncated: %d of %d body bytes" % (len(body), length))
-    if len(body) > length:
-        raise ValueError("%d bytes past the body" % (len(body) - length))
-    if record_crc(header[:len(header) - len(fields[4])], body) != crc:
-        raise ValueError("crc mismatch")
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        raise ValueError("body is not JSON") from None
-    if not isinstance(payload, dict):
-        raise ValueError("body is not an object")
-    return seq, payload
-
-
-
 
 # ---- the record back to a State (core.record.to_record's way back) ---------------
 

@@ -13,7 +13,7 @@ from cran.compat import MICROPYTHON, forget
 # load (the same), and the app's assembly and the wiring of its drivers (cran.parts)
 # once the app is built.
 _CONFIG_ONLY = ("cran.config", "cran.core.choices", "cran.core.words")
-_RESTORE_ONLY = ("cran.restore", "cran.rescue", "cran.boots")
+_RESTORE_ONLY = ("cran.restore", "cran.records", "cran.rescue", "cran.boots")
 _BOOT_ONLY = ("cran.parts", "cran.lock", "cran.radio_start")   # the lock: again with the
 # console; the radio's wiring: its window's code (cran.link) stays
 

@@ -1,20 +1,14 @@
 # Power-safe storage on the badge's flash: the wearer's state in two checked copies,
 # and a bounded journal. Same code on MicroPython (LittleFS) and CPython (host tools).
 
-import binascii
 import json
 import os
 
-from cran.compat import replace, sync
+from cran.compat import forget, missing, replace, sync
+from cran.core.record import FORMAT_VERSION, MAGIC, MAX_RECORD_BYTES, record_crc
 from cran.core.vocab import const
 
-FORMAT_VERSION = 1
-MAGIC = "cran-state"
-# A state record is 250-600 bytes; a bigger file is garbage, and reading it whole would
-# take a block of the badge's heap it may not have.
-MAX_RECORD_BYTES = 8192
-_RESTORE = const(("cran.restore",))   # the boot's reading of the records (StateStore.load)
-_ENOENT = const(2)                 # the same number on LittleFS, FAT, Linux and Windows
+_READING = const(("cran.records",))   # the records' reading (StateStore.load)
 _COMPACT = const((",", ":"))       # JSON's separators, spaces left out
 
 
@@ -28,16 +22,6 @@ def join(directory, name):
     if not directory:
         return name
     return directory.rstrip("/") + "/" + name
-
-
-def missing(err):
-    return bool(err.args) and err.args[0] == _ENOENT
-
-
-def record_crc(prefix, body):
-    # The header's own fields are covered too: a flipped digit in the sequence
-    # number must not let a stale copy win.
-    return binascii.crc32(body, binascii.crc32(prefix.encode())) & 0xFFFFFFFF
 
 
 def encode_record(payload, seq):
@@ -76,22 +60,22 @@ class StateStore:
         per copy skipped ((COPY_BAD, "state.b: crc mismatch"), codes of
         cran.core.vocab). None means start from a safe default.
         A leftover temp file is a save cut short: never read, overwritten by the next.
-        Read at boot and after a failed save only: the reading code (cran.restore) is
-        loaded for it and let go, as bytecode in a badge's RAM."""
-        from cran.compat import forget
-        from cran.restore import load_records
-        try:
-            return load_records(self)
-        finally:
-            forget(_RESTORE)
+        Read at boot and after a failed save only: the reading code (cran.records) is
+        loaded for it, and let go by the caller at such a time (the start's restore
+        phase, save() after a failed one)."""
+        from cran.records import newest
+        best, problems, self._newest, self.seq = newest(self._slots, self.names)
+        self._known = True
+        return best, problems
 
     def save(self, payload):
         """Write payload (a JSON-ready dict) as the newest record. Raises OSError when the
         flash fails (the previous record is then still there for the next load), and
         ValueError for a record over MAX_RECORD_BYTES, writing nothing. -> None, or the
         OSError that kept the NVS copy from being written (the record itself is saved)."""
-        if not self._known:
+        if not self._known:   # a save failed: which copy is newest is read again
             self.load()
+            forget(_READING)
         target = 1 if self._newest == 0 else 0
         header, body = _record_parts(payload, self.seq + 1)
         if len(header) + len(body) > MAX_RECORD_BYTES:

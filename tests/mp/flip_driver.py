@@ -28,6 +28,7 @@ from cran.badge import Badge  # noqa: E402
 from cran.core.record import to_record  # noqa: E402
 from cran.core.rules import Character, Settings  # noqa: E402
 from cran.core.words import parse_action  # noqa: E402
+from cran.restore import boot as restore_boot  # noqa: E402
 from cran.storage import Journal, StateStore  # noqa: E402
 
 BLOCK_SIZE = 4096
@@ -93,7 +94,7 @@ def play(data, nvs):
     os.mkdir(MOUNT + "/boards")
     flash_firmware()
     b = badge(nvs)
-    b.boot(0, "power-on")
+    restore_boot(b, 0, "power-on")
     for ms, text in PLAY:
         if text == "tick":
             b.tick(ms)
@@ -115,7 +116,7 @@ def boot(data, nvs):
                 said.append(key)
         log(entry)
     b.log = heard
-    b.boot(10 ** 6, "power-on")
+    restore_boot(b, 10 ** 6, "power-on")
     os.umount(MOUNT)
     return ("unknown" if b.unknown else to_record(b.state, 10 ** 6)), said
 

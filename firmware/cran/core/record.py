@@ -2,10 +2,19 @@
 # never raw ticks (a tick count means nothing after a reboot). Pure, like the engine.
 # The way back (from_record) is read at boot only: it is in cran.restore.
 
+import binascii
+
 from cran.core.ticks import ticks_diff
 from cran.core.vocab import STATES
 
 RECORD_VERSION = 1
+# A record as a file: b"cran-state <FORMAT_VERSION> <seq> <body length> <crc32 hex>\n"
+# and the JSON body (cran.storage writes it, cran.records reads it back).
+FORMAT_VERSION = 1
+MAGIC = "cran-state"
+# A state record is 250-600 bytes; a bigger file is garbage, and reading it whole would
+# take a block of the badge's heap it may not have.
+MAX_RECORD_BYTES = 8192
 LONG_AGO_MS = (1 << 29) - 1     # C2 only cares about the last few hundred ms
 
 
@@ -36,3 +45,9 @@ def to_record(state, now):
         "last_kw": state.last_kw,
         "before": None if state.before is None else to_record(state.before, now),
     }
+
+
+def record_crc(prefix, body):
+    # The header's own fields are covered too: a flipped digit in the sequence
+    # number must not let a stale copy win.
+    return binascii.crc32(body, binascii.crc32(prefix.encode())) & 0xFFFFFFFF

@@ -26,13 +26,13 @@ class NvmStateStore(StateStore):
         self.nvm = nvm
         self._at = at
         self.slot_bytes = slot_bytes
-        # What cran.restore.load_records reads each record with, in place of a path.
+        # What cran.records.newest reads each record with, in place of a path.
         self._slots = (lambda: self.read_slot(0), lambda: self.read_slot(1))
 
     def read_slot(self, i):
         """-> (seq, payload) of slot i. OSError ENOENT: never written; ValueError: not
         a whole record (a save cut short, damage)."""
-        from cran.restore import decode_record
+        from cran.records import decode_record
         start = self._at + i * self.slot_bytes
         nvm = self.nvm
         if nvm[start] in _BLANK:
