@@ -60,7 +60,6 @@ def specs(settings_path, roster_path=None, count=0):
     "settings"}], [(name, port) of each row left to its port]). CommandError naming
     every fault (as cran config does)."""
     from cran import radio_config
-    from cran.config import ConfigError
     from cran.core.rules import Character
     from host_tools.roster import (
         RosterError,
@@ -100,9 +99,9 @@ def specs(settings_path, roster_path=None, count=0):
     sections = radio_sections(secret, rows + [(name, "badge") for name in extra])
     for name in extra:
         try:
-            spec = radio_config.read(name, sections[name])
-        except ConfigError as e:   # a bug, not the organiser's: said as it is
-            raise CommandError(str(e)) from None
+            spec = radio_config.read(sections[name])
+        except ValueError as e:   # a bug, not the organiser's: said as it is
+            raise CommandError("%s: %s" % (name, e)) from None
         out.append({"name": name, "radio": spec, "character": Character(name=name),
                     "settings": settings})
     return key, seed_of(secret, GM_NAME), out, left

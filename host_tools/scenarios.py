@@ -95,13 +95,12 @@ def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, rebo
         check_board(badge)
         if board_runtime(badge) == "circuitpython":
             # What its config would refuse (the badge could not start), said here.
-            from cran.config import ConfigError
             from cran.core.rules import Settings
             from cran.hal_cp.durations import check
             try:
-                check(path, parsed.character, Settings())
-            except ConfigError as e:
-                raise CommandError(str(e)) from None
+                check(parsed.character, Settings())
+            except ValueError as e:   # "FIELD: PROBLEM"
+                raise CommandError("%s: %s" % (path, e)) from None
     try:
         if badge is None:
             events = run_scenario(text, runtime, start_tick)

@@ -1,5 +1,6 @@
 # The shape of the code, held: a command of `cran` is its arguments and its run, what it
-# shares is in modules of their own, so no command module imports another (docs/
+# shares is in modules of their own, so no command module imports another, and no module
+# of host_tools or firmware is part of an import cycle (docs/
 # ARCHITECTURE.md). Imports inside functions count: they are imports all the same.
 import ast
 import os
@@ -93,6 +94,11 @@ def test_no_host_tools_module_is_part_of_an_import_cycle():
     assert cycles(_modules(os.path.join(REPO, "host_tools"), "host_tools")) == []
 
 
+def test_no_firmware_module_is_part_of_an_import_cycle():
+    # The package's own __init__ counts: importing any of its modules runs it first.
+    assert cycles(_modules(os.path.join(REPO, "firmware", "cran"), "cran")) == []
+
+
 def test_the_cycle_finder_finds_one():
     # Two modules importing each other, one of them inside a function.
     import tempfile
@@ -102,3 +108,21 @@ def test_the_cycle_finder_finds_one():
         with open(os.path.join(d, "b.py"), "w") as f:
             f.write("def later():\n    from pkg.a import x\n")
         assert cycles(_modules(d, "pkg")) == [["pkg.a", "pkg.b"]]
+
+
+def test_the_app_declares_every_field_cran_parts_gives_it_and_no_other():
+    # App.__init__'s work is cran.parts.assemble's (start-only code, let go after boot):
+    # the fields it sets are the ones App declares, and the two lists agree.
+    def read(name):
+        with open(os.path.join(REPO, "firmware", "cran", name), encoding="utf-8") as f:
+            return ast.parse(f.read())
+    [app_class] = [n for n in read("app.py").body
+                   if isinstance(n, ast.ClassDef) and n.name == "App"]
+    declared = {n.target.id for n in app_class.body if isinstance(n, ast.AnnAssign)}
+    [assemble] = [n for n in read("parts.py").body
+                  if isinstance(n, ast.FunctionDef) and n.name == "assemble"]
+    given = {t.attr for n in ast.walk(assemble) if isinstance(n, ast.Assign)
+             for target in n.targets for t in ast.walk(target)
+             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+             and t.value.id == "app"}
+    assert given == declared

@@ -637,3 +637,19 @@ def test_a_late_double_press_is_in_the_journal(runtime):
                     late[0])
     assert ago and 5.3 <= float(ago.group(1)) < 6.5, late
     assert late[1].endswith("double press: nothing to undo"), late
+
+
+def test_keys_typed_right_after_the_colon_are_the_console_lines():
+    # `:` opens the console's line, which takes the focus on Textual's next turn: keys
+    # already waiting (a fast typist, a paste, a busy machine) went to the hotkeys, `e`
+    # opening the effects' picker, `c` the hits'. They are the line's.
+    from textual import events
+
+    async def steps(app, pilot):
+        for char in ":ec":   # all posted before any is handled
+            app.post_message(events.Key("colon" if char == ":" else char, char))
+        await pilot.pause()
+        return isinstance(app.screen, Picker), app.w_console.display, app.w_console.value
+
+    picker_open, console_open, typed = ui("cpython", steps)
+    assert not picker_open and console_open and typed == "ec"

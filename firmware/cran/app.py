@@ -1,7 +1,6 @@
 # The badge app: everything built from the config and board files, then one asyncio
 # loop: the show loop (timers, buttons, cues, drivers, watchdog) and the serial console.
 import asyncio
-import os
 import select
 import time
 
@@ -180,8 +179,11 @@ class App:
                     self.console = self.lock = None
                     forget(_CONSOLE)
             menu = self.menu   # (None only in safe mode, which has no buttons)
-            if self.link is not None:   # a game with the radio (cran.link)
-                self.link.serve(self, now)
+            link = self.link
+            if link is not None:   # a game with the radio: what it heard, played here
+                for what, value in link.tick(now, self.badge.state):
+                    self._heard(what, value, now)
+                menu.offer = link.offer[0] if link.offer is not None else None
             for button in self.buttons:
                 button.handle(now)
                 # Its presses at once, before the next button's poll: a press shows
@@ -210,6 +212,22 @@ class App:
         if self.wdt is not None:
             self.wdt.feed()
         return self._next_wake(now)
+
+    def _heard(self, what, value, now):
+        """One thing the radio heard (cran.link.Link.tick), played on the badge."""
+        badge = self.badge
+        if what == "act":   # a game master's command: no undo for it
+            badge.apply(value, now, save=False)
+        elif what == "recast":   # a reset to a new character: rare, loaded for it
+            from cran.recast import recast
+            recast(self, value, now)
+        elif what == "clock":
+            badge.set_wall_clock(value, now)
+            set_rtc(value)
+        else:   # an offer for this wearer, or this healer's offer made (to whom)
+            from cran.auth import to_hex  # loaded with the radio
+            badge.log({"radio": what, "value": value if isinstance(value, str)
+                       else None if value is None else to_hex(value)})
 
     def _result(self, result, now):
         if result[0] in ("action", "take"):
@@ -466,19 +484,9 @@ class App:
                 continue   # Enter alone, \r\n's second half, a host's knock
             for out in console.answer(line, time.ticks_ms()):
                 print(out)
-            if console.reboot:
-                self.reboot()
-
-    def reboot(self):
-        """The console's `reboot` (an organiser's): the state saved as of now, the count
-        of watchdog resets forgotten (so safe mode ends), the chip reset."""
-        from cran.boots import FILE  # start-only, loaded again for this last moment
-        self.badge.checkpoint(time.ticks_ms())
-        try:
-            os.remove(join(self.root, FILE))
-        except OSError:
-            pass   # none yet
-        machine.reset()
+            if console.reboot:   # rare, so its code is loaded for it (cran.boots)
+                from cran.boots import reboot
+                reboot(self.badge, self.root)
 
     def start_watchdog(self):
         if self.wdt is None:   # once: a started WDT can't be stopped or made again

@@ -5,7 +5,7 @@ import json
 
 from cran.compat import replace
 
-FILE = "boots.json"   # in the flash's root; the app's `reboot` removes it
+FILE = "boots.json"   # in the flash's root; the console's `reboot` removes it
 WINDOW_S = 300
 LIMIT = 3
 
@@ -38,3 +38,20 @@ def note_boot(path, watchdog, now_s, keep=None):
     except OSError:
         pass   # a flash that can't write must not stop the boot; safe mode is a bonus
     return len(stamps) >= LIMIT
+
+
+def reboot(badge, root):
+    """The console's `reboot` (an organiser's, cran.app): the state saved as of now, the
+    count of watchdog resets forgotten (so safe mode ends), the chip reset."""
+    import os
+    import time
+
+    import machine
+
+    from cran.storage import join
+    badge.checkpoint(time.ticks_ms())
+    try:
+        os.remove(join(root, FILE))
+    except OSError:
+        pass   # none yet
+    machine.reset()

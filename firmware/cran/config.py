@@ -83,7 +83,7 @@ def _fail(path, field, problem):
 
 def object_fields(path, field, raw, known):
     """raw, the file's `field`, must be an object of known fields: else ConfigError
-    naming the field (cran.radio_config's section too)."""
+    naming the field (the radio section's too)."""
     if not isinstance(raw, dict):
         _fail(path, field, "expected an object")
     for key in sorted(raw):
@@ -172,7 +172,10 @@ def from_dict(raw, path, boards_dir):
     config.board = read_board(join(boards_dir, "%s.json" % board_id))
     if config.board.runtime == "circuitpython":   # its clock counts less (74 hours)
         from cran.hal_cp.durations import check
-        check(path, character, s)
+        try:
+            check(character, s)
+        except ValueError as e:   # "FIELD: PROBLEM": the file named here
+            raise ConfigError("%s: %s" % (path, e)) from None
     config.character = character
     config.settings = s
     config.lang = raw.get("lang", "fr")
@@ -183,8 +186,12 @@ def from_dict(raw, path, boards_dir):
     config.badge = raw.get("badge")
     config.radio = None
     if raw.get("radio") is not None:   # its checker and names only in a radio game
-        from cran.radio_config import read
-        config.radio = read(path, raw["radio"])
+        from cran.radio_config import FIELDS, read
+        object_fields(path, "radio", raw["radio"], FIELDS)
+        try:
+            config.radio = read(raw["radio"])
+        except ValueError as e:   # "FIELD: PROBLEM": the file named here
+            raise ConfigError("%s: %s" % (path, e)) from None
         forget(("cran.radio_config",))
     code = config.orga_code = raw.get("orga_code")
     if code is not None and (not isinstance(code, str) or not 4 <= len(code) <= 12

@@ -34,7 +34,7 @@ WINDOW_MS = const(25)
 REPEAT_MS = const(3)
 HEARTBEAT_MS = const(60000)   # a badge's heartbeat when nothing changes
 OFFER_MS = const(10000)       # a healer's offer waits this long for the patient's press
-NEAR_DBM = const(-50)         # [choice] "the nearest badge": within ~3 m in the open
+NEAR_DBM = radio.NEAR_DBM
 _EVERYONE = b"\xff" * 6       # ESP-NOW's broadcast address
 
 _HEARTBEAT = ">BHBBBHB"       # etat, s left, armor, damaged, play, renown, battery
@@ -109,27 +109,12 @@ class Link:
 
     # ---- the window ------------------------------------------------------------
 
-    def serve(self, app, now):
-        """The app's show step's radio part (cran.app.App.show): what came, played on the
-        badge; the offer on show told to the menu. Here, not in the app: a badge without
-        the radio loads none of it."""
-        badge = app.badge
-        for what, value in self.tick(now, badge.state):
-            if what == "act":   # a game master's command: no undo for it
-                badge.apply(value, now, save=False)
-            elif what == "recast":   # a reset to a new character: rare, loaded for it
-                from cran.recast import recast
-                recast(app, value, now)
-            elif what == "clock":
-                from cran.app import set_rtc
-                badge.set_wall_clock(value, now)
-                set_rtc(value)
-            else:   # an offer for this wearer, or this healer's offer made (to whom)
-                badge.log({"radio": what, "value": value if isinstance(value, str)
-                           else None if value is None else to_hex(value)})
-        app.menu.offer = self.offer[0] if self.offer is not None else None
-
     def tick(self, now, state):
+        """The radio's part of the app's show step (cran.app.App.show): the window kept,
+        the frames heard -> what they ask of the app, [(what, value)]: ("act", Action),
+        a game master's command; ("recast", the new character's fields, bytes);
+        ("clock", unix s); ("offer", verb) or ("offered", to whom: 6 bytes or None),
+        for the journal. The offer on show is self.offer: (verb, until) or None."""
         # A list only when something was heard: most windows hear nothing.
         out = _NOTHING  # type: Any
         if self.listening:

@@ -32,6 +32,7 @@ _HEAD = ">B4s6sBIB"
 _HEAD_BYTES = const(17)
 TAG_BYTES = const(12)          # 96 bits: a forger's odds, 2**-96 a try
 ID_BYTES = const(6)            # a badge's id: its chip's 6-byte MAC
+NEAR_DBM = const(-50)          # [choice] "the nearest badge": within ~3 m in the open
 TOKEN_BYTES = const(16)
 _PROOF = ">H16s"               # an authority's chain index and token, before its payload
 _PROOF_BYTES = const(18)

@@ -4,7 +4,6 @@
 # of it in its heap.
 from cran import radio
 from cran.core.vocab import const
-from cran.link import NEAR_DBM
 
 _MARK_SPACING = const(256)    # Chain: hashes between two tokens kept
 
@@ -42,11 +41,11 @@ class Chain:
 
 
 def offer_nearest(link, heard, now, out):
-    """A search's end (cran.link.Link.tick): the strongest answer at or above NEAR_DBM
+    """A search's end (cran.link.Link.tick): the strongest answer at or above radio.NEAR_DBM
     gets this chain's next token in a HEAL or REPAIR, sent for a period (link._repeat);
     out hears ("offered", its id), or ("offered", None) when none was near or the
     chain is spent."""
-    near = [h for h in heard if h[0] >= NEAR_DBM]
+    near = [h for h in heard if h[0] >= radio.NEAR_DBM]
     if not near:
         out.append(("offered", None))
         return

@@ -492,6 +492,16 @@ class SimApp(App):
             box.value = ""
             box.display = False
             self.set_focus(None)
+        elif box.display and not box.has_focus:
+            # `:` gave the line the focus for Textual's next turn: a key already waiting
+            # (typed fast, pasted, a busy machine) is the line's, not a hotkey's.
+            event.stop()
+            event.prevent_default()
+            box.focus()
+            if event.key == "enter":
+                self.call_later(box.action_submit)
+            elif event.is_printable:
+                box.insert_text_at_cursor(event.character)
 
     def action_pause(self):
         self._clock(self.session.pause)
@@ -540,7 +550,10 @@ class SimApp(App):
                 self.log_line(line, "dim")
 
     def check_action(self, action, parameters):
-        # On a field the clock keys are not offered (nor shown in the footer).
+        # While the console's line is open, its keys are its own (on_key), none a
+        # hotkey's; on a field the clock keys are not offered (nor shown in the footer).
+        if self.w_console.display and action != "console":
+            return False
         return self.session.field is None or action not in ("pause", "speed", "jump")
 
 

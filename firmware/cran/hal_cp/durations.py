@@ -7,16 +7,16 @@
 LONGEST_MS = (1 << 28) - 1
 
 
-def check(path, character, settings):
-    """ConfigError naming the first duration of character and settings (checked
-    otherwise) past LONGEST_MS."""
-    from cran.config import ConfigError
+def check(character, settings):
+    """ValueError("FIELD: PROBLEM") for the first duration of character and settings
+    (checked otherwise) past LONGEST_MS: the caller names the file (cran.config, which
+    this module imports nothing of)."""
     from cran.core.choices import FIELDS
     found = [("character." + n, getattr(character, n)) for n in ("agonisant_ms", "coma_ms")]
     found += [("settings." + n, getattr(settings, n)) for n in sorted(FIELDS)
               if FIELDS[n][1] == "duration"]
     for field, ms in found:
         if ms is not None and ms > LONGEST_MS:
-            raise ConfigError("%s: %s: %d ms (%.1f hours) is longer than a CircuitPython "
-                              "badge can count: 74 hours at most (its clock, supervisor."
-                              "ticks_ms, wraps at 2**29 ms)" % (path, field, ms, ms / 3600000))
+            raise ValueError("%s: %d ms (%.1f hours) is longer than a CircuitPython "
+                             "badge can count: 74 hours at most (its clock, supervisor."
+                             "ticks_ms, wraps at 2**29 ms)" % (field, ms, ms / 3600000))
