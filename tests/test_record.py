@@ -8,13 +8,13 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from conftest import WRAP_START, scenario_files
-from cran import scenario
 from cran.core.engine import act, new_state, next_deadline, tick, view
 from cran.core.record import RECORD_VERSION, to_record
 from cran.core.rules import Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import ParseError
 from cran.restore import from_record
+from gamefiles import scenario
 
 OFF_MS = 3 * 3600 * 1000 + 17     # switched off for three hours
 # Targets as long as the grammar takes, mostly distinct.

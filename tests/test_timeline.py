@@ -15,12 +15,12 @@ from PIL import Image
 import cran
 import host_tools
 from conftest import REPO, SCENARIO_DIR, overlapping, run_cran, svg_size, text_boxes
-from cran import scenario
 from cran.badge import Badge
 from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.storage import Journal, StateStore
+from gamefiles import scenario
 from host_tools import badgeport, cli, journal, timeline, timeline_svg, times
 
 DATA = os.path.join(REPO, "tests", "data")
