@@ -83,6 +83,26 @@ def test_a_record_not_of_ours_is_refused_by_field(change, message):
     assert message in str(err.value)
 
 
+@pytest.mark.parametrize("damaged", [True, False])
+def test_a_record_saved_as_armor_damaged_still_loads(tmp_path, damaged):
+    # The damaged armour is armure-abimee in everything the badge says, its record too;
+    # a record saved before (armor_damaged) is read back the same, so a badge flashed
+    # anew mid-game keeps its armour as it was, from the flash as it was left.
+    from cran.storage import StateStore
+    character, settings = _character_settings()
+    state, _ = act(new_state(character, settings), _action("coup"), 0)   # an answer used
+    state.armor_damaged = damaged
+    record = to_record(state, 0)
+    assert record["armure-abimee"] is damaged and "armor_damaged" not in record
+    old = dict(record)
+    old["armor_damaged"] = old.pop("armure-abimee")
+    StateStore(str(tmp_path)).save(old)
+    saved, problems = StateStore(str(tmp_path)).load()
+    assert saved == old and [p for p in problems if "missing" not in p[1]] == []
+    back = from_record(saved, character, settings, 0)
+    assert back.armor_damaged is damaged and view(back, 0) == view(state, 0)
+
+
 def test_missing_field():
     character, settings = _character_settings()
     record = to_record(new_state(character, settings), 0)

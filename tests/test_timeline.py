@@ -227,7 +227,7 @@ def test_the_timeline_ends_where_the_badge_is(tmp_path, steps, character):
     assert (_last(tl, "combat") is not None) == status["combat"]
     armor = _last(tl, "armure")
     if badge.character.armor:
-        assert armor == ("abimee" if status["armure_abimee"] else
+        assert armor == ("abimee" if status["armure-abimee"] else
                          "%d/%d" % (status["armure"], badge.character.armor))
     assert sorted(lane[6:] for lane in tl.lanes if lane.startswith("brise ")
                   and _last(tl, lane)) == status["brises"]

@@ -3,7 +3,7 @@
 # The way back (from_record) is read at boot only: it is in cran.restore.
 
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import STATES
+from cran.core.vocab import ARMOR_DAMAGED, STATES
 
 RECORD_VERSION = 1
 LONG_AGO_MS = (1 << 29) - 1     # C2 only cares about the last few hundred ms
@@ -27,7 +27,7 @@ def to_record(state, now):
         "stopped": state.stopped,
         "out_of_game": state.out_of_game,
         "armor_left": state.armor_left,
-        "armor_damaged": state.armor_damaged,
+        ARMOR_DAMAGED: state.armor_damaged,
         "creature_left": state.creature_left,
         "broken": sorted(state.broken),
         "said": state.said,
