@@ -32,10 +32,11 @@ sim: $(STAMP)
 	$(BIN)/cran sim
 
 lint: $(STAMP) $(STUBS)/.installed
-	$(BIN)/ruff check firmware host_tools tests bench
-	cd firmware && MYPYPATH=../$(STUBS) ../$(BIN)/mypy --config-file ../pyproject.toml \
+	$(BIN)/ruff check firmware gamefiles host_tools tests bench
+	# gamefiles with the firmware: it runs inside MicroPython too, on the firmware's API.
+	cd firmware && MYPYPATH=../$(STUBS):.. ../$(BIN)/mypy --config-file ../pyproject.toml \
 	    --custom-typeshed-dir ../$(STUBS) --exclude 'cran/hal_cp/' \
-	    --no-site-packages --explicit-package-bases cran main.py
+	    --no-site-packages --explicit-package-bases cran main.py ../gamefiles
 	# The CircuitPython build's own modules against CircuitPython's API (circuitpython-stubs,
 	# a dev dependency: in the venv), the rest of the firmware as read above.
 	cd firmware && ../$(BIN)/mypy --config-file ../pyproject.toml --explicit-package-bases \

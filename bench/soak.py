@@ -163,7 +163,7 @@ def wait_for_status(console, timeout=30):
 
 
 def game_state(status):
-    return dict((k, status[k]) for k in ("etat", "armure", "armure_abimee", "effets",
+    return dict((k, status[k]) for k in ("etat", "armure", "armure-abimee", "effets",
                                          "brises", "renommee", "jeu"))
 
 

@@ -2,9 +2,14 @@
 import os
 
 import cran
+import gamefiles
 
 # The firmware package this host tool ships with; MicroPython runs it from here.
 FIRMWARE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(cran.__file__)))
+# The folder holding the gamefiles package (the repository, or site-packages once
+# installed): a driver that reads scenario or board files inside MicroPython or
+# CircuitPython puts it on sys.path, after FIRMWARE_DIR.
+GAMEFILES_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(gamefiles.__file__)))
 MP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 
 

@@ -410,6 +410,10 @@ def status(port, timeout=CONSOLE_TIMEOUT_S):
     found = first_json(answer)
     if found is None:
         raise BadgeError("%s: `status` gave no JSON: %r" % (port, answer[:3]))
+    # A badge flashed before its status said armure-abimee (the scenario's word) says
+    # armure_abimee: read as today's, so a fleet of mixed firmware reads as one.
+    if "armure_abimee" in found:
+        found["armure-abimee"] = found.pop("armure_abimee")
     return found
 
 

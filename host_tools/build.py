@@ -59,9 +59,6 @@ def compat_args(badge_impl):
     return ["-c", ".".join(map(str, version[:3]))]
 
 
-# Firmware modules the host needs and a badge never imports: the scenario runner, and
-# the board file check (cran flash checks the board on the host, cran.config reads it).
-HOST_ONLY = ("cran/scenario.py", "cran/board.py")
 # The CircuitPython build's own package: a MicroPython badge never gets it (its names
 # would be made at every boot, cran.run.start's names modules being made of every module).
 CIRCUITPYTHON_ONLY = "cran/hal_cp/"
@@ -82,8 +79,7 @@ def _sources(station=False, runtime="micropython"):
         for name in sorted(names):
             path = os.path.join(where, name)
             rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
-            if name.endswith(".py") and rel not in HOST_ONLY and (
-                    station or rel not in STATION_ONLY) and (
+            if name.endswith(".py") and (station or rel not in STATION_ONLY) and (
                     runtime == "circuitpython" or not rel.startswith(CIRCUITPYTHON_ONLY)):
                 yield path, rel
 

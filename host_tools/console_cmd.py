@@ -5,7 +5,7 @@
 import sys
 
 from cran.core.words import ParseError, parse_action
-from cran.scenario import grammar_word
+from gamefiles.scenario import grammar_word
 from host_tools import badgeport
 from host_tools.roster import settings_keys
 from host_tools.suggest import did_you_mean

@@ -18,7 +18,7 @@ from cran import radio
 from cran.core.engine import view
 from cran.core.words import ParseError, parse_action, plain
 from cran.link import PERIOD_MS
-from cran.scenario import grammar_word
+from gamefiles.scenario import grammar_word
 from host_tools import CommandError
 from host_tools.fieldsim import FieldBadge
 from host_tools.station import GM_NAME, gm_anchor, radio_id, radio_sections, seed_of

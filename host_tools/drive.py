@@ -150,7 +150,7 @@ def flash_drive(drive, board, config_text, key, say=print):
 def run(args, config_of, key):
     """`cran flash --drive PATH [--board ID | --config FILE]`. config_of(args) -> (board
     id or None, config text or None), as for --port; key: the game key it gets."""
-    from cran.board import BoardError, read_board_file
+    from gamefiles.board import BoardError, read_board_file
     from host_tools.runtimes import BOARDS_DIR, board_file_text
     if args.port or args.all or args.roster or args.micropython or args.station:
         raise CommandError("--drive flashes the one CircuitPython badge whose drive it is: "

@@ -23,7 +23,7 @@ def row_cells(row):
     reste = "" if row["reste"] is None else "%d:%02d" % divmod(row["reste"], 60)
     effets = " ".join("%s %d:%02d" % ((name,) + divmod(s, 60))
                       for name, s in sorted(row["effets"].items())) or "-"
-    armure = "%d%s" % (row["armure"], " (abimee)" if row["armure_abimee"] else "")
+    armure = "%d%s" % (row["armure"], " (abimee)" if row["armure-abimee"] else "")
     battery = "?" if row["batterie"] is None else "%d%%" % row["batterie"]
     return (row["name"], row["etat"], reste, effets, armure, row["jeu"], battery,
             "%ds ago" % row["ago_s"], "%d dBm" % row["rssi"])

@@ -61,7 +61,7 @@ class FieldJournal:
 
 
 def _seen(row):
-    return (row["etat"], row["jeu"], tuple(sorted(row["effets"])), row["armure_abimee"])
+    return (row["etat"], row["jeu"], tuple(sorted(row["effets"])), row["armure-abimee"])
 
 
 def _changes(before, now):

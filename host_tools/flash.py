@@ -304,7 +304,7 @@ def chip_of(machine):
 
 def board_chip(board_id):
     """A board's chip family, from its board file."""
-    from cran.board import read_board_file
+    from gamefiles.board import read_board_file
     return chip_family(read_board_file(os.path.join(BOARDS_DIR, board_id + ".json")).chip)
 
 
@@ -599,7 +599,7 @@ def _board_of_its_config(chip_id, name, board, station=False):
 
 
 def install_micropython(port, image, board_id):
-    from cran.board import read_board_file
+    from gamefiles.board import read_board_file
     chip = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json")).chip
     chip = "esp32c3" if chip.startswith("esp32c3") else "esp32"
     if not os.path.isfile(image):

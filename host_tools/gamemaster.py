@@ -79,7 +79,7 @@ def new_character(word, fields):
         return b""
     from cran.core.rules import Character
     from cran.core.vocab import ParseError
-    from cran.scenario import parse_character
+    from gamefiles.scenario import parse_character
     from host_tools.suggest import did_you_mean
     try:
         character = parse_character(fields)

@@ -23,7 +23,6 @@ import os
 
 from cran import config as badge_config
 from cran.auth import to_hex
-from cran.board import BoardError
 from cran.core.choices import (
     FIELDS,
     MAX_DURATION_MS,
@@ -38,6 +37,7 @@ from cran.core.words import (
     is_digits,
     plain,
 )
+from gamefiles.board import BoardError
 from host_tools import CommandError, gamekey
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
 from host_tools.suggest import did_you_mean, nearest, offer

@@ -6,8 +6,8 @@ import shutil
 import subprocess
 import sys
 
-from cran import scenario
-from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
+from gamefiles import scenario
+from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, MP_DIR, CommandError
 
 RUNTIMES = ("cpython", "micropython", "circuitpython")
 HOW_TO_GET_MICROPYTHON = (
@@ -65,8 +65,8 @@ def run_scenario(text, runtime="cpython", start_tick=0):
     """Replay scenario text (already known to parse) -> list of engine events."""
     if runtime == "cpython":
         return list(scenario.run(scenario.parse(text), start_tick))
-    return _json_lines(runtime, ["scenario_driver.py", FIRMWARE_DIR, str(start_tick)], text,
-                       timeout=120)
+    return _json_lines(runtime, ["scenario_driver.py", FIRMWARE_DIR, GAMEFILES_ROOT,
+                                 str(start_tick)], text, timeout=120)
 
 
 def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None, cwd=None):
@@ -131,7 +131,7 @@ def check_board(board_id):
 def board_file_text(board_id):
     """The board file as the badge keeps it: checked here (the badge has no checker),
     every part with its optional keys filled in, without the notes and sources."""
-    from cran.board import BoardError, read_board_file
+    from gamefiles.board import BoardError, read_board_file
     check_board(board_id)
     try:
         board = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json"))
@@ -208,7 +208,7 @@ class RunnerHeap:
 
 def badge_job(board_id, text):
     """A scenario (text known to parse) as the badge driver takes it: parsed here, so
-    that cran.scenario, host-only, takes none of the badge's heap."""
+    that gamefiles.scenario, host-only, takes none of the badge's heap."""
     parsed = scenario.parse(text)
     steps = [[line, t, kind, payload.text()] if kind == "act" else [line, t, kind]
              for line, t, kind, payload in parsed.steps]

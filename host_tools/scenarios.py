@@ -4,9 +4,9 @@
 import json
 import sys
 
-from cran import scenario
 from cran.core.engine import FIELDS
 from cran.core.vocab import CUE_SAY
+from gamefiles import scenario
 from host_tools import CommandError
 from host_tools.runtimes import (
     OutOfMemory,

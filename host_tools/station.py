@@ -53,7 +53,7 @@ def read_heartbeat(payload):
     except ValueError:
         return None
     return {"etat": STATES[etat], "reste": None if left == _NO_TIME else left,
-            "armure": armor, "armure_abimee": bool(damaged), "jeu": _PLAYS[play],
+            "armure": armor, "armure-abimee": bool(damaged), "jeu": _PLAYS[play],
             "renommee": renown, "batterie": None if battery == 255 else battery,
             "effets": effects}
 

@@ -63,7 +63,7 @@ def _table(ports, answers):
         if s.get("save_error"):
             etat += " NOT SAVED"
         armure = "-" if s.get("armure") is None else "%d%s%s" % (
-            s["armure"], " abimee" if s.get("armure_abimee") else "",
+            s["armure"], " abimee" if s.get("armure-abimee") else "",
             ", casque" if s.get("casque") else "")
         rows.append((port, badgeport.badge_names(s.get("id"), s.get("badge")),
                      s.get("personnage") or "-", etat, armure, _effects(s),
@@ -110,7 +110,7 @@ def _one(port, s, as_json):
     if s["etat"] == INCONNU:
         print("  the badge lost its saved state: an organiser sets it with `reset`")
     else:
-        print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure_abimee") else ""))
+        print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure-abimee") else ""))
     if "casque" in s:   # (a firmware before it did not say)
         print("  casque    %s" % ("oui" if s["casque"] else "non"))
     print("  effets    %s" % _effects(s))

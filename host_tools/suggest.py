@@ -1,6 +1,6 @@
 # "Did you mean": the nearest word a parser knows, for a misspelt one. Host only
 # (difflib): the parsers' errors carry the word and the tables it is not among
-# (cran.scenario.UnknownWord), and the badge's messages stay short.
+# (gamefiles.scenario.UnknownWord), and the badge's messages stay short.
 import difflib
 
 from cran.core import words as grammar
@@ -11,7 +11,7 @@ from cran.core import words as grammar
 CUTOFF = 0.72
 
 
-# The badge grammar's own tables, by name (cran.scenario.grammar_word): its first words
+# The badge grammar's own tables, by name (gamefiles.scenario.grammar_word): its first words
 # of an action, and its keywords (or "normal", a coup's).
 GRAMMAR = {
     "actions": (grammar._SIMPLE, grammar._VERBS, grammar._REPAIR, ("renommee", "renown"),
@@ -59,6 +59,6 @@ def offer(word, among):
 
 
 def did_you_mean(error):
-    """offer() for an error carrying .word and .among (cran.scenario.UnknownWord),
+    """offer() for an error carrying .word and .among (gamefiles.scenario.UnknownWord),
     else ''."""
     return offer(getattr(error, "word", None), getattr(error, "among", ()))

@@ -40,7 +40,7 @@ def bare_trace(text, start_tick=0):
     (tuples become lists)."""
     import json
 
-    from cran import scenario
+    from gamefiles import scenario
     return json.loads(json.dumps(list(scenario.run(scenario.parse(text), start_tick))))
 
 

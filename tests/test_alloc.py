@@ -54,7 +54,6 @@ def test_a_hit_allocates_within_its_bound(allocations, board):
 START_ONLY = ("cran.config", "cran.core.choices", "cran.parts", "cran.boots", "cran.rescue",
               "cran.restore")
 CONSOLE = ["cran.console", "cran.core.words", "cran.lock"]
-HOST_ONLY = ("cran.board", "cran.scenario")
 
 
 @pytest.mark.parametrize("board", board_ids())
@@ -62,7 +61,7 @@ def test_start_only_modules_and_the_console_are_let_go(allocations, board):
     after_boot, after_line, after_quiet, answer = allocations[board]["modules"]
     assert answer[0].startswith("ok effet peur"), answer
     assert "cran.app" in after_boot and "cran.core.engine" in after_boot
-    for name in START_ONLY + HOST_ONLY + tuple(CONSOLE) + ("cran.fail",):
+    for name in START_ONLY + tuple(CONSOLE) + ("cran.fail",):
         assert name not in after_boot, name
     # The action line loaded the console, its lock and the grammar to read it; a quiet
     # console lets them go.

@@ -151,16 +151,16 @@ def test_a_file_that_is_no_scenario_names_its_first_faults_only(tmp_path):
 
 
 def test_micropython_finds_the_same_faults(micropython):
-    # cran.scenario runs in MicroPython too (--runtime micropython): the same faults,
+    # gamefiles.scenario runs in MicroPython too (--runtime micropython): the same faults,
     # with the same words and tables for the host's suggestion.
     import subprocess
 
-    from cran import scenario
-    from host_tools import FIRMWARE_DIR
-    code = ("import sys, json; sys.path.insert(0, %r)\nfrom cran import scenario\n"
+    from gamefiles import scenario
+    from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
+    code = ("import sys, json; sys.path[:0] = [%r, %r]\nfrom gamefiles import scenario\n"
             "try:\n scenario.parse(%r)\nexcept scenario.ScenarioError as e:\n"
             " print(json.dumps([[f.line, f.message, f.word] for f in e.faults]))"
-            % (FIRMWARE_DIR, MANY_FAULTS))
+            % (FIRMWARE_DIR, GAMEFILES_ROOT, MANY_FAULTS))
     out = subprocess.run([micropython, "-c", code], capture_output=True, text=True,
                          timeout=30)
     with pytest.raises(scenario.ScenarioError) as err:
@@ -172,7 +172,7 @@ def test_micropython_finds_the_same_faults(micropython):
 def test_malformed_file_is_refused_in_micropython_too(tmp_path, micropython):
     # The host reads the file first, with the same words as the badge: what MicroPython
     # would refuse never reaches it, and both say the same.
-    from cran import scenario
+    from gamefiles import scenario
     f = tmp_path / "nbsp.txt"
     f.write_text("0:00 Coup\u00a0: Blessé\n", encoding="utf-8")
     r = run_cran("scenario", "--runtime", "micropython", str(f))
@@ -182,10 +182,11 @@ def test_malformed_file_is_refused_in_micropython_too(tmp_path, micropython):
     # And the MicroPython side says it in the same words (ScenarioError there too).
     import subprocess
 
-    from host_tools import FIRMWARE_DIR
-    code = ("import sys; sys.path.insert(0, %r)\nfrom cran import scenario\n"
+    from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
+    code = ("import sys; sys.path[:0] = [%r, %r]\nfrom gamefiles import scenario\n"
             "try:\n scenario.parse(%r)\nexcept scenario.ScenarioError as e:\n"
-            " print(e.line, e.message)" % (FIRMWARE_DIR, "0:00 Coup\u00a0: Blessé\n"))
+            " print(e.line, e.message)"
+            % (FIRMWARE_DIR, GAMEFILES_ROOT, "0:00 Coup\u00a0: Blessé\n"))
     out = subprocess.run([micropython, "-c", code], capture_output=True, text=True,
                          timeout=30)
     with pytest.raises(scenario.ScenarioError) as err:
@@ -199,10 +200,11 @@ def test_a_long_scenario_runs_in_micropython_a_line_at_a_time(micropython):
     # scenario died of MemoryError in the unix port's own heap).
     import subprocess
 
-    from host_tools import FIRMWARE_DIR, MP_DIR
+    from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, MP_DIR
     text = "character armor=1\n" + "+1s coup\n+1s soin\n" * 5000 + "+1s expect etat=pleine-forme\n"
     out = subprocess.run([micropython, "-X", "heapsize=128k",
-                          os.path.join(MP_DIR, "scenario_driver.py"), FIRMWARE_DIR, "0"],
+                          os.path.join(MP_DIR, "scenario_driver.py"), FIRMWARE_DIR,
+                          GAMEFILES_ROOT, "0"],
                          input=text, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]
     events = [json.loads(line) for line in out.stdout.splitlines()]

@@ -1,4 +1,4 @@
-# Board files (boards/*.json) and their check (cran.board), on CPython and inside the
+# Board files (boards/*.json) and their check (gamefiles.board), on CPython and inside the
 # MicroPython unix port: a wrong pin must be a message at the desk, on either runtime.
 import copy
 import json
@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from conftest import REPO
-from cran.board import BoardError, load_board, read_board_file
-from host_tools import FIRMWARE_DIR, runtimes
+from gamefiles.board import BoardError, load_board, read_board_file
+from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, runtimes
 
 BOARD_DIR = os.path.join(REPO, "boards")
 DRIVER = os.path.join(os.path.dirname(__file__), "mp", "board_driver.py")
@@ -299,7 +299,7 @@ def test_valid_pins_near_the_forbidden_ones():
 
 
 def _run_driver(exe, cases):
-    out = subprocess.run([exe, DRIVER, FIRMWARE_DIR], input=json.dumps(cases),
+    out = subprocess.run([exe, DRIVER, FIRMWARE_DIR, GAMEFILES_ROOT], input=json.dumps(cases),
                          capture_output=True, text=True, timeout=60, check=True).stdout
     return [json.loads(line) for line in out.splitlines()]
 

@@ -16,10 +16,10 @@ from conftest import (
     run_cran,
     scenario_texts,
 )
-from cran import scenario
-from cran.board import BoardError, load_board, read_board_file
 from cran.core import ticks
-from host_tools import FIRMWARE_DIR
+from gamefiles import scenario
+from gamefiles.board import BoardError, load_board, read_board_file
+from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
 from host_tools.cplibs import copy_libraries, library_files
 from host_tools.runtimes import (
     BOARDS_DIR,
@@ -195,7 +195,7 @@ def cp_checks(circuitpython, tmp_path_factory):
     flash = tmp / "flash"
     flash.mkdir()
     out = subprocess.run([circuitpython, os.path.join(REPO, "tests", "mp", "cp_driver.py"),
-                          FIRMWARE_DIR, VCP_DIR, lib, str(flash), BOARDS_DIR],
+                          FIRMWARE_DIR, VCP_DIR, lib, str(flash), BOARDS_DIR, GAMEFILES_ROOT],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     # The checks' JSON lines; what the firmware itself printed is kept under "printed".

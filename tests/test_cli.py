@@ -134,7 +134,7 @@ def test_the_status_table_says_a_badge_clock_that_is_off_or_not_set():
 def test_status_shows_the_helmet(capsys):
     # A5's helmet answers «Résiste» to an assomme: an organiser checking a badge sees it.
     from host_tools import status_cmd
-    s = {"etat": "pleine-forme", "armure": 1, "armure_abimee": False, "effets": {},
+    s = {"etat": "pleine-forme", "armure": 1, "armure-abimee": False, "effets": {},
          "jeu": "en-jeu", "combat": False, "personnage": "Godefroy", "casque": True,
          "board": "atom-lite", "id": "8fd5bcd63deb", "badge": "b01", "firmware": "0.1.0",
          "uptime_ms": 1000, "reste_ms": None, "clock": None}
@@ -143,6 +143,24 @@ def test_status_shows_the_helmet(capsys):
     status_cmd._table(["/dev/ttyUSB0", "/dev/ttyUSB1"], [s, dict(s, casque=False)])
     rows = capsys.readouterr().out.splitlines()
     assert " 1, casque " in rows[1] and "casque" not in rows[2], rows
+
+
+def test_the_status_of_a_badge_flashed_before_armure_abimee_reads_as_today(monkeypatch,
+                                                                           capsys):
+    # An older badge's status says armure_abimee; `cran status` (its table, its detail,
+    # its --json) reads it as today's armure-abimee, the scenario's word.
+    import json
+
+    from host_tools import badgeport, status_cmd
+    old = {"etat": "blesse", "armure": 0, "armure_abimee": True, "effets": {},
+           "jeu": "en-jeu", "combat": True, "personnage": "Godefroy", "casque": False,
+           "board": "atom-lite", "id": "8fd5bcd63deb", "badge": "b01", "firmware": "0.1.0",
+           "uptime_ms": 1000, "reste_ms": None, "clock": None}
+    monkeypatch.setattr(badgeport, "ask", lambda *a, **k: ["", json.dumps(old)])
+    s = badgeport.status("/dev/ttyUSB0")
+    assert s["armure-abimee"] is True and "armure_abimee" not in s
+    assert status_cmd._one("/dev/ttyUSB0", s, False) == 0
+    assert "\n  armure    0 (abimee)\n" in capsys.readouterr().out
 
 
 def test_the_cue_chart_is_drawn_again_by_its_command(tmp_path):

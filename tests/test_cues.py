@@ -9,12 +9,13 @@ import sys
 import pytest
 
 from conftest import REPO, WRAP_START, scenario_files
-from cran import cues, scenario, texts, tunes
+from cran import cues, texts, tunes
 from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_KINDS
 from cran.core.words import ParseError, parse_action
+from gamefiles import scenario
 
 LAYOUTS = ((1, "single"), (8, "strip"), (25, "matrix-5x5"))
 OFF = (0, 0, 0)

@@ -192,7 +192,9 @@ def test_every_folder_of_python_files_is_a_listed_package():
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
     with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
         setup = tomllib.load(f)["tool"]["setuptools"]
-    roots = {"host_tools": os.path.join(REPO, "host_tools")}
+    # A top-level package is its folder at the root (host_tools, gamefiles) unless
+    # package-dir maps it elsewhere (cran: firmware/cran).
+    roots = {name: os.path.join(REPO, name) for name in setup["packages"] if "." not in name}
     roots.update((name, os.path.join(REPO, path))
                  for name, path in setup["package-dir"].items())
     found = set()

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from conftest import REPO, run_cran
-from cran.board import read_board_file
+from gamefiles.board import read_board_file
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.drive import flash_drive, mpy_cross_circuitpython
 from host_tools.runtimes import BOARDS_DIR, find_circuitpython
@@ -51,7 +51,10 @@ def test_a_drive_gets_exactly_what_the_badge_needs_code_py_last(drive, config):
                    "lib/asyncio/core" + ext, "lib/adafruit_ticks" + ext):
         assert needed in files, needed
     assert not [f for f in files if f.endswith((".new", ".off"))]
-    assert "cran/scenario" + ext not in files and "cran/board" + ext not in files   # host's
+    # The firmware's own files only (gamefiles, the host's, sits outside firmware/).
+    assert [f for f in files if f.startswith("cran/") and not f.startswith("cran/names")
+            and not os.path.exists(
+        os.path.join(FIRMWARE_DIR, f[:-len(ext)] + ".py"))] == []
     assert "notes.txt" in files and "lib/adafruit_display_text.mpy" in files   # not ours
     board = json.loads((drive / "boards" / "atoms3-lite.json").read_text())
     assert board["runtime"] == "circuitpython" and "notes" not in board

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from conftest import run_cran
-from cran import scenario
 from cran.core.engine import FIELDS
+from gamefiles import scenario
 from host_tools import badgeport, build, flash, vbadge
 
 FIGHT = ["coup", "coup blesse", "effet peur", "coup"]   # Godefroy's, then a fear

@@ -175,7 +175,7 @@ def test_heartbeats_read_back_and_garbage_is_refused():
     from cran.link import heartbeat
     row = read_heartbeat(heartbeat(state, 1000, 55))
     assert row == {"etat": "pleine-forme", "reste": None, "armure": 2,
-                   "armure_abimee": False, "jeu": "en-jeu", "renommee": 0, "batterie": 55,
+                   "armure-abimee": False, "jeu": "en-jeu", "renommee": 0, "batterie": 55,
                    "effets": {"peur": 299}}
     assert read_heartbeat(b"") is None and read_heartbeat(b"\x09" + bytes(8)) is None
     assert read_heartbeat(bytes(9) + b"peur:x") is None

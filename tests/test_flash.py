@@ -11,7 +11,7 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import badgeport, build, runtimes
+from host_tools import FIRMWARE_DIR, badgeport, build, runtimes
 
 
 def test_no_port_is_a_clear_error():
@@ -127,8 +127,11 @@ def test_what_a_badge_gets(tmp_path):
     files = build.compile_firmware(str(tmp_path))
     assert "/main.py" in files and "/cran/app.mpy" in files and "/cran/core/engine.mpy" in files
     assert not [p for p in files if p.endswith(".py") and p != "/main.py"]
-    # Host-only modules stay on the host: the scenario runner, the board file check.
-    assert "/cran/scenario.mpy" not in files and "/cran/board.mpy" not in files
+    # firmware/ as it is: each module a badge gets is one of its files (the host's own,
+    # gamefiles' scenario runner and board file check, sit outside it), or the names
+    # modules made here.
+    assert [p for p in files if not p.startswith("/cran/names") and not os.path.exists(
+        os.path.join(FIRMWARE_DIR, p[1:].replace(".mpy", ".py")))] == []
     with open(files["/cran/app.mpy"], "rb") as f:
         assert f.read(1) == b"M"   # the .mpy header
     board = json.loads(runtimes.board_file_text("m5stickc-plus"))

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
-from host_tools import FIRMWARE_DIR
+from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
 
 MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 sys.path.insert(0, MP)
@@ -55,7 +55,8 @@ CASES = st.one_of(
 
 
 def micropython_answers(micropython, cases):
-    out = subprocess.run([micropython, os.path.join(MP, "fuzz_driver.py"), FIRMWARE_DIR],
+    out = subprocess.run([micropython, os.path.join(MP, "fuzz_driver.py"), FIRMWARE_DIR,
+                          GAMEFILES_ROOT],
                          input=json.dumps(cases, ensure_ascii=False).encode(),
                          capture_output=True, timeout=60)
     assert out.returncode == 0, out.stderr.decode(errors="replace")[-2000:]

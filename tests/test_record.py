@@ -8,13 +8,13 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from conftest import WRAP_START, scenario_files
-from cran import scenario
 from cran.core.engine import act, new_state, next_deadline, tick, view
 from cran.core.record import RECORD_VERSION, to_record
 from cran.core.rules import Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import ParseError
 from cran.restore import from_record
+from gamefiles import scenario
 
 OFF_MS = 3 * 3600 * 1000 + 17     # switched off for three hours
 # Targets as long as the grammar takes, mostly distinct.
@@ -81,6 +81,26 @@ def test_a_record_not_of_ours_is_refused_by_field(change, message):
     with pytest.raises(ParseError) as err:
         from_record(record, character, settings, 0)
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("damaged", [True, False])
+def test_a_record_saved_as_armor_damaged_still_loads(tmp_path, damaged):
+    # The damaged armour is armure-abimee in everything the badge says, its record too;
+    # a record saved before (armor_damaged) is read back the same, so a badge flashed
+    # anew mid-game keeps its armour as it was, from the flash as it was left.
+    from cran.storage import StateStore
+    character, settings = _character_settings()
+    state, _ = act(new_state(character, settings), _action("coup"), 0)   # an answer used
+    state.armor_damaged = damaged
+    record = to_record(state, 0)
+    assert record["armure-abimee"] is damaged and "armor_damaged" not in record
+    old = dict(record)
+    old["armor_damaged"] = old.pop("armure-abimee")
+    StateStore(str(tmp_path)).save(old)
+    saved, problems = StateStore(str(tmp_path)).load()
+    assert saved == old and [p for p in problems if "missing" not in p[1]] == []
+    back = from_record(saved, character, settings, 0)
+    assert back.armor_damaged is damaged and view(back, 0) == view(state, 0)
 
 
 def test_missing_field():

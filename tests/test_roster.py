@@ -443,7 +443,7 @@ def test_radio_faults_are_named(tmp_path):
 ])
 def test_a_character_field_is_checked_once_for_config_roster_and_scenario(
         tmp_path, field, config_value, text):
-    from cran import scenario
+    from gamefiles import scenario
     with pytest.raises(badge_config.ConfigError) as config_fault:
         badge_config.from_dict({"board": "atom-lite", "character": {field: config_value}},
                                "C", os.path.join(REPO, "boards"))

@@ -126,3 +126,14 @@ def test_the_app_declares_every_field_cran_parts_gives_it_and_no_other():
              if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
              and t.value.id == "app"}
     assert given == declared
+
+
+def test_the_firmware_imports_nothing_of_the_host():
+    # firmware/ is what goes on a badge: a module of it that imported the host's (the
+    # host tool, or gamefiles' scenario runner and board file check, never copied to a
+    # badge) would fail there at its import, in a player's game.
+    firmware = _modules(os.path.join(REPO, "firmware", "cran"), "cran")
+    reaching = {m: sorted(n for n in imported(p, m)
+                          if n.split(".")[0] in ("host_tools", "gamefiles"))
+                for m, p in firmware.items()}
+    assert {m: names for m, names in reaching.items() if names} == {}

@@ -175,7 +175,7 @@ def test_a_station_unplugged_is_said_once_and_nothing_more_is_tried():
 
 
 def _row(etat="pleine-forme", jeu="en-jeu", effets=None, abimee=False, rssi=-50):
-    return {"etat": etat, "reste": None, "armure": 1, "armure_abimee": abimee, "jeu": jeu,
+    return {"etat": etat, "reste": None, "armure": 1, "armure-abimee": abimee, "jeu": jeu,
             "renommee": 0, "batterie": None, "effets": effets or {}, "heard": 0,
             "rssi": rssi}
 
@@ -316,7 +316,7 @@ class _Field:
 
     def rows(self):
         return [{"id": i, "name": "badge " + i, "etat": "blesse", "reste": None,
-                 "effets": {}, "armure": 0, "armure_abimee": False, "jeu": "en-jeu",
+                 "effets": {}, "armure": 0, "armure-abimee": False, "jeu": "en-jeu",
                  "batterie": 70 if i == "cc" else None, "ago_s": 1, "rssi": -50}
                 for i in self.order]
 

@@ -15,13 +15,13 @@ from PIL import Image
 import cran
 import host_tools
 from conftest import REPO, SCENARIO_DIR, overlapping, run_cran, svg_size, text_boxes
-from cran import scenario
 from cran.badge import Badge
 from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.restore import boot
 from cran.storage import Journal, StateStore
+from gamefiles import scenario
 from host_tools import badgeport, cli, journal, timeline, timeline_svg, times
 
 DATA = os.path.join(REPO, "tests", "data")
@@ -228,7 +228,7 @@ def test_the_timeline_ends_where_the_badge_is(tmp_path, steps, character):
     assert (_last(tl, "combat") is not None) == status["combat"]
     armor = _last(tl, "armure")
     if badge.character.armor:
-        assert armor == ("abimee" if status["armure_abimee"] else
+        assert armor == ("abimee" if status["armure-abimee"] else
                          "%d/%d" % (status["armure"], badge.character.armor))
     assert sorted(lane[6:] for lane in tl.lanes if lane.startswith("brise ")
                   and _last(tl, lane)) == status["brises"]

@@ -14,7 +14,7 @@ from cran.core.engine import (
 )
 from cran.core.record import to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import CUE_KINDS, INCONNU, const
+from cran.core.vocab import ARMOR_DAMAGED, CUE_KINDS, INCONNU, const
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
@@ -216,7 +216,7 @@ class Badge:
         for name in self.state.effects():
             effects[name] = self.state.left_ms(name, now)
         status = {"etat": seen["etat"], "armure": int(seen["armure"]),
-                "armure_abimee": self.state.armor_damaged, "effets": effects,
+                ARMOR_DAMAGED: self.state.armor_damaged, "effets": effects,
                 "brises": sorted(self.state.broken), "dit": seen["dit"],
                 "reste_ms": self.state.left_ms(COUNTDOWN, now),
                 "combat": self.state.in_combat(), "jeu": seen["jeu"],
@@ -227,7 +227,7 @@ class Badge:
                 "uptime_ms": self.uptime_ms, "clock": self.wall_clock(),
                 "save_error": self.save_error}
         if self.unknown:   # nothing of the wearer is known: no field says more than that
-            for key in ("armure", "armure_abimee", "reste_ms", "combat", "jeu", "renommee"):
+            for key in ("armure", ARMOR_DAMAGED, "reste_ms", "combat", "jeu", "renommee"):
                 status[key] = None
             status["etat"] = INCONNU
         return status

@@ -14,7 +14,7 @@ _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volu
 
 ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 # What the badge reads of its board file: `cran flash` checks the file on the host
-# (cran.board) and writes every part with its optional keys filled in, so the badge
+# (gamefiles.board) and writes every part with its optional keys filled in, so the badge
 # never loads the checker (~10 KB of RAM on an ESP32).
 BOARD_KEYS = ("id", "chip", "leds", "buzzer", "buttons", "display", "power")
 

@@ -13,6 +13,7 @@ from cran.core.record import LONG_AGO_MS, RECORD_VERSION
 from cran.core.ticks import ticks_add
 from cran.core.vocab import (
     AGONISANT,
+    ARMOR_DAMAGED,
     COMA,
     COPY_MISSING,
     NVS_BAD,
@@ -160,7 +161,9 @@ def from_record(record, character, settings, now):
     s.stopped = _field(record, "stopped", bool)
     s.out_of_game = _field(record, "out_of_game", bool)
     s.armor_left = _count(record, "armor_left", character.armor)
-    s.armor_damaged = _field(record, "armor_damaged", bool)
+    # A record saved before the badge said armure-abimee everywhere names it armor_damaged.
+    damaged = "armor_damaged" if "armor_damaged" in record else ARMOR_DAMAGED
+    s.armor_damaged = _field(record, damaged, bool)
     s.creature_left = _count(record, "creature_left", character.creature)
     s.broken = tuple(str(b) for b in _field(record, "broken", list))
     s.said = _field(record, "said", str)

@@ -5,7 +5,7 @@
 # stdin: each job as a line of JSON, {"board": ID, "character": {...}, "steps": N}, then
 #   its N steps, one JSON line each, read as the run comes to them (the runner keeps no
 #   list of them: a day of presses is ~45 KB of lists, which sat in the middle of the
-#   heap and cut the badge's in two), parsed on the host (cran.scenario stays off the
+#   heap and cut the badge's in two), parsed on the host (gamefiles.scenario stays off the
 #   badge's heap):
 #   [LINE, T_MS, "act", TEXT] | [LINE, T_MS, "expect"] | [LINE, T_MS, "mem"] |
 #   [LINE, T_MS, "line", TEXT] | [LINE, T_MS, "drive", [PIN, LEVEL or null]]
@@ -14,7 +14,7 @@
 # stdout: one JSON line as each thing happens, never kept (the runner must not grow):
 #   {"heap": {"base": B, "total": T}}   MicroPython: bytes in use before any cran module is
 #                                       imported (vhw, this runner, the first job), of T
-#   {"job": N, "event": [...]}          cran.scenario.run()'s format; a "mem" step gives
+#   {"job": N, "event": [...]}          gamefiles.scenario.run()'s format; a "mem" step gives
 #                                       ["mem", T_MS, live bytes of the badge, GCs so far]
 #   {"job": N, "end": true}             or {"job": N, "error": TEXT}, or, out of memory,
 #   {"job": N, "memory": MESSAGE, "where": "FILE:LINE, in FUNCTION"}
@@ -235,7 +235,7 @@ class Run:
 
 
 def view_list(state, now):
-    """A view as a list in engine.FIELDS order (as cran.scenario.view_list, which is
+    """A view as a list in engine.FIELDS order (as gamefiles.scenario.view_list, which is
     host-only and stays off the badge's heap)."""
     from cran.core.engine import FIELDS, view
     seen = view(state, now)

@@ -1,14 +1,15 @@
 # Runs inside the MicroPython unix port: replays the scenario given on stdin and prints
-# one JSON event a line. usage: micropython scenario_driver.py FIRMWARE_DIR START_TICK
+# one JSON event a line.
+# usage: micropython scenario_driver.py FIRMWARE_DIR GAMEFILES_ROOT START_TICK
 # Read and run a line at a time: a scenario of any length fits the interpreter's heap
 # (the host has parsed the whole file already, so nothing malformed comes this far).
 import json
 import sys
 
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
 
-from cran import scenario  # noqa: E402
 from cran.core.rules import Character  # noqa: E402
+from gamefiles import scenario  # noqa: E402
 
 
 def steps(reader):
@@ -33,7 +34,7 @@ def main():
             yield first
             yield from pending
     parsed = scenario.Scenario(reader.character or Character(), every_step())
-    for event in scenario.run(parsed, int(sys.argv[2])):
+    for event in scenario.run(parsed, int(sys.argv[3])):
         print(json.dumps(event))
 
 

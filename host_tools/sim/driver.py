@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import tempfile
 
-from cran import scenario
+from gamefiles import scenario
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
 from host_tools.gamekey import KEY_FILE, write_private
 from host_tools.runtimes import (

@@ -6,8 +6,8 @@
 import os
 import time
 
-from cran import scenario
 from cran.console import LOCKED
+from gamefiles import scenario
 from host_tools import journal
 from host_tools.sim.driver import DriverError
 from host_tools.times import elapsed
@@ -147,8 +147,8 @@ class Session:
     def recast(self, fields):
         """`character FIELD=VALUE ...` -> the answer lines: the new character, or the
         fault of every field that is wrong (the word meant for a misspelt one)."""
-        from cran import scenario
         from cran.config import character_from
+        from gamefiles import scenario
         from host_tools.roster import describe
         from host_tools.suggest import did_you_mean
         base = character_from("the sim's character", self.driver.config.get("character", {}))

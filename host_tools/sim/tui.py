@@ -412,7 +412,7 @@ class SimApp(App):
             armor = "-"
         else:
             armor = "%d answer%s left" % (s["armure"], "" if s["armure"] == 1 else "s")
-        out.append("armure     %s%s\n" % (armor, ", damaged" if s["armure_abimee"] else ""))
+        out.append("armure     %s%s\n" % (armor, ", damaged" if s["armure-abimee"] else ""))
         effects = ", ".join("%s %s" % (name, time_left(ms))
                             for name, ms in sorted(s["effets"].items())) or "-"
         out.append("effets     %s\n" % effects)

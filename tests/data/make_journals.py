@@ -35,10 +35,10 @@ vclock.patch_cpython_time()
 # The app reads the wall clock with time.time(): the virtual one, so every run is the same.
 time.time = vclock.time
 
-from cran import scenario  # noqa: E402
 from cran.app import App  # noqa: E402
 from cran.config import load  # noqa: E402
 from cran.storage import Journal  # noqa: E402
+from gamefiles import scenario  # noqa: E402
 
 EPOCH_S = 1751104800     # 2025-06-28 10:00:00 UTC: a game day
 BUTTON_PIN = 39          # atom-lite's only button

@@ -1,12 +1,12 @@
-# Load each board file given on stdin (a JSON list of [where, text]) with cran.board and
+# Load each board file given on stdin (a JSON list of [where, text]) with gamefiles.board and
 # print one JSON line each: ["ok", what the Board holds] or ["error", message]. Runs
 # under MicroPython and CPython alike, so the two can be compared line for line.
 import json
 import sys
 
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[2]]   # FIRMWARE_DIR, GAMEFILES_ROOT
 
-from cran.board import BoardError, load_board  # noqa: E402
+from gamefiles.board import BoardError, load_board  # noqa: E402
 
 for where, text in json.loads(sys.stdin.read()):
     try:

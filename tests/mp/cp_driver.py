@@ -1,10 +1,10 @@
 # Checks run inside the CircuitPython interpreter on the strict virtual CircuitPython
 # modules (host_tools/vcp) with Adafruit's libraries, printed as tests/mp/checks.py does:
-#   circuitpython cp_driver.py FIRMWARE_DIR VCP_DIR LIB_DIR
+#   circuitpython cp_driver.py FIRMWARE_DIR VCP_DIR LIB_DIR ROOT BOARDS_DIR GAMEFILES_ROOT
 import json
 import sys
 
-sys.path[:0] = [sys.argv[2], sys.argv[3], sys.argv[1], sys.path[0]]
+sys.path[:0] = [sys.argv[2], sys.argv[3], sys.argv[1], sys.argv[6], sys.path[0]]
 
 from cran.hal_cp import runtime  # noqa: E402
 
@@ -188,8 +188,8 @@ def durations_past_half_the_period_are_refused_and_74_hours_count():
     # The config of a CircuitPython board refuses a countdown its ticks would misread
     # (75 hours, past 2**28 ms), naming the field; 74 hours, the longest it takes, runs
     # across the 2**29 wrap inside this interpreter (the pytest side compares the trace).
-    from cran import scenario
     from cran.config import ConfigError, load
+    from gamefiles import scenario
     out = []
     for n, hours in enumerate((75, 74)):
         root = _atoms3_root("long%d" % n, {"character": {"agonisant_ms": hours * 3600000}})

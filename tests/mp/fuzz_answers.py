@@ -2,10 +2,10 @@
 # runs in CPython (tests/test_fuzz.py) and MicroPython (fuzz_driver.py).
 import binascii
 
-from cran import scenario
 from cran.console import command_of, text_of
 from cran.core.choices import parse_duration
 from cran.core.words import ParseError, parse_action
+from gamefiles import scenario
 
 
 def _step(step):

@@ -5,7 +5,7 @@
 import json
 import sys
 
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[2]]   # FIRMWARE_DIR, GAMEFILES_ROOT
 
 from fuzz_answers import answer  # noqa: E402
 

@@ -5,6 +5,7 @@
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import (
     AGONISANT,
+    ARMOR_DAMAGED,
     BLESSE,
     COMA,
     CUE_ARMOR,
@@ -57,7 +58,7 @@ RANKS = ((20, "sommite"), (15, "grand-noble"), (10, "noble"), (5, "notable"), (0
 _STATE_WORDS = const(("blesse", "agonisant", "coma", "mort", "mort-si-coma"))
 
 # Fields of a scenario's `expect`, in the order traces show them.
-FIELDS = ("etat", "armure", "armure-abimee", "effets", "brises", "dit", "reste", "combat",
+FIELDS = ("etat", "armure", ARMOR_DAMAGED, "effets", "brises", "dit", "reste", "combat",
           "jeu", "renommee")
 
 
@@ -174,7 +175,7 @@ def view(state, now):
     return {
         "etat": STATES[state.etat],
         "armure": str(state.armor_answers()),
-        "armure-abimee": "oui" if state.armor_damaged else "non",
+        ARMOR_DAMAGED: "oui" if state.armor_damaged else "non",
         "effets": ",".join(state.effects()) or "-",
         "brises": ",".join(sorted(state.broken)) or "-",
         "dit": state.said,

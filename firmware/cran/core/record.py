@@ -5,7 +5,7 @@
 import binascii
 
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import STATES
+from cran.core.vocab import ARMOR_DAMAGED, STATES
 
 RECORD_VERSION = 1
 # A record as a file: b"cran-state <FORMAT_VERSION> <seq> <body length> <crc32 hex>\n"
@@ -36,7 +36,7 @@ def to_record(state, now):
         "stopped": state.stopped,
         "out_of_game": state.out_of_game,
         "armor_left": state.armor_left,
-        "armor_damaged": state.armor_damaged,
+        ARMOR_DAMAGED: state.armor_damaged,
         "creature_left": state.creature_left,
         "broken": sorted(state.broken),
         "said": state.said,

@@ -11,7 +11,7 @@ from cran.core.choices import (  # noqa: F401  (UnknownWord: the host takes it h
 from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import PLAYS
+from cran.core.vocab import ARMOR_DAMAGED, PLAYS
 from cran.core.words import (
     MAX_RENOWN,
     SPACES,
@@ -79,7 +79,7 @@ def _raise_any(faults):
 
 
 _FIELD_ALIASES = {"state": "etat", "armor": "armure", "armour": "armure",
-                  "armor-damaged": "armure-abimee", "effects": "effets",
+                  "armor-damaged": ARMOR_DAMAGED, "effects": "effets",
                   "broken": "brises", "said": "dit", "left": "reste", "play": "jeu",
                   "renown": "renommee"}
 _STATE_ALIASES = {"healthy": "pleine-forme", "full": "pleine-forme", "ok": "pleine-forme",
@@ -252,7 +252,7 @@ def _expect_value(field, value):
         if not is_digits(v):
             raise ParseError("bad value for %s: %s (a whole number)" % (field, shown(value)))
         return str(whole(v, field, MAX_ANSWERS if field == "armure" else MAX_RENOWN))
-    if field in ("armure-abimee", "combat"):
+    if field in (ARMOR_DAMAGED, "combat"):
         return "oui" if _yes_no(field, value) else "non"
     if field == "dit":
         return _one_of("dit", value, _SAID_ALIASES.get(v, v), _SAID, _SAID_ALIASES)
