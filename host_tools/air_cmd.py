@@ -12,7 +12,8 @@ import sys
 import threading
 import time
 
-from host_tools import CommandError, fieldnet, gamekey
+from host_tools import CommandError, fieldnet
+from host_tools.game import gamekey
 from host_tools.gamemaster import EXIT_BAD_INPUT, end_on_signals
 
 HELP = "a virtual field's air alone, for virtual badges and a virtual station badge"

@@ -235,9 +235,9 @@ def reset(link):
 def unlock(conn, port, keys=()):
     """Open a locked badge's console and Ctrl-C for a while (cran.lock.ConsoleLock): its
     challenge answered with the game key it names, found among keys and in this
-    computer's key ring (host_tools.gamekey). -> "open" (nothing was locked: no key on
+    computer's key ring (host_tools.game.gamekey). -> "open" (nothing was locked: no key on
     the badge, or a firmware without the lock) or "unlocked"; CommandError if it can't."""
-    from host_tools import gamekey
+    from host_tools.game import gamekey
     for line in _ask(conn, port, "challenge", CONSOLE_TIMEOUT_S, False):
         words = line.split()
         if words[:1] == ["challenge"] and len(words) == 3:

@@ -117,7 +117,7 @@ def setup(p):
 
 
 def run(args):
-    from host_tools.roster import settings_keys
+    from host_tools.game.roster import settings_keys
     link = badgeport.connect(args.port, settings_keys(args.settings))
     failed = False
     try:

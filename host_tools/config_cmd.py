@@ -1,12 +1,13 @@
-# `cran config`: the roster -> one checked config.json per badge (host_tools.roster reads
+# `cran config`: the roster -> one checked config.json per badge (host_tools.game.roster reads
 # it); a new game's settings file; one badge's config.json checked as the badge reads it.
 import json
 import os
 import sys
 
 from cran.auth import key_id
-from host_tools import CommandError, gamekey
-from host_tools.roster import (
+from host_tools import CommandError
+from host_tools.game import gamekey
+from host_tools.game.roster import (
     EXIT_BAD_INPUT,
     RosterError,
     badge_configs,

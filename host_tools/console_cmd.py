@@ -7,8 +7,8 @@ import sys
 from cran.core.words import ParseError, parse_action
 from cran.scenario import grammar_word
 from host_tools import badgeport
-from host_tools.roster import settings_keys
-from host_tools.suggest import did_you_mean
+from host_tools.game.roster import settings_keys
+from host_tools.game.suggest import did_you_mean
 
 HELP = "type lines to a running badge's console, unlocked with the game key"
 

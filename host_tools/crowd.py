@@ -21,8 +21,8 @@ from cran.link import PERIOD_MS
 from cran.scenario import grammar_word
 from host_tools import CommandError
 from host_tools.fieldsim import FieldBadge
+from host_tools.game.suggest import did_you_mean
 from host_tools.station import GM_NAME, gm_anchor, radio_id, radio_sections, seed_of
-from host_tools.suggest import did_you_mean
 from host_tools.vhw.cpython import cryptolib
 
 EXIT_BAD_INPUT = 2
@@ -62,7 +62,7 @@ def specs(settings_path, roster_path=None, count=0):
     from cran import radio_config
     from cran.config import ConfigError
     from cran.core.rules import Character
-    from host_tools.roster import (
+    from host_tools.game.roster import (
         RosterError,
         badge_configs,
         firmware_check,

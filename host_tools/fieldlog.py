@@ -82,7 +82,7 @@ def _changes(before, now):
 
 def default_path():
     """A new journal in the user's cran folder, named by the time it starts."""
-    from host_tools.gamekey import cran_home
+    from host_tools.game.gamekey import cran_home
     return os.path.join(cran_home(), "field", time.strftime("field-%Y%m%d-%H%M%S.jsonl"))
 
 

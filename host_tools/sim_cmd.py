@@ -5,7 +5,8 @@
 import os
 import sys
 
-from host_tools import CommandError, scenarios
+from host_tools import CommandError
+from host_tools.game import scenarios
 from host_tools.runtimes import RUNTIMES, check_board, find_micropython, runtime_for
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -119,7 +120,8 @@ def prepare(args, runtime):
 def _on_field(args, config):
     """--field: the badge's radio and key, checked -> (its process's field variables,
     the game key, where its radio.json is kept between runs)."""
-    from host_tools import fieldnet, gamekey, roster
+    from host_tools import fieldnet
+    from host_tools.game import gamekey, roster
     how = ("a badge of a game with the radio, as `cran config ROSTER --settings "
            "GAME.json` writes them (the settings with \"radio\": true)")
     if not args.character:

@@ -20,7 +20,7 @@ from cran.link import (
     REPEAT_MS,
     WINDOW_MS,
 )
-from host_tools import gamekey
+from host_tools.game import gamekey
 from host_tools.vhw.cpython import cryptolib
 
 GM_STEPS = radio.CHAIN_STEPS

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from cran.core.vocab import INCONNU
 from host_tools import CommandError, badgeport
-from host_tools.times import time_left
+from host_tools.game.times import time_left
 
 HELP = "print badges' live state (their console's `status`)"
 

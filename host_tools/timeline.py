@@ -6,7 +6,8 @@ import heapq
 import json
 
 from cran.core.vocab import COPY_MISSING, CUE_ARMOR, CUE_BROKEN, CUE_SAY, PLAYS
-from host_tools import journal, times
+from host_tools import journal
+from host_tools.game import times
 
 # (parse_lines here too: host_tools/fieldlog.py reads a journal's lines, then builds.)
 from host_tools.journal import FRESH, parse_lines  # noqa: F401

@@ -6,7 +6,8 @@ import math
 from xml.sax.saxutils import escape
 
 from cran.core.vocab import STATES
-from host_tools import picture, times
+from host_tools import picture
+from host_tools.game import times
 from host_tools.picture import fit, text_width
 from host_tools.timeline import align, spans_by_lane, who
 

@@ -15,9 +15,10 @@ import pytest
 from conftest import REPO, run_cran
 from cran import radio
 from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS
-from host_tools import CommandError, fieldnet, roster
+from host_tools import CommandError, fieldnet
 from host_tools.air_cmd import changes
 from host_tools.crowd import Crowd, specs
+from host_tools.game import roster
 from host_tools.station import GM_NAME, radio_id
 from host_tools.vhw.cpython import cryptolib
 

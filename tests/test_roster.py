@@ -9,7 +9,8 @@ from conftest import REPO, run_cran
 from cran import config as badge_config
 from cran.core.choices import FIELDS
 from cran.core.rules import Settings
-from host_tools import cli, roster
+from host_tools import cli
+from host_tools.game import roster
 
 EXAMPLE = os.path.join(REPO, "examples", "roster.csv")
 GAME = os.path.join(REPO, "examples", "game-settings.json")

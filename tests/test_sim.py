@@ -433,7 +433,7 @@ def test_a_whole_cran_config_boots(runtime, micropython, tmp_path):
 def _field_badge(tmp_path):
     """A badge config of a game with the radio, and its game.key, as `cran config`
     writes them -> the config's path."""
-    from host_tools import roster
+    from host_tools.game import roster
     template = roster.settings_template()
     template["radio"] = True
     (tmp_path / "game.json").write_text(json.dumps(template))

@@ -233,7 +233,7 @@ def test_the_stations_journal_says_each_change_once_and_reads_back_as_a_fight(tm
 
 def test_cran_field_says_what_is_wrong_with_its_port(tmp_path):
     from conftest import run_cran
-    from host_tools import roster
+    from host_tools.game import roster
     template = roster.settings_template()
     template["radio"] = True
     game = tmp_path / "game.json"

@@ -21,7 +21,8 @@ from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.storage import Journal, StateStore
-from host_tools import badgeport, cli, journal, timeline, timeline_svg, times
+from host_tools import badgeport, cli, journal, timeline, timeline_svg
+from host_tools.game import times
 
 DATA = os.path.join(REPO, "tests", "data")
 GODEFROY = os.path.join(DATA, "journal-godefroy.jsonl")

@@ -38,10 +38,11 @@ from cran.core.words import (
     is_digits,
     plain,
 )
-from host_tools import CommandError, gamekey
+from host_tools import CommandError
+from host_tools.game import gamekey
+from host_tools.game.suggest import did_you_mean, nearest, offer
+from host_tools.game.times import duration_words
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
-from host_tools.suggest import did_you_mean, nearest, offer
-from host_tools.times import duration_words
 
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex

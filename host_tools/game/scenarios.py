@@ -8,6 +8,8 @@ from cran import scenario
 from cran.core.engine import FIELDS
 from cran.core.vocab import CUE_SAY
 from host_tools import CommandError
+from host_tools.game.suggest import did_you_mean
+from host_tools.game.times import elapsed
 from host_tools.runtimes import (
     OutOfMemory,
     RuntimeFailure,
@@ -16,8 +18,6 @@ from host_tools.runtimes import (
     run_on_badge,
     run_scenario,
 )
-from host_tools.suggest import did_you_mean
-from host_tools.times import elapsed
 
 EXIT_OK, EXIT_EXPECT_FAILED, EXIT_MALFORMED = 0, 1, 2
 
