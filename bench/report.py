@@ -5,7 +5,7 @@ import os
 import platform
 import time
 
-from host_tools.bench_figures import MARK, read_figures  # noqa: F401 (run.py's)
+from host_tools.device.bench_figures import MARK, read_figures  # noqa: F401 (run.py's)
 
 # The memory targets (32-bit, the firmware as .mpy files as cran flash installs them on a
 # stock MicroPython, the bench's day; issue "A radio game fits a stock ESP32"): a stock

@@ -170,7 +170,7 @@ def radio(mp64):
     import json
     import tempfile
 
-    from host_tools.build import compile_firmware
+    from host_tools.device.build import compile_firmware
     script = os.path.join(REPO, "bench", "radio_bench.py")
     out = {}
     with tempfile.TemporaryDirectory(prefix="cran-bench-radio-") as tmp:

@@ -1,7 +1,7 @@
 # `cran check --port P`: the first real badge, in an organiser's hand after `cran flash`.
 # It reads the chip, its MicroPython, the heap after the badge's start and the flash
 # left, and sets the heap beside what `make bench` measured for that board
-# (docs/PERFORMANCE.md's figures: host_tools/bench_figures.py), saying how far apart and
+# (docs/PERFORMANCE.md's figures: host_tools/device/bench_figures.py), saying how far apart and
 # what a big gap means. With --hands it walks the organiser through the parts: each LED
 # look's colour on every LED, the screen, the buzzer, each button ("press button a now"),
 # and writes a one-line verdict a part. The badge is started as its main.py starts it
@@ -10,8 +10,9 @@
 import json
 import sys
 
-from host_tools import CommandError, badgeport
-from host_tools.bench_figures import read_figures
+from host_tools import CommandError
+from host_tools.device import badgeport
+from host_tools.device.bench_figures import read_figures
 from host_tools.runtimes import NO_RADIO_HEAP_KB
 
 HELP = "check a badge after cran flash: chip, MicroPython, heap and flash beside make " \

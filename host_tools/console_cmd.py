@@ -6,7 +6,7 @@ import sys
 
 from cran.core.words import ParseError, parse_action
 from cran.scenario import grammar_word
-from host_tools import badgeport
+from host_tools.device import badgeport
 from host_tools.game.roster import settings_keys
 from host_tools.game.suggest import did_you_mean
 

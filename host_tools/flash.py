@@ -15,7 +15,8 @@ import tempfile
 import threading
 import time
 
-from host_tools import CommandError, badgeport, build
+from host_tools import CommandError
+from host_tools.device import badgeport, build
 from host_tools.game import gamekey
 from host_tools.game.roster import game_key_of
 from host_tools.runtimes import BOARDS_DIR, board_file_text, board_ids, check_board
@@ -762,7 +763,7 @@ def _station_jobs(args):
 
 def run(args):
     if args.drive:
-        from host_tools import drive
+        from host_tools.device import drive
         key = game_key_of(args.settings, args.config) or gamekey.own_key()
         return drive.run(args, _config, key)
     if args.station:

@@ -81,7 +81,7 @@ def pull(port, want_config=True, keys=()):
     """-> (journal lines, config dict or None) from the badge on `port`; its config only
     when wanted (a --config file says it already), read with the console unlocked by
     one of keys or this computer's key ring."""
-    from host_tools import badgeport  # only here: --file needs no serial link
+    from host_tools.device import badgeport  # only here: --file needs no serial link
     lines = badgeport.ask(port, "journal", again=True)
     if not want_config:
         return lines, None
@@ -116,7 +116,7 @@ def ports_of(args):
     by a link to it) once."""
     found = []
     if args.all:
-        from host_tools import badgeport  # only here: --file needs no serial link
+        from host_tools.device import badgeport  # only here: --file needs no serial link
         found = badgeport.usb_ports()
     ports = []
     seen = set()

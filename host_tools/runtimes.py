@@ -245,11 +245,11 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
     with tempfile.TemporaryDirectory(prefix="cran-badge-") as tmp:
         firmware = FIRMWARE_DIR
         if mpy or romfs:
-            from host_tools.build import compile_firmware
+            from host_tools.device.build import compile_firmware
             firmware = os.path.join(tmp, "firmware")
             compiled_files = compile_firmware(firmware)
         if romfs:
-            from host_tools.build import romfs_image
+            from host_tools.device.build import romfs_image
             modules = {}
             for path, local in compiled_files.items():
                 with open(local, "rb") as f:
@@ -305,7 +305,7 @@ def circuitpython_path(tmp):
     """The CircuitPython runner's path: the strict virtual CircuitPython modules, then
     Adafruit's libraries from the installed packages (copied to tmp/lib, as on a
     CIRCUITPY drive)."""
-    from host_tools.cplibs import copy_libraries
+    from host_tools.device.cplibs import copy_libraries
     from host_tools.vcp import VCP_DIR
     lib = os.path.join(tmp, "lib")
     copy_libraries(lib)
@@ -315,7 +315,7 @@ def circuitpython_path(tmp):
 def compile_runner(out_dir):
     """badge_driver.py and the virtual hardware compiled to .mpy in out_dir, as the
     firmware is (build.compile_modules). -> the virtual hardware's folders, for sys.path"""
-    from host_tools.build import compile_modules
+    from host_tools.device.build import compile_modules
     from host_tools.vhw import VHW_DIR, sys_path
     folders = sys_path("micropython")
     sources = [(os.path.join(MP_DIR, name), name)

@@ -5,7 +5,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from cran.core.vocab import INCONNU
-from host_tools import CommandError, badgeport
+from host_tools import CommandError
+from host_tools.device import badgeport
 from host_tools.game.times import time_left
 
 HELP = "print badges' live state (their console's `status`)"

@@ -6,7 +6,8 @@
 # frame heard (a station's error, noise) is kept, counted and shown, never a crash.
 import json
 
-from host_tools import CommandError, badgeport
+from host_tools import CommandError
+from host_tools.device import badgeport
 
 KEEP_NOTES = 5   # the station's last words that were not frames, for the screen
 MAX_LINE = 1024  # the longest the station says: "heard", a signal, 500 hex digits

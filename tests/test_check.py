@@ -10,7 +10,7 @@ import pytest
 
 from conftest import REPO, run_cran
 from host_tools import check_cmd, vbadge
-from host_tools.bench_figures import read_figures
+from host_tools.device.bench_figures import read_figures
 
 
 @pytest.fixture(autouse=True)

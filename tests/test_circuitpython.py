@@ -20,7 +20,7 @@ from cran import scenario
 from cran.board import BoardError, load_board, read_board_file
 from cran.core import ticks
 from host_tools import FIRMWARE_DIR
-from host_tools.cplibs import copy_libraries, library_files
+from host_tools.device.cplibs import copy_libraries, library_files
 from host_tools.runtimes import (
     BOARDS_DIR,
     HOW_TO_GET_CIRCUITPYTHON,

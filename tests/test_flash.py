@@ -11,7 +11,8 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import badgeport, build, runtimes
+from host_tools import runtimes
+from host_tools.device import badgeport, build
 
 
 def test_no_port_is_a_clear_error():
@@ -293,7 +294,7 @@ def test_a_sleeping_badge_is_knocked_awake():
 
 
 def test_the_manifest_names_every_module_and_what_the_cannot_start_path_imports():
-    from host_tools import build
+    from host_tools.device import build
     needs = build.imported_by("cran.fail")
     # What importing cran.fail runs, packages included; not what cran's functions
     # import when they run (cran.start imports the app).

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from host_tools import build
+from host_tools.device import build
 from host_tools.runtimes import BOARDS_DIR
 from host_tools.vhw import sys_path
 

@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from conftest import check_results
-from host_tools import FIRMWARE_DIR, build
+from host_tools import FIRMWARE_DIR
+from host_tools.device import build
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "station_driver.py")
 RUNTIMES = ("micropython", "cpython")
@@ -269,7 +270,7 @@ def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(mic
         r = run_cran("status", "--port", badge.port)
         assert r.stdout.startswith("%s: the game master's station" % badge.port)
         # A station holds no key, no app: its files are the relay's.
-        from host_tools import badgeport
+        from host_tools.device import badgeport
         link = badgeport.connect(badge.port)
         try:
             top, cran = badgeport.run(link, look).strip().split("] [")

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 import cran
-import host_tools
+import host_tools.device
 from conftest import REPO, SCENARIO_DIR, overlapping, run_cran, svg_size, text_boxes
 from cran import scenario
 from cran.badge import Badge
@@ -21,7 +21,8 @@ from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.storage import Journal, StateStore
-from host_tools import badgeport, cli, journal, timeline, timeline_svg
+from host_tools import cli, journal, timeline, timeline_svg
+from host_tools.device import badgeport
 from host_tools.game import times
 
 DATA = os.path.join(REPO, "tests", "data")
@@ -740,7 +741,7 @@ def test_the_default_picture_goes_in_the_current_folder(tmp_path, monkeypatch):
 
 
 class FakeLink:
-    """host_tools.badgeport as `cran logs --port` uses it: ask(port, line) -> lines."""
+    """host_tools.device.badgeport as `cran logs --port` uses it: ask(port, line) -> lines."""
     first_json = staticmethod(badgeport.first_json)
 
     def __init__(self):
@@ -755,8 +756,8 @@ class FakeLink:
 
 def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
     link = FakeLink()
-    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
-    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
+    monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["logs", "--port", "/dev/ttyUSB0", "--save", "saved.jsonl"]) == 0
     assert link.asked == [("/dev/ttyUSB0", "journal"), ("/dev/ttyUSB0", "config")]
@@ -767,8 +768,8 @@ def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
 
 def test_port_with_a_config_file_asks_only_the_journal(tmp_path, capsys, monkeypatch):
     link = FakeLink()
-    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
-    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
+    monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     config = tmp_path / "ali.json"
     config.write_text(json.dumps({"board": "atom-matrix", "character": {"name": "Ali"}}))
     assert cli.main(["logs", "--port", "COM3", "--config", str(config),
@@ -785,8 +786,8 @@ def test_port_draws_even_when_the_config_is_not_read(tmp_path, capsys, monkeypat
             raise host_tools.CommandError("%s: the badge's firmware does not answer" % port)
         return FakeLink.ask(link, port, line)
     link.ask = ask
-    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
-    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
+    monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     assert cli.main(["logs", "--port", "COM3", "--out", str(tmp_path / "c.svg")]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("journal: Godefroy, atom-lite; 7 entries")
@@ -934,8 +935,8 @@ def test_cran_logs_several_ports_leaves_out_the_one_that_fails(tmp_path, capsys,
         return FakeLink.ask(link, port, line)
     link.ask = ask
     link.usb_ports = lambda: ["COM3", "COM4"]
-    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
-    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
+    monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["logs", "--all", "--port", "COM3"]) == 1
     captured = capsys.readouterr()

@@ -50,7 +50,7 @@ def read_boot_out(drive):
 
 def drive_files(board, config_text, key, out_dir):
     """{path on the drive: bytes} of everything the badge needs, code.py included."""
-    from host_tools import build, cplibs
+    from host_tools.device import build, cplibs
     from host_tools.runtimes import board_file_text
     cross = mpy_cross_circuitpython()
     sources = list(build._sources(runtime="circuitpython"))
@@ -172,7 +172,7 @@ def run(args, config_of, key):
 def _stale(drive, files):
     """Firmware and library files on the drive that the new firmware doesn't have (and
     .new files a cut copy left): cran/ and lib/'s own packages only, not the user's."""
-    from host_tools import cplibs
+    from host_tools.device import cplibs
     ours = ["cran"] + sorted({rel.split("/")[0].split(".")[0]
                               for rel in cplibs.library_files()})
     out = []
