@@ -359,7 +359,7 @@ def render(figures, previous):
                     if "days_3_kb" in d else "-"))
         if "stop_ms_0" in radio:
             out += ["", "A field of 50 badges and the game master's station "
-                    "(`host_tools/fieldsim.py`, virtual time, 5 fields each): the stop "
+                    "(`host_tools/field/fieldsim.py`, virtual time, 5 fields each): the stop "
                     "reaches every badge in %d ms (median; worst %d) with no frame lost, "
                     "%d ms (worst %d) with 30 %% lost; target: within 1 s. Each badge's "
                     "radio is on %.1f %% of the time." % (

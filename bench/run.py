@@ -263,11 +263,11 @@ FIELD_RUNS = 5
 
 
 def field_figures():
-    """A field of FIELD_BADGES badges and a station (host_tools/fieldsim.py, virtual time):
+    """A field of FIELD_BADGES badges and a station (host_tools/field/fieldsim.py, virtual time):
     the game master's stop -> every badge stopped, at 0 and 30 % frame loss, over
     FIELD_RUNS fields each (their badges' windows fall differently)."""
     from cran import radio as frames
-    from host_tools.fieldsim import Field, everyone
+    from host_tools.field.fieldsim import Field, everyone
     out = {}
     on = []
     for loss in (0, 30):

@@ -1,9 +1,9 @@
-# `cran air --field NAME`: a virtual field's air alone (host_tools/fieldnet.py's hub),
+# `cran air --field NAME`: a virtual field's air alone (host_tools/field/fieldnet.py's hub),
 # for a field whose station is a badge on USB: a `cran vbadge --field NAME` flashed with
 # `cran flash --station`, player vbadges beside it, and `cran field --port` on the
 # station's port. (`cran field --virtual NAME` holds the air itself, its radio on it.)
 # With --settings and --roster (or --crowd N), the air hosts a crowd of badges itself
-# (host_tools/crowd.py): a rehearsal's field of 50 on one laptop.
+# (host_tools/field/crowd.py): a rehearsal's field of 50 on one laptop.
 import collections
 import json
 import os
@@ -12,9 +12,10 @@ import sys
 import threading
 import time
 
-from host_tools import CommandError, fieldnet
+from host_tools import CommandError
+from host_tools.field import fieldnet
+from host_tools.field.gamemaster import EXIT_BAD_INPUT, end_on_signals
 from host_tools.game import gamekey
-from host_tools.gamemaster import EXIT_BAD_INPUT, end_on_signals
 
 HELP = "a virtual field's air alone, for virtual badges and a virtual station badge"
 
@@ -53,7 +54,7 @@ def run(args):
                            EXIT_BAD_INPUT)
     members = left = None
     if crowded:   # checked before the air is taken: a faulty roster leaves nothing on
-        from host_tools import crowd
+        from host_tools.field import crowd
         key, gm_seed, members, left = crowd.specs(args.settings, args.roster, args.crowd)
     end_on_signals()
     hub = fieldnet.Hub(args.field, args.loss)

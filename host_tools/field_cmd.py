@@ -2,14 +2,14 @@
 # the heartbeats are for the game master's eyes, S7), the urgent first, and the game
 # master's commands to every badge in range, made with the game master's chain (only
 # this computer, with the game settings file, can make them). Its radio: a station
-# badge on USB (--port, host_tools/usbstation.py), or a virtual field's air (--virtual).
+# badge on USB (--port, host_tools/field/usbstation.py), or a virtual field's air (--virtual).
 import json
 import sys
 import threading
 import time
 
 from host_tools import CommandError
-from host_tools.gamemaster import EXIT_BAD_INPUT, TICK_S, Field, command, end_on_signals
+from host_tools.field.gamemaster import EXIT_BAD_INPUT, TICK_S, Field, command, end_on_signals
 
 HELP = "the game master's station: every badge at a glance, stop / resume the game"
 
@@ -56,7 +56,7 @@ def run(args):
     try:
         if args.json:
             return _json(field, args)
-        from host_tools.field_tui import FieldApp
+        from host_tools.field.tui import FieldApp
         FieldApp(field).run()
         return 0
     finally:

@@ -6,7 +6,7 @@
 # {"fresh"}, each with "up" (ms since that boot) and "t" (wall-clock seconds) once the
 # badge knows the time. docs/journal.md says what every field holds. And {"heard",
 # "etat", "rssi"}: the badge as the game master's station heard it change, in version
-# 1's words (host_tools/fieldlog.py makes such journals from the station's).
+# 1's words (host_tools/field/fieldlog.py makes such journals from the station's).
 #
 # Version 2 (this firmware's): the boot, every action, timer and undo carry "s", the
 # engine's summary of the state after it (cran.core.engine.summary), and their cues'
@@ -211,7 +211,7 @@ def read(entries, config=None):
     # Which version wrote what comes (a badge reflashed mid-journal has both): the
     # first entry that says the state tells it, then every boot. None saying it: the
     # cues are all there is (version 1's reading: a journal made of the game master's
-    # station's commands, host_tools/fieldlog.py).
+    # station's commands, host_tools/field/fieldlog.py).
     summaries = next(("s" in e.raw for e in entries if "s" in e.raw or "etat" in e.raw),
                      False)
     seen = Seen(of=of)

@@ -3,7 +3,7 @@
 # it, timeline_svg.py draws it). Several
 # badges (--port repeated, --all, --file repeated): one timeline of the fight, a group of
 # lanes a badge, placed on the wall clock their journals carry. The game master's
-# station's journal (cran field, host_tools/fieldlog.py) is such a fight on its own: a
+# station's journal (cran field, host_tools/field/fieldlog.py) is such a fight on its own: a
 # group for the station, one for each badge it heard.
 # Exit 0; 1 when a badge of several could not be read (the others are drawn); 2 on bad
 # input (no file, nothing readable, a bad --out or --config); 3 when a PNG is asked for
@@ -13,7 +13,8 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from host_tools import CommandError, fieldlog, journal, picture, timeline, timeline_svg
+from host_tools import CommandError, journal, picture, timeline, timeline_svg
+from host_tools.field import fieldlog
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_TOOL = picture.EXIT_NO_TOOL

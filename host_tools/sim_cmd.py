@@ -120,7 +120,7 @@ def prepare(args, runtime):
 def _on_field(args, config):
     """--field: the badge's radio and key, checked -> (its process's field variables,
     the game key, where its radio.json is kept between runs)."""
-    from host_tools import fieldnet
+    from host_tools.field import fieldnet
     from host_tools.game import gamekey, roster
     how = ("a badge of a game with the radio, as `cran config ROSTER --settings "
            "GAME.json` writes them (the settings with \"radio\": true)")

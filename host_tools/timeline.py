@@ -9,7 +9,7 @@ from cran.core.vocab import COPY_MISSING, CUE_ARMOR, CUE_BROKEN, CUE_SAY, PLAYS
 from host_tools import journal
 from host_tools.game import times
 
-# (parse_lines here too: host_tools/fieldlog.py reads a journal's lines, then builds.)
+# (parse_lines here too: host_tools/field/fieldlog.py reads a journal's lines, then builds.)
 from host_tools.journal import FRESH, parse_lines  # noqa: F401
 
 

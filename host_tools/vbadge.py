@@ -667,7 +667,7 @@ def run(args):
     if exe is None:
         raise CommandError(HOW_TO_GET_MICROPYTHON)
     if getattr(args, "field", None):
-        from host_tools import fieldnet
+        from host_tools.field import fieldnet
         os.environ.update(fieldnet.member_env(args.field, args.at))   # the chip's espnow
     elif args.at is not None:
         raise CommandError("--at goes with --field: a place on a virtual field")

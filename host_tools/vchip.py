@@ -53,7 +53,7 @@ def run(args):
     env = dict(os.environ)
     env.pop("MICROPYPATH", None)   # the chip's path is its own (vchip_boot.py sets it)
     if args.field is not None:
-        from host_tools import fieldnet
+        from host_tools.field import fieldnet
         env.update(fieldnet.member_env(args.field, args.at))
     if args.program:
         path = args.program[0]

@@ -18,10 +18,11 @@ import pytest
 
 from conftest import REPO, run_cran
 from cran import radio
-from host_tools import fieldnet, vbadge
+from host_tools import vbadge
+from host_tools.field import fieldnet
+from host_tools.field.station import GM_NAME, radio_id
 from host_tools.game import roster
 from host_tools.sim.session import ClockRefused
-from host_tools.station import GM_NAME, radio_id
 from host_tools.vhw.cpython import cryptolib
 
 

@@ -469,7 +469,7 @@ def test_the_field_options_are_checked(tmp_path):
         with pytest.raises(CommandError) as e:
             prepare(args, "cpython")
         assert str(e.value).startswith(said), str(e.value)
-    from host_tools import fieldnet
+    from host_tools.field import fieldnet
     hub = fieldnet.Hub("simat%d" % os.getpid())
     try:
         with pytest.raises(CommandError, match=r"--at 3000,4: X,Y in metres, each from 0"):
@@ -484,9 +484,9 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     # are done beat by beat (the hit: S2), and its console, locked by the game key, is
     # opened with it.
     from cran import radio
-    from host_tools import fieldnet
+    from host_tools.field import fieldnet
+    from host_tools.field.station import radio_id
     from host_tools.sim.session import Session
-    from host_tools.station import radio_id
     hub = fieldnet.Hub("simrt%d" % os.getpid())
     heard = []
     hub.on_carry = lambda frame, at: heard.append(frame)

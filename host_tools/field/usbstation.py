@@ -1,6 +1,6 @@
 # The game master's station badge on USB as the computer's radio (`cran field --port
 # P`): the other half of cran.station's serial protocol. The badge relays; this side
-# speaks it as host_tools/station.py's radio (on, off, send, recv) and hands it what
+# speaks it as host_tools/field/station.py's radio (on, off, send, recv) and hands it what
 # must be sent again and again (repeat), which the badge does itself: a copy every 3 ms
 # is more than a 115200-baud line can carry. Whatever the line brings that is not a
 # frame heard (a station's error, noise) is kept, counted and shown, never a crash.
@@ -42,7 +42,7 @@ class UsbRadio:
         self.lost_line = None  # why the line is gone, once it is
         self.on_note = None    # on_note(text) hears each of them (the station's journal)
 
-    # ---- as host_tools/station.py drives a radio -------------------------------------
+    # ---- as host_tools/field/station.py drives a radio -------------------------------------
 
     def on(self):
         pass   # the station listens all the time

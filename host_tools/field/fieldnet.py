@@ -371,7 +371,7 @@ class _Sent:
 
 class StampedRadio(Radio):
     """A hub radio for a badge stepped on a clock that follows real time, late at
-    times (a crowd's thread, host_tools/crowd.py): `now` is the badge's time, set before
+    times (a crowd's thread, host_tools/field/crowd.py): `now` is the badge's time, set before
     each step, and what arrives is stamped with the clock's time (or the sender's own
     `now`), then heard or not by when it came: heard if the radio was on at that time,
     as read at the step that reaches it. A thread that runs late then hears what the

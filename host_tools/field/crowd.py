@@ -20,9 +20,9 @@ from cran.core.words import ParseError, parse_action, plain
 from cran.link import PERIOD_MS
 from cran.scenario import grammar_word
 from host_tools import CommandError
-from host_tools.fieldsim import FieldBadge
+from host_tools.field.fieldsim import FieldBadge
+from host_tools.field.station import GM_NAME, gm_anchor, radio_id, radio_sections, seed_of
 from host_tools.game.suggest import did_you_mean
-from host_tools.station import GM_NAME, gm_anchor, radio_id, radio_sections, seed_of
 from host_tools.vhw.cpython import cryptolib
 
 EXIT_BAD_INPUT = 2

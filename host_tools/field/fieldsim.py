@@ -11,7 +11,7 @@ from cran.link import Link
 from cran.radio_config import Radio as RadioSpec
 from cran.radio_start import wire
 from cran.treat import Chain
-from host_tools.station import Station, gm_anchor
+from host_tools.field.station import Station, gm_anchor
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
 

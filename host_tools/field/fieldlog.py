@@ -45,7 +45,7 @@ class FieldJournal:
         self._write({"error": text})
 
     def heard(self, badge, row, now):
-        """A heartbeat read (host_tools.station's row): an entry when what it says
+        """A heartbeat read (host_tools.field.station's row): an entry when what it says
         changed since the last one of this badge (not the seconds left)."""
         seen = _seen(row)
         before = self.last.get(badge)

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from host_tools import CommandError
-from host_tools.gamemaster import REFRESH_S, TICK_S, command, new_character
+from host_tools.field.gamemaster import REFRESH_S, TICK_S, command, new_character
 
 COLUMNS = ("badge", "etat", "reste", "effets", "armure", "jeu", "batterie", "vu", "signal")
 _SAYS = {"stop": "Stop the game on every badge in range",

@@ -8,9 +8,10 @@ import threading
 import time
 
 from cran import radio
-from host_tools import CommandError, fieldlog, fieldnet
+from host_tools import CommandError
+from host_tools.field import fieldlog, fieldnet
+from host_tools.field.station import GM_NAME, Station, radio_id, seed_of, treater_anchors
 from host_tools.game import gamekey
-from host_tools.station import GM_NAME, Station, radio_id, seed_of, treater_anchors
 
 EXIT_BAD_INPUT = 2
 REFRESH_S = 0.5
@@ -124,7 +125,7 @@ class Field:
                                EXIT_BAD_INPUT)
         self.hub = self.usb = None
         if args.port:
-            from host_tools.usbstation import open_station
+            from host_tools.field.usbstation import open_station
             air = self.usb = open_station(args.port)
         else:
             self.hub = fieldnet.Hub(args.virtual, loss)
