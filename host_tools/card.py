@@ -14,8 +14,9 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_SAY, STATES
 from cran.core.words import parse_action
-from host_tools import CommandError, picture
-from host_tools.picture import fit, text_width
+from host_tools import CommandError
+from host_tools.paper import picture
+from host_tools.paper.picture import fit, text_width
 from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
 
 HELP = "draw a player's card for a board (French, A6, two sides): PNG or PDF"

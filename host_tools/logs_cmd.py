@@ -1,5 +1,5 @@
 # `cran logs`: a badge's journal, pulled from the badge or read from a file, printed as
-# a timeline and drawn for the debrief (host_tools/journal.py reads it, timeline.py places
+# a timeline and drawn for the debrief (host_tools/debrief/journal.py reads it, timeline.py places
 # it, timeline_svg.py draws it). Several
 # badges (--port repeated, --all, --file repeated): one timeline of the fight, a group of
 # lanes a badge, placed on the wall clock their journals carry. The game master's
@@ -13,8 +13,10 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from host_tools import CommandError, journal, picture, timeline, timeline_svg
+from host_tools import CommandError
+from host_tools.debrief import journal, timeline, timeline_svg
 from host_tools.field import fieldlog
+from host_tools.paper import picture
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_TOOL = picture.EXIT_NO_TOOL
@@ -96,7 +98,7 @@ def pull(port, want_config=True, keys=()):
 
 
 def draw(svg_text, path):
-    """Write the picture: SVG as is, PNG drawn by host_tools.picture. -> the file
+    """Write the picture: SVG as is, PNG drawn by host_tools.paper.picture. -> the file
     written. Without what draws a PNG, the SVG is written beside and said (exit 3)."""
     if path.lower().endswith(".svg"):
         picture.write(path, svg_text)

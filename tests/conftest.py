@@ -114,11 +114,11 @@ class Box:
 
 def text_boxes(svg_text):
     """Each <text>'s box, from its x, y, size, anchor and weight and the width the
-    pictures lay text out by (host_tools.picture.text_width, which tests/test_picture.py
+    pictures lay text out by (host_tools.paper.picture.text_width, which tests/test_picture.py
     holds to the font): cap height and accents above the baseline, descenders below."""
     import xml.etree.ElementTree as ET
 
-    from host_tools.picture import text_width
+    from host_tools.paper.picture import text_width
     boxes = []
     for t in ET.fromstring(svg_text).iter(SVG_NS + "text"):
         text = "".join(t.itertext())

@@ -17,7 +17,8 @@ from conftest import (
     scenario_texts,
 )
 from cran.console import UNKNOWN
-from host_tools import FIRMWARE_DIR, journal
+from host_tools import FIRMWARE_DIR
+from host_tools.debrief import journal
 from host_tools.runtimes import (
     BADGE_HEAP_KB,
     BOARDS_DIR,

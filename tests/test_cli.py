@@ -66,9 +66,9 @@ def test_windows_files_run_too(tmp_path):
 
 
 def test_the_cue_chart_in_the_readme_is_drawn_from_the_firmware():
-    from host_tools import cuechart
+    from host_tools.paper import cuechart
     with open(cuechart.CHART, encoding="utf-8") as f:
-        assert f.read() == cuechart.render(), "run: python -m host_tools.cuechart"
+        assert f.read() == cuechart.render(), "run: python -m host_tools.paper.cuechart"
     controls = open(os.path.join(REPO, "docs", "controls.md"), encoding="utf-8").read()
     assert "(cue-chart.png)" in controls
 
@@ -77,7 +77,7 @@ def test_the_cue_chart_says_what_the_badge_does():
     # S7 in the chart's words: one sound by every way into coma or mort, none at the fall
     # from coma into mort; a single LED's 4 s of state then 4 s of effect code; the
     # answers' flashes; white (the game stop's strobe, the answers) on the lanes' ground.
-    from host_tools import cuechart
+    from host_tools.paper import cuechart
     sounds, fall = cuechart.inert_sounds()
     assert len(sounds) == len(cuechart.INERT_WAYS) and fall == []
     assert len(set(tuple(s) for s in sounds.values())) == 1 and list(sounds.values())[0]
@@ -92,7 +92,7 @@ def test_the_cue_chart_says_what_the_badge_does():
 
 
 def test_the_cue_chart_will_not_say_coma_and_mort_sound_alike_when_they_do_not(monkeypatch):
-    from host_tools import cuechart
+    from host_tools.paper import cuechart
     played = cuechart.tunes.melody_for
 
     def louder_death(cues):   # a badge that beeps at death
@@ -146,14 +146,14 @@ def test_status_shows_the_helmet(capsys):
 
 
 def test_the_cue_chart_is_drawn_again_by_its_command(tmp_path):
-    # `python -m host_tools.cuechart`, what the chart's test says to run when it is stale,
+    # `python -m host_tools.paper.cuechart`, what the chart's test says to run when it is stale,
     # ended in an ImportError (it took its PNG converter from a command that had lost it).
     import subprocess
     import sys
 
     from PIL import Image
-    r = subprocess.run([sys.executable, "-m", "host_tools.cuechart", str(tmp_path / "c.svg")],
-                       capture_output=True, text=True, cwd=REPO)
+    r = subprocess.run([sys.executable, "-m", "host_tools.paper.cuechart",
+                        str(tmp_path / "c.svg")], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "c.svg").read_text(encoding="utf-8").startswith("<svg")
     with Image.open(tmp_path / "c.png") as png:

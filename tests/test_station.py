@@ -182,7 +182,7 @@ def _row(etat="pleine-forme", jeu="en-jeu", effets=None, abimee=False, rssi=-50)
 
 
 def test_the_stations_journal_says_each_change_once_and_reads_back_as_a_fight(tmp_path):
-    from host_tools import timeline
+    from host_tools.debrief import timeline
     from host_tools.field import fieldlog
     path = tmp_path / "field.jsonl"
     one, two = b"\x01" * 6, b"\x02" * 6

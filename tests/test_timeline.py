@@ -1,4 +1,4 @@
-# `cran logs`: a badge's journal read (host_tools/journal.py), as a timeline (timeline.py)
+# `cran logs`: a badge's journal read (host_tools/debrief/journal.py), as a timeline (timeline.py)
 # and drawn (timeline_svg.py), and the command
 # (host_tools/logs_cmd.py). Journals come from the real firmware: tests/data/ samples
 # made by the badge app on virtual hardware, and small ones from cran.badge.Badge here.
@@ -21,7 +21,8 @@ from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
 from cran.storage import Journal, StateStore
-from host_tools import cli, journal, timeline, timeline_svg
+from host_tools import cli
+from host_tools.debrief import journal, timeline, timeline_svg
 from host_tools.device import badgeport
 from host_tools.game import times
 
@@ -81,7 +82,7 @@ def test_the_samples_are_what_the_firmware_journals_today(tmp_path):
 @pytest.mark.parametrize("fight", sorted(FIGHTS), ids=["%s-%s" % (f, FIGHTS[f])
                                                          for f in sorted(FIGHTS)])
 def test_an_old_journal_and_a_new_one_of_the_same_fight_draw_alike(fight):
-    # The old one's state is worked out from its cues (host_tools/journal.py's
+    # The old one's state is worked out from its cues (host_tools/debrief/journal.py's
     # version 1); the new one says it. The same fight: the same picture, the same text.
     old = build(lines_of(os.path.join(DATA, "journal-%s-v1.jsonl" % fight)))
     new = build(lines_of(os.path.join(DATA, "journal-%s.jsonl" % fight)))
@@ -524,7 +525,7 @@ def font_lacks(text):
     """The characters of text the pictures' font has no glyph for."""
     from fontTools.ttLib import TTFont
 
-    from host_tools import picture
+    from host_tools.paper import picture
     cmap = TTFont(picture.font_file()).getBestCmap()
     return "".join(sorted(set(c for c in text if ord(c) not in cmap)))
 
@@ -597,7 +598,7 @@ class _TooMuch(Exception):
 
 
 def lines_run(lines, budget=None):
-    """Lines of host_tools/journal.py, timeline.py and timeline_svg.py executed to read,
+    """Lines of host_tools/debrief/journal.py, timeline.py and timeline_svg.py executed to read,
     place, print and draw a journal: their work, counted the same on any machine under
     any load (a clock would not be). Past `budget` it stops with _TooMuch: a quadratic
     run would take minutes here."""

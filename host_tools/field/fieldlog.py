@@ -14,7 +14,7 @@ import json
 import os
 import time
 
-from host_tools import timeline
+from host_tools.debrief import timeline
 
 STATION_NAME = "GM station"   # the game master's, as its group is headed in a picture
 

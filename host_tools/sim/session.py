@@ -8,7 +8,7 @@ import time
 
 from cran import scenario
 from cran.console import LOCKED
-from host_tools import journal
+from host_tools.debrief import journal
 from host_tools.game.times import elapsed
 from host_tools.sim.driver import DriverError
 

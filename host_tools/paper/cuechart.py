@@ -1,6 +1,6 @@
 # The one-page cue chart (docs/cue-chart.svg and .png): what every light and sound of a
 # badge means, drawn from the firmware's own cues.py and tunes.py so the picture can't
-# drift from it. `python -m host_tools.cuechart [OUT.svg]` writes the SVG and, beside
+# drift from it. `python -m host_tools.paper.cuechart [OUT.svg]` writes the SVG and, beside
 # it, its PNG (rsvg-convert or cairosvg, as `cran logs` makes its PNGs); the tests
 # check the committed SVG is current.
 import os
@@ -11,9 +11,9 @@ from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.words import parse_action
-from host_tools import CommandError
+from host_tools import FIRMWARE_DIR, CommandError
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(FIRMWARE_DIR)
 CHART = os.path.join(REPO, "docs", "cue-chart.svg")
 
 STEP_MS = 128          # one column: the patterns' own step
@@ -176,9 +176,9 @@ def render():
 
 
 def main(argv=None):
-    """python -m host_tools.cuechart [PATH.svg]: the chart written, and its PNG beside it
-    (drawn as every picture of cran is, host_tools.picture)."""
-    from host_tools import picture
+    """python -m host_tools.paper.cuechart [PATH.svg]: the chart written, and its PNG beside it
+    (drawn as every picture of cran is, host_tools.paper.picture)."""
+    from host_tools.paper import picture
     argv = sys.argv[1:] if argv is None else argv
     path = argv[0] if argv else CHART
     svg = render()

@@ -1,16 +1,16 @@
 # A badge's journal as a timeline for the debrief: state, armor and effect spans,
 # actions and answers marked, boots marked; as text and as JSON (the picture is
-# host_tools/timeline_svg.py). The state after every entry is what the journal says the
-# badge had (host_tools/journal.py reads it): nothing is worked out here.
+# host_tools/debrief/timeline_svg.py). The state after every entry is what the journal says the
+# badge had (host_tools/debrief/journal.py reads it): nothing is worked out here.
 import heapq
 import json
 
 from cran.core.vocab import COPY_MISSING, CUE_ARMOR, CUE_BROKEN, CUE_SAY, PLAYS
-from host_tools import journal
-from host_tools.game import times
+from host_tools.debrief import journal
 
 # (parse_lines here too: host_tools/field/fieldlog.py reads a journal's lines, then builds.)
-from host_tools.journal import FRESH, parse_lines  # noqa: F401
+from host_tools.debrief.journal import FRESH, parse_lines  # noqa: F401
+from host_tools.game import times
 
 
 class Span:

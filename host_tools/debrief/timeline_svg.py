@@ -1,4 +1,4 @@
-# A badge's timeline (host_tools/timeline.py) drawn as an SVG picture: a lane per
+# A badge's timeline (host_tools/debrief/timeline.py) drawn as an SVG picture: a lane per
 # state, armor, combat, game and effect; markers for every action, answer, undo, boot,
 # config change and error; a legend. Several badges: one fight, a group of lanes each.
 import bisect
@@ -6,10 +6,10 @@ import math
 from xml.sax.saxutils import escape
 
 from cran.core.vocab import STATES
-from host_tools import picture
+from host_tools.debrief.timeline import align, spans_by_lane, who
 from host_tools.game import times
-from host_tools.picture import fit, text_width
-from host_tools.timeline import align, spans_by_lane, who
+from host_tools.paper import picture
+from host_tools.paper.picture import fit, text_width
 
 
 def fight_svg(items, scale="stretched"):
