@@ -12,14 +12,14 @@ from cran.core.words import parse_action
 from cran.menu import Menu
 from host_tools import MP_DIR
 from host_tools.device.build import compile_firmware
-from host_tools.runtimes import (
+from host_tools.vhw import sys_path
+from host_tools.virtual.runtimes import (
     BOARDS_DIR,
     RADIO_GAME,
     OutOfMemory,
     badge_job,
     run_badge_jobs,
 )
-from host_tools.vhw import sys_path
 
 HOURS = 12
 NIGHT_HOURS = 12   # a weekend's nights (Day(days=3)): the badge on, nobody fighting

@@ -91,7 +91,7 @@ CHIP_HEAPS = (
 
 
 def _boards_of(chips):
-    from host_tools.runtimes import BOARDS_DIR
+    from host_tools.virtual.runtimes import BOARDS_DIR
     out = []
     for name in sorted(os.listdir(BOARDS_DIR)):
         if name.endswith(".json"):
@@ -250,7 +250,7 @@ def render(figures, previous):
             else "OVER"))
     out += [
         "| every board lives the day in the budget, `BADGE_HEAP_KB` = %d KB "
-        "(host_tools/runtimes.py) | %d of %d boards | %s |" % (
+        "(host_tools/virtual/runtimes.py) | %d of %d boards | %s |" % (
             budget, sum(b["lives_budget"] for b in boards.values()), len(boards),
             _verdict(all(b["lives_budget"] for b in boards.values()))),
         "",

@@ -13,7 +13,7 @@ import badge_day  # noqa: E402
 import report  # noqa: E402
 
 from host_tools import FIRMWARE_DIR  # noqa: E402
-from host_tools.runtimes import (  # noqa: E402
+from host_tools.virtual.runtimes import (  # noqa: E402
     BADGE_HEAP_KB,
     BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
@@ -127,7 +127,7 @@ def power_day(mp, board, config):
 
 def battery(mp):
     """Every board's battery life over the day. -> {label: {"hours", "total_ma"}}"""
-    from host_tools.power import BOARD_PARTS, estimate
+    from host_tools.virtual.power import BOARD_PARTS, estimate
     print("battery: %d mAh through a 12-hour game day, one fight an hour, whole app on"
           " virtual hardware (currents and sources: docs/POWER.md), average mA:"
           % CAPACITY_MAH)

@@ -17,7 +17,7 @@ from cran.core.words import parse_action
 from host_tools import CommandError
 from host_tools.paper import picture
 from host_tools.paper.picture import fit, text_width
-from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
+from host_tools.virtual.runtimes import BOARDS_DIR, board_ids, unknown_board
 
 HELP = "draw a player's card for a board (French, A6, two sides): PNG or PDF"
 EXIT_BAD_INPUT = 2

@@ -13,7 +13,7 @@ import sys
 from host_tools import CommandError
 from host_tools.device import badgeport
 from host_tools.device.bench_figures import read_figures
-from host_tools.runtimes import NO_RADIO_HEAP_KB
+from host_tools.virtual.runtimes import NO_RADIO_HEAP_KB
 
 HELP = "check a badge after cran flash: chip, MicroPython, heap and flash beside make " \
        "bench's figures; --hands: its LEDs, screen, buzzer and buttons, with you"

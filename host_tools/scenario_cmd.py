@@ -2,7 +2,7 @@
 # chosen runtime, check every expect (exit 1 if one failed), print a timeline or JSON.
 from host_tools import CommandError
 from host_tools.game.scenarios import run_file
-from host_tools.runtimes import RUNTIMES, check_board, runtime_for
+from host_tools.virtual.runtimes import RUNTIMES, check_board, runtime_for
 
 HELP = "run a scenario file and check its expect lines"
 

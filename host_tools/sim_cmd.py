@@ -7,7 +7,7 @@ import sys
 
 from host_tools import CommandError
 from host_tools.game import scenarios
-from host_tools.runtimes import RUNTIMES, check_board, find_micropython, runtime_for
+from host_tools.virtual.runtimes import RUNTIMES, check_board, find_micropython, runtime_for
 
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefroy.txt")

@@ -36,7 +36,8 @@ import time
 import tty
 
 from host_tools import MP_DIR, CommandError
-from host_tools.runtimes import (
+from host_tools.vhw import VHW_DIR
+from host_tools.virtual.runtimes import (
     BOARDS_DIR,
     HOW_TO_GET_CIRCUITPYTHON,
     HOW_TO_GET_MICROPYTHON,
@@ -45,7 +46,6 @@ from host_tools.runtimes import (
     find_circuitpython,
     find_micropython,
 )
-from host_tools.vhw import VHW_DIR
 
 BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_boot.py")
 CP_BOOT_SCRIPT = os.path.join(MP_DIR, "cpbadge_boot.py")   # a CircuitPython board's chip

@@ -10,14 +10,14 @@ import argparse
 import os
 
 from host_tools import MP_DIR, CommandError
-from host_tools.runtimes import (
+from host_tools.vhw import VHW_DIR
+from host_tools.virtual.runtimes import (
     BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
     board_runtime,
     check_board,
     find_micropython,
 )
-from host_tools.vhw import VHW_DIR
 
 HELP = "MicroPython on the virtual ESP32 hardware: any program, on a board, on a field"
 BOOT_SCRIPT = os.path.join(MP_DIR, "vchip_boot.py")

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from host_tools.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython
+from host_tools.virtual.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENARIO_DIR = os.path.join(REPO, "examples", "scenarios")
@@ -85,8 +85,8 @@ def app_driver_checks(micropython, driver, flash):
     import json
 
     from host_tools import FIRMWARE_DIR
-    from host_tools.runtimes import BOARDS_DIR
     from host_tools.vhw import sys_path
+    from host_tools.virtual.runtimes import BOARDS_DIR
     out = subprocess.run([micropython, os.path.join(REPO, "tests", "mp", driver),
                           FIRMWARE_DIR, BOARDS_DIR, flash, *sys_path("micropython")],
                          capture_output=True, text=True, timeout=120)

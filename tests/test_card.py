@@ -10,7 +10,7 @@ from cran import cues, menu, tunes
 from cran.core.vocab import CUE_SAY
 from cran.core.words import parse_action
 from host_tools import card, cli
-from host_tools.runtimes import board_ids
+from host_tools.virtual.runtimes import board_ids
 
 BOARDS = board_ids()
 

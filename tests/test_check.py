@@ -131,7 +131,7 @@ def test_a_chip_with_a_small_heap_or_an_old_micropython_is_said_so():
 
 
 def test_a_circuitpython_badge_is_told_what_reads_it():
-    from host_tools.runtimes import find_circuitpython
+    from host_tools.virtual.runtimes import find_circuitpython
     if find_circuitpython() is None:
         pytest.skip("no CircuitPython interpreter (../shared/tools/circuitpython)")
     with vbadge.running(board="atoms3-lite") as badge:

@@ -11,8 +11,8 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import runtimes
 from host_tools.device import badgeport, build
+from host_tools.virtual import runtimes
 
 
 def test_no_port_is_a_clear_error():

@@ -549,7 +549,7 @@ def test_a_circuitpython_board_is_drawn_on_circuitpythons_interpreter(tmp_path):
                                            "--runtime circuitpython, or leave it out"):
         prepare(SimpleNamespace(board="atoms3-lite", script=None, character=None,
                                 runtime="micropython"), "micropython")
-    from host_tools.runtimes import find_circuitpython
+    from host_tools.virtual.runtimes import find_circuitpython
     if find_circuitpython() is None:
         pytest.skip("no CircuitPython unix port here (../shared/tools/circuitpython)")
     with pytest.raises(CommandError, match="--field: board atoms3-lite runs CircuitPython, "

@@ -20,7 +20,7 @@ BOOT_OUT = "boot_out.txt"   # CircuitPython writes it at every boot: version, bo
 
 def mpy_cross_circuitpython():
     """CircuitPython's mpy-cross, or None: the firmware then goes as source."""
-    from host_tools.runtimes import _shared_tool
+    from host_tools.virtual.runtimes import _shared_tool
     return os.environ.get("CRAN_MPY_CROSS_CIRCUITPYTHON") or _shared_tool(
         "mpy-cross-circuitpython")
 
@@ -51,7 +51,7 @@ def read_boot_out(drive):
 def drive_files(board, config_text, key, out_dir):
     """{path on the drive: bytes} of everything the badge needs, code.py included."""
     from host_tools.device import build, cplibs
-    from host_tools.runtimes import board_file_text
+    from host_tools.virtual.runtimes import board_file_text
     cross = mpy_cross_circuitpython()
     sources = list(build._sources(runtime="circuitpython"))
     libs = [(path, "lib/" + rel) for rel, path in cplibs.library_files().items()]
@@ -151,7 +151,7 @@ def run(args, config_of, key):
     """`cran flash --drive PATH [--board ID | --config FILE]`. config_of(args) -> (board
     id or None, config text or None), as for --port; key: the game key it gets."""
     from cran.board import BoardError, read_board_file
-    from host_tools.runtimes import BOARDS_DIR, board_file_text
+    from host_tools.virtual.runtimes import BOARDS_DIR, board_file_text
     if args.port or args.all or args.roster or args.micropython or args.station:
         raise CommandError("--drive flashes the one CircuitPython badge whose drive it is: "
                            "no --port, --all, --roster, --micropython or --station with it")

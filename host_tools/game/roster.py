@@ -42,7 +42,7 @@ from host_tools import CommandError
 from host_tools.game import gamekey
 from host_tools.game.suggest import did_you_mean, nearest, offer
 from host_tools.game.times import duration_words
-from host_tools.runtimes import BOARDS_DIR, board_ids, unknown_board
+from host_tools.virtual.runtimes import BOARDS_DIR, board_ids, unknown_board
 
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex

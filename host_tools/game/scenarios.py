@@ -10,7 +10,7 @@ from cran.core.vocab import CUE_SAY
 from host_tools import CommandError
 from host_tools.game.suggest import did_you_mean
 from host_tools.game.times import elapsed
-from host_tools.runtimes import (
+from host_tools.virtual.runtimes import (
     OutOfMemory,
     RuntimeFailure,
     board_runtime,

@@ -10,7 +10,8 @@ import tempfile
 from cran import scenario
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
 from host_tools.game.gamekey import KEY_FILE, write_private
-from host_tools.runtimes import (
+from host_tools.vhw import sys_path
+from host_tools.virtual.runtimes import (
     BOARDS_DIR,
     HOW_TO_GET_CIRCUITPYTHON,
     HOW_TO_GET_MICROPYTHON,
@@ -18,7 +19,6 @@ from host_tools.runtimes import (
     circuitpython_path,
     interpreter,
 )
-from host_tools.vhw import sys_path
 
 DRIVER = os.path.join(MP_DIR, "live_driver.py")
 RADIO_FILE = "radio.json"   # cran.link's, in the flash's root
