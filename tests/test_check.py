@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from conftest import REPO, run_cran
-from host_tools import check_cmd, vbadge
+from host_tools.commands import check as check_cmd
 from host_tools.device.bench_figures import read_figures
+from host_tools.virtual import vbadge
 
 
 @pytest.fixture(autouse=True)

@@ -124,7 +124,7 @@ def test_cran_alone_prints_its_commands(capsys):
 def test_the_status_table_says_a_badge_clock_that_is_off_or_not_set():
     import time
 
-    from host_tools.status_cmd import _clock
+    from host_tools.commands.status import _clock
     now = time.time()
     assert _clock(None) == "not set (cran flash sets it)"
     assert _clock(now + 30) == time.strftime("%H:%M", time.localtime(now + 30))
@@ -133,7 +133,7 @@ def test_the_status_table_says_a_badge_clock_that_is_off_or_not_set():
 
 def test_status_shows_the_helmet(capsys):
     # A5's helmet answers «Résiste» to an assomme: an organiser checking a badge sees it.
-    from host_tools import status_cmd
+    from host_tools.commands import status as status_cmd
     s = {"etat": "pleine-forme", "armure": 1, "armure_abimee": False, "effets": {},
          "jeu": "en-jeu", "combat": False, "personnage": "Godefroy", "casque": True,
          "board": "atom-lite", "id": "8fd5bcd63deb", "badge": "b01", "firmware": "0.1.0",

@@ -13,8 +13,8 @@ import pytest
 from conftest import REPO, run_cran
 from cran import scenario
 from cran.core.engine import FIELDS
-from host_tools import flash, vbadge
-from host_tools.device import badgeport, build
+from host_tools.device import badgeport, build, flash
+from host_tools.virtual import vbadge
 
 FIGHT = ["coup", "coup blesse", "effet peur", "coup"]   # Godefroy's, then a fear
 

@@ -74,7 +74,8 @@ def test_a_busy_port_is_named_busy():
 ])
 def test_a_badge_unplugged_mid_flash_is_told_to_run_the_same_command_again(
         tmp_path, monkeypatch, capsys, lost):
-    from host_tools import cli, flash
+    from host_tools import cli
+    from host_tools.device import flash
     port = tmp_path / "ttyUSB0"   # a USB port: it goes when the badge is unplugged
     port.symlink_to(os.devnull)
 
@@ -113,7 +114,7 @@ def test_a_port_where_no_micropython_answers(monkeypatch):
     ("linux [GCC 14.2.1] version", None),            # a desktop's port: no check
 ])
 def test_the_chip_is_read_from_what_micropython_says_it_is(machine, chip):
-    from host_tools import flash
+    from host_tools.device import flash
     assert flash.chip_of(machine) == chip
     board = {"esp32": "atom-lite", "esp32c3": "esp32c3-supermini"}.get(chip)
     if board is not None or chip is None:   # a board for it: it fits
@@ -172,7 +173,8 @@ def test_all_takes_every_usb_serial_port(monkeypatch, tmp_path):
 
     from serial.tools import list_ports
 
-    from host_tools import CommandError, flash
+    from host_tools import CommandError
+    from host_tools.commands import flash
 
     class Port:
         def __init__(self, device, vid):
@@ -373,7 +375,7 @@ def test_a_ctrl_c_says_each_badge_where_it_stopped():
     # copy, (1, 1) once main.py is back: stopped there, the badge is flashed whole.
     import re
 
-    from host_tools.flash import Interrupted
+    from host_tools.device.flash import Interrupted
     lines = Interrupted([], {"A": (0, 1), "B": (500, 1000), "C": (1000, 1000), "D": (1, 1)},
                         ["A", "B", "C", "D", "E"]).lines()
     assert [re.split("[,:]", x.split(": ", 1)[1])[0] for x in lines] == [

@@ -19,9 +19,9 @@ from cran.cues import led_frame
 from cran.hal.leds import cap
 from cran.tunes import melody_for
 from host_tools import FIRMWARE_DIR, CommandError
+from host_tools.commands.sim import prepare
 from host_tools.sim.driver import BadgeDriver, read_wearer
 from host_tools.sim.tui import PICKERS, Picker, SimApp, shown_rgb
-from host_tools.sim_cmd import prepare
 
 
 @pytest.fixture(params=["micropython", "cpython"])

@@ -257,7 +257,7 @@ def test_cran_field_says_what_is_wrong_with_its_port(tmp_path):
 def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(micropython,
                                                                              tmp_path):
     from conftest import run_cran
-    from host_tools import vbadge
+    from host_tools.virtual import vbadge
     look = ("import os\nprint(sorted(os.listdir('/')), sorted(os.listdir('/cran')))")
     with vbadge.running() as badge:
         r = run_cran("flash", "--port", badge.port, "--board", "atom-lite")

@@ -1,6 +1,6 @@
 # `cran logs`: a badge's journal read (host_tools/debrief/journal.py), as a timeline (timeline.py)
 # and drawn (timeline_svg.py), and the command
-# (host_tools/logs_cmd.py). Journals come from the real firmware: tests/data/ samples
+# (host_tools/commands/logs.py). Journals come from the real firmware: tests/data/ samples
 # made by the badge app on virtual hardware, and small ones from cran.badge.Badge here.
 import json
 import os

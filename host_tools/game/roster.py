@@ -1,7 +1,7 @@
 # The organisers' roster (CSV, one character a row) -> one checked config.json per badge;
 # the game settings file (the [choice]s of docs/rules.md); a badge's config.json checked
 # on its own. The badge's own checks (cran.config, cran.core.rules) have the last word:
-# every config made here passes through them. `cran config` writes them (config_cmd),
+# every config made here passes through them. `cran config` writes them (commands/config.py),
 # `cran flash --roster`, `cran field` and `cran air` read them.
 """Roster and game settings:
 

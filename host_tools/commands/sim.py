@@ -5,11 +5,11 @@
 import os
 import sys
 
-from host_tools import CommandError
+from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.game import scenarios
 from host_tools.virtual.runtimes import RUNTIMES, check_board, find_micropython, runtime_for
 
-REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO_DIR = os.path.dirname(FIRMWARE_DIR)
 DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefroy.txt")
 DEFAULT_BOARD = "atom-lite"
 HELP = "the badge on your desktop: the real firmware app, live in the terminal"

@@ -17,9 +17,8 @@ from cran.core.words import parse_action
 from host_tools import CommandError
 from host_tools.paper import picture
 from host_tools.paper.picture import fit, text_width
-from host_tools.virtual.runtimes import BOARDS_DIR, board_ids, unknown_board
+from host_tools.virtual.runtimes import BOARDS_DIR, unknown_board
 
-HELP = "draw a player's card for a board (French, A6, two sides): PNG or PDF"
 EXIT_BAD_INPUT = 2
 
 # ---- what the card says, in the player's words -------------------------------------
@@ -584,40 +583,16 @@ def svg(card, sides=("front", "back")):
     return "\n".join(out + ["</svg>"]) + "\n"
 
 
-# ---- the command --------------------------------------------------------------------
+# ---- the card on paper ---------------------------------------------------------------
 
 DPI = 300
 _ZOOM = DPI / 254.0     # tenths of a millimetre to dots
 
 
-def setup(p):
-    p.add_argument("--board", default="atom-lite",
-                   help="the board (boards/*.json: %s; default atom-lite)"
-                        % ", ".join(board_ids(runtime=None)))
-    p.add_argument("--out", metavar="FILE.png|FILE.pdf",
-                   help="the card: a PNG of its two sides side by side (print, cut or "
-                        "fold on the dashed line), or a PDF of two A6 pages (print both "
-                        "sides); default card-BOARD.png")
-    p.add_argument("--no-screen", action="store_true",
-                   help="for a board whose screen is optional: the card without it")
-
-
-def run(args):
-    out = args.out or "card-%s.png" % args.board
-    kind = os.path.splitext(out)[1].lower()
-    if kind not in (".png", ".pdf"):
-        raise CommandError("--out %s: the card is a .png or a .pdf file" % out,
-                           EXIT_BAD_INPUT)
-    board = read_board(args.board)
-    if args.no_screen and not (board["display"] or {}).get("optional"):
-        raise CommandError("--no-screen: %s has %s" % (args.board, (
-            "no screen to leave off" if board["display"] is None
-            else "its screen built in, not optional")), EXIT_BAD_INPUT)
-    card = build(board, False if args.no_screen else None)
-    if kind == ".png":
+def write(card, out):
+    """The card to out: a .png of its two sides side by side, or a .pdf of two A6 pages."""
+    if out.lower().endswith(".png"):
         picture.write(out, picture.png(svg(card), _ZOOM))
     else:
         pages = [picture.png(svg(card, (side,)), _ZOOM) for side in ("front", "back")]
         picture.write(out, picture.pdf(pages, (SIDE_W / 10.0, SIDE_H / 10.0)))
-    print("cran: drew %s, the card of %s" % (out, board["name"]))
-    return 0

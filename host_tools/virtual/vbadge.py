@@ -38,13 +38,8 @@ import tty
 from host_tools import MP_DIR, CommandError
 from host_tools.vhw import VHW_DIR
 from host_tools.virtual.runtimes import (
-    BOARDS_DIR,
     HOW_TO_GET_CIRCUITPYTHON,
-    HOW_TO_GET_MICROPYTHON,
-    board_runtime,
-    check_board,
     find_circuitpython,
-    find_micropython,
 )
 
 BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_boot.py")
@@ -607,45 +602,7 @@ def check_image(exe, path, new, board_file, pass_fds=()):
                            "%s: micropython failed to mount it: %s" % (path, lines[-1]))
 
 
-# ---- the command -------------------------------------------------------------------------
-
-HELP = "a virtual badge on a pseudo-terminal, for mpremote and `cran flash`"
-
-
-def setup(p):
-    p.add_argument("--image", metavar="FILE",
-                   help="the badge's flash (LittleFS image), kept between runs with its "
-                        "NVS partition in FILE.nvs; made when missing (default: a "
-                        "temporary one, dropped at exit)")
-    p.add_argument("--board", default="atom-lite",
-                   help="the virtual hardware's wiring (boards/BOARD.json; default "
-                        "atom-lite); what the firmware thinks comes from the flashed config. "
-                        "A CircuitPython board (atoms3-lite...) runs in CircuitPython")
-    p.add_argument("--drive", metavar="DIR",
-                   help="a CircuitPython board's CIRCUITPY drive: a folder (made when "
-                        "missing; fill it with cran flash --drive DIR), its "
-                        "microcontroller.nvm kept in DIR.nvm (default: a temporary one)")
-    p.add_argument("--romfs", action="store_true",
-                   help="a MicroPython with a ROMFS partition (%d KB, as the ESP32 port's "
-                        "ROMFS variant), where cran flash puts the firmware to run it in "
-                        "place; kept in FILE.romfs with --image" % (ROMFS_BYTES // 1024))
-    p.add_argument("--field", metavar="NAME",
-                   help="join the virtual field NAME (its station: cran field --virtual "
-                        "NAME): the badge's radio hears and is heard there")
-    p.add_argument("--at", metavar="X,Y",
-                   help="with --field: where the badge stands, in metres (default: a "
-                        "random spot on a 30 m square); a healer treats the nearest badge "
-                        "within ~3 m")
-    p.add_argument("--buttons", action="store_true",
-                   help="press its buttons from this terminal, a key a gesture, then "
-                        "Enter: a (a short press), A (a long one), d (a double one); b, B, "
-                        "D on a second button")
-    p.add_argument("--link", metavar="PATH",
-                   help="also make PATH a symlink to the port (removed at exit)")
-    p.add_argument("--baud", type=int, metavar="RATE",
-                   help="the port's bytes reach the chip at this UART rate (115200: a "
-                        "badge's pace; default: as fast as they come)")
-
+# ---- a badge served ------------------------------------------------------------------------
 
 class _Stop(BaseException):
     pass
@@ -655,32 +612,20 @@ def _stop(signum, frame):
     raise _Stop()
 
 
-def run(args):
-    check_board(args.board)
-    board_file = os.path.join(BOARDS_DIR, args.board + ".json")
-    if board_runtime(args.board) == "circuitpython":
-        return _run_circuitpython(board_file, args)
-    if getattr(args, "drive", None):
-        raise CommandError("--drive: board %s runs MicroPython, whose flash is --image FILE"
-                           % args.board)
-    exe = find_micropython()
-    if exe is None:
-        raise CommandError(HOW_TO_GET_MICROPYTHON)
-    if getattr(args, "field", None):
-        from host_tools.field import fieldnet
-        os.environ.update(fieldnet.member_env(args.field, args.at))   # the chip's espnow
-    elif args.at is not None:
-        raise CommandError("--at goes with --field: a place on a virtual field")
+def serve(exe, board_file, board, image=None, romfs=False, buttons=False, link=None,
+          baud=None):
+    """A MicroPython badge on a port until Ctrl-C or SIGTERM: its flash image (None: a
+    temporary one), its pty's path printed. -> exit code."""
     # SIGTERM stops it as Ctrl-C does: the chip, the link, a temporary image go with it.
     signal.signal(signal.SIGTERM, _stop)
     try:
-        return _run(exe, board_file, args)
+        return _serve(exe, board_file, board, image, romfs, buttons, link, baud)
     except _Stop:
         return 0
 
 
-def _run(exe, board_file, args):
-    temporary = args.image is None
+def _serve(exe, board_file, board, image, romfs, buttons, link, baud):
+    temporary = image is None
     lock = nvs = rom = None
     romfs_file = None
     try:
@@ -689,37 +634,34 @@ def _run(exe, board_file, args):
             _erase(lock)
             nvs, nvs_file = unnamed_temp("cran-vbadge-nvs-")
             new, pass_fds = True, (lock, nvs)
-            if args.romfs:
+            if romfs:
                 rom, romfs_file = unnamed_temp("cran-vbadge-romfs-")
                 os.write(rom, b"\xff" * ROMFS_BYTES)
                 pass_fds += (rom,)
         else:
-            image = os.path.abspath(args.image)
+            image = os.path.abspath(image)
             lock, new = open_image(image)
             nvs_file = image + ".nvs"   # locked with the image
             if new:
                 open(nvs_file, "wb").close()   # a new flash: its NVS erased too
             else:
                 open(nvs_file, "ab").close()
-            if args.romfs:
+            if romfs:
                 romfs_file = image + ".romfs"
                 if new or not os.path.exists(romfs_file):
                     with open(romfs_file, "wb") as f:
                         f.write(b"\xff" * ROMFS_BYTES)
             pass_fds = ()
         check_image(exe, image, new, board_file, pass_fds)
-        if args.baud is not None and args.baud <= 0:
-            raise CommandError("--baud %d: a UART's rate is a positive number of bits a "
-                               "second (115200)" % args.baud)
         badge = VBadge(exe, image, board_file, nvs_file, pass_fds, romfs_file,
-                       Finger(board_file) if args.buttons else None, args.baud)
+                       Finger(board_file) if buttons else None, baud)
         try:
-            if args.link:
-                _link(badge.port, args.link)
+            if link:
+                _link(badge.port, link)
             print(badge.port, flush=True)
             print("cran vbadge: %s badge on %s, flash %s (mpremote connect %s); Ctrl-C "
-                  "stops it" % (args.board, badge.port, "temporary" if temporary else image,
-                                args.link or badge.port), file=sys.stderr, flush=True)
+                  "stops it" % (board, badge.port, "temporary" if temporary else image,
+                                link or badge.port), file=sys.stderr, flush=True)
             if badge.finger is not None:   # said, or a person does not know to type
                 known = [k for k, g in GESTURES.items() if g[0] in badge.finger.buttons]
                 print("cran vbadge: its buttons here: a key then Enter, %s (a short press, "
@@ -728,8 +670,8 @@ def _run(exe, board_file, args):
             badge.serve()
         finally:
             badge.close()
-            if args.link:
-                _unlink(args.link)
+            if link:
+                _unlink(link)
     finally:
         for fd in (lock, nvs, rom):
             if fd is not None:
@@ -737,30 +679,24 @@ def _run(exe, board_file, args):
     return 0
 
 
-def _run_circuitpython(board_file, args):
-    for option, given in (("--image", args.image), ("--romfs", args.romfs),
-                          ("--field", getattr(args, "field", None)),
-                          ("--at", getattr(args, "at", None)),
-                          ("--buttons", getattr(args, "buttons", False)),
-                          ("--baud", getattr(args, "baud", None))):
-        if given:
-            raise CommandError("%s: board %s runs CircuitPython: %s" % (
-                option, args.board, "its files are a folder, --drive DIR"
-                if option == "--image" else "the CircuitPython build has no such thing"))
+def serve_circuitpython(board_file, board, drive=None, link=None):
+    """A CircuitPython badge on a port until Ctrl-C or SIGTERM: its CIRCUITPY drive, a
+    folder (None: a temporary one). -> exit code."""
     exe = find_circuitpython()
     if exe is None:
         raise CommandError(HOW_TO_GET_CIRCUITPYTHON)
     signal.signal(signal.SIGTERM, _stop)
+    where = drive   # as given, for what is said
     with contextlib.ExitStack() as stack:
-        if args.drive is None:
+        if drive is None:
             drive = stack.enter_context(tempfile.TemporaryDirectory(prefix="cran-vbadge-"))
             nvm, nvm_file = unnamed_temp("cran-vbadge-nvm-")
             stack.callback(os.close, nvm)
             pass_fds = (nvm,)
         else:
-            drive = os.path.abspath(args.drive)
+            drive = os.path.abspath(drive)
             if os.path.exists(drive) and not os.path.isdir(drive):
-                raise CommandError("--drive %s: not a folder" % args.drive)
+                raise CommandError("--drive %s: not a folder" % where)
             os.makedirs(drive, exist_ok=True)
             nvm_file, pass_fds = drive + ".nvm", ()
             lock = os.open(nvm_file, os.O_RDWR | os.O_CREAT, 0o644)
@@ -768,19 +704,19 @@ def _run_circuitpython(board_file, args):
             try:   # two badges on one drive would wreck it, as on one flash image
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise CommandError("%s: in use by another cran vbadge" % args.drive) from None
+                raise CommandError("%s: in use by another cran vbadge" % where) from None
             size = os.fstat(lock).st_size
             if size not in (0, NVM_BYTES):   # new, or a whole nvm
                 raise CommandError("%s: %d bytes, not a CircuitPython badge's nvm (%d bytes)"
                                    % (nvm_file, size, NVM_BYTES))
         badge = CircuitPythonBadge(exe, drive, board_file, nvm_file, pass_fds)
         stack.callback(badge.close)
-        if args.link:
-            _link(badge.port, args.link)
-            stack.callback(_unlink, args.link)
+        if link:
+            _link(badge.port, link)
+            stack.callback(_unlink, link)
         print(badge.port, flush=True)
         print("cran vbadge: %s badge (CircuitPython) on %s, drive %s; Ctrl-C stops it"
-              % (args.board, args.link or badge.port, args.drive or "temporary"),
+              % (board, link or badge.port, where or "temporary"),
               file=sys.stderr, flush=True)
         try:
             badge.serve()
@@ -857,7 +793,8 @@ def running(image=None, board="atom-lite", link=None, romfs=False, field=None, d
         cmd.append("--buttons")
     if baud is not None:
         cmd += ["--baud", str(baud)]
-    where = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # finds host_tools
+    # the folder host_tools is in (this is host_tools/virtual/vbadge.py)
+    where = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if image is not None:
         cmd += ["--image", os.fspath(image)]
     if link is not None:
