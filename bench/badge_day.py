@@ -11,15 +11,15 @@ import tempfile
 from cran.core.words import parse_action
 from cran.menu import Menu
 from host_tools import MP_DIR
-from host_tools.build import compile_firmware
-from host_tools.runtimes import (
+from host_tools.device.build import compile_firmware
+from host_tools.vhw import sys_path
+from host_tools.virtual.runtimes import (
     BOARDS_DIR,
     RADIO_GAME,
     OutOfMemory,
     badge_job,
     run_badge_jobs,
 )
-from host_tools.vhw import sys_path
 
 HOURS = 12
 NIGHT_HOURS = 12   # a weekend's nights (Day(days=3)): the badge on, nobody fighting
@@ -196,7 +196,7 @@ def figures(board_id, budget_kb):
 
 @functools.cache
 def _name_groups():
-    from host_tools.build import names_of
+    from host_tools.device.build import names_of
     with tempfile.TemporaryDirectory(prefix="cran-names-") as tmp:
         return names_of(compile_firmware(tmp))
 
@@ -204,7 +204,7 @@ def _name_groups():
 def names_made(board_id):
     """The names (qstrs) a badge of board_id makes and keeps: its modules' as its start
     makes them (build.names_of; a part's only when the board has the part)."""
-    from host_tools.build import NAMES_MODULES
+    from host_tools.device.build import NAMES_MODULES
     groups = _name_groups()
     with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
         board = json.load(f)

@@ -10,7 +10,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from host_tools import build, flash, vbadge  # noqa: E402
+from host_tools.device import (
+    build,  # noqa: E402
+    flash,  # noqa: E402
+)
+from host_tools.virtual import vbadge  # noqa: E402
 
 
 def main():

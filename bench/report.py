@@ -5,7 +5,7 @@ import os
 import platform
 import time
 
-from host_tools.bench_figures import MARK, read_figures  # noqa: F401 (run.py's)
+from host_tools.device.bench_figures import MARK, read_figures  # noqa: F401 (run.py's)
 
 # The memory targets (32-bit, the firmware as .mpy files as cran flash installs them on a
 # stock MicroPython, the bench's day; issue "A radio game fits a stock ESP32"): a stock
@@ -91,7 +91,7 @@ CHIP_HEAPS = (
 
 
 def _boards_of(chips):
-    from host_tools.runtimes import BOARDS_DIR
+    from host_tools.virtual.runtimes import BOARDS_DIR
     out = []
     for name in sorted(os.listdir(BOARDS_DIR)):
         if name.endswith(".json"):
@@ -250,7 +250,7 @@ def render(figures, previous):
             else "OVER"))
     out += [
         "| every board lives the day in the budget, `BADGE_HEAP_KB` = %d KB "
-        "(host_tools/runtimes.py) | %d of %d boards | %s |" % (
+        "(host_tools/virtual/runtimes.py) | %d of %d boards | %s |" % (
             budget, sum(b["lives_budget"] for b in boards.values()), len(boards),
             _verdict(all(b["lives_budget"] for b in boards.values()))),
         "",
@@ -359,7 +359,7 @@ def render(figures, previous):
                     if "days_3_kb" in d else "-"))
         if "stop_ms_0" in radio:
             out += ["", "A field of 50 badges and the game master's station "
-                    "(`host_tools/fieldsim.py`, virtual time, 5 fields each): the stop "
+                    "(`host_tools/field/fieldsim.py`, virtual time, 5 fields each): the stop "
                     "reaches every badge in %d ms (median; worst %d) with no frame lost, "
                     "%d ms (worst %d) with 30 %% lost; target: within 1 s. Each badge's "
                     "radio is on %.1f %% of the time." % (

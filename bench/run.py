@@ -13,7 +13,7 @@ import badge_day  # noqa: E402
 import report  # noqa: E402
 
 from host_tools import FIRMWARE_DIR  # noqa: E402
-from host_tools.runtimes import (  # noqa: E402
+from host_tools.virtual.runtimes import (  # noqa: E402
     BADGE_HEAP_KB,
     BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
@@ -127,7 +127,7 @@ def power_day(mp, board, config):
 
 def battery(mp):
     """Every board's battery life over the day. -> {label: {"hours", "total_ma"}}"""
-    from host_tools.power import BOARD_PARTS, estimate
+    from host_tools.virtual.power import BOARD_PARTS, estimate
     print("battery: %d mAh through a 12-hour game day, one fight an hour, whole app on"
           " virtual hardware (currents and sources: docs/POWER.md), average mA:"
           % CAPACITY_MAH)
@@ -170,7 +170,7 @@ def radio(mp64):
     import json
     import tempfile
 
-    from host_tools.build import compile_firmware
+    from host_tools.device.build import compile_firmware
     script = os.path.join(REPO, "bench", "radio_bench.py")
     out = {}
     with tempfile.TemporaryDirectory(prefix="cran-bench-radio-") as tmp:
@@ -263,11 +263,11 @@ FIELD_RUNS = 5
 
 
 def field_figures():
-    """A field of FIELD_BADGES badges and a station (host_tools/fieldsim.py, virtual time):
+    """A field of FIELD_BADGES badges and a station (host_tools/field/fieldsim.py, virtual time):
     the game master's stop -> every badge stopped, at 0 and 30 % frame loss, over
     FIELD_RUNS fields each (their badges' windows fall differently)."""
     from cran import radio as frames
-    from host_tools.fieldsim import Field, everyone
+    from host_tools.field.fieldsim import Field, everyone
     out = {}
     on = []
     for loss in (0, 30):

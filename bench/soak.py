@@ -25,8 +25,9 @@ import serial  # noqa: E402
 
 from cran.core.engine import act, new_state, summary  # noqa: E402
 from cran.core.words import ParseError, parse_action  # noqa: E402
-from host_tools import gamekey, vbadge  # noqa: E402
-from host_tools.roster import check_config  # noqa: E402
+from host_tools.game import gamekey  # noqa: E402
+from host_tools.game.roster import check_config  # noqa: E402
+from host_tools.virtual import vbadge  # noqa: E402
 
 LINES = int(os.environ.get("SOAK_LINES", 100000))
 KILLS = int(os.environ.get("SOAK_KILLS", 200))

@@ -8,19 +8,19 @@ from host_tools import CommandError
 
 # Each command is a module with HELP, setup(parser) and run(args) -> exit code.
 COMMANDS = (
-    ("scenario", "host_tools.scenario_cmd"),
-    ("sim", "host_tools.sim_cmd"),
-    ("vbadge", "host_tools.vbadge"),
-    ("vchip", "host_tools.vchip"),
-    ("config", "host_tools.config_cmd"),
-    ("logs", "host_tools.logs_cmd"),
-    ("card", "host_tools.card"),
-    ("flash", "host_tools.flash"),
-    ("status", "host_tools.status_cmd"),
-    ("check", "host_tools.check_cmd"),
-    ("console", "host_tools.console_cmd"),
-    ("field", "host_tools.field_cmd"),
-    ("air", "host_tools.air_cmd"),
+    ("scenario", "host_tools.commands.scenario"),
+    ("sim", "host_tools.commands.sim"),
+    ("vbadge", "host_tools.commands.vbadge"),
+    ("vchip", "host_tools.commands.vchip"),
+    ("config", "host_tools.commands.config"),
+    ("logs", "host_tools.commands.logs"),
+    ("card", "host_tools.commands.card"),
+    ("flash", "host_tools.commands.flash"),
+    ("status", "host_tools.commands.status"),
+    ("check", "host_tools.commands.check"),
+    ("console", "host_tools.commands.console"),
+    ("field", "host_tools.commands.field"),
+    ("air", "host_tools.commands.air"),
 )
 
 

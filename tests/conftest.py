@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from host_tools.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython
+from host_tools.virtual.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENARIO_DIR = os.path.join(REPO, "examples", "scenarios")
@@ -85,8 +85,8 @@ def app_driver_checks(micropython, driver, flash):
     import json
 
     from host_tools import FIRMWARE_DIR
-    from host_tools.runtimes import BOARDS_DIR
     from host_tools.vhw import sys_path
+    from host_tools.virtual.runtimes import BOARDS_DIR
     out = subprocess.run([micropython, os.path.join(REPO, "tests", "mp", driver),
                           FIRMWARE_DIR, BOARDS_DIR, flash, *sys_path("micropython")],
                          capture_output=True, text=True, timeout=120)
@@ -114,11 +114,11 @@ class Box:
 
 def text_boxes(svg_text):
     """Each <text>'s box, from its x, y, size, anchor and weight and the width the
-    pictures lay text out by (host_tools.picture.text_width, which tests/test_picture.py
+    pictures lay text out by (host_tools.paper.picture.text_width, which tests/test_picture.py
     holds to the font): cap height and accents above the baseline, descenders below."""
     import xml.etree.ElementTree as ET
 
-    from host_tools.picture import text_width
+    from host_tools.paper.picture import text_width
     boxes = []
     for t in ET.fromstring(svg_text).iter(SVG_NS + "text"):
         text = "".join(t.itertext())

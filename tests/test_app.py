@@ -17,8 +17,10 @@ from conftest import (
     scenario_texts,
 )
 from cran.console import UNKNOWN
-from host_tools import FIRMWARE_DIR, journal
-from host_tools.runtimes import (
+from host_tools import FIRMWARE_DIR
+from host_tools.debrief import journal
+from host_tools.vhw import sys_path
+from host_tools.virtual.runtimes import (
     BADGE_HEAP_KB,
     BOARDS_DIR,
     NO_RADIO_HEAP_KB,
@@ -30,7 +32,6 @@ from host_tools.runtimes import (
     run_badge_jobs,
     run_on_badge,
 )
-from host_tools.vhw import sys_path
 
 MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 BOARDS = board_ids()

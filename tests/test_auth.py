@@ -15,9 +15,10 @@ from cran.auth import derive, from_hex, hmac_sha256, key_id, same
 from cran.console import LOCKED
 from cran.core.ticks import ticks_add
 from cran.lock import UNLOCK_MS, ConsoleLock
-from host_tools import FIRMWARE_DIR, CommandError, gamekey
-from host_tools.runtimes import BOARDS_DIR
+from host_tools import FIRMWARE_DIR, CommandError
+from host_tools.game import gamekey
 from host_tools.vhw import sys_path
+from host_tools.virtual.runtimes import BOARDS_DIR
 
 MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 

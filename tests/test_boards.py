@@ -10,7 +10,8 @@ import pytest
 
 from conftest import REPO
 from gamefiles.board import BoardError, load_board, read_board_file
-from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, runtimes
+from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
+from host_tools.virtual import runtimes
 
 BOARD_DIR = os.path.join(REPO, "boards")
 DRIVER = os.path.join(os.path.dirname(__file__), "mp", "board_driver.py")

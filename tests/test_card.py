@@ -1,4 +1,4 @@
-# `cran card` (host_tools/card.py): a player's card for each board, drawn from the
+# `cran card` (host_tools/paper/card.py): a player's card for each board, drawn from the
 # firmware's own cues, tunes, texts and menu, so a change there shows on the card.
 import xml.etree.ElementTree as ET
 
@@ -9,8 +9,9 @@ from conftest import overlapping, svg_size, text_boxes
 from cran import cues, menu, tunes
 from cran.core.vocab import CUE_SAY
 from cran.core.words import parse_action
-from host_tools import card, cli
-from host_tools.runtimes import board_ids
+from host_tools import cli
+from host_tools.paper import card
+from host_tools.virtual.runtimes import board_ids
 
 BOARDS = board_ids()
 

@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from conftest import REPO, run_cran
-from host_tools import check_cmd, vbadge
-from host_tools.bench_figures import read_figures
+from host_tools.commands import check as check_cmd
+from host_tools.device.bench_figures import read_figures
+from host_tools.virtual import vbadge
 
 
 @pytest.fixture(autouse=True)
@@ -131,7 +132,7 @@ def test_a_chip_with_a_small_heap_or_an_old_micropython_is_said_so():
 
 
 def test_a_circuitpython_badge_is_told_what_reads_it():
-    from host_tools.runtimes import find_circuitpython
+    from host_tools.virtual.runtimes import find_circuitpython
     if find_circuitpython() is None:
         pytest.skip("no CircuitPython interpreter (../shared/tools/circuitpython)")
     with vbadge.running(board="atoms3-lite") as badge:

@@ -66,9 +66,9 @@ def test_windows_files_run_too(tmp_path):
 
 
 def test_the_cue_chart_in_the_readme_is_drawn_from_the_firmware():
-    from host_tools import cuechart
+    from host_tools.paper import cuechart
     with open(cuechart.CHART, encoding="utf-8") as f:
-        assert f.read() == cuechart.render(), "run: python -m host_tools.cuechart"
+        assert f.read() == cuechart.render(), "run: python -m host_tools.paper.cuechart"
     controls = open(os.path.join(REPO, "docs", "controls.md"), encoding="utf-8").read()
     assert "(cue-chart.png)" in controls
 
@@ -77,7 +77,7 @@ def test_the_cue_chart_says_what_the_badge_does():
     # S7 in the chart's words: one sound by every way into coma or mort, none at the fall
     # from coma into mort; a single LED's 4 s of state then 4 s of effect code; the
     # answers' flashes; white (the game stop's strobe, the answers) on the lanes' ground.
-    from host_tools import cuechart
+    from host_tools.paper import cuechart
     sounds, fall = cuechart.inert_sounds()
     assert len(sounds) == len(cuechart.INERT_WAYS) and fall == []
     assert len(set(tuple(s) for s in sounds.values())) == 1 and list(sounds.values())[0]
@@ -92,7 +92,7 @@ def test_the_cue_chart_says_what_the_badge_does():
 
 
 def test_the_cue_chart_will_not_say_coma_and_mort_sound_alike_when_they_do_not(monkeypatch):
-    from host_tools import cuechart
+    from host_tools.paper import cuechart
     played = cuechart.tunes.melody_for
 
     def louder_death(cues):   # a badge that beeps at death
@@ -124,7 +124,7 @@ def test_cran_alone_prints_its_commands(capsys):
 def test_the_status_table_says_a_badge_clock_that_is_off_or_not_set():
     import time
 
-    from host_tools.status_cmd import _clock
+    from host_tools.commands.status import _clock
     now = time.time()
     assert _clock(None) == "not set (cran flash sets it)"
     assert _clock(now + 30) == time.strftime("%H:%M", time.localtime(now + 30))
@@ -133,7 +133,7 @@ def test_the_status_table_says_a_badge_clock_that_is_off_or_not_set():
 
 def test_status_shows_the_helmet(capsys):
     # A5's helmet answers «Résiste» to an assomme: an organiser checking a badge sees it.
-    from host_tools import status_cmd
+    from host_tools.commands import status as status_cmd
     s = {"etat": "pleine-forme", "armure": 1, "armure-abimee": False, "effets": {},
          "jeu": "en-jeu", "combat": False, "personnage": "Godefroy", "casque": True,
          "board": "atom-lite", "id": "8fd5bcd63deb", "badge": "b01", "firmware": "0.1.0",
@@ -151,7 +151,8 @@ def test_the_status_of_a_badge_flashed_before_armure_abimee_reads_as_today(monke
     # its --json) reads it as today's armure-abimee, the scenario's word.
     import json
 
-    from host_tools import badgeport, status_cmd
+    from host_tools.commands import status as status_cmd
+    from host_tools.device import badgeport
     old = {"etat": "blesse", "armure": 0, "armure_abimee": True, "effets": {},
            "jeu": "en-jeu", "combat": True, "personnage": "Godefroy", "casque": False,
            "board": "atom-lite", "id": "8fd5bcd63deb", "badge": "b01", "firmware": "0.1.0",
@@ -164,14 +165,14 @@ def test_the_status_of_a_badge_flashed_before_armure_abimee_reads_as_today(monke
 
 
 def test_the_cue_chart_is_drawn_again_by_its_command(tmp_path):
-    # `python -m host_tools.cuechart`, what the chart's test says to run when it is stale,
+    # `python -m host_tools.paper.cuechart`, what the chart's test says to run when it is stale,
     # ended in an ImportError (it took its PNG converter from a command that had lost it).
     import subprocess
     import sys
 
     from PIL import Image
-    r = subprocess.run([sys.executable, "-m", "host_tools.cuechart", str(tmp_path / "c.svg")],
-                       capture_output=True, text=True, cwd=REPO)
+    r = subprocess.run([sys.executable, "-m", "host_tools.paper.cuechart",
+                        str(tmp_path / "c.svg")], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "c.svg").read_text(encoding="utf-8").startswith("<svg")
     with Image.open(tmp_path / "c.png") as png:

@@ -9,8 +9,9 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import badgeport, vbadge
-from host_tools.runtimes import HOW_TO_GET_CIRCUITPYTHON, find_circuitpython
+from host_tools.device import badgeport
+from host_tools.virtual import vbadge
+from host_tools.virtual.runtimes import HOW_TO_GET_CIRCUITPYTHON, find_circuitpython
 
 BOOT_OUT = ("Adafruit CircuitPython 10.2.1 on 2025-11-20; M5Stack AtomS3 Lite with "
             "ESP32S3\nBoard ID:m5stack_atoms3_lite\n")

@@ -1,4 +1,4 @@
-# The crowd a virtual field's air hosts (host_tools/crowd.py, `cran air --roster`): its
+# The crowd a virtual field's air hosts (host_tools/field/crowd.py, `cran air --roster`): its
 # badges from a roster and the game settings, what its wearers are told to do, what it
 # keeps across a restart; and what `cran air`, `cran field --virtual` and `cran vbadge
 # --field` refuse, by name. The crowd reached by a station badge on USB, end to end:
@@ -15,10 +15,12 @@ import pytest
 from conftest import REPO, run_cran
 from cran import radio
 from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS
-from host_tools import CommandError, fieldnet, roster
-from host_tools.air_cmd import changes
-from host_tools.crowd import Crowd, specs
-from host_tools.station import GM_NAME, radio_id
+from host_tools import CommandError
+from host_tools.commands.air import changes
+from host_tools.field import fieldnet
+from host_tools.field.crowd import Crowd, specs
+from host_tools.field.station import GM_NAME, radio_id
+from host_tools.game import roster
 from host_tools.vhw.cpython import cryptolib
 
 

@@ -9,9 +9,9 @@ import pytest
 from conftest import REPO, run_cran
 from gamefiles.board import read_board_file
 from host_tools import FIRMWARE_DIR, CommandError
-from host_tools.drive import flash_drive, mpy_cross_circuitpython
-from host_tools.runtimes import BOARDS_DIR, find_circuitpython
+from host_tools.device.drive import flash_drive, mpy_cross_circuitpython
 from host_tools.vcp import VCP_DIR
+from host_tools.virtual.runtimes import BOARDS_DIR, find_circuitpython
 
 BOOT_OUT = ("Adafruit CircuitPython 10.2.1 on 2025-11-20; M5Stack AtomS3 Lite with "
             "ESP32S3\nBoard ID:m5stack_atoms3_lite\nUID:3485187A1B2C\n")
@@ -84,7 +84,7 @@ def test_only_what_changed_is_written_and_what_is_gone_removed(drive, config):
 def test_a_copy_cut_short_leaves_a_drive_that_boots_to_the_repl(drive, config, monkeypatch):
     # The drive fills up at the fifth file: code.py is set aside, nothing half-written
     # stays, the message says what to do; the next run puts everything right.
-    import host_tools.drive as drv
+    import host_tools.device.drive as drv
     board = read_board_file(os.path.join(BOARDS_DIR, "atoms3-lite.json"))
     flash_drive(str(drive), board, open(config).read(), b"k" * 32)
     (drive / "cran" / "menu.mpy").write_bytes(b"old")
@@ -112,7 +112,7 @@ def test_a_copy_cut_short_leaves_a_drive_that_boots_to_the_repl(drive, config, m
 def test_a_full_drive_is_refused_before_anything_is_written(drive, config, monkeypatch):
     import shutil
 
-    import host_tools.drive as drv
+    import host_tools.device.drive as drv
     board = read_board_file(os.path.join(BOARDS_DIR, "atoms3-lite.json"))
     monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(1, 1, 1000))
     with pytest.raises(CommandError) as e:

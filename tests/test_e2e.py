@@ -10,10 +10,11 @@ import time
 
 import pytest
 
-from conftest import run_cran
+from conftest import REPO, run_cran
 from cran.core.engine import FIELDS
 from gamefiles import scenario
-from host_tools import badgeport, build, flash, vbadge
+from host_tools.device import badgeport, build, flash
+from host_tools.virtual import vbadge
 
 FIGHT = ["coup", "coup blesse", "effet peur", "coup"]   # Godefroy's, then a fear
 
@@ -129,7 +130,6 @@ def _on_a_terminal(*args):
     import subprocess
     import sys
 
-    from conftest import REPO
     main, side = pty.openpty()
     env = dict(os.environ, TERM="xterm-256color", COLUMNS="120", LINES="40")
     proc = subprocess.Popen([sys.executable, "-m", "host_tools", *args], cwd=REPO, env=env,
@@ -511,8 +511,7 @@ def test_the_soak_runs_its_three_phases_in_small(tmp_path):
     import subprocess
     import sys
     env = dict(os.environ, SOAK_LINES="80", SOAK_KILLS="1", SOAK_SEED="3")
-    r = subprocess.run([sys.executable, os.path.join(os.path.dirname(badgeport.__file__),
-                                                     "..", "bench", "soak.py")],
+    r = subprocess.run([sys.executable, os.path.join(REPO, "bench", "soak.py")],
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]
     assert "locked: 40 fuzzed lines, state unchanged, no reset" in r.stdout

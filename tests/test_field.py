@@ -1,7 +1,7 @@
 # A whole field on one machine: 50 badges (the rules engine and the firmware's radio,
 # cran.link and cran.radio, unchanged) and the game master's station, on a virtual air
 # (host_tools/vhw/air.py) that loses frames, in virtual time (a millisecond a step).
-# The field itself: host_tools/fieldsim.py.
+# The field itself: host_tools/field/fieldsim.py.
 import pytest
 
 from cran import radio
@@ -9,7 +9,7 @@ from cran.core.engine import act, new_state, view
 from cran.core.rules import Character, Settings
 from cran.core.vocab import Action
 from cran.link import NEAR_DBM, OFFER_MS, PERIOD_MS, WINDOW_MS
-from host_tools.fieldsim import (
+from host_tools.field.fieldsim import (
     GAME_KEY,
     GM_SEED,
     HEALER_ID,
@@ -18,8 +18,8 @@ from host_tools.fieldsim import (
     Field,
     FieldBadge,
 )
-from host_tools.fieldsim import everyone as _everyone
-from host_tools.station import gm_anchor, read_heartbeat
+from host_tools.field.fieldsim import everyone as _everyone
+from host_tools.field.station import gm_anchor, read_heartbeat
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
 
@@ -275,7 +275,7 @@ def test_a_reset_reaches_its_badge_alone_and_an_effect_de_masse_everyone():
 
 def test_the_stations_command_words_are_checked():
     from host_tools import CommandError
-    from host_tools.gamemaster import command
+    from host_tools.field.gamemaster import command
     assert command("stop") == (radio.STOP, b"")
     assert command("masse:peur") == (radio.MASS, b"peur")
     assert command("reset:" + "ab" * 6) == (radio.RESET, b"\xab" * 6)
@@ -297,7 +297,7 @@ def test_the_stations_command_words_are_checked():
 
 
 def test_a_restarted_station_gives_no_token_or_counter_twice(tmp_path):
-    from host_tools.station import Station
+    from host_tools.field.station import Station
     air = vair.Air()
     saved = str(tmp_path / "station.json")
     ear = radio.Listener(radio.Keys(GAME_KEY, cryptolib.aes),

@@ -18,10 +18,12 @@ import pytest
 
 from conftest import REPO, run_cran
 from cran import radio
-from host_tools import fieldnet, roster, vbadge
+from host_tools.field import fieldnet
+from host_tools.field.station import GM_NAME, radio_id
+from host_tools.game import roster
 from host_tools.sim.session import ClockRefused
-from host_tools.station import GM_NAME, radio_id
 from host_tools.vhw.cpython import cryptolib
+from host_tools.virtual import vbadge
 
 
 @pytest.fixture(autouse=True)
@@ -413,8 +415,8 @@ def _sim_badge(tmp_path, rows, game, name, at=None, runtime="micropython"):
     --field` -> (its BadgeDriver, its Session, the journal entries it writes)."""
     from types import SimpleNamespace
 
+    from host_tools.commands.sim import prepare
     from host_tools.sim.session import Session
-    from host_tools.sim_cmd import prepare
     roster_file = tmp_path / "roster.csv"
     roster_file.write_text(rows)
     r = run_cran("config", str(roster_file), "--settings", str(game), "--out",

@@ -11,7 +11,9 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import FIRMWARE_DIR, badgeport, build, runtimes
+from host_tools import FIRMWARE_DIR
+from host_tools.device import badgeport, build
+from host_tools.virtual import runtimes
 
 
 def test_no_port_is_a_clear_error():
@@ -73,7 +75,8 @@ def test_a_busy_port_is_named_busy():
 ])
 def test_a_badge_unplugged_mid_flash_is_told_to_run_the_same_command_again(
         tmp_path, monkeypatch, capsys, lost):
-    from host_tools import cli, flash
+    from host_tools import cli
+    from host_tools.device import flash
     port = tmp_path / "ttyUSB0"   # a USB port: it goes when the badge is unplugged
     port.symlink_to(os.devnull)
 
@@ -112,7 +115,7 @@ def test_a_port_where_no_micropython_answers(monkeypatch):
     ("linux [GCC 14.2.1] version", None),            # a desktop's port: no check
 ])
 def test_the_chip_is_read_from_what_micropython_says_it_is(machine, chip):
-    from host_tools import flash
+    from host_tools.device import flash
     assert flash.chip_of(machine) == chip
     board = {"esp32": "atom-lite", "esp32c3": "esp32c3-supermini"}.get(chip)
     if board is not None or chip is None:   # a board for it: it fits
@@ -174,7 +177,8 @@ def test_all_takes_every_usb_serial_port(monkeypatch, tmp_path):
 
     from serial.tools import list_ports
 
-    from host_tools import CommandError, flash
+    from host_tools import CommandError
+    from host_tools.commands import flash
 
     class Port:
         def __init__(self, device, vid):
@@ -296,7 +300,7 @@ def test_a_sleeping_badge_is_knocked_awake():
 
 
 def test_the_manifest_names_every_module_and_what_the_cannot_start_path_imports():
-    from host_tools import build
+    from host_tools.device import build
     needs = build.imported_by("cran.fail")
     # What importing cran.fail runs, packages included; not what cran's functions
     # import when they run (cran.run.start imports the app).
@@ -375,7 +379,7 @@ def test_a_ctrl_c_says_each_badge_where_it_stopped():
     # copy, (1, 1) once main.py is back: stopped there, the badge is flashed whole.
     import re
 
-    from host_tools.flash import Interrupted
+    from host_tools.device.flash import Interrupted
     lines = Interrupted([], {"A": (0, 1), "B": (500, 1000), "C": (1000, 1000), "D": (1, 1)},
                         ["A", "B", "C", "D", "E"]).lines()
     assert [re.split("[,:]", x.split(": ", 1)[1])[0] for x in lines] == [

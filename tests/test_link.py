@@ -6,7 +6,7 @@ import pytest
 
 from conftest import app_driver_checks
 from cran.link import PERIOD_MS, WINDOW_MS
-from host_tools.station import read_heartbeat
+from host_tools.field.station import read_heartbeat
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from host_tools import build
-from host_tools.runtimes import BOARDS_DIR
+from host_tools.device import build
 from host_tools.vhw import sys_path
+from host_tools.virtual.runtimes import BOARDS_DIR
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "names_driver.py")
 

@@ -1,4 +1,4 @@
-# host_tools/picture.py: text laid out by an estimate of its width, which must never be
+# host_tools/paper/picture.py: text laid out by an estimate of its width, which must never be
 # narrower than the font draws it; SVG to PNG with the font shipped, not the machine's.
 import io
 import string
@@ -9,7 +9,7 @@ from fontTools.ttLib import TTFont
 from fontTools.varLib import instancer
 from PIL import Image
 
-from host_tools import picture
+from host_tools.paper import picture
 
 # Every character the pictures write: ASCII, French letters and punctuation.
 CHARACTERS = (string.ascii_letters + string.digits + string.punctuation + " "

@@ -1,10 +1,10 @@
-# The battery estimate (host_tools/power.py): its arithmetic against a hand computation,
+# The battery estimate (host_tools/virtual/power.py): its arithmetic against a hand computation,
 # and docs/POWER.md giving every current the estimate uses.
 import os
 
 import pytest
 
-from host_tools import power
+from host_tools.virtual import power
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -9,7 +9,8 @@ from conftest import REPO, run_cran
 from cran import config as badge_config
 from cran.core.choices import FIELDS
 from cran.core.rules import Settings
-from host_tools import cli, roster
+from host_tools import cli
+from host_tools.game import roster
 
 EXAMPLE = os.path.join(REPO, "examples", "roster.csv")
 GAME = os.path.join(REPO, "examples", "game-settings.json")
@@ -391,7 +392,7 @@ def _radio_game(tmp_path, **changes):
 
 def test_a_radio_game_gives_each_badge_its_role_and_only_its_own_seed(tmp_path):
     from cran import radio
-    from host_tools.station import GM_NAME, radio_id, seed_of
+    from host_tools.field.station import GM_NAME, radio_id, seed_of
     game, secret = _radio_game(tmp_path)
     secret = bytes.fromhex(secret)
     configs = {info["name"]: config for info, config in

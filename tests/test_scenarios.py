@@ -6,8 +6,8 @@ import os
 import pytest
 
 from conftest import WRAP_START, run_cran, scenario_files
-from host_tools.runtimes import run_scenario
-from host_tools.scenarios import events_as_records, load
+from host_tools.game.scenarios import events_as_records, load
+from host_tools.virtual.runtimes import run_scenario
 
 FILES = scenario_files()
 IDS = [os.path.basename(f) for f in FILES]

@@ -1,6 +1,7 @@
-# The shape of the code, held: a command of `cran` is its arguments and its run, what it
-# shares is in modules of their own, so no command module imports another, and no module
-# of host_tools or firmware is part of an import cycle (docs/
+# The shape of the code, held: a command of `cran` is a module of host_tools/commands/
+# named as it is typed, holding its arguments and its run; what it shares is in the
+# packages by domain beside it, so no command module imports another, and no module of
+# host_tools or firmware is part of an import cycle (docs/
 # ARCHITECTURE.md). Imports inside functions count: they are imports all the same.
 import ast
 import os
@@ -34,6 +35,15 @@ def imported(path, name):
     return found
 
 
+def test_each_command_is_the_module_of_commands_named_as_it_is_typed():
+    table = {module: "host_tools.commands." + name for name, module in COMMANDS}
+    assert [m for m, named in table.items() if m != named] == []
+    folder = os.path.join(REPO, "host_tools", "commands")
+    modules = {"host_tools.commands." + f[:-3] for f in os.listdir(folder)
+               if f.endswith(".py") and f != "__init__.py"}
+    assert modules == set(table)   # no module there that is not a command
+
+
 def test_no_command_module_imports_another():
     commands = {module for _, module in COMMANDS}
     crossing = {}
@@ -42,6 +52,14 @@ def test_no_command_module_imports_another():
         if others:
             crossing[module] = sorted(others)
     assert crossing == {}
+
+
+def test_no_module_but_the_table_imports_a_command():
+    commands = {module for _, module in COMMANDS}
+    modules = _modules(os.path.join(REPO, "host_tools"), "host_tools")
+    importing = {m: sorted(imported(p, m) & commands) for m, p in modules.items()
+                 if m not in commands}
+    assert {m: c for m, c in importing.items() if c} == {}
 
 
 def _modules(folder, package):

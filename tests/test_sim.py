@@ -19,9 +19,9 @@ from cran.cues import led_frame
 from cran.hal.leds import cap
 from cran.tunes import melody_for
 from host_tools import FIRMWARE_DIR, CommandError
+from host_tools.commands.sim import prepare
 from host_tools.sim.driver import BadgeDriver, read_wearer
 from host_tools.sim.tui import PICKERS, Picker, SimApp, shown_rgb
-from host_tools.sim_cmd import prepare
 
 
 @pytest.fixture(params=["micropython", "cpython"])
@@ -433,7 +433,7 @@ def test_a_whole_cran_config_boots(runtime, micropython, tmp_path):
 def _field_badge(tmp_path):
     """A badge config of a game with the radio, and its game.key, as `cran config`
     writes them -> the config's path."""
-    from host_tools import roster
+    from host_tools.game import roster
     template = roster.settings_template()
     template["radio"] = True
     (tmp_path / "game.json").write_text(json.dumps(template))
@@ -469,7 +469,7 @@ def test_the_field_options_are_checked(tmp_path):
         with pytest.raises(CommandError) as e:
             prepare(args, "cpython")
         assert str(e.value).startswith(said), str(e.value)
-    from host_tools import fieldnet
+    from host_tools.field import fieldnet
     hub = fieldnet.Hub("simat%d" % os.getpid())
     try:
         with pytest.raises(CommandError, match=r"--at 3000,4: X,Y in metres, each from 0"):
@@ -484,9 +484,9 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     # are done beat by beat (the hit: S2), and its console, locked by the game key, is
     # opened with it.
     from cran import radio
-    from host_tools import fieldnet
+    from host_tools.field import fieldnet
+    from host_tools.field.station import radio_id
     from host_tools.sim.session import Session
-    from host_tools.station import radio_id
     hub = fieldnet.Hub("simrt%d" % os.getpid())
     heard = []
     hub.on_carry = lambda frame, at: heard.append(frame)
@@ -549,7 +549,7 @@ def test_a_circuitpython_board_is_drawn_on_circuitpythons_interpreter(tmp_path):
                                            "--runtime circuitpython, or leave it out"):
         prepare(SimpleNamespace(board="atoms3-lite", script=None, character=None,
                                 runtime="micropython"), "micropython")
-    from host_tools.runtimes import find_circuitpython
+    from host_tools.virtual.runtimes import find_circuitpython
     if find_circuitpython() is None:
         pytest.skip("no CircuitPython unix port here (../shared/tools/circuitpython)")
     with pytest.raises(CommandError, match="--field: board atoms3-lite runs CircuitPython, "

@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from conftest import check_results
-from host_tools import FIRMWARE_DIR, build
+from host_tools import FIRMWARE_DIR
+from host_tools.device import build
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "station_driver.py")
 RUNTIMES = ("micropython", "cpython")
@@ -107,7 +108,7 @@ def test_a_station_gets_the_relay_alone_and_a_player_never_gets_it(tmp_path):
     assert not [n for group in names.values() for n in group[1] if "station" in n]
 
 
-# ---- the computer's half: host_tools/usbstation.py, the station's journal ---------------
+# ---- the computer's half: host_tools/field/usbstation.py, the station's journal ---------------
 
 class _Line:
     """pyserial's Serial as UsbRadio reads and writes it: what the station says comes
@@ -135,7 +136,7 @@ class _Line:
 
 
 def test_the_computer_reads_what_the_station_says_and_names_the_rest():
-    from host_tools.usbstation import UsbRadio, read_line
+    from host_tools.field.usbstation import UsbRadio, read_line
     assert read_line(b"heard -52 c10203") == ("heard", b"\xc1\x02\x03", -52)
     assert read_line(b"error: \"sned\": not a station's command")[0] == "error"
     assert read_line(b'{"station": true, "id": "ab"}') == ("status", {"station": True,
@@ -164,7 +165,7 @@ def test_the_computer_reads_what_the_station_says_and_names_the_rest():
 
 
 def test_a_station_unplugged_is_said_once_and_nothing_more_is_tried():
-    from host_tools.usbstation import UsbRadio
+    from host_tools.field.usbstation import UsbRadio
     usb = UsbRadio("/dev/ttyUSB0", _Line([], fail_after=0), {"id": "ab"})
     usb.send(None, b"\xc1")
     usb.send(None, b"\xc1")
@@ -181,7 +182,8 @@ def _row(etat="pleine-forme", jeu="en-jeu", effets=None, abimee=False, rssi=-50)
 
 
 def test_the_stations_journal_says_each_change_once_and_reads_back_as_a_fight(tmp_path):
-    from host_tools import fieldlog, timeline
+    from host_tools.debrief import timeline
+    from host_tools.field import fieldlog
     path = tmp_path / "field.jsonl"
     one, two = b"\x01" * 6, b"\x02" * 6
     clock = [0]
@@ -233,7 +235,7 @@ def test_the_stations_journal_says_each_change_once_and_reads_back_as_a_fight(tm
 
 def test_cran_field_says_what_is_wrong_with_its_port(tmp_path):
     from conftest import run_cran
-    from host_tools import roster
+    from host_tools.game import roster
     template = roster.settings_template()
     template["radio"] = True
     game = tmp_path / "game.json"
@@ -255,7 +257,7 @@ def test_cran_field_says_what_is_wrong_with_its_port(tmp_path):
 def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(micropython,
                                                                              tmp_path):
     from conftest import run_cran
-    from host_tools import vbadge
+    from host_tools.virtual import vbadge
     look = ("import os\nprint(sorted(os.listdir('/')), sorted(os.listdir('/cran')))")
     with vbadge.running() as badge:
         r = run_cran("flash", "--port", badge.port, "--board", "atom-lite")
@@ -269,7 +271,7 @@ def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(mic
         r = run_cran("status", "--port", badge.port)
         assert r.stdout.startswith("%s: the game master's station" % badge.port)
         # A station holds no key, no app: its files are the relay's.
-        from host_tools import badgeport
+        from host_tools.device import badgeport
         link = badgeport.connect(badge.port)
         try:
             top, cran = badgeport.run(link, look).strip().split("] [")
@@ -333,7 +335,7 @@ class _Field:
 
 
 def test_the_stations_screen_counts_the_field_at_a_glance():
-    from host_tools.field_tui import glance
+    from host_tools.field.tui import glance
     rows = [{"jeu": jeu, "etat": etat} for jeu, etat in (
         ("stop", "pleine-forme"), ("stop", "coma"), ("en-jeu", "blesse"),
         ("stop", "blesse"), ("hors-jeu", "agonisant"))]
@@ -347,7 +349,7 @@ def test_the_stations_screen_resets_the_badge_under_its_cursor_and_says_a_lost_l
 
     from textual.widgets import DataTable, Static
 
-    from host_tools.field_tui import FieldApp
+    from host_tools.field.tui import FieldApp
     field = _Field()
 
     async def go():
@@ -400,9 +402,9 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
     heard on the air is opened (and left: the patient takes it), not counted refused as a
     forged one is, which an organiser would take for an attack."""
     from cran import radio
-    from host_tools.fieldsim import GAME_KEY
-    from host_tools.gamemaster import names_of
-    from host_tools.station import Station, radio_id, seed_of
+    from host_tools.field.fieldsim import GAME_KEY
+    from host_tools.field.gamemaster import names_of
+    from host_tools.field.station import Station, radio_id, seed_of
     from host_tools.vhw import air
     from host_tools.vhw.cpython import cryptolib
     rows = tmp_path / "roster.csv"
@@ -427,7 +429,7 @@ def test_the_stations_screen_asks_an_effect_de_masse_and_names_a_wrong_keyword()
 
     from textual.widgets import Static
 
-    from host_tools.field_tui import FieldApp
+    from host_tools.field.tui import FieldApp
     field = _Field()
 
     async def go():

@@ -1,6 +1,6 @@
-# `cran logs`: a badge's journal read (host_tools/journal.py), as a timeline (timeline.py)
+# `cran logs`: a badge's journal read (host_tools/debrief/journal.py), as a timeline (timeline.py)
 # and drawn (timeline_svg.py), and the command
-# (host_tools/logs_cmd.py). Journals come from the real firmware: tests/data/ samples
+# (host_tools/commands/logs.py). Journals come from the real firmware: tests/data/ samples
 # made by the badge app on virtual hardware, and small ones from cran.badge.Badge here.
 import json
 import os
@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 import cran
-import host_tools
+import host_tools.device
 from conftest import REPO, SCENARIO_DIR, overlapping, run_cran, svg_size, text_boxes
 from cran.badge import Badge
 from cran.core.engine import FIELDS
@@ -22,7 +22,10 @@ from cran.core.words import parse_action
 from cran.restore import boot
 from cran.storage import Journal, StateStore
 from gamefiles import scenario
-from host_tools import badgeport, cli, journal, timeline, timeline_svg, times
+from host_tools import cli
+from host_tools.debrief import journal, timeline, timeline_svg
+from host_tools.device import badgeport
+from host_tools.game import times
 
 DATA = os.path.join(REPO, "tests", "data")
 GODEFROY = os.path.join(DATA, "journal-godefroy.jsonl")
@@ -80,7 +83,7 @@ def test_the_samples_are_what_the_firmware_journals_today(tmp_path):
 @pytest.mark.parametrize("fight", sorted(FIGHTS), ids=["%s-%s" % (f, FIGHTS[f])
                                                          for f in sorted(FIGHTS)])
 def test_an_old_journal_and_a_new_one_of_the_same_fight_draw_alike(fight):
-    # The old one's state is worked out from its cues (host_tools/journal.py's
+    # The old one's state is worked out from its cues (host_tools/debrief/journal.py's
     # version 1); the new one says it. The same fight: the same picture, the same text.
     old = build(lines_of(os.path.join(DATA, "journal-%s-v1.jsonl" % fight)))
     new = build(lines_of(os.path.join(DATA, "journal-%s.jsonl" % fight)))
@@ -523,7 +526,7 @@ def font_lacks(text):
     """The characters of text the pictures' font has no glyph for."""
     from fontTools.ttLib import TTFont
 
-    from host_tools import picture
+    from host_tools.paper import picture
     cmap = TTFont(picture.font_file()).getBestCmap()
     return "".join(sorted(set(c for c in text if ord(c) not in cmap)))
 
@@ -596,7 +599,7 @@ class _TooMuch(Exception):
 
 
 def lines_run(lines, budget=None):
-    """Lines of host_tools/journal.py, timeline.py and timeline_svg.py executed to read,
+    """Lines of host_tools/debrief/journal.py, timeline.py and timeline_svg.py executed to read,
     place, print and draw a journal: their work, counted the same on any machine under
     any load (a clock would not be). Past `budget` it stops with _TooMuch: a quadratic
     run would take minutes here."""
@@ -740,7 +743,7 @@ def test_the_default_picture_goes_in_the_current_folder(tmp_path, monkeypatch):
 
 
 class FakeLink:
-    """host_tools.badgeport as `cran logs --port` uses it: ask(port, line) -> lines."""
+    """host_tools.device.badgeport as `cran logs --port` uses it: ask(port, line) -> lines."""
     first_json = staticmethod(badgeport.first_json)
 
     def __init__(self):
@@ -755,8 +758,8 @@ class FakeLink:
 
 def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
     link = FakeLink()
-    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
-    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
+    monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["logs", "--port", "/dev/ttyUSB0", "--save", "saved.jsonl"]) == 0
     assert link.asked == [("/dev/ttyUSB0", "journal"), ("/dev/ttyUSB0", "config")]
@@ -767,8 +770,8 @@ def test_port_pulls_the_journal_and_the_config(tmp_path, capsys, monkeypatch):
 
 def test_port_with_a_config_file_asks_only_the_journal(tmp_path, capsys, monkeypatch):
     link = FakeLink()
-    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
-    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
+    monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     config = tmp_path / "ali.json"
     config.write_text(json.dumps({"board": "atom-matrix", "character": {"name": "Ali"}}))
     assert cli.main(["logs", "--port", "COM3", "--config", str(config),
@@ -785,8 +788,8 @@ def test_port_draws_even_when_the_config_is_not_read(tmp_path, capsys, monkeypat
             raise host_tools.CommandError("%s: the badge's firmware does not answer" % port)
         return FakeLink.ask(link, port, line)
     link.ask = ask
-    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
-    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
+    monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     assert cli.main(["logs", "--port", "COM3", "--out", str(tmp_path / "c.svg")]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("journal: Godefroy, atom-lite; 7 entries")
@@ -934,8 +937,8 @@ def test_cran_logs_several_ports_leaves_out_the_one_that_fails(tmp_path, capsys,
         return FakeLink.ask(link, port, line)
     link.ask = ask
     link.usb_ports = lambda: ["COM3", "COM4"]
-    monkeypatch.setitem(sys.modules, "host_tools.badgeport", link)
-    monkeypatch.setattr(host_tools, "badgeport", link, raising=False)
+    monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
+    monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["logs", "--all", "--port", "COM3"]) == 1
     captured = capsys.readouterr()

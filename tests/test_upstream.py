@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from host_tools import fieldnet
+from host_tools.field import fieldnet
 
 UPSTREAM = os.path.join(os.path.dirname(REPO), "shared", "upstream", "micropython-v1.28.0",
                         "tests")

@@ -13,7 +13,8 @@ import pytest
 import serial
 
 from conftest import REPO, run_cran
-from host_tools import badgeport, vbadge
+from host_tools.device import badgeport
+from host_tools.virtual import vbadge
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 CONFIG = {"board": "atom-lite", "character": {"name": "Godefroy", "armor": "metal"}}

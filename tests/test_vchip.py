@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conftest import REPO, run_cran
-from host_tools import fieldnet
+from host_tools.field import fieldnet
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 # The game master's reset of one badge to a new character, over the radio (cran.link):
 # loaded only when one comes, and let go after it. A field's hosted badges
-# (host_tools/fieldsim.py) take it with the same pieces.
+# (host_tools/field/fieldsim.py) take it with the same pieces.
 import json
 
 from cran.compat import forget, replace, sync

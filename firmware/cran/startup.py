@@ -51,7 +51,7 @@ def _let_go(names):
     forget(names)
 
 
-# The modules cran flash makes to make the badge's names (host_tools/build.py
+# The modules cran flash makes to make the badge's names (host_tools/device/build.py
 # names_sources), and the board part each one's are for.
 _NAMES = (("cran.names", None), ("cran.names_display", "display"),
           ("cran.names_buzzer", "buzzer"), ("cran.names_leds", "leds"),

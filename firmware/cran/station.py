@@ -1,7 +1,7 @@
 # The game master's station badge: the laptop's radio, on USB (cran flash --station).
 # A relay and no more: each frame it hears goes up the serial line with its signal
 # strength, each frame the laptop gives it goes out on ESP-NOW, again and again as
-# asked. It holds no key and opens nothing: the laptop (host_tools/station.py) seals
+# asked. It holds no key and opens nothing: the laptop (host_tools/field/station.py) seals
 # the game master's commands and opens the heartbeats. A station lost, or read by a
 # player, gives nothing away; a player's badge never loads this module.
 #

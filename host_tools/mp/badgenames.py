@@ -10,7 +10,7 @@
 import gc
 import sys
 
-# The modules cran flash makes to make the badge's names (host_tools/build.py
+# The modules cran flash makes to make the badge's names (host_tools/device/build.py
 # names_sources); cran.startup loads those of its board's parts and game.
 MODULES = ("cran.names", "cran.names_display", "cran.names_buzzer", "cran.names_leds",
            "cran.names_radio")

@@ -1,4 +1,4 @@
-# The chip of `cran vbadge` for a CircuitPython board (host_tools/vbadge.py starts it on
+# The chip of `cran vbadge` for a CircuitPython board (host_tools/virtual/vbadge.py starts it on
 # a pty), inside the CircuitPython unix port:
 #   circuitpython [-i] cpbadge_boot.py ACTION DRIVE BOARD_FILE CAUSE VCP_DIR NVM_FILE CHIP
 #                                      WATCHDOG_FILE

@@ -1,4 +1,4 @@
-# The chip of `cran vbadge` (host_tools/vbadge.py starts it on a pty), inside the
+# The chip of `cran vbadge` (host_tools/virtual/vbadge.py starts it on a pty), inside the
 # MicroPython unix port:
 #   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR
 #                                   [WATCHDOG_FILE NVS_FILE CHIP [ROMFS_FILE]]

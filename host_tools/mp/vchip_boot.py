@@ -1,4 +1,4 @@
-# The chip of `cran vchip` (host_tools/vchip.py execs it), inside the MicroPython unix
+# The chip of `cran vchip` (host_tools/commands/vchip.py execs it), inside the MicroPython unix
 # port:
 #   micropython vchip_boot.py BOARD_FILE VHW_DIR file PATH [ARGS...]
 #   micropython vchip_boot.py BOARD_FILE VHW_DIR code     (the code in $CRAN_VCHIP_CODE)

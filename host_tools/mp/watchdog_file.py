@@ -1,7 +1,7 @@
 # What a virtual chip (vbadge_boot.py, cpbadge_boot.py) tells `cran vbadge`'s supervisor of
 # its firmware's watchdog: the ms it has left, written (fixed width, at the start of the
 # file) whenever it starts or is fed; the file's time says when. The supervisor
-# (host_tools/vbadge.py) resets the chip when that runs out: a hung firmware moves no
+# (host_tools/virtual/vbadge.py) resets the chip when that runs out: a hung firmware moves no
 # clock, and at the REPL after Ctrl-C nothing feeds it.
 
 

@@ -9,8 +9,9 @@ import tempfile
 
 from gamefiles import scenario
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
-from host_tools.gamekey import KEY_FILE, write_private
-from host_tools.runtimes import (
+from host_tools.game.gamekey import KEY_FILE, write_private
+from host_tools.vhw import sys_path
+from host_tools.virtual.runtimes import (
     BOARDS_DIR,
     HOW_TO_GET_CIRCUITPYTHON,
     HOW_TO_GET_MICROPYTHON,
@@ -18,7 +19,6 @@ from host_tools.runtimes import (
     circuitpython_path,
     interpreter,
 )
-from host_tools.vhw import sys_path
 
 DRIVER = os.path.join(MP_DIR, "live_driver.py")
 RADIO_FILE = "radio.json"   # cran.link's, in the flash's root
@@ -168,7 +168,7 @@ def read_wearer(path):
     try:
         parsed = scenario.parse(text)
     except scenario.ScenarioError as e:
-        from host_tools.scenarios import faults_text
+        from host_tools.game.scenarios import faults_text
         raise CommandError(faults_text(path, e) + ("" if has_character else (
             "\n%s: expected a JSON config or character, or a scenario file with a "
             "character line" % path)), prefixed=False) from None
@@ -180,7 +180,7 @@ def read_wearer(path):
 def check_wearer(board, config, named):
     """The firmware's own checks (cran.config.load) on the config the badge will boot
     with; a fault -> CommandError naming `named` (the file it came from) and the field."""
-    from host_tools.roster import RosterError, firmware_check
+    from host_tools.game.roster import RosterError, firmware_check
     check_board(board)
     cfg = {"board": board}
     cfg.update(config)

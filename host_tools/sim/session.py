@@ -8,9 +8,9 @@ import time
 
 from cran.console import LOCKED
 from gamefiles import scenario
-from host_tools import journal
+from host_tools.debrief import journal
+from host_tools.game.times import elapsed
 from host_tools.sim.driver import DriverError
-from host_tools.times import elapsed
 
 MELODY_GAP_MS = 200   # silence longer than the rests inside a melody: the next is new
 
@@ -132,7 +132,7 @@ class Session:
 
     def _unlock(self):
         """The console opened with the game key, as `cran console` opens it."""
-        from host_tools import gamekey
+        from host_tools.game import gamekey
         said = (self.call({"line": "challenge"}) or {}).get("answer", [])
         words = said[0].split() if said else []
         if len(words) != 3 or words[0] != "challenge":
@@ -149,8 +149,8 @@ class Session:
         fault of every field that is wrong (the word meant for a misspelt one)."""
         from cran.config import character_from
         from gamefiles import scenario
-        from host_tools.roster import describe
-        from host_tools.suggest import did_you_mean
+        from host_tools.game.roster import describe
+        from host_tools.game.suggest import did_you_mean
         base = character_from("the sim's character", self.driver.config.get("character", {}))
         if not fields.strip():
             return ["error: character: give the fields to change, e.g. character "

@@ -17,8 +17,8 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, RichLog, Static
 
 from cran.core.words import KEYWORDS, TIMED_EFFECTS
+from host_tools.game.times import elapsed, time_left
 from host_tools.sim.session import ClockRefused, Session
-from host_tools.times import elapsed, time_left
 
 TICK_S = 0.05            # the clock moves the badge on 20 times a second
 _OFF_RGB = (40, 40, 40)  # an unlit LED: dark, but still a cell you can see

@@ -1,6 +1,6 @@
 # Virtual `espnow` (MicroPython's ESP32 API: its C _espnow and the port's espnow.py):
 # frames out are kept in `sent` for the test; frames in come by deliver(). In a virtual
-# field ($CRAN_FIELD_PORT: host_tools/fieldnet.py's hub, on loopback) they also go out to
+# field ($CRAN_FIELD_PORT: host_tools/field/fieldnet.py's hub, on loopback) they also go out to
 # the hub and come in from it, the chip standing where $CRAN_FIELD_AT says ("X,Y" in m;
 # else the hub picks a spot). The hub is the air and the radios' MAC layer: it carries a
 # frame to the chips on the sender's channel whose radio listens, a unicast one to the

@@ -1,5 +1,5 @@
 # Power counters of the virtual hardware, for the battery estimate (bench/power_day.py,
-# host_tools/power.py): what each part did, integrated on the virtual clock, never
+# host_tools/virtual/power.py): what each part did, integrated on the virtual clock, never
 # sampled. CPython and MicroPython.
 import machine
 import neopixel

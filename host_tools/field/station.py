@@ -1,0 +1,225 @@
+# The game master's station: the organiser's computer speaking through a badge on USB
+# (its radio). It holds what no badge holds, the game master's chain (cran.radio): its
+# seed and the next token, saved before each command is sent, so a restarted station
+# never gives a token twice. It reads every badge's heartbeat (the only reader of their
+# private state, S7) into one table, the urgent rows first.
+import hashlib
+import json
+import os
+import struct
+
+from cran import radio
+from cran.auth import derive
+from cran.core.vocab import STATES
+from cran.link import (
+    _HEARTBEAT,
+    _HEARTBEAT_BYTES,
+    _NO_TIME,
+    _PLAYS,
+    PERIOD_MS,
+    REPEAT_MS,
+    WINDOW_MS,
+)
+from host_tools.game import gamekey
+from host_tools.vhw.cpython import cryptolib
+
+GM_STEPS = radio.CHAIN_STEPS
+RADIO_SECRET = "radio_secret"   # in the game settings file, beside "game_key"
+GM_NAME = "gm"                  # the game master's station, as a radio id is made from
+ROLE_NAMES = ("badge", "healer", "smith")   # a roster's roles (radio.ROLES' first three)
+
+
+def gm_anchor(seed):
+    """What every badge's config holds of the game master's chain: its token 0."""
+    return radio.chain_token(seed, 0)
+
+
+def read_heartbeat(payload):
+    """A heartbeat's payload -> {field: value}, or None when it is not one. Its layout is
+    cran.link.heartbeat's; it is read here only (no badge reads another's state), so a
+    badge keeps none of this reading in its heap."""
+    if len(payload) < _HEARTBEAT_BYTES:
+        return None
+    etat, left, armor, damaged, play, renown, battery = struct.unpack_from(
+        _HEARTBEAT, payload, 0)
+    if etat >= len(STATES) or play >= len(_PLAYS):
+        return None
+    effects = {}
+    try:
+        text = bytes(payload[_HEARTBEAT_BYTES:]).decode()
+        for item in text.split(",") if text else ():
+            name, _, seconds = item.partition(":")
+            effects[name] = int(seconds)
+    except ValueError:
+        return None
+    return {"etat": STATES[etat], "reste": None if left == _NO_TIME else left,
+            "armure": armor, "armure-abimee": bool(damaged), "jeu": _PLAYS[play],
+            "renommee": renown, "batterie": None if battery == 255 else battery,
+            "effets": effects}
+
+
+# ---- a game's radio, from its settings' secret -------------------------------------------
+# The radio secret is the organisers' alone (the game settings file): no badge holds it.
+# From it come the chains' seeds: the game master's, and each healer's or smith's (by
+# the roster's name), which only that one badge gets. Badges get the anchors.
+
+def radio_id(name):
+    """A badge's 6-byte radio id, from its roster name: the station names who it hears."""
+    return hashlib.sha256(b"cran radio id " + name.encode()).digest()[:radio.ID_BYTES]
+
+
+def seed_of(secret, name):
+    """The chain seed of the game master (GM_NAME) or of a healer or smith by name."""
+    return derive(secret, b"chain " + name.encode())[:radio.TOKEN_BYTES]
+
+
+def treater_anchors(secret, rows):
+    """rows: [(name, role)] of the roster -> {radio id: (role, its chain's anchor)} of its
+    healers and smiths, whose soins and repairs every badge (and the station) checks."""
+    return {radio_id(name): (role, radio.chain_token(seed_of(secret, name), 0))
+            for name, role in rows if role != "badge"}
+
+
+def radio_sections(secret, rows):
+    """rows: [(name, role)] of the whole roster (role: ROLE_NAMES) -> {name: the radio
+    section of that badge's config (cran.config's "radio")}."""
+    authorities = {radio_id(GM_NAME).hex(): ["gm", gm_anchor(seed_of(secret, GM_NAME)).hex()]}
+    for who, (role, anchor) in treater_anchors(secret, rows).items():
+        authorities[who.hex()] = [role, anchor.hex()]
+    out = {}
+    for name, role in rows:
+        section = {"id": radio_id(name).hex(), "role": role, "authorities": authorities}
+        if role != "badge":
+            section["seed"] = seed_of(secret, name).hex()
+        out[name] = section
+    return out
+
+
+class Station:
+    """game_key, seed: the game's key and the game master's chain seed; me: the
+    station's 6-byte id; saved: a JSON file where its counter's mark and next token
+    index live (None: kept in memory). air: its radio (cran.link's driver methods; one
+    with repeat(frame, every_ms, for_ms), the station badge on USB, sends a command's
+    copies itself). on_heard(badge id, row, now), when set, hears each heartbeat read.
+    treaters: {id: [role, 0, anchor]} of the game's healers and smiths, whose frames it
+    then opens (and leaves) rather than counting them refused."""
+
+    def __init__(self, game_key, seed, me, air, saved=None, treaters=None):
+        self.keys = radio.Keys(game_key, cryptolib.aes)
+        self.seed = seed
+        self.me = me
+        self.air = air
+        self.saved = saved
+        self.kept = self._load()
+        self.next_index = max(1, self.kept.get("next_index", 1))
+        self.counter = radio.Counter(self.kept.get("counter_mark", 0), self._save_mark)
+        # It opens heartbeats (and its own chain's frames, if another station of the
+        # same game is about); it keeps every badge's counter.
+        authorities = {who: list(entry) for who, entry in (treaters or {}).items()}
+        authorities[me] = [radio.GM, 0, gm_anchor(seed)]
+        self.listener = radio.Listener(self.keys, authorities, max_senders=100000)
+        self.badges = {}     # badge id -> its last heartbeat, with "heard" and "rssi"
+        self.sending = []    # [frame, until, next copy], for a radio that sends once
+        self.on_heard = None
+        air.on()   # on USB power: it listens all the time
+
+    # ---- what it keeps ----------------------------------------------------------
+
+    def _load(self):
+        if self.saved is None or not os.path.exists(self.saved):
+            return {}
+        with open(self.saved, encoding="utf-8") as f:
+            return json.load(f)
+
+    def _store(self, **changes):
+        self.kept.update(changes)
+        if self.saved is not None:   # whole, then renamed: a cut leaves one or the other
+            gamekey.write_private(self.saved, json.dumps(self.kept))
+
+    def _save_mark(self, mark):
+        self._store(counter_mark=mark)
+
+    # ---- commands -----------------------------------------------------------------
+
+    def command(self, kind, payload=b"", now=0):
+        """A game master's command (cran.radio's STOP, RESUME, NIGHT, MASS, RESET,
+        CLOCK), sent as _repeat sends. -> the frame."""
+        if radio.SENDERS.get(kind) != radio.GM:
+            raise ValueError("not a game master's command: %r" % kind)
+        index = self.next_index
+        if index > GM_STEPS:
+            raise ValueError("the game master's chain is spent: a new game key for a "
+                             "new game (cran config), then reflash")
+        self.next_index = index + 1
+        self._store(next_index=self.next_index)   # before the token leaves
+        frame = radio.seal(self.keys, self.me, radio.GM, self.counter.take(), kind, payload,
+                           (index, radio.chain_token(self.seed, index)))
+        self._repeat(frame, now)
+        return frame
+
+    def ask_all(self, now=0):
+        """Every badge in range asked for its heartbeat (a SEEK, as a healer's, which any
+        member of the game may send: no token), so the table fills within a second
+        instead of each badge's next minute. -> the frame."""
+        frame = radio.seal(self.keys, self.me, radio.BADGE, self.counter.take(), radio.SEEK)
+        self._repeat(frame, now)
+        return frame
+
+    def _repeat(self, frame, now):
+        """frame sent now and again every REPEAT_MS for a period and a window, so every
+        badge in range hears it in a window."""
+        repeat = getattr(self.air, "repeat", None)
+        if repeat is not None:   # the station badge sends its copies itself
+            repeat(frame, REPEAT_MS, PERIOD_MS + WINDOW_MS)
+        else:
+            self.air.send(b"\xff" * 6, frame)
+            self.sending.append([frame, now + PERIOD_MS + WINDOW_MS, now + REPEAT_MS])
+
+    def tick(self, now):
+        """Copies due by now sent; frames heard read."""
+        for item in self.sending:
+            if now >= item[2]:
+                self.air.send(b"\xff" * 6, item[0])
+                item[2] = now + REPEAT_MS
+        self.sending = [s for s in self.sending if now < s[1]]
+        while True:
+            got = self.air.recv()
+            if got is None:
+                break
+            self.hear(got[0], got[1], now)
+
+    def hear(self, frame, rssi, now):
+        got = self.listener.open(frame)
+        if got is None or got[0] != radio.HEARTBEAT:
+            return
+        row = read_heartbeat(got[3])
+        if row is None:
+            return
+        row["heard"] = now
+        row["rssi"] = rssi
+        self.badges[got[1]] = row
+        if self.on_heard is not None:
+            self.on_heard(got[1], row, now)
+
+    # ---- the table ------------------------------------------------------------------
+
+    def rows(self, now):
+        """Every badge heard, the urgent first: agonisant with the least time left, then
+        coma, then the rest by state; with the seconds since it was last heard, and its
+        countdown and effects run on since (unless the game is stopped)."""
+        order = {"agonisant": 0, "coma": 1, "mort": 2, "blesse": 3, "pleine-forme": 4}
+
+        def urgency(item):
+            row = item[1]
+            return (order[row["etat"]], row["reste"] if row["reste"] is not None else 0)
+
+        out = []
+        for badge, row in sorted(self.badges.items(), key=urgency):
+            ago = (now - row["heard"]) // 1000
+            row = dict(row, id=badge.hex(), ago_s=ago)
+            if row["jeu"] != "stop":   # K15: a stop freezes them; else they run on
+                if row["reste"] is not None:
+                    row["reste"] = max(0, row["reste"] - ago)
+                row["effets"] = {k: max(0, v - ago) for k, v in row["effets"].items()}
+            out.append(row)
+        return out

