@@ -183,7 +183,7 @@ class App:
             if link is not None:   # a game with the radio: what it heard, played here
                 for what, value in link.tick(now, self.badge.state):
                     self._heard(what, value, now)
-                menu.offer = link.offer[0] if link.offer is not None else None
+                menu.offer = link.offered()
             for button in self.buttons:
                 button.handle(now)
                 # Its presses at once, before the next button's poll: a press shows
@@ -225,9 +225,7 @@ class App:
             badge.set_wall_clock(value, now)
             set_rtc(value)
         else:   # an offer for this wearer, or this healer's offer made (to whom)
-            from cran.auth import to_hex  # loaded with the radio
-            badge.log({"radio": what, "value": value if isinstance(value, str)
-                       else None if value is None else to_hex(value)})
+            badge.log({"radio": what, "value": value})
 
     def _result(self, result, now):
         if result[0] in ("action", "take"):

@@ -24,7 +24,7 @@ class ConfigError(ValueError):
 
 
 # Board and Config have attributes and no methods: a method would keep this module's
-# globals (the checker) alive for as long as the app keeps a Board, and cran.run.start lets
+# globals (the checker) alive for as long as the app keeps a Board, and cran.startup.start lets
 # the checker go before the app's modules load.
 class Board:
     """A checked board file's parts (BOARD_KEYS): each its dict from the file, or None

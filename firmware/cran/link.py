@@ -109,12 +109,17 @@ class Link:
 
     # ---- the window ------------------------------------------------------------
 
+    def offered(self):
+        """The verb of a healer's offer to this wearer on show ("soin", "repare"), or
+        None: what the menu's long press takes (cran.menu)."""
+        return self.offer[0] if self.offer is not None else None
+
     def tick(self, now, state):
         """The radio's part of the app's show step (cran.app.App.show): the window kept,
         the frames heard -> what they ask of the app, [(what, value)]: ("act", Action),
         a game master's command; ("recast", the new character's fields, bytes);
-        ("clock", unix s); ("offer", verb) or ("offered", to whom: 6 bytes or None),
-        for the journal. The offer on show is self.offer: (verb, until) or None."""
+        ("clock", unix s); ("offer", verb) or ("offered", to whom: hex or None), for
+        the journal. The offer on show: offered()."""
         # A list only when something was heard: most windows hear nothing.
         out = _NOTHING  # type: Any
         if self.listening:

@@ -1,6 +1,6 @@
 # The state record's copy in NVS (esp32.NVS: key-value pairs in a flash partition of its
 # own), what a damaged LittleFS can't take: storage.StateStore writes it at every save,
-# this reads it once, at boot. Start-only: cran.run.start lets it go once the app is built.
+# this reads it once, at boot. Start-only: cran.startup.start lets it go once the app is built.
 from cran.core.vocab import NVS_BAD, const
 from cran.records import decode_record
 from cran.storage import MAX_RECORD_BYTES

@@ -1,7 +1,7 @@
 # How a badge comes back at boot: its state records read and checked (the two copies on
 # the flash, StateStore's), the newest turned back into a State, the boot journaled.
 # Start-only, as cran.rescue (the copy in NVS): on a badge every module is bytecode in
-# RAM, and this one is read once, then let go (cran.run.start), or loaded again for a
+# RAM, and this one is read once, then let go (cran.startup.start), or loaded again for a
 # StateStore.load() after a failed save.
 import binascii
 import time

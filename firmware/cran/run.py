@@ -1,7 +1,6 @@
 # The badge's entry: main.py (code.py on CircuitPython) calls main(), which builds the
-# app (start: cran.startup's work, let go after it) and runs it until the badge stops.
+# app (cran.startup.start, let go after it) and runs it until the badge stops.
 # Resident: main's frame is live as long as the app runs.
-from cran.compat import forget
 
 
 def main(root="/", console=True):
@@ -15,6 +14,7 @@ def main(root="/", console=True):
     # First of all: until the app has read the game key (cran.lock), Ctrl-C is a byte.
     micropython.kbd_intr(-1)
     try:
+        from cran.startup import start
         app = start(root)
     except (ValueError, OSError) as e:   # ConfigError is a ValueError
         from cran import fail  # only a badge that can't start loads it
@@ -31,15 +31,3 @@ def main(root="/", console=True):
         app.badge.log({"error": "the app ended: %r" % (e,)})
         machine.reset()
     return app
-
-
-def start(root):
-    """The app built from root/config.json and its board file (ConfigError, a
-    ValueError, naming the file and field), with the start-only modules let go -
-    cran.startup too, which does it: its code is a badge's RAM, and after the start no
-    one calls it again."""
-    from cran.startup import start_app
-    try:
-        return start_app(root)
-    finally:
-        forget(("cran.startup",))

@@ -1,5 +1,5 @@
-# The badge's start (cran.run.start): the config checked, the state restored, the app built,
-# each phase's code let go before the next loads. Start-only itself: cran.run.start lets it
+# The badge's start (cran.startup.start): the config checked, the state restored, the app built,
+# each phase's code let go before the next loads. Start-only itself: cran.startup.start lets it
 # go once the app is built.
 import sys
 
@@ -18,20 +18,25 @@ _BOOT_ONLY = ("cran.parts", "cran.lock", "cran.radio_start")   # the lock: again
 # console; the radio's wiring: its window's code (cran.link) stays
 
 
-def start_app(root):
-    """cran.run.start: the app built, the start-only modules let go as it goes."""
-    _make_names(None)
-    config = _checked_config(root)
-    _let_go(_CONFIG_ONLY)
-    _make_names(config)
-    # The badge restored before the app's modules load: the start's peak is the app
-    # and its start-only wiring, not also the reading of the records.
-    restored = _restored(root, config)
-    _let_go(_RESTORE_ONLY)
-    from cran.app import App
-    app = App(root, config, restored)
-    _let_go(_BOOT_ONLY)
-    return app
+def start(root):
+    """The app built from root/config.json and its board file (ConfigError, a
+    ValueError, naming the file and field), the start-only modules let go as it goes,
+    this one last: its code is a badge's RAM, and after the start no one calls it."""
+    try:
+        _make_names(None)
+        config = _checked_config(root)
+        _let_go(_CONFIG_ONLY)
+        _make_names(config)
+        # The badge restored before the app's modules load: the start's peak is the app
+        # and its start-only wiring, not also the reading of the records.
+        restored = _restored(root, config)
+        _let_go(_RESTORE_ONLY)
+        from cran.app import App
+        app = App(root, config, restored)
+        _let_go(_BOOT_ONLY)
+        return app
+    finally:
+        forget(("cran.startup",))
 
 
 def _let_go(names):

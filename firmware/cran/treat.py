@@ -3,6 +3,7 @@
 # chain, at the start: cran.radio_start); a player's badge, most of a field, keeps none
 # of it in its heap.
 from cran import radio
+from cran.auth import to_hex
 from cran.core.vocab import const
 
 _MARK_SPACING = const(256)    # Chain: hashes between two tokens kept
@@ -43,8 +44,8 @@ class Chain:
 def offer_nearest(link, heard, now, out):
     """A search's end (cran.link.Link.tick): the strongest answer at or above radio.NEAR_DBM
     gets this chain's next token in a HEAL or REPAIR, sent for a period (link._repeat);
-    out hears ("offered", its id), or ("offered", None) when none was near or the
-    chain is spent."""
+    out hears ("offered", its id in hex), or ("offered", None) when none was near or
+    the chain is spent."""
     near = [h for h in heard if h[0] >= radio.NEAR_DBM]
     if not near:
         out.append(("offered", None))
@@ -57,4 +58,4 @@ def offer_nearest(link, heard, now, out):
     link.save()   # before the token goes out
     kind = radio.HEAL if link.role == radio.HEALER else radio.REPAIR
     link._repeat(kind, target, now, proof)
-    out.append(("offered", target))
+    out.append(("offered", to_hex(target)))

@@ -5,7 +5,7 @@
 # what a big gap means. With --hands it walks the organiser through the parts: each LED
 # look's colour on every LED, the screen, the buzzer, each button ("press button a now"),
 # and writes a one-line verdict a part. The badge is started as its main.py starts it
-# (cran.run.start: config, board, state, drivers), on its REPL, and reset at the end, so its
+# (cran.startup.start: config, board, state, drivers), on its REPL, and reset at the end, so its
 # firmware runs again as before. A `cran vbadge` is checked the same way.
 import json
 import sys
@@ -63,8 +63,8 @@ print(json.dumps({'machine': u.machine, 'release': u.release, 'about': u.version
 # press during the check is no hit).
 _START = _FEED + """import gc, json
 try:
-    import cran.run
-    _check_app = cran.run.start('/')
+    from cran.startup import start
+    _check_app = start('/')
     gc.collect()
     _said = {'alloc': gc.mem_alloc(), 'free': gc.mem_free(), 'safe': _check_app.safe,
              'leds': _check_app.leds is not None, 'screen': _check_app.screen is not None,

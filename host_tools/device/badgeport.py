@@ -125,6 +125,7 @@ def wake(conn, port, knock_s=None, say=None):
             if nonce in [x.strip("\r") for x in text.split("\n")]:
                 return "firmware"
             if ">>> " in text or "raw REPL" in text:
+                _settle(conn)
                 return "repl"
             got = got[-200:]   # only the end can still hold what is awaited
         if not told and now - start > _SAY_AFTER_S:
@@ -133,6 +134,22 @@ def wake(conn, port, knock_s=None, say=None):
                           % port)
         time.sleep(_KNOCK_GAP_S)
     return None
+
+
+def _settle(conn, quiet_s=0.3, most_s=10.0):
+    """Read until the badge has said nothing for quiet_s (at most most_s). MicroPython's
+    prompt answers each knock it heard before it answered (a newline a millisecond while
+    it started: thousands, on a slow start) with a prompt of its own: a tool's next bytes
+    (mpremote's Ctrl-A into the raw REPL) would wait behind them, longer than it waits."""
+    end = time.monotonic() + most_s
+    last = time.monotonic()
+    while time.monotonic() - last < quiet_s and time.monotonic() < end:
+        waiting = conn.in_waiting
+        if waiting:
+            conn.read(waiting)
+            last = time.monotonic()
+        else:
+            time.sleep(0.01)
 
 
 def _say(text):

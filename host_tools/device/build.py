@@ -60,7 +60,7 @@ def compat_args(badge_impl):
 
 
 # The CircuitPython build's own package: a MicroPython badge never gets it (its names
-# would be made at every boot, cran.run.start's names modules being made of every module).
+# would be made at every boot, cran.startup.start's names modules being made of every module).
 CIRCUITPYTHON_ONLY = "cran/hal_cp/"
 # The game master's station badge's relay (cran flash --station): a player's badge never
 # has it, nor the names it makes (names_sources).

@@ -75,8 +75,8 @@ class FieldBadge:
                 self.act(value, now)
             elif what == "offer":
                 self.offers.append((now, value))
-            elif what == "offered":
-                self.offered.append(value)
+            elif what == "offered":   # to whom, in hex as the journal has it
+                self.offered.append(None if value is None else bytes.fromhex(value))
             elif what == "recast":
                 self.recast(value, now)
         if seeking is not None and self.link.seeking is None:   # its search ended

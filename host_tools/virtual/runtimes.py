@@ -273,6 +273,11 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
         # The badge's flash is "flash", run from tmp: its paths (the firmware joins its
         # files to its root) take the badge's heap, and must not grow with $TMPDIR's
         # length (a badge's root is "/").
+        if firmware.startswith(tmp):
+            # Relative, as "flash": the modules' paths (each one a name the badge keeps)
+            # must not grow with $TMPDIR's length either.
+            firmware = os.path.relpath(firmware, tmp)
+
         def driver(mode, options):
             return _json_lines(runtime, ["badge_driver.py", firmware, BOARDS_DIR, "flash",
                                          str(start_tick), str(reboot_every),
