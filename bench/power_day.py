@@ -17,8 +17,8 @@ import vclock  # noqa: E402
 import world  # noqa: E402
 
 from cran.app import App  # noqa: E402
-from cran.config import load  # noqa: E402
 from cran.core.words import parse_action  # noqa: E402
+from cran.start.config import load  # noqa: E402
 
 HOURS = 12
 # One fight an hour: two hits on button a (a finger: it wakes a sleeping badge), then

@@ -1,7 +1,7 @@
 # The radio's frames (cran.radio), run inside MicroPython by bench/run.py:
 #   micropython radio_bench.py FIRMWARE_DIR time   -> JSON: microseconds per operation
 #   micropython radio_bench.py FIRMWARE_DIR heap   -> JSON: bytes the radio keeps
-#                                                     (cran.radio, cran.link)
+#                                                     (cran.radio, cran.radio.link)
 # The heap figure wants the 32-bit interpreter (an ESP32's object sizes); it has no
 # cryptolib, so it leaves out the heartbeat's cipher (a C object made and dropped for
 # each heartbeat, ~300 bytes while it lives on an ESP32: mbedtls's AES context).
@@ -58,7 +58,7 @@ def times():
     ear = radio.Listener(keys, {})
     forged = stops[0][:-1] + bytes([stops[0][-1] ^ 1])
     timed("drop_forged_us", lambda: ear.open(forged), 200, out)
-    from cran.treat import Chain
+    from cran.radio.treat import Chain
     chain = Chain(seed, 1)
     chain.take()   # its marks made: ~4,000 hashes, once
     timed("chain_next_us", chain.take, 200, out)
@@ -88,7 +88,8 @@ def heap():
     state = new_state(Character(), Settings())
     gc.collect()
     before = gc.mem_alloc()
-    from cran import link, radio
+    from cran import radio
+    from cran.radio import link
     keys = radio.Keys(GAME_KEY)
     authorities = {}
     for n in range(8):   # a game master and seven healers or smiths

@@ -29,7 +29,7 @@ RADIO_TIMES = (
     ("open_heartbeat_us", "open it"),
     ("drop_forged_us", "drop a forged frame"),
     ("chain_from_seed_ms", "a healer's first token from its seed (4,095 hashes)"),
-    ("chain_next_us", "its next ones (cran.treat.Chain's marks: < 256 hashes)"),
+    ("chain_next_us", "its next ones (cran.radio.treat.Chain's marks: < 256 hashes)"),
 )
 
 # (key, label, unit, scale): how each board figure is shown and compared.
@@ -402,7 +402,7 @@ def render(figures, previous):
         "console, which loads the console and its lock (and an action line the grammar, "
         "`cran.core.words`), let go again after a quiet minute. The runner reads the "
         "steps as it comes to them: it holds none in the badge's heap. Every name "
-        "(qstr) the firmware makes is made at its start (cran.startup._make_names); in this "
+        "(qstr) the firmware makes is made at its start (cran.start._make_names); in this "
         "port the runner's own ~380 names come first, so where the badge's cross into "
         "a new pool of twice the size (~9 KB at once) is not where they would on an "
         "ESP32, whose first pool follows its frozen modules'. The day crosses the "

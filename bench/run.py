@@ -105,7 +105,7 @@ CAPACITY_MAH = 500
 POWER_RUNS = [(b, b, {}) for b in board_ids()] + [
     ("atom-lite, steady LED", "atom-lite", {"settings": {"idle_look": "steady"}}),
     ("atom-lite, never sleeps", "atom-lite", {"light_sleep": False}),
-    # The radio listening in its windows (cran.link), a heartbeat a minute: no station
+    # The radio listening in its windows (cran.radio.link), a heartbeat a minute: no station
     # here, so no frames come; the windows and heartbeats cost the same.
     ("atom-lite, radio", "atom-lite", {"radio": {"role": "badge", "authorities": {}}}),
 ]

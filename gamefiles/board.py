@@ -4,8 +4,8 @@
 
 import json
 
-from cran.config import BOARD_KEYS, ID_CHARS
-from cran.config import Board as BadgeBoard
+from cran.start.config import BOARD_KEYS, ID_CHARS
+from cran.start.config import Board as BadgeBoard
 
 
 class BoardError(ValueError):
@@ -280,7 +280,7 @@ def _pin_part(c, value, field, keys, required):
 
 
 def _runtime(c, data):
-    """Which firmware runs the board (cran.parts takes its drivers): MicroPython, the
+    """Which firmware runs the board (cran.start.parts takes its drivers): MicroPython, the
     default, or CircuitPython, which names its own board definition (the `board`
     module's, boot_out.txt's "Board ID") and has no display driver."""
     runtime = data["runtime"] = c.choice(data["runtime"] or "micropython", "runtime",
@@ -375,7 +375,7 @@ class Board(BadgeBoard):
     has no such part, with optional keys filled in so drivers need no .get()."""
 
     def __init__(self, data, claims):
-        for key in BOARD_KEYS:      # what the badge reads (cran.config.read_board)
+        for key in BOARD_KEYS:      # what the badge reads (cran.start.config.read_board)
             setattr(self, key, data[key])
         self.name = data["name"]
         self.imu = data["imu"]
@@ -396,7 +396,7 @@ class Board(BadgeBoard):
                 "buzzer": self.buzzer, "buttons": self.buttons, "display": self.display,
                 "power": self.power, "imu": self.imu, "ir_tx": self.ir_tx,
                 "status_led": self.status_led}
-        if self.runtime != "micropython":   # the badge's cran.parts reads it
+        if self.runtime != "micropython":   # the badge's cran.start.parts reads it
             data["runtime"] = self.runtime
             data["circuitpython_board"] = self.circuitpython_board
         return data

@@ -49,10 +49,11 @@ def test_a_hit_allocates_within_its_bound(allocations, board):
 
 
 # Modules a badge needs only at its start, or while its console is in use: each one's code
-# is RAM on a badge (cran.startup.start, cran.app's session). Let go, they must not be in
+# is RAM on a badge (cran.start.phases.start, cran.app's session). Let go, they must not be in
 # sys.modules.
-START_ONLY = ("cran.config", "cran.core.choices", "cran.parts", "cran.boots", "cran.rescue",
-              "cran.restore")
+START_ONLY = ("cran.start", "cran.start.config", "cran.core.choices", "cran.start.parts",
+              "cran.start.boots", "cran.start.rescue", "cran.start.restore",
+              "cran.start.records")
 CONSOLE = ["cran.console", "cran.core.words", "cran.lock"]
 
 

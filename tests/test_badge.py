@@ -6,7 +6,7 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_SAY
 from cran.core.words import parse_action
-from cran.restore import boot
+from cran.start.restore import boot
 
 WRAP_START = (1 << 30) - 3000   # the undo window across the tick wrap too
 

@@ -120,12 +120,12 @@ def test_a_countdown_past_half_the_period_would_misfire(monkeypatch):
 
 
 def _config(board, **character):
-    from cran.config import from_dict
+    from cran.start.config import from_dict
     return from_dict({"board": board, "character": character}, "b01.json", BOARDS_DIR)
 
 
 def test_a_circuitpython_config_refuses_durations_its_clock_misreads():
-    from cran.config import ConfigError
+    from cran.start.config import ConfigError
     hours = 3600000
     assert _config("atoms3-lite", agonisant_ms=74 * hours).character.agonisant_ms \
         == 74 * hours
@@ -136,7 +136,7 @@ def test_a_circuitpython_config_refuses_durations_its_clock_misreads():
         "b01.json: character.coma_ms: 360000000 ms (100.0 hours) is longer than a "
         "CircuitPython badge can count: 74 hours at most (its clock, supervisor.ticks_ms, "
         "wraps at 2**29 ms)")
-    from cran.config import from_dict
+    from cran.start.config import from_dict
     with pytest.raises(ConfigError) as e:
         from_dict({"board": "atoms3-lite", "settings": {"effect_ms": "80h"}}, "b01.json",
                   BOARDS_DIR)
@@ -165,7 +165,7 @@ def test_time_off_is_counted_at_most_half_the_period(monkeypatch):
     from cran.core.record import to_record
     from cran.core.rules import Character, Settings
     from cran.core.words import parse_action
-    from cran.restore import _time_off_ms, from_record
+    from cran.start.restore import _time_off_ms, from_record
     _circuitpythons_period(monkeypatch)
     settings = Settings(time_off_counts=True)
     character = Character(name="Ali")

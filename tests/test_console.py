@@ -8,7 +8,7 @@ from cran.console import Console, text_of
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_COMBAT, CUE_END, CUE_KINDS
-from cran.restore import boot
+from cran.start.restore import boot
 
 START = (1 << 30) - 1000     # the console lives across the tick wrap too
 

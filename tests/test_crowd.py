@@ -14,7 +14,7 @@ import pytest
 
 from conftest import REPO, run_cran
 from cran import radio
-from cran.link import PERIOD_MS, REPEAT_MS, WINDOW_MS
+from cran.radio.link import PERIOD_MS, REPEAT_MS, WINDOW_MS
 from host_tools import CommandError
 from host_tools.commands.air import changes
 from host_tools.field import fieldnet
@@ -117,7 +117,7 @@ def test_a_crowds_wearers_do_what_they_are_told_by_name(tmp_path, game):
 
 
 def test_a_restarted_crowd_goes_on_with_its_counters(tmp_path, game):
-    """Each badge keeps its counter's mark as a badge keeps it (cran.link's radio.json):
+    """Each badge keeps its counter's mark as a badge keeps it (cran.radio.link's radio.json):
     a station that heard the crowd before a restart still takes its frames."""
     key, gm_seed, members, left = specs(str(game), None, count=3)
     hub = fieldnet.Hub("crowd-again%d" % os.getpid())

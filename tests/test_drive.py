@@ -162,7 +162,7 @@ def test_the_drive_boots_on_circuitpython(drive, config):
         "board.define('m5stack_atoms3_lite')\n"
         "from cran.hal_cp import runtime\n"
         "runtime.install()\n"
-        "from cran.startup import start\n"
+        "from cran.start.phases import start\n"
         "app = start(%r)\n"
         "import time\n"
         "print(app.board_id, app.badge.character.name, app.line('coup', time.ticks_ms()),\n"

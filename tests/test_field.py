@@ -1,5 +1,5 @@
 # A whole field on one machine: 50 badges (the rules engine and the firmware's radio,
-# cran.link and cran.radio, unchanged) and the game master's station, on a virtual air
+# cran.radio.link and cran.radio, unchanged) and the game master's station, on a virtual air
 # (host_tools/vhw/air.py) that loses frames, in virtual time (a millisecond a step).
 # The field itself: host_tools/field/fieldsim.py.
 import pytest
@@ -8,7 +8,7 @@ from cran import radio
 from cran.core.engine import act, new_state, view
 from cran.core.rules import Character, Settings
 from cran.core.vocab import Action
-from cran.link import NEAR_DBM, OFFER_MS, PERIOD_MS, WINDOW_MS
+from cran.radio.link import NEAR_DBM, OFFER_MS, PERIOD_MS, WINDOW_MS
 from host_tools.field.fieldsim import (
     GAME_KEY,
     GM_SEED,
@@ -172,7 +172,7 @@ def test_a_badge_of_another_game_hears_nothing_and_the_station_sees_every_badge(
 def test_heartbeats_read_back_and_garbage_is_refused():
     state = new_state(Character(armor=2), Settings())
     state, _ = act(state, Action("effet", "peur"), 0)
-    from cran.link import heartbeat
+    from cran.radio.link import heartbeat
     row = read_heartbeat(heartbeat(state, 1000, 55))
     assert row == {"etat": "pleine-forme", "reste": None, "armure": 2,
                    "armure-abimee": False, "jeu": "en-jeu", "renommee": 0, "batterie": 55,
@@ -193,8 +193,8 @@ _MP_LINK = """
 import sys, json
 sys.path.insert(0, %(firmware)r)
 from cran import radio
-from cran.link import Link, command
-from cran.treat import Chain
+from cran.radio.link import Link, command
+from cran.radio.treat import Chain
 from cran.core.engine import new_state
 from cran.core.rules import Character, Settings
 from cran.auth import to_hex

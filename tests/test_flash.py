@@ -303,7 +303,7 @@ def test_the_manifest_names_every_module_and_what_the_cannot_start_path_imports(
     from host_tools.device import build
     needs = build.imported_by("cran.fail")
     # What importing cran.fail runs, packages included; not what cran's functions
-    # import when they run (cran.startup.start imports the app).
+    # import when they run (cran.start.phases.start imports the app).
     assert {"/cran/fail.mpy", "/cran/__init__.mpy", "/cran/console.mpy",
             "/cran/storage.mpy", "/cran/lock.mpy", "/cran/core/__init__.mpy"} <= set(needs)
     assert "/cran/app.mpy" not in needs and "/cran/config.mpy" not in needs

@@ -5,7 +5,7 @@
 import pytest
 
 from conftest import app_driver_checks
-from cran.link import PERIOD_MS, WINDOW_MS
+from cran.radio.link import PERIOD_MS, WINDOW_MS
 from host_tools.field.station import read_heartbeat
 
 

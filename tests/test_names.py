@@ -49,7 +49,7 @@ def test_the_names_modules_hold_every_name_each_module_makes(tmp_path):
         if not path.endswith(".mpy") or path == "/cran/fail.mpy" or "/names" in path:
             continue
         module = path[1:-4].replace("/", ".").replace(".__init__", "")
-        part = build.PART_MODULES.get(module)
+        part = build.part_of(module)
         text = made["cran/names%s.py" % ("_" + part if part else "")]
         assert path[1:] in text                     # its __file__
         with open(files[path], "rb") as f:

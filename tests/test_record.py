@@ -13,7 +13,7 @@ from cran.core.record import RECORD_VERSION, to_record
 from cran.core.rules import Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.words import ParseError
-from cran.restore import from_record
+from cran.start.restore import from_record
 from gamefiles import scenario
 
 OFF_MS = 3 * 3600 * 1000 + 17     # switched off for three hours

@@ -61,7 +61,7 @@ def test_the_partitions_are_those_micropython_and_the_firmware_look_for():
     assert int(rows["romfs"]["subtype"], 0) == ROMFS_SUBTYPE and rows["romfs"]["type"] == "data"
     assert (rows["vfs"]["type"], rows["vfs"]["subtype"]) == ("data", "fat")   # LittleFS
     assert (rows["nvs"]["type"], rows["nvs"]["subtype"]) == ("data", "nvs")
-    # The state's copy in NVS (cran.rescue) is tested against a partition of this size.
+    # The state's copy in NVS (cran.start.rescue) is tested against a partition of this size.
     assert rows["nvs"]["size"] == _virtual_nvs_bytes()
     assert rows["factory"]["type"] == "app" and rows["factory"]["size"] >= 0x1D0000
 

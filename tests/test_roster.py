@@ -6,9 +6,9 @@ import os
 import pytest
 
 from conftest import REPO, run_cran
-from cran import config as badge_config
 from cran.core.choices import FIELDS
 from cran.core.rules import Settings
+from cran.start import config as badge_config
 from host_tools import cli
 from host_tools.game import roster
 

@@ -52,7 +52,7 @@ _OFFER = const((3, 0, 1))
 
 
 class App:
-    # The fields cran.parts.assemble sets, for mypy: annotations alone are no code on
+    # The fields cran.start.parts.assemble sets, for mypy: annotations alone are no code on
     # MicroPython (see assemble for what each one is).
     board_id: "Any"
     lang: "Any"
@@ -99,14 +99,14 @@ class App:
     link: "Any"
 
     def __init__(self, root, config, restored=None):
-        """The badge of config (cran.config.Config) with its flash at root: restored,
-        cran.restore.restored_badge(root, config) (made here if not given), and its
-        parts made and wired by cran.parts.assemble. Both are start-only code, let go
+        """The badge of config (cran.start.config.Config) with its flash at root: restored,
+        cran.start.restore.restored_badge(root, config) (made here if not given), and its
+        parts made and wired by cran.start.parts.assemble. Both are start-only code, let go
         once the app is built (bytecode in a badge's RAM): the fields are listed there."""
         if restored is None:
-            from cran.restore import restored_badge
+            from cran.start.restore import restored_badge
             restored = restored_badge(root, config)
-        from cran import parts
+        from cran.start import parts
         parts.assemble(self, root, config, restored)
 
     # ---- inputs -----------------------------------------------------------------
@@ -214,12 +214,12 @@ class App:
         return self._next_wake(now)
 
     def _heard(self, what, value, now):
-        """One thing the radio heard (cran.link.Link.tick), played on the badge."""
+        """One thing the radio heard (cran.radio.link.Link.tick), played on the badge."""
         badge = self.badge
         if what == "act":   # a game master's command: no undo for it
             badge.apply(value, now, save=False)
         elif what == "recast":   # a reset to a new character: rare, loaded for it
-            from cran.recast import recast
+            from cran.radio.recast import recast
             recast(self, value, now)
         elif what == "clock":
             badge.set_wall_clock(value, now)
@@ -269,7 +269,7 @@ class App:
         menu = self.menu
         where = menu.where() if menu is not None else None
         if where is None and menu is not None and menu.offer is not None:
-            where = _OFFER   # a healer's offer (cran.link): a long press takes it
+            where = _OFFER   # a healer's offer (cran.radio.link): a long press takes it
         leds = self.leds
         if leds is not None:
             n = leds.count
@@ -482,8 +482,8 @@ class App:
                 continue   # Enter alone, \r\n's second half, a host's knock
             for out in console.answer(line, time.ticks_ms()):
                 print(out)
-            if console.reboot:   # rare, so its code is loaded for it (cran.boots)
-                from cran.boots import reboot
+            if console.reboot:   # rare, so its code is loaded for it (cran.start.boots)
+                from cran.start.boots import reboot
                 reboot(self.badge, self.root)
 
     def start_watchdog(self):

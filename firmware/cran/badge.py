@@ -41,7 +41,7 @@ class Badge:
         # until an organiser's reset (the state above is only a placeholder).
         self.unknown = False
         self.saved_at = None        # tick of the last save, for checkpoints (the boot's, once
-                                    # cran.restore has put the saved state back)
+                                    # cran.start.restore has put the saved state back)
         self._copy_failed = False   # the last save's NVS copy failed (journaled once)
         # Why the last save failed (the flash refused it), until one works again: the
         # app shows it on every board and `status` says it. A badge that can't save

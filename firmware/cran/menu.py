@@ -112,7 +112,7 @@ def build_tree(treats=None):
 class Menu:
     """press() -> results: ("action", Action), ("undo",), ("peek",), ("treat",) (a
     healer's wearer treats the nearest badge), ("take",) (the wearer takes the offer on
-    show: a long press while `offer` is set, cran.link). One button, or two without a
+    show: a long press while `offer` is set, cran.radio.link). One button, or two without a
     screen, scroll the menu; two with a screen pick entries directly."""
 
     def __init__(self, board_buttons, has_screen, treats=None, orga_code=None):

@@ -1,5 +1,5 @@
 # The badge's entry: main.py (code.py on CircuitPython) calls main(), which builds the
-# app (cran.startup.start, let go after it) and runs it until the badge stops.
+# app (cran.start.phases.start, let go after it) and runs it until the badge stops.
 # Resident: main's frame is live as long as the app runs.
 
 
@@ -14,7 +14,7 @@ def main(root="/", console=True):
     # First of all: until the app has read the game key (cran.lock), Ctrl-C is a byte.
     micropython.kbd_intr(-1)
     try:
-        from cran.startup import start
+        from cran.start.phases import start
         app = start(root)
     except (ValueError, OSError) as e:   # ConfigError is a ValueError
         from cran import fail  # only a badge that can't start loads it

@@ -146,7 +146,7 @@ def entry_label(menu, entry, lang="fr"):
         if en:
             return "Divine: " + ("on" if menu.divin else "off")
         return "Divin: " + ("oui" if menu.divin else "non")
-    if entry == TREAT:   # over the radio, to the nearest badge (cran.link)
+    if entry == TREAT:   # over the radio, to the nearest badge (cran.radio.link)
         if menu.treats == "soin":
             return "Heal nearest" if en else "Soigner"
         return "Repair nearest" if en else "Reparer"

@@ -5,7 +5,7 @@
 # what a big gap means. With --hands it walks the organiser through the parts: each LED
 # look's colour on every LED, the screen, the buzzer, each button ("press button a now"),
 # and writes a one-line verdict a part. The badge is started as its main.py starts it
-# (cran.startup.start: config, board, state, drivers), on its REPL, and reset at the end, so its
+# (cran.start: config, board, state, drivers), on its REPL, and reset at the end, so its
 # firmware runs again as before. A `cran vbadge` is checked the same way.
 import json
 import sys
@@ -63,7 +63,7 @@ print(json.dumps({'machine': u.machine, 'release': u.release, 'about': u.version
 # press during the check is no hit).
 _START = _FEED + """import gc, json
 try:
-    from cran.startup import start
+    from cran.start.phases import start
     _check_app = start('/')
     gc.collect()
     _said = {'alloc': gc.mem_alloc(), 'free': gc.mem_free(), 'safe': _check_app.safe,

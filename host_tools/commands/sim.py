@@ -108,7 +108,7 @@ def prepare(args, runtime):
     if getattr(args, "field", None) is not None:
         if runtime == "circuitpython":
             raise CommandError("--field: board %s runs CircuitPython, whose badge has no "
-                               "radio (cran.link is MicroPython's espnow)" % board)
+                               "radio (cran.radio.link is MicroPython's espnow)" % board)
         field, key, kept = _on_field(args, config)
     try:
         return BadgeDriver(board, config, runtime, field=field, game_key=key,

@@ -1,6 +1,6 @@
 # A badge's journal read: what the badge recorded, entry by entry, and the state it was
 # in after each. The journal is what cran.storage.Journal holds: one JSON object a line,
-# written by cran/badge.py, cran/restore.py and cran/app.py: {"boot"}, {"a", "c"},
+# written by cran/badge.py, cran/start/restore.py and cran/app.py: {"boot"}, {"a", "c"},
 # {"timer"}, {"undo"}, {"error"}, {"safe_mode"}, {"restored"} (the state came back from
 # its copy in NVS), {"inconnu"} (the state is lost: etat inconnu until a reset),
 # {"fresh"}, each with "up" (ms since that boot) and "t" (wall-clock seconds) once the

@@ -60,7 +60,7 @@ def compat_args(badge_impl):
 
 
 # The CircuitPython build's own package: a MicroPython badge never gets it (its names
-# would be made at every boot, cran.startup.start's names modules being made of every module).
+# would be made at every boot, cran.start.phases.start's names modules being made of every module).
 CIRCUITPYTHON_ONLY = "cran/hal_cp/"
 # The game master's station badge's relay (cran flash --station): a player's badge never
 # has it, nor the names it makes (names_sources).
@@ -161,17 +161,24 @@ def romfs_image(files):
 
 MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
 
-# Modules a badge loads only when its board has the part (cran.parts) or its game the
+# Modules a badge loads only when its board has the part (cran.start.parts) or its game the
 # radio: the names they make are made only then. Every other module's are made at the
 # start.
 PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
                 "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
                 "cran.hal.axp192": "display", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
-                "cran.radio": "radio", "cran.link": "radio", "cran.hal.espnow": "radio",
-                "cran.radio_config": "radio", "cran.hal.battery": "radio",
-                "cran.recast": "radio", "cran.radio_start": "radio", "cran.treat": "radio"}
+                "cran.hal.espnow": "radio", "cran.hal.battery": "radio"}
+# ... and every module of the radio's package (cran.radio, cran.radio.*): radio games only.
+RADIO_PACKAGE = "cran.radio"
 NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
+
+
+def part_of(module):
+    """The board part (or the radio) a module is loaded for, or None: every badge's."""
+    if module == RADIO_PACKAGE or module.startswith(RADIO_PACKAGE + "."):
+        return "radio"
+    return PART_MODULES.get(module)
 
 
 def module_name(path):
@@ -191,7 +198,7 @@ def names_of(files):
                 or path.startswith("/cran/names")):   # what these make, not them
             continue
         module = module_name(path)
-        part = PART_MODULES.get(module)
+        part = part_of(module)
         names, later = groups["names_" + part if part else "names"]
         later.add(path[1:])   # the module's __file__, under where the firmware is
         with open(files[path], "rb") as f:
@@ -207,7 +214,7 @@ def names_sources(files, src_dir):
     """{badge path: local .mpy} -> the sources, written in src_dir, of the modules that
     make the badge's names (qstrs) when they load, as (path, rel) for compile_modules:
     cran/names.py for every module but the parts', cran/names_PART.py for each part's.
-    Loaded by cran.startup._make_names at the start: a .mpy's names are made by MicroPython's
+    Loaded by cran.start._make_names at the start: a .mpy's names are made by MicroPython's
     loader, in C, at a module load's speed. Identifiers are written as attributes and
     short strings as literals (each a qstr of the .mpy); what is neither (dotted module
     names, source names: strings of more than 10 characters are constant objects, not
@@ -220,7 +227,7 @@ def names_sources(files, src_dir):
         idents = sorted(n for n in names if _attribute(n))
         short = sorted(n for n in names if not _attribute(n))
         lines = ["# Made by cran flash (host_tools/device/build.py names_sources): loading this",
-                 "# makes the names of the badge's modules; cran.startup._make_names.",
+                 "# makes the names of the badge's modules; cran.start._make_names.",
                  "LATER = %r" % " ".join(sorted(later)),
                  "", "", "def _(x):"]
         lines += ["    x.%s" % n for n in idents]

@@ -1,6 +1,6 @@
 # A crowd of virtual badges that a field's air hosts itself (`cran air --roster`,
 # `--crowd N`), so that one laptop holds a field of 50 badges for a station badge on USB
-# to reach. Each is the rules engine and the firmware's own radio (cran.link, cran.radio,
+# to reach. Each is the rules engine and the firmware's own radio (cran.radio.link, cran.radio,
 # as fieldsim.FieldBadge wires them) on a radio of the hub (fieldnet.StampedRadio, strict:
 # closed outside its windows, 250-byte frames, a 526-byte buffer), listening in the
 # firmware's windows, each at a phase of its own. One thread steps them all in real time,
@@ -17,7 +17,7 @@ import time
 from cran import radio
 from cran.core.engine import view
 from cran.core.words import ParseError, parse_action, plain
-from cran.link import PERIOD_MS
+from cran.radio.link import PERIOD_MS
 from gamefiles.scenario import grammar_word
 from host_tools import CommandError
 from host_tools.field.fieldsim import FieldBadge
@@ -56,11 +56,11 @@ class Member:
 def specs(settings_path, roster_path=None, count=0):
     """The game settings, the roster's rows that have no port (a row with one is the
     badge flashed on that port) and `count` players of no name -> (game key, the game
-    master's seed, [{"name", "radio" (cran.radio_config.Radio), "character",
+    master's seed, [{"name", "radio" (cran.radio.config.Radio), "character",
     "settings"}], [(name, port) of each row left to its port]). CommandError naming
     every fault (as cran config does)."""
-    from cran import radio_config
     from cran.core.rules import Character
+    from cran.radio import config as radio_config
     from host_tools.game.roster import (
         RosterError,
         badge_configs,

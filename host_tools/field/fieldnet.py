@@ -176,7 +176,7 @@ class Hub:
 
     def radio(self, x=None, y=None, clock=None):
         """A radio of this process on this air, at (x, y) or a random spot: vhw/air.py's,
-        as strict (cran.link's driver methods): the station's. With clock (-> ms, the
+        as strict (cran.radio.link's driver methods): the station's. With clock (-> ms, the
         time stamped on what arrives), a StampedRadio: a crowd's badge's."""
         with self.lock:
             where = (x, y) if x is not None else self._spot()

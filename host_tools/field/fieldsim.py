@@ -1,5 +1,5 @@
 # A whole field in one process, in virtual time: badges (the rules engine and the
-# firmware's radio, cran.link and cran.radio, unchanged) and the game master's station on
+# firmware's radio, cran.radio.link and cran.radio, unchanged) and the game master's station on
 # a virtual air (vhw/air.py) that loses frames, a millisecond a step. For tests and for
 # `make bench`'s stop -> every badge frozen figure.
 from cran import radio
@@ -7,10 +7,10 @@ from cran.core.engine import act, new_state, view
 from cran.core.engine import tick as engine_tick
 from cran.core.rules import Character, Settings
 from cran.core.vocab import Action
-from cran.link import Link
-from cran.radio_config import Radio as RadioSpec
-from cran.radio_start import wire
-from cran.treat import Chain
+from cran.radio.config import Radio as RadioSpec
+from cran.radio.link import Link
+from cran.radio.start import wire
+from cran.radio.treat import Chain
 from host_tools.field.station import Station, gm_anchor
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
@@ -26,13 +26,13 @@ def _authorities():
 
 
 class FieldBadge:
-    """A badge as the app wires one: the engine's state, its link (cran.link, as the
+    """A badge as the app wires one: the engine's state, its link (cran.radio.link, as the
     firmware has it), and what its wearer was offered. air: its radio (vhw/air.py's,
-    or a hub's: cran.link's driver methods); authorities: {id: [role, 0, anchor]} as
+    or a hub's: cran.radio.link's driver methods); authorities: {id: [role, 0, anchor]} as
     cran.radio.Listener takes them (its own: the listener spends its tokens in it).
     kept: a file for what outlives a restart (its counter's mark, the tokens it spent,
     its own chain's next), read and written by the firmware's own code, as a badge's
-    radio.json (cran.radio_start.wire, Link.save); None: kept in memory."""
+    radio.json (cran.radio.start.wire, Link.save); None: kept in memory."""
 
     def __init__(self, air, me, role=radio.BADGE, seed=None, key=GAME_KEY,
                  authorities=None, character=None, settings=None, kept=None):
@@ -85,9 +85,9 @@ class FieldBadge:
         self.next_wake = now + self.link.next_wake_ms(now)
 
     def recast(self, fields, now):
-        """The game master's reset to a new character (JSON fields), as cran.recast
+        """The game master's reset to a new character (JSON fields), as cran.radio.recast
         plays it on a badge: checked, then P3 with it; refused, nothing changes."""
-        from cran.recast import read_character, with_character
+        from cran.radio.recast import read_character, with_character
         try:
             _, character = read_character(fields)
         except ValueError:

@@ -11,7 +11,7 @@ import struct
 from cran import radio
 from cran.auth import derive
 from cran.core.vocab import STATES
-from cran.link import (
+from cran.radio.link import (
     _HEARTBEAT,
     _HEARTBEAT_BYTES,
     _NO_TIME,
@@ -36,7 +36,7 @@ def gm_anchor(seed):
 
 def read_heartbeat(payload):
     """A heartbeat's payload -> {field: value}, or None when it is not one. Its layout is
-    cran.link.heartbeat's; it is read here only (no badge reads another's state), so a
+    cran.radio.link.heartbeat's; it is read here only (no badge reads another's state), so a
     badge keeps none of this reading in its heap."""
     if len(payload) < _HEARTBEAT_BYTES:
         return None
@@ -82,7 +82,7 @@ def treater_anchors(secret, rows):
 
 def radio_sections(secret, rows):
     """rows: [(name, role)] of the whole roster (role: ROLE_NAMES) -> {name: the radio
-    section of that badge's config (cran.config's "radio")}."""
+    section of that badge's config (cran.start.config's "radio")}."""
     authorities = {radio_id(GM_NAME).hex(): ["gm", gm_anchor(seed_of(secret, GM_NAME)).hex()]}
     for who, (role, anchor) in treater_anchors(secret, rows).items():
         authorities[who.hex()] = [role, anchor.hex()]
@@ -98,7 +98,7 @@ def radio_sections(secret, rows):
 class Station:
     """game_key, seed: the game's key and the game master's chain seed; me: the
     station's 6-byte id; saved: a JSON file where its counter's mark and next token
-    index live (None: kept in memory). air: its radio (cran.link's driver methods; one
+    index live (None: kept in memory). air: its radio (cran.radio.link's driver methods; one
     with repeat(frame, every_ms, for_ms), the station badge on USB, sends a command's
     copies itself). on_heard(badge id, row, now), when set, hears each heartbeat read.
     treaters: {id: [role, 0, anchor]} of the game's healers and smiths, whose frames it

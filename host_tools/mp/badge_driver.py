@@ -139,7 +139,7 @@ class Run:
         self.boot()
 
     def boot(self):
-        from cran.startup import start  # as main() boots it: start-only modules let go
+        from cran.start.phases import start  # as main() boots it: start-only modules let go
         app = self.app = start(self.root)
         shown = app.badge.on_cues
 

@@ -1,4 +1,4 @@
-# The badge's names (qstrs), made as its start makes them (cran.startup._make_names),
+# The badge's names (qstrs), made as its start makes them (cran.start._make_names),
 # for the runner's measures of the badge's heap. A name is kept for good: its characters
 # in chunks, its entry in a pool, and a full pool's next one is one block of twice its
 # size. The runner makes ~580 names of its own before the badge starts (the virtual
@@ -11,13 +11,13 @@ import gc
 import sys
 
 # The modules cran flash makes to make the badge's names (host_tools/device/build.py
-# names_sources); cran.startup loads those of its board's parts and game.
+# names_sources); cran.start loads those of its board's parts and game.
 MODULES = ("cran.names", "cran.names_display", "cran.names_buzzer", "cran.names_leds",
            "cran.names_radio")
 
 
 def make(modules=MODULES):
-    """Make the names of `modules` as cran.startup does, then forget the modules (and
+    """Make the names of `modules` as cran.start does, then forget the modules (and
     the cran package) so that the badge loads them as its own. -> the modules made (none
     for a firmware run from source, which has no names modules)."""
     made = []

@@ -49,7 +49,7 @@ import time  # noqa: E402
 from cran import cues, storage
 from cran.core.engine import view  # noqa: E402
 from cran.hal.buttons import Button  # noqa: E402
-from cran.startup import start  # noqa: E402
+from cran.start.phases import start  # noqa: E402
 
 # show() asking to run again at once this many times in a row, at one instant, is a
 # firmware bug: stop there rather than spin for ever.

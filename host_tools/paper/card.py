@@ -524,7 +524,7 @@ def _back(card, x0):
         page.y += (len(lines) - 1) * (SMALL + 7)
     if card.only_coup:
         page.note("* sous Coup seulement.")
-    # The game's own (cran.menu's Orga code, cran.link's offers): true of every board.
+    # The game's own (cran.menu's Orga code, cran.radio.link's offers): true of every board.
     page.note("Orga : derrière le code des orgas. Jeu avec radio : un soin offert se "
               "montre %s ; %s pour l'accepter." % (
                   "à l'écran" if card.direct else "en éclairs verts",

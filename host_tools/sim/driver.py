@@ -21,7 +21,7 @@ from host_tools.virtual.runtimes import (
 )
 
 DRIVER = os.path.join(MP_DIR, "live_driver.py")
-RADIO_FILE = "radio.json"   # cran.link's, in the flash's root
+RADIO_FILE = "radio.json"   # cran.radio.link's, in the flash's root
 # Fields that mark a JSON file as a badge config (`cran config`), not a bare character.
 _WEARER_KEYS = ("character", "settings", "lang", "volume_percent", "light_sleep")
 
@@ -178,7 +178,7 @@ def read_wearer(path):
 
 
 def check_wearer(board, config, named):
-    """The firmware's own checks (cran.config.load) on the config the badge will boot
+    """The firmware's own checks (cran.start.config.load) on the config the badge will boot
     with; a fault -> CommandError naming `named` (the file it came from) and the field."""
     from host_tools.game.roster import RosterError, firmware_check
     check_board(board)

@@ -51,7 +51,7 @@ class Air:
 
 
 class Radio:
-    """A badge's ESP-NOW, as cran.link drives it: on(), off(), send(peer, frame),
+    """A badge's ESP-NOW, as cran.radio.link drives it: on(), off(), send(peer, frame),
     recv() -> (frame, rssi) or None."""
 
     def __init__(self, air, x, y):

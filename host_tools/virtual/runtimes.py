@@ -336,7 +336,7 @@ def compile_runner(out_dir):
 
 def names_modules(job):
     """The names modules (host_tools/mp/badgenames.py) a job's badge makes names from at
-    its start, as cran.startup picks them: every module's, its board's parts', and the
+    its start, as cran.start picks them: every module's, its board's parts', and the
     radio's when its game has one."""
     with open(os.path.join(BOARDS_DIR, job["board"] + ".json")) as f:
         board = json.load(f)

@@ -36,7 +36,7 @@ vclock.patch_cpython_time()
 time.time = vclock.time
 
 from cran.app import App  # noqa: E402
-from cran.config import load  # noqa: E402
+from cran.start.config import load  # noqa: E402
 from cran.storage import Journal  # noqa: E402
 from gamefiles import scenario  # noqa: E402
 

@@ -19,7 +19,7 @@ import world  # noqa: E402
 
 from cran.app import CONSOLE_QUIET_MS  # noqa: E402
 from cran.compat import forget  # noqa: E402
-from cran.startup import start  # noqa: E402
+from cran.start.phases import start  # noqa: E402
 
 BOARDS = ("atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
           "m5stickc-plus")

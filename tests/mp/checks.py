@@ -44,7 +44,7 @@ def fresh_badge(flash, boards, board, config, start=0, epoch_s=None, i2c=False,
     import world
 
     from cran.app import App
-    from cran.config import load
+    from cran.start.config import load
     vclock.start(start, epoch_s if epoch_s is not None else vclock.DEFAULT_EPOCH_S)
     machine.reset_all()
     _roots[0] += 1

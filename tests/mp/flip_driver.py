@@ -28,7 +28,7 @@ from cran.badge import Badge  # noqa: E402
 from cran.core.record import to_record  # noqa: E402
 from cran.core.rules import Character, Settings  # noqa: E402
 from cran.core.words import parse_action  # noqa: E402
-from cran.restore import boot as restore_boot  # noqa: E402
+from cran.start.restore import boot as restore_boot  # noqa: E402
 from cran.storage import Journal, StateStore  # noqa: E402
 
 BLOCK_SIZE = 4096

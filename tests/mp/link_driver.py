@@ -1,4 +1,4 @@
-# The badge app with its radio (cran.link over cran.hal.espnow) on the virtual hardware,
+# The badge app with its radio (cran.radio.link over cran.hal.espnow) on the virtual hardware,
 # inside the MicroPython unix port: frames delivered to the virtual espnow as a game
 # master's station or a healer would send them, the badge's own frames read back.
 #   micropython link_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR VHW_DIR EXTRA_DIR
@@ -20,8 +20,8 @@ from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 from cran import radio  # noqa: E402
 from cran.app import App  # noqa: E402
 from cran.auth import to_hex  # noqa: E402
-from cran.config import load  # noqa: E402
 from cran.core.engine import view  # noqa: E402
+from cran.start.config import load  # noqa: E402
 
 BOARDS, FLASH = sys.argv[2], sys.argv[3]
 GAME_KEY = bytes(range(32))
@@ -44,7 +44,7 @@ def badge(board="atom-lite", config=None):
 
 
 def sent_again(frame, ms, rssi=-45, sender=GM_ID):
-    """A station's copies of frame every 3 ms for ms (as cran.link sends them)."""
+    """A station's copies of frame every 3 ms for ms (as cran.radio.link sends them)."""
     async def go():
         for _ in range(ms // 3):
             espnow.deliver(sender, frame, rssi)
@@ -127,8 +127,8 @@ def a_reset_to_a_new_character_over_the_radio():
         run_for(app, 10, sent_again(gm(radio.RESET, i + 1, i, payload), 1000))
         out[name] = seen()
     out["config_after"] = config_character()
-    out["modules_left"] = sorted(m for m in sys.modules
-                                 if m in ("cran.recast", "cran.config", "cran.core.choices"))
+    out["modules_left"] = sorted(m for m in sys.modules if m in (
+        "cran.radio.recast", "cran.start.config", "cran.core.choices"))
     out["journal"] = [e for e in app.badge.journal.entries()
                       if e.get("radio") == "reset" or e.get("a") == "reset"
                       or "recast" in e]

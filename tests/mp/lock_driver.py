@@ -17,7 +17,7 @@ import machine  # noqa: E402
 import vclock  # noqa: E402
 import world  # noqa: E402
 
-from cran.startup import start  # noqa: E402
+from cran.start.phases import start  # noqa: E402
 
 
 def ctrl_c_stops_the_app():

@@ -1,7 +1,7 @@
 # The names (qstrs) a badge makes, inside the MicroPython unix port, with the firmware as
 # .mpy and the modules that make its names, as cran flash installs them
 # (host_tools/device/build.py names_sources):
-# every qstr is made by cran.startup.start, none later, whatever the console is sent.
+# every qstr is made by cran.start.phases.start, none later, whatever the console is sent.
 #   micropython names_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR BOARD VHW...
 # Prints each of after_boot, after_lazy, after_lines followed by micropython.qstr_info's
 # line, then a JSON line: the first answers to the lines sent.
@@ -35,7 +35,7 @@ machine.reset_all()
 root = sys.argv[3] + "/badge"
 world.wire(world.make_root(root, sys.argv[2], sys.argv[4], {}), i2c=True)
 from cran.compat import forget  # noqa: E402
-from cran.startup import start  # noqa: E402
+from cran.start.phases import start  # noqa: E402
 
 app = start(root)
 qstrs("after_boot")

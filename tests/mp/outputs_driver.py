@@ -1,5 +1,5 @@
 # What a badge's own parts show, as the virtual hardware records them: the whole app
-# (cran.startup.start) on a board, console lines at set times, and every LED write, buzzer
+# (cran.start.phases.start) on a board, console lines at set times, and every LED write, buzzer
 # change and screen draw with its time. tests/test_outputs.py compares them.
 #   <python> outputs_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR VHW...
 # stdin: one job a line, {"board": ID, "config": {...}, "steps": [[MS, WHAT, ARG], ...],
@@ -25,7 +25,7 @@ if sys.implementation.name != "micropython":
 
 import time  # noqa: E402
 
-from cran.startup import start  # noqa: E402
+from cran.start.phases import start  # noqa: E402
 
 _MAX_ZERO_WAITS = 1000   # a show step that keeps asking to run at once: a firmware bug
 

@@ -1,6 +1,6 @@
 # Every setting of a [choice] of docs/rules.md: its name, the project's default and how
 # a settings file or the console spells it (its kind), and the checks. Loaded to make or
-# change Settings: at a badge's start (cran.startup.start lets it go before the app loads), or on
+# change Settings: at a badge's start (the start lets it go before the app loads), or on
 # the host.
 
 from cran.core.vocab import DIGITS, KEYWORDS, SPACES, ParseError, const

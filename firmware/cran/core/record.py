@@ -1,6 +1,6 @@
 # A State as plain data, for storage and the console: timers as milliseconds left,
 # never raw ticks (a tick count means nothing after a reboot). Pure, like the engine.
-# The way back (from_record) is read at boot only: it is in cran.restore.
+# The way back (from_record) is read at boot only: it is in cran.start.restore.
 
 import binascii
 
@@ -9,7 +9,7 @@ from cran.core.vocab import ARMOR_DAMAGED, STATES
 
 RECORD_VERSION = 1
 # A record as a file: b"cran-state <FORMAT_VERSION> <seq> <body length> <crc32 hex>\n"
-# and the JSON body (cran.storage writes it, cran.records reads it back).
+# and the JSON body (cran.storage writes it, cran.start.records reads it back).
 FORMAT_VERSION = 1
 MAGIC = "cran-state"
 # A state record is 250-600 bytes; a bigger file is garbage, and reading it whole would

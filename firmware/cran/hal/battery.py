@@ -1,6 +1,6 @@
 # The battery's charge, where the board can measure it: the AXP192 power chip (the
 # M5StickC Plus) has an ADC on the battery's voltage. Loaded only in a game with the
-# radio, whose heartbeat carries it to the station (cran.radio_start.start); a board with no
+# radio, whose heartbeat carries it to the station (cran.radio.start.start); a board with no
 # such part reports none, "unknown", never a guess.
 import machine
 

@@ -1,6 +1,6 @@
-# ESP-NOW as cran.link drives it: on() and off() for its listening windows, broadcast
+# ESP-NOW as cran.radio.link drives it: on() and off() for its listening windows, broadcast
 # frames out, frames in with their signal strength. The Wi-Fi station interface must be
-# active for ESP-NOW to send or hear; off, it draws nothing (cran.link counts the time).
+# active for ESP-NOW to send or hear; off, it draws nothing (cran.radio.link counts the time).
 import espnow
 import network
 
@@ -30,7 +30,7 @@ class Air:
 
     def recv(self):
         """-> (frame, rssi in dBm) heard since the last call, or None. The frame is
-        ESP-NOW's own buffer, overwritten by the next call: cran.link reads it at once.
+        ESP-NOW's own buffer, overwritten by the next call: cran.radio.link reads it at once.
         (irecv: a window that hears nothing, most of them, allocates nothing.)"""
         got = self.now.irecv(0)
         if got[1] is None:

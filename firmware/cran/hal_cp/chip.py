@@ -5,7 +5,7 @@
 # microcontroller.pin objects (cran.hal_cp.parts).
 import microcontroller
 
-PWRON_RESET = 1   # machine's numbers, which cran.restore names
+PWRON_RESET = 1   # machine's numbers, which cran.start.restore names
 HARD_RESET = 2
 WDT_RESET = 3
 DEEPSLEEP_RESET = 4

@@ -1,11 +1,11 @@
-# The CircuitPython drivers of a board's parts, as cran.parts wires MicroPython's: its
+# The CircuitPython drivers of a board's parts, as cran.start.parts wires MicroPython's: its
 # LEDs through Adafruit's neopixel library, its buttons through keypad, its buzzer
-# through pwmio; and the state and journal in microcontroller.nvm. cran.parts and
-# cran.restore call these for a board file whose "runtime" is "circuitpython".
+# through pwmio; and the state and journal in microcontroller.nvm. cran.start.parts and
+# cran.start.restore call these for a board file whose "runtime" is "circuitpython".
 import microcontroller
 
 # microcontroller.nvm: the state's two records first, the journal's ring after them,
-# the count of watchdog resets (cran.boots) in the last bytes.
+# the count of watchdog resets (cran.start.boots) in the last bytes.
 _RECORD_BYTES = 1536   # a record is 250-600 bytes; a bigger one is refused (StateStore)
 _BOOTS_BYTES = 64      # "<crc> [three stamps]\n" is ~45
 
@@ -73,7 +73,7 @@ def stores(root, copy):
 
 
 def boots():
-    """-> where cran.boots keeps its stamps of watchdog resets: nvm too (boots.json could
+    """-> where cran.start.boots keeps its stamps of watchdog resets: nvm too (boots.json could
     not be written while a computer has the drive, and safe mode would never come)."""
     from cran.hal_cp.nvm import NvmBoots
     nvm = _nvm()

@@ -24,7 +24,7 @@ class ConfigError(ValueError):
 
 
 # Board and Config have attributes and no methods: a method would keep this module's
-# globals (the checker) alive for as long as the app keeps a Board, and cran.startup.start lets
+# globals (the checker) alive for as long as the app keeps a Board, and the start lets
 # the checker go before the app's modules load.
 class Board:
     """A checked board file's parts (BOARD_KEYS): each its dict from the file, or None
@@ -58,7 +58,7 @@ def read_board(path):
     board = Board()
     for key in BOARD_KEYS:
         setattr(board, key, data[key])
-    # Which drivers the app takes (cran.parts): a file without one is MicroPython's.
+    # Which drivers the app takes (cran.start.parts): a file without one is MicroPython's.
     board.runtime = data.get("runtime", "micropython")
     return board
 
@@ -73,7 +73,7 @@ class Config:
     light_sleep: bool
     volume_percent: int
     badge: str | None
-    radio: "object | None"   # cran.radio_config.Radio
+    radio: "object | None"   # cran.radio.config.Radio
     orga_code: str | None
 
 
@@ -93,7 +93,7 @@ def object_fields(path, field, raw, known):
 
 def character_from(path, raw):
     """A character as JSON reads it -> Character; ConfigError naming path and the field
-    (the config's, and a game master's reset over the radio, cran.recast)."""
+    (the config's, and a game master's reset over the radio, cran.radio.recast)."""
     object_fields(path, "character", raw, CHARACTER_FIELDS)
     c = Character()
     for name in CHARACTER_FIELDS:
@@ -186,13 +186,13 @@ def from_dict(raw, path, boards_dir):
     config.badge = raw.get("badge")
     config.radio = None
     if raw.get("radio") is not None:   # its checker and names only in a radio game
-        from cran.radio_config import FIELDS, read
+        from cran.radio.config import FIELDS, read
         object_fields(path, "radio", raw["radio"], FIELDS)
         try:
             config.radio = read(raw["radio"])
         except ValueError as e:   # "FIELD: PROBLEM": the file named here
             raise ConfigError("%s: %s" % (path, e)) from None
-        forget(("cran.radio_config",))
+        forget(("cran.radio.config",))
     code = config.orga_code = raw.get("orga_code")
     if code is not None and (not isinstance(code, str) or not 4 <= len(code) <= 12
                              or code.strip("SL")):

@@ -1,6 +1,6 @@
-# A healer's or smith's side of the radio (cran.link): its own chain's tokens, and its
+# A healer's or smith's side of the radio (cran.radio.link): its own chain's tokens, and its
 # offer to the nearest badge once a search ends. Only their badges load it (with their
-# chain, at the start: cran.radio_start); a player's badge, most of a field, keeps none
+# chain, at the start: cran.radio.start); a player's badge, most of a field, keeps none
 # of it in its heap.
 from cran import radio
 from cran.auth import to_hex
@@ -42,7 +42,7 @@ class Chain:
 
 
 def offer_nearest(link, heard, now, out):
-    """A search's end (cran.link.Link.tick): the strongest answer at or above radio.NEAR_DBM
+    """A search's end (cran.radio.link.Link.tick): the strongest answer at or above radio.NEAR_DBM
     gets this chain's next token in a HEAL or REPAIR, sent for a period (link._repeat);
     out hears ("offered", its id in hex), or ("offered", None) when none was near or
     the chain is spent."""

@@ -1,21 +1,22 @@
-# The badge's start (cran.startup.start): the config checked, the state restored, the app built,
-# each phase's code let go before the next loads. Start-only itself: cran.startup.start lets it
-# go once the app is built.
+# The badge's start (start(), below), its package let go as one once the app is built:
+# the config checked (config), the state restored (restore, records, rescue, boots),
+# the app's parts made and wired (parts), each phase's code let go before the next
+# loads.
 import sys
 
 from cran.compat import MICROPYTHON, forget
 
-# Modules a badge needs only to start. On a badge every module imported is its bytecode
-# in RAM (3-4 KB each in 32-bit), so they go as soon as they have served: the config's
-# checker and the game settings' table before the app's modules load (the heap never
-# holds both: that was the start's peak), the state's records read back (cran.restore)
-# with their copy in NVS and the count of watchdog resets, before the app's modules
-# load (the same), and the app's assembly and the wiring of its drivers (cran.parts)
-# once the app is built.
-_CONFIG_ONLY = ("cran.config", "cran.core.choices", "cran.core.words")
-_RESTORE_ONLY = ("cran.restore", "cran.records", "cran.rescue", "cran.boots")
-_BOOT_ONLY = ("cran.parts", "cran.lock", "cran.radio_start")   # the lock: again with the
-# console; the radio's wiring: its window's code (cran.link) stays
+# On a badge every module imported is its bytecode in RAM (3-4 KB each in 32-bit), so
+# they go as soon as they have served: the config's checker and the game settings'
+# table before the app's modules load (the heap never holds both: that was the start's
+# peak), the state's records read back with their copy in NVS and the count of
+# watchdog resets before the app's modules load (the same), and the app's assembly and
+# the wiring of its drivers once the app is built: the lock (loaded again with the
+# console) and the radio's wiring (its window's code, cran.radio.link, stays).
+_CONFIG_ONLY = ("cran.start.config", "cran.core.choices", "cran.core.words")
+_RESTORE_ONLY = ("cran.start.restore", "cran.start.records", "cran.start.rescue",
+                 "cran.start.boots")
+_BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start")
 
 
 def start(root):
@@ -35,8 +36,11 @@ def start(root):
         app = App(root, config, restored)
         _let_go(_BOOT_ONLY)
         return app
-    finally:
-        forget(("cran.startup",))
+    finally:   # the package and what of it is still in, this module last: popped, not
+        # emptied (a caller may hold start() for the next boot, as the test drivers do)
+        _let_go([name for name in sys.modules if name != __name__ and (
+            name == "cran.start" or name.startswith("cran.start."))])
+        forget((__name__,))
 
 
 def _let_go(names):
@@ -79,7 +83,7 @@ def _make_names(config):
     if not MICROPYTHON:
         return
     import gc
-    root = __file__[:-len("cran/startup.mpy")]   # where the firmware is
+    root = __file__[:-len(__name__.replace(".", "/") + ".mpy")]   # where the firmware is
     for module, part in _NAMES:
         if (part is None) != (config is None):
             continue
@@ -97,11 +101,11 @@ def _make_names(config):
 
 def _restored(root, config):
     # A function of its own, as _checked_config: no name left in start()'s frame keeps
-    # cran.restore alive once it is let go.
-    from cran.restore import restored_badge
+    # cran.start.restore alive once it is let go.
+    from cran.start.restore import restored_badge
     return restored_badge(root, config)
 
 
 def _checked_config(root):
-    from cran.config import load
+    from cran.start.config import load
     return load(root)

@@ -154,8 +154,8 @@ class Link:
             self.seeking = None
             if out is _NOTHING:
                 out = []
-            # Only a healer's or smith's badge seeks: loaded with its chain (cran.treat).
-            from cran.treat import offer_nearest
+            # Only a healer's or smith's badge seeks: loaded with its chain (cran.radio.treat).
+            from cran.radio.treat import offer_nearest
             offer_nearest(self, seeking[1], now, out)
         if self.offer is not None and ticks_diff(now, self.offer[1]) >= 0:
             self.offer = None

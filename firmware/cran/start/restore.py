@@ -1,7 +1,7 @@
 # How a badge comes back at boot: its state records read and checked (the two copies on
 # the flash, StateStore's), the newest turned back into a State, the boot journaled.
-# Start-only, as cran.rescue (the copy in NVS): on a badge every module is bytecode in
-# RAM, and this one is read once, then let go (cran.startup.start), or loaded again for a
+# Start-only, as cran.start.rescue (the copy in NVS): on a badge every module is bytecode in
+# RAM, and this one is read once, then let go (cran.start.phases.start), or loaded again for a
 # StateStore.load() after a failed save.
 import binascii
 import time
@@ -30,12 +30,12 @@ _PLAUSIBLE_WALL_S = const(1704067200)   # 2024-01-01: an RTC showing less was ne
 def restored_badge(root, config):
     """The wearer's badge as it was when it stopped, from root's flash: its state, its
     journal, its count of watchdog resets. -> (Badge, resets): resets is the count
-    that puts the badge in safe mode (cran.boots), else 0. First of the start, before
+    that puts the badge in safe mode (cran.start.boots), else 0. First of the start, before
     the app's modules: this module and those it loads go before they come."""
     import machine
 
-    from cran import boots, rescue
     from cran.badge import Badge, epoch_shift
+    from cran.start import boots, rescue
     from cran.storage import Journal, StateStore, join
     # The clock first: restored timers run on from the instant the badge came back,
     # not after the screen's slow start.
@@ -100,7 +100,7 @@ def _restore(badge, now):
     note = None
     found = []
     if store.copy is not None:
-        from cran.rescue import with_copy  # start-only, as this module
+        from cran.start.rescue import with_copy  # start-only, as this module
         record, note, badge.unknown = with_copy(store, record, problems)
     if note is not None:   # first: what follows (state.a: missing...) is explained
         found.append({"inconnu" if badge.unknown else "restored": note})

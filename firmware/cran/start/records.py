@@ -1,5 +1,5 @@
 # Reading the state's records back from the flash (StateStore.load): at boot, and after a
-# failed save. Loaded for that and let go (cran.startup's restore phase, StateStore.save),
+# failed save. Loaded for that and let go (cran.start's restore phase, StateStore.save),
 # as its bytecode is a badge's RAM the rest of the time.
 import json
 import os

@@ -1,19 +1,19 @@
-# The badge's radio wired at its start (cran.parts.assemble): what radio.json kept read
+# The badge's radio wired at its start (cran.start.parts.assemble): what radio.json kept read
 # back, the game's keys, the listener, the counter and, on a healer's or smith's badge,
-# its chain (cran.treat). Start-only: let go with cran.parts once the app is built, as
-# the window's code (cran.link) is all a badge keeps of the radio in play.
+# its chain (cran.radio.treat). Start-only: let go with cran.start.parts once the app is built, as
+# the window's code (cran.radio.link) is all a badge keeps of the radio in play.
 import json
 
 from cran import radio
 from cran.auth import from_hex, to_hex
-from cran.link import Link
+from cran.radio.link import Link
 
 _KEPT = "radio.json"   # beside the state: the counter's mark, spent tokens, own chain
 
 
 def start(root, spec, key, badge, power=None):
-    """The badge's radio from its config's (cran.radio_config.Radio) and the game key,
-    or None with the reason journaled (cran.parts.assemble). power: the board's power
+    """The badge's radio from its config's (cran.radio.config.Radio) and the game key,
+    or None with the reason journaled (cran.start.parts.assemble). power: the board's power
     part, whose battery its heartbeats then carry (cran.hal.battery)."""
     if key is None:
         badge.log({"error": "radio: no game key on this badge (cran flash installs it)"})
@@ -35,7 +35,7 @@ def start(root, spec, key, badge, power=None):
 
 
 def wire(path, spec, game_key, air, me):
-    """A badge's Link from its config's radio (cran.radio_config.Radio), the game key,
+    """A badge's Link from its config's radio (cran.radio.config.Radio), the game key,
     its driver and id, with what path kept (written at each change, atomically)."""
     damaged = False
     try:
@@ -59,8 +59,8 @@ def wire(path, spec, game_key, air, me):
             pass   # not as save() writes it: the anchor, as after a new flash
     keys = radio.Keys(game_key)
     chain = None
-    if spec.seed:   # a healer's or smith's: its chain's code stays with it (cran.treat)
-        from cran.treat import Chain
+    if spec.seed:   # a healer's or smith's: its chain's code stays with it (cran.radio.treat)
+        from cran.radio.treat import Chain
         chain = Chain(spec.seed, kept.get("next", 1))
     link = Link(air, keys, None, None, me, spec.role, chain)
     link.kept = path

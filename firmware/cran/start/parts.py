@@ -120,7 +120,7 @@ def _backlight(board, light):
 
 def assemble(app, root, config, restored):
     """App.__init__: the badge app of config with its flash at root, around restored
-    (cran.restore.restored_badge's): the console and its lock, the drivers of the
+    (cran.start.restore.restored_badge's): the console and its lock, the drivers of the
     board's parts, and every field the app keeps. Start-only, as this whole module."""
     from cran.lock import locks, read_key, set_interrupt
     from cran.menu import Menu
@@ -152,7 +152,7 @@ def assemble(app, root, config, restored):
         from cran.hal_cp import parts as cp_parts
         hal = cp_parts
     else:
-        import cran.parts as mp_parts
+        import cran.start.parts as mp_parts
         hal = mp_parts
     app.leds = hal.leds(board)
     app.buzzer = hal.buzzer(board, config.volume_percent)
@@ -167,9 +167,9 @@ def assemble(app, root, config, restored):
         app.texts = texts
     if problem:
         badge.log({"error": problem})
-    app.link = None        # the radio (cran.link), when the game has one
+    app.link = None        # the radio (cran.radio.link), when the game has one
     if config.radio is not None and not app.safe:
-        from cran.radio_start import start
+        from cran.radio.start import start
         app.link = start(root, config.radio, key, badge, board.power)
     app.events = []        # (button, kind, tick) waiting for the show loop
     app.buttons = [] if app.safe else hal.buttons(board, app._on_button, app._poke)
