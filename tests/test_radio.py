@@ -243,4 +243,5 @@ def test_the_frame_layout_is_as_documented():
     assert frame[0] == 0xC1 and frame[1:5] == _keys().game and frame[5:11] == BADGE_ID
     assert frame[11] == BADGE and frame[12:16] == bytes([1, 2, 3, 4])
     assert frame[16] == HEARTBEAT and len(frame) == 17 + len(b"etat=coma") + 12
-    assert radio.ROLES[GM] == "gm" and radio.__file__.endswith(os.path.join("radio", "__init__.py"))
+    assert radio.ROLES[GM] == "gm"
+    assert radio.__file__.endswith(os.path.join("radio", "__init__.py"))
