@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import REPO, run_cran
-from host_tools.commands import check as check_cmd
+from host_tools.device import check
 from host_tools.device.bench_figures import read_figures
 from host_tools.virtual import vbadge
 
@@ -49,11 +49,11 @@ def test_check_reads_the_badge_and_sets_its_heap_beside_the_bench_s_figure():
 def test_check_hands_walks_the_organiser_through_every_part(tmp_path):
     with vbadge.running(board="esp32-devkitc", buttons=True) as badge:
         _flashed(badge, "esp32-devkitc")
-        check = subprocess.Popen([sys.executable, "-m", "host_tools", "check", "--port",
-                                  badge.port, "--hands"], cwd=REPO, stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        said = _converse(check, badge, no_to="LEDs: is every LED lit orange")
-        assert check.returncode == 1, said   # a part not seen
+        checking = subprocess.Popen([sys.executable, "-m", "host_tools", "check", "--port",
+                                     badge.port, "--hands"], cwd=REPO, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        said = _converse(checking, badge, no_to="LEDs: is every LED lit orange")
+        assert checking.returncode == 1, said   # a part not seen
     verdicts = [line for line in said.splitlines() if not line.startswith(" ")][-11:]
     # The firmware's looks, a colour at a time on every LED; the screen, the buzzer; both
     # buttons, pressed when asked.
@@ -99,7 +99,7 @@ def _converse(process, badge, no_to):
     ((16, 0, 28), "dim purple"), ((0, 160, 160), "turquoise"), ((255, 255, 255), "white"),
     ((255, 0, 255), "magenta")])
 def test_each_look_s_colour_is_told_in_words(rgb, word):
-    assert check_cmd.colour_name(rgb) == word
+    assert check.colour_name(rgb) == word
 
 
 FACTS = {"machine": "Generic ESP32 module with ESP32", "version": [1, 24, 1], "bits": 32,
@@ -114,7 +114,7 @@ FIGURES = {"boards": {"atom-lite": {"after_boot": 56560, "romfs_after_boot": 324
     (20000, False, "LESS than predicted"), (33000, True, "as predicted")])
 def test_a_chip_s_heap_is_set_beside_the_bench_with_what_its_gap_means(alloc, rom, verdict):
     started = {"alloc": alloc, "free": 111936 - alloc, "safe": False}
-    lines = check_cmd.describe("P", dict(FACTS, rom=rom), started, FIGURES)
+    lines = check.describe("P", dict(FACTS, rom=rom), started, FIGURES)
     predicted = 32416 if rom else 56560
     assert lines[4] == ("  bench     make bench measured %.1f KB after the start of board "
                         "atom-lite%s (32-bit); this badge %.1f KB: %+.0f%%"
@@ -125,7 +125,7 @@ def test_a_chip_s_heap_is_set_beside_the_bench_with_what_its_gap_means(alloc, ro
 
 def test_a_chip_with_a_small_heap_or_an_old_micropython_is_said_so():
     started = {"alloc": 56000, "free": 40000, "safe": False}
-    lines = check_cmd.describe("P", dict(FACTS, version=[1, 20, 0]), started, None)
+    lines = check.describe("P", dict(FACTS, version=[1, 20, 0]), started, None)
     assert lines[0].endswith("MicroPython 1.20.0 (TOO OLD: cran needs 1.22 or later)")
     assert "LESS than the 108 KB budget" in lines[3]
     assert lines[4].startswith("  bench     no figure of make bench for board atom-lite")

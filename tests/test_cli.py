@@ -124,23 +124,23 @@ def test_cran_alone_prints_its_commands(capsys):
 def test_the_status_table_says_a_badge_clock_that_is_off_or_not_set():
     import time
 
-    from host_tools.commands.status import _clock
+    from host_tools.device.status import clock
     now = time.time()
-    assert _clock(None) == "not set (cran flash sets it)"
-    assert _clock(now + 30) == time.strftime("%H:%M", time.localtime(now + 30))
-    assert _clock(now - 600).endswith("(-10 min off)")
+    assert clock(None) == "not set (cran flash sets it)"
+    assert clock(now + 30) == time.strftime("%H:%M", time.localtime(now + 30))
+    assert clock(now - 600).endswith("(-10 min off)")
 
 
 def test_status_shows_the_helmet(capsys):
     # A5's helmet answers «Résiste» to an assomme: an organiser checking a badge sees it.
-    from host_tools.commands import status as status_cmd
+    from host_tools.device import status
     s = {"etat": "pleine-forme", "armure": 1, "armure-abimee": False, "effets": {},
          "jeu": "en-jeu", "combat": False, "personnage": "Godefroy", "casque": True,
          "board": "atom-lite", "id": "8fd5bcd63deb", "badge": "b01", "firmware": "0.1.0",
          "uptime_ms": 1000, "reste_ms": None, "clock": None}
-    assert status_cmd._one("/dev/ttyUSB0", s, False) == 0
+    assert status.one("/dev/ttyUSB0", s, False) == 0
     assert "\n  casque    oui\n" in capsys.readouterr().out
-    status_cmd._table(["/dev/ttyUSB0", "/dev/ttyUSB1"], [s, dict(s, casque=False)])
+    status.table(["/dev/ttyUSB0", "/dev/ttyUSB1"], [s, dict(s, casque=False)])
     rows = capsys.readouterr().out.splitlines()
     assert " 1, casque " in rows[1] and "casque" not in rows[2], rows
 
@@ -151,8 +151,7 @@ def test_the_status_of_a_badge_flashed_before_armure_abimee_reads_as_today(monke
     # its --json) reads it as today's armure-abimee, the scenario's word.
     import json
 
-    from host_tools.commands import status as status_cmd
-    from host_tools.device import badgeport
+    from host_tools.device import badgeport, status
     old = {"etat": "blesse", "armure": 0, "armure_abimee": True, "effets": {},
            "jeu": "en-jeu", "combat": True, "personnage": "Godefroy", "casque": False,
            "board": "atom-lite", "id": "8fd5bcd63deb", "badge": "b01", "firmware": "0.1.0",
@@ -160,7 +159,7 @@ def test_the_status_of_a_badge_flashed_before_armure_abimee_reads_as_today(monke
     monkeypatch.setattr(badgeport, "ask", lambda *a, **k: ["", json.dumps(old)])
     s = badgeport.status("/dev/ttyUSB0")
     assert s["armure-abimee"] is True and "armure_abimee" not in s
-    assert status_cmd._one("/dev/ttyUSB0", s, False) == 0
+    assert status.one("/dev/ttyUSB0", s, False) == 0
     assert "\n  armure    0 (abimee)\n" in capsys.readouterr().out
 
 

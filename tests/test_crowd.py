@@ -16,9 +16,9 @@ from conftest import REPO, run_cran
 from cran import radio
 from cran.radio.link import PERIOD_MS, REPEAT_MS, WINDOW_MS
 from host_tools import CommandError
-from host_tools.commands.air import changes
 from host_tools.field import fieldnet
 from host_tools.field.crowd import Crowd, specs
+from host_tools.field.crowdview import changes
 from host_tools.field.station import GM_NAME, radio_id
 from host_tools.game import roster
 from host_tools.vhw.cpython import cryptolib

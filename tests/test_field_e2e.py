@@ -413,18 +413,15 @@ def test_a_rehearsal_one_laptop_one_usb_station_a_crowd_of_50_and_a_healer(tmp_p
 def _sim_badge(tmp_path, rows, game, name, at=None, runtime="micropython"):
     """The first row's badge config, as `cran config` writes it, booted by `cran sim
     --field` -> (its BadgeDriver, its Session, the journal entries it writes)."""
-    from types import SimpleNamespace
-
-    from host_tools.commands.sim import prepare
     from host_tools.sim.session import Session
+    from host_tools.sim.start import prepare
     roster_file = tmp_path / "roster.csv"
     roster_file.write_text(rows)
     r = run_cran("config", str(roster_file), "--settings", str(game), "--out",
                  str(tmp_path / "badges"))
     assert r.returncode == 0, r.stdout + r.stderr
     config = sorted((tmp_path / "badges").glob("*.json"))[0]
-    driver, _, key = prepare(SimpleNamespace(board=None, script=None, character=str(config),
-                                           field=name, at=at, settings=None), runtime)
+    driver, _, key = prepare(runtime, character=str(config), field=name, at=at)
     journal = []
     session = Session(driver, field=name, game_key=key,
                       on_frame=lambda f: journal.extend(e for _, e in f["journal"]))

@@ -173,12 +173,10 @@ def test_installing_micropython_names_what_esptool_said(tmp_path):
 def test_all_takes_every_usb_serial_port(monkeypatch, tmp_path):
     # --all: the ports with a USB vendor id (a badge's USB-serial chip), not a built-in
     # UART such as /dev/ttyS0; none at all is said plainly.
-    import argparse
-
     from serial.tools import list_ports
 
     from host_tools import CommandError
-    from host_tools.commands import flash
+    from host_tools.device import jobs
 
     class Port:
         def __init__(self, device, vid):
@@ -187,19 +185,17 @@ def test_all_takes_every_usb_serial_port(monkeypatch, tmp_path):
     found = [Port("/dev/ttyS0", None), Port("/dev/ttyUSB0", 0x10C4),
              Port("/dev/ttyACM0", 0x303A)]
     monkeypatch.setattr(list_ports, "comports", lambda: found)
-    args = argparse.Namespace(port=[], all=True)
-    assert flash._ports(args) == ["/dev/ttyUSB0", "/dev/ttyACM0"]
-    args.port = ["/dev/ttyS1"]   # given ports come first, and are kept
-    assert flash._ports(args) == ["/dev/ttyS1", "/dev/ttyUSB0", "/dev/ttyACM0"]
+    assert jobs.ports([], every=True) == ["/dev/ttyUSB0", "/dev/ttyACM0"]
+    # given ports come first, and are kept
+    assert jobs.ports(["/dev/ttyS1"], every=True) == ["/dev/ttyS1", "/dev/ttyUSB0",
+                                                      "/dev/ttyACM0"]
     # A port named twice, under its by-id link: one badge, one job.
     link = tmp_path / "usb-Silicon_Labs_CP2102-if00-port0"
     link.symlink_to("/dev/ttyUSB0")
-    args.port = [str(link), "/dev/ttyUSB0"]
-    assert flash._ports(args) == [str(link), "/dev/ttyACM0"]
+    assert jobs.ports([str(link), "/dev/ttyUSB0"], every=True) == [str(link), "/dev/ttyACM0"]
     found[1:] = []
-    args.port = []
     with pytest.raises(CommandError, match="no USB serial port found"):
-        flash._ports(args)
+        jobs.ports([], every=True)
 
 
 def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch):

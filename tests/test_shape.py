@@ -159,3 +159,27 @@ def test_the_firmware_imports_nothing_of_the_host():
                           if n.split(".")[0] in ("host_tools", "gamefiles"))
                 for m, p in firmware.items()}
     assert {m: names for m, names in reaching.items() if names} == {}
+
+
+def test_a_command_module_defines_only_its_help_arguments_and_run():
+    # What cli.py asks of a command is HELP, setup(parser) and run(args); anything else
+    # it defines is its run's own (a name with a leading underscore). A function or a
+    # constant another module would want belongs in a package by domain, where it can be
+    # shared and tested without the command's parsed arguments.
+    public = {}
+    for _, module in COMMANDS:
+        with open(_module_file(module), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        names = set()
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(t.id for target in targets for t in ast.walk(target)
+                             if isinstance(t, ast.Name))
+        extra = sorted(n for n in names - {"HELP", "setup", "run"} if not n.startswith("_"))
+        if extra:
+            public[module] = extra
+        assert {"HELP", "setup", "run"} <= names, module
+    assert public == {}

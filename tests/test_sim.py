@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import time
-from types import SimpleNamespace
 
 import pytest
 
@@ -19,8 +18,8 @@ from cran.cues import led_frame
 from cran.hal.leds import cap
 from cran.tunes import melody_for
 from host_tools import FIRMWARE_DIR, CommandError
-from host_tools.commands.sim import prepare
 from host_tools.sim.driver import BadgeDriver, read_wearer
+from host_tools.sim.start import prepare
 from host_tools.sim.tui import PICKERS, Picker, SimApp, shown_rgb
 
 
@@ -34,8 +33,7 @@ def runtime(request):
 def ui(runtime, steps, board=None, script=None, character=None):
     """Boot the badge as `cran sim` does, open the UI headless with its clock stopped,
     run `await steps(app, pilot)` -> what it returns."""
-    driver, parsed, _ = prepare(SimpleNamespace(board=board, script=script, character=character),
-                           runtime)
+    driver, parsed, _ = prepare(runtime, board=board, script=script, character=character)
 
     async def go():
         app = SimApp(driver, parsed, paused=True)
@@ -253,8 +251,7 @@ def test_the_session_replays_a_script_without_the_terminal_ui(tmp_path):
                          cwd=REPO, check=True)
     assert out.stdout.strip() == "[]", out.stdout
     from host_tools.sim.session import Session
-    driver, parsed, _ = prepare(SimpleNamespace(board=None, script=_script(tmp_path),
-                                           character=None), "cpython")
+    driver, parsed, _ = prepare("cpython", script=_script(tmp_path))
     steps, logged = [], []
     try:
         session = Session(driver, parsed, paused=True, on_step=lambda *s: steps.append(s),
@@ -318,13 +315,13 @@ def test_character_files(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"name": "Ali", "armor": -1}')
     with pytest.raises(CommandError) as e:
-        prepare(SimpleNamespace(board=None, script=None, character=str(bad)), "cpython")
+        prepare("cpython", character=str(bad))
     assert str(e.value) == ("%s: character.armor: expected a whole number from 0 to 99, got -1"
                             % bad)
     odd = tmp_path / "odd.json"
     odd.write_text('{"character": {}, "colour": "red"}')
     with pytest.raises(CommandError, match="odd.json: colour: unknown field"):
-        prepare(SimpleNamespace(board=None, script=None, character=str(odd)), "cpython")
+        prepare("cpython", character=str(odd))
     none = tmp_path / "plain.txt"
     none.write_text("# a character, in words only\n0:00 coup\n")
     with pytest.raises(CommandError, match="plain.txt: not JSON, and no character line"):
@@ -334,7 +331,7 @@ def test_character_files(tmp_path):
     with pytest.raises(CommandError, match="broken.json: not valid JSON"):
         read_wearer(str(broken))
     with pytest.raises(CommandError, match="unknown board 'nope'"):
-        prepare(SimpleNamespace(board="nope", script=None, character=None), "cpython")
+        prepare("cpython", board="nope")
 
 
 def test_without_a_terminal_it_prints_the_timeline(micropython):
@@ -445,8 +442,9 @@ def _field_badge(tmp_path):
 
 
 def _on_field(character, field, at=None, settings=None):
-    return SimpleNamespace(board=None, script=None, character=character and str(character),
-                           field=field, at=at, settings=settings)
+    """prepare's options for a badge on a field."""
+    return dict(character=character and str(character), field=field, at=at,
+                settings=settings)
 
 
 def test_the_field_options_are_checked(tmp_path):
@@ -467,13 +465,13 @@ def test_the_field_options_are_checked(tmp_path):
                                                   "start its air first"),
             (_on_field(config, "bad name!"), "a field's name is letters, digits")):
         with pytest.raises(CommandError) as e:
-            prepare(args, "cpython")
+            prepare("cpython", **args)
         assert str(e.value).startswith(said), str(e.value)
     from host_tools.field import fieldnet
     hub = fieldnet.Hub("simat%d" % os.getpid())
     try:
         with pytest.raises(CommandError, match=r"--at 3000,4: X,Y in metres, each from 0"):
-            prepare(_on_field(config, hub.name, at="3000,4"), "cpython")
+            prepare("cpython", **_on_field(config, hub.name, at="3000,4"))
     finally:
         hub.close()
 
@@ -490,7 +488,7 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     hub = fieldnet.Hub("simrt%d" % os.getpid())
     heard = []
     hub.on_carry = lambda frame, at: heard.append(frame)
-    driver, _, key = prepare(_on_field(_field_badge(tmp_path), hub.name), "micropython")
+    driver, _, key = prepare("micropython", **_on_field(_field_badge(tmp_path), hub.name))
 
     async def steps(app, pilot):
         start = app.session.now
@@ -519,8 +517,8 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
         # Started again, it goes on from its counter's mark, kept in the cran folder: a
         # station that heard the first run takes its frames (from 0, it would drop them).
         del heard[:]
-        driver, _, key = prepare(_on_field(tmp_path / "badges" / "b01.json", hub.name),
-                               "cpython")
+        driver, _, key = prepare("cpython",
+                                 **_on_field(tmp_path / "badges" / "b01.json", hub.name))
         session = Session(driver, field=hub.name, game_key=key)
         deadline = time.monotonic() + 20
         while not counters():
@@ -547,15 +545,13 @@ def test_a_circuitpython_board_is_drawn_on_circuitpythons_interpreter(tmp_path):
                                  "micropython, or leave it out" in r.stderr, r.stderr
     with pytest.raises(CommandError, match="board atoms3-lite runs on circuitpython: give "
                                            "--runtime circuitpython, or leave it out"):
-        prepare(SimpleNamespace(board="atoms3-lite", script=None, character=None,
-                                runtime="micropython"), "micropython")
+        prepare("micropython", board="atoms3-lite", asked_runtime="micropython")
     from host_tools.virtual.runtimes import find_circuitpython
     if find_circuitpython() is None:
         pytest.skip("no CircuitPython unix port here (../shared/tools/circuitpython)")
     with pytest.raises(CommandError, match="--field: board atoms3-lite runs CircuitPython, "
                                            "whose badge has no radio"):
-        prepare(SimpleNamespace(board="atoms3-lite", script=None, character=None,
-                                field="f", at=None, settings=None), "micropython")
+        prepare("micropython", board="atoms3-lite", field="f")
     r = run_cran("sim", "--board", "atoms3-lite")   # stdout is a pipe: headless
     assert r.returncode == 0, r.stderr
     assert "5 held, 0 failed (circuitpython, badge atoms3-lite)" in r.stdout, r.stdout[-300:]
@@ -618,7 +614,7 @@ def test_a_late_double_press_is_in_the_journal(runtime):
     # A double press 5.3 s after a hit takes nothing back, and said nothing anywhere: the
     # wearer may think it did, and the debrief could not tell. The journal says so now.
     from host_tools.sim.session import Session
-    driver, _, _ = prepare(SimpleNamespace(board=None, script=None, character=None), runtime)
+    driver, _, _ = prepare(runtime)
     logged = []
     try:
         session = Session(driver, None, paused=True, on_log=lambda text, kind: logged.append(text))

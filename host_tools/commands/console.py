@@ -13,9 +13,9 @@ from host_tools.game.suggest import did_you_mean
 HELP = "type lines to a running badge's console, unlocked with the game key"
 
 # What anyone may ask (the badge answers them locked): sent without an unlock.
-READ_ONLY = ("status", "journal", "help", "?", "echo")
+_READ_ONLY = ("status", "journal", "help", "?", "echo")
 # The console's other commands (cran.console); any other line is an action.
-COMMANDS = READ_ONLY + ("config", "clock", "reboot", "challenge", "unlock", "lock")
+_WORDS = _READ_ONLY + ("config", "clock", "reboot", "challenge", "unlock", "lock")
 
 
 def setup(p):
@@ -57,7 +57,7 @@ def _send(port, lines, keys):
     failed = 0
     for line in lines:
         word = line.split(None, 1)[0].lower() if line.strip() else ""
-        if word not in COMMANDS:
+        if word not in _WORDS:
             # An action is read here first, as the badge reads it: a misspelt one is
             # offered the word meant (the badge's answer has no room for it), unsent.
             try:
@@ -66,7 +66,7 @@ def _send(port, lines, keys):
                 print("error: %s%s" % (e, did_you_mean(grammar_word(e))))
                 failed = 1
                 continue
-        answer = badgeport.ask(port, line, keys=None if word in READ_ONLY else keys)
+        answer = badgeport.ask(port, line, keys=None if word in _READ_ONLY else keys)
         for text in answer:
             print(text)
             failed |= text.startswith("error")

@@ -1,6 +1,6 @@
 # `cran logs`: a badge's journal, pulled from the badge or read from a file, printed as
-# a timeline and drawn for the debrief (host_tools/debrief/journal.py reads it, timeline.py places
-# it, timeline_svg.py draws it). Several
+# a timeline and drawn for the debrief (host_tools/debrief/: gather.py reads and pulls
+# it, journal.py parses it, timeline.py places it, timeline_svg.py draws it). Several
 # badges (--port repeated, --all, --file repeated): one timeline of the fight, a group of
 # lanes a badge, placed on the wall clock their journals carry. The game master's
 # station's journal (cran field, host_tools/field/fieldlog.py) is such a fight on its own: a
@@ -11,15 +11,12 @@
 import json
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 from host_tools import CommandError
-from host_tools.debrief import journal, timeline, timeline_svg
+from host_tools.debrief import gather, timeline, timeline_svg
+from host_tools.debrief.gather import EXIT_BAD_INPUT
 from host_tools.field import fieldlog
 from host_tools.paper import picture
-
-EXIT_BAD_INPUT = 2
-EXIT_NO_TOOL = picture.EXIT_NO_TOOL
 
 HELP = "pull badges' journals: print their timeline and draw it (SVG or PNG)"
 
@@ -55,66 +52,7 @@ def setup(p):
                         "(several badges: a folder, a journal-PORT.jsonl each)")
 
 
-def read_lines(path):
-    """A journal file -> its lines. Bytes a torn write garbled become U+FFFD, so the
-    line is named as unreadable instead of stopping the whole file."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise CommandError("%s: no such file" % path, EXIT_BAD_INPUT) from None
-    except OSError as e:
-        raise CommandError("%s: cannot read: %s" % (path, e), EXIT_BAD_INPUT) from None
-    return [line.decode("utf-8", "replace") for line in data.splitlines()]
-
-
-def read_config(path):
-    from host_tools.game.roster import RosterError, read_json
-    try:
-        config = read_json(path)
-    except RosterError as e:
-        raise CommandError("\n".join(e.messages), EXIT_BAD_INPUT) from None
-    if not isinstance(config, dict):
-        raise CommandError("%s: expected a JSON object (a badge's config.json)" % path,
-                           EXIT_BAD_INPUT)
-    return config
-
-
-def pull(port, want_config=True, keys=()):
-    """-> (journal lines, config dict or None) from the badge on `port`; its config only
-    when wanted (a --config file says it already), read with the console unlocked by
-    one of keys or this computer's key ring."""
-    from host_tools.device import badgeport  # only here: --file needs no serial link
-    lines = badgeport.ask(port, "journal", again=True)
-    if not want_config:
-        return lines, None
-    try:
-        answer = badgeport.ask(port, "config", again=True, keys=keys)
-    except CommandError as e:
-        answer = []
-        print("cran: config not read (%s): the picture names no character" % e,
-              file=sys.stderr)
-    return lines, badgeport.first_json(answer, dict)
-
-
-def draw(svg_text, path):
-    """Write the picture: SVG as is, PNG drawn by host_tools.paper.picture. -> the file
-    written. Without what draws a PNG, the SVG is written beside and said (exit 3)."""
-    if path.lower().endswith(".svg"):
-        picture.write(path, svg_text)
-        return path
-    try:
-        data = picture.png(svg_text)
-    except CommandError as e:
-        svg_path = path[:-4] + ".svg"
-        picture.write(svg_path, svg_text)
-        raise CommandError("%s: %s; drew %s instead" % (path, e, svg_path),
-                           EXIT_NO_TOOL) from None
-    picture.write(path, data)
-    return path
-
-
-def ports_of(args):
+def _ports(args):
     """The ports named and, with --all, every USB serial port; a port named twice (or
     by a link to it) once."""
     found = []
@@ -133,7 +71,7 @@ def ports_of(args):
     return ports
 
 
-def default_out(args, ports):
+def _default_out(args, ports):
     if len(ports) + len(args.file) > 1 or args.all:
         stem = "fight"
     elif args.file:
@@ -163,11 +101,11 @@ def _joined(lines):
 
 
 def run(args):
-    ports = ports_of(args)
+    ports = _ports(args)
     if not ports and not args.file:
         raise CommandError("which badge? give --port PORT (repeat it), --all, or --file "
                            "JOURNAL", EXIT_BAD_INPUT)
-    out = args.out or default_out(args, ports)
+    out = args.out or _default_out(args, ports)
     if not out.lower().endswith((".svg", ".png")):
         raise CommandError("--out %s: the picture is a .svg or a .png file" % out,
                            EXIT_BAD_INPUT)
@@ -175,19 +113,19 @@ def run(args):
         raise CommandError("--save is for --port: the journal file is already saved",
                            EXIT_BAD_INPUT)
     if len(ports) + len(args.file) > 1 or args.all or (
-            args.file and fieldlog.is_journal(read_lines(args.file[0]))):
+            args.file and fieldlog.is_journal(gather.read_lines(args.file[0]))):
         return _run_several(args, ports, out)
-    config = read_config(args.config) if args.config else None
+    config = gather.read_config(args.config) if args.config else None
     if ports:
         source = "journal"
-        lines, asked = pull(ports[0], want_config=not config, keys=_keys(args))
+        lines, asked = gather.pull(ports[0], want_config=not config, keys=_keys(args))
         config = config or asked
         if args.save:
             picture.write(args.save, _joined(lines))
     else:
         source = args.file[0]
-        lines = read_lines(source)
-    tl = _timeline(lines, config, source)
+        lines = gather.read_lines(source)
+    tl = gather.timeline_of(lines, config, source)
     if tl is None:
         raise CommandError("%s: no readable journal entry: nothing to show" % source,
                            EXIT_BAD_INPUT, prefixed=False)
@@ -196,23 +134,9 @@ def run(args):
     else:
         print("\n".join(timeline.text_lines(tl, source)))
     sys.stdout.flush()
-    written = draw(timeline_svg.svg(tl, source, args.scale), out)
+    written = picture.draw(timeline_svg.svg(tl, source, args.scale), out)
     print("cran: drew %s" % written, file=sys.stderr)
     return 0
-
-
-def _timeline(lines, config, source):
-    """Journal lines -> Timeline, each unreadable line said on stderr; None when no
-    entry could be read."""
-    entries, problems = journal.parse_lines(lines, source)
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    if not entries:
-        return None
-    tl = timeline.build(entries, config, source)
-    for problem in tl.problems:
-        print(problem, file=sys.stderr)
-    return tl
 
 
 def _run_several(args, ports, out):
@@ -227,20 +151,9 @@ def _run_several(args, ports, out):
         except OSError as e:
             raise CommandError("--save %s: cannot make the folder: %s" % (args.save, e),
                                EXIT_BAD_INPUT) from None
-    journals = [(path, read_lines(path), None) for path in args.file]   # bad input first
-    keys = _keys(args)
-
-    def pull_one(port):
-        try:
-            return pull(port, keys=keys)
-        except CommandError as e:
-            return e
-
-    # Asked all at once: a sleeping badge can take half a minute to wake.
-    with ThreadPoolExecutor(max_workers=max(1, min(16, len(ports)))) as pool:
-        answers = list(pool.map(pull_one, ports))
+    journals = [(path, gather.read_lines(path), None) for path in args.file]   # bad input first
     failed = 0
-    for port, answer in zip(ports, answers):
+    for port, answer in zip(ports, gather.pull_all(ports, _keys(args))):
         if isinstance(answer, CommandError):
             print("cran: %s: left out of the fight: %s" % (port, answer), file=sys.stderr)
             failed += 1
@@ -250,25 +163,8 @@ def _run_several(args, ports, out):
             picture.write(os.path.join(args.save, "journal-%s.jsonl" % _port_name(port)),
                           _joined(lines))
         journals.append((port, lines, config))
-    items = []
-    for source, lines, config in journals:
-        if fieldlog.is_journal(lines):   # the station's: a group a badge it heard
-            found, problems = fieldlog.timelines(lines, source)
-            for problem in problems:
-                print(problem, file=sys.stderr)
-            items += found
-            if not found:
-                print("cran: %s: no readable journal entry: left out of the fight" % source,
-                      file=sys.stderr)
-                failed += 1
-            continue
-        tl = _timeline(lines, config, source)
-        if tl is None:
-            print("cran: %s: no readable journal entry: left out of the fight" % source,
-                  file=sys.stderr)
-            failed += 1
-        else:
-            items.append((tl, source))
+    items, unread = gather.fight(journals)
+    failed += unread
     if not items:
         raise CommandError("no badge's journal could be read: nothing to show",
                            EXIT_BAD_INPUT)
@@ -280,6 +176,6 @@ def _run_several(args, ports, out):
     else:
         print("\n".join(timeline.fight_lines(items)))
     sys.stdout.flush()
-    written = draw(timeline_svg.fight_svg(items, args.scale), out)
+    written = picture.draw(timeline_svg.fight_svg(items, args.scale), out)
     print("cran: drew %s" % written, file=sys.stderr)
     return 1 if failed else 0

@@ -22,7 +22,7 @@ def setup(p):
                    help="with --badge: the .mpy files in a ROMFS image, run in place from "
                         "flash (a MicroPython built with a ROMFS partition): their code "
                         "takes no heap")
-    p.add_argument("--heap", type=heap_kb, metavar="KB",
+    p.add_argument("--heap", type=_heap_kb, metavar="KB",
                    help="with --badge: the badge's own heap in KB (MicroPython's -X "
                         "heapsize, plus what the runner takes, measured)")
     p.add_argument("--json", action="store_true",
@@ -31,20 +31,20 @@ def setup(p):
                    help="badge tick count at the scenario's 0:00 (tests wraparound)")
 
 
-MAX_HEAP_KB = 4096
+_MAX_HEAP_KB = 4096
 
 
-def heap_kb(text):
-    """--heap's value: KB, a whole or decimal number from 1 to MAX_HEAP_KB."""
+def _heap_kb(text):
+    """--heap's value: KB, a whole or decimal number from 1 to _MAX_HEAP_KB."""
     import argparse
     try:
         kb = float(text)
     except ValueError:
         kb = None
-    if kb is None or not 1 <= kb <= MAX_HEAP_KB:
+    if kb is None or not 1 <= kb <= _MAX_HEAP_KB:
         raise argparse.ArgumentTypeError(
             "expected the badge's heap in KB, from 1 to %d (e.g. 64), got '%s'"
-            % (MAX_HEAP_KB, text))
+            % (_MAX_HEAP_KB, text))
     return int(kb) if kb == int(kb) else kb
 
 

@@ -5,13 +5,11 @@
 import os
 import sys
 
-from host_tools import FIRMWARE_DIR, CommandError
+from host_tools import CommandError
 from host_tools.game import scenarios
+from host_tools.sim.start import DEFAULT_BOARD, DEMO_SCENARIO, prepare
 from host_tools.virtual.runtimes import RUNTIMES, check_board, find_micropython, runtime_for
 
-REPO_DIR = os.path.dirname(FIRMWARE_DIR)
-DEMO_SCENARIO = os.path.join(REPO_DIR, "examples", "scenarios", "exemple-godefroy.txt")
-DEFAULT_BOARD = "atom-lite"
 HELP = "the badge on your desktop: the real firmware app, live in the terminal"
 
 
@@ -66,7 +64,7 @@ def run(args):
         # Someone to wear it: the rulebook's example fight's knight, in metal armour, so
         # that a first look shows the armour answer (`: character ...` changes him).
         args.character = DEMO_SCENARIO
-    return live(args, runtime)
+    return _live(args, runtime)
 
 
 def _headless(args, runtime):
@@ -85,67 +83,20 @@ def _headless(args, runtime):
     return scenarios.run_file(script, runtime, False, 0, verbose=True, badge=board)
 
 
-def prepare(args, runtime):
-    """The badge the arguments ask for, booted -> (BadgeDriver, script or None, its game
-    key or None). A bad file, board or config, a field nobody runs -> CommandError
-    naming it, before any window opens."""
-    from host_tools.sim.driver import BadgeDriver, DriverError, check_wearer, read_wearer
-    script = None
-    config, file_board = {}, None
-    if args.script:
-        _, parsed = scenarios.load(args.script)
-        script = (args.script, parsed)
-        config = {"character": parsed.character.as_dict()}
-    if args.character:
-        config, file_board = read_wearer(args.character)
-    board = args.board or file_board or DEFAULT_BOARD
-    if board == "none":
-        raise CommandError("the terminal UI needs a board (--board none is for --headless)")
-    check_board(board)
-    runtime = runtime_for(board, getattr(args, "runtime", None), runtime)
-    check_wearer(board, config, args.character or args.script or "the default character")
-    field = key = kept = None
-    if getattr(args, "field", None) is not None:
-        if runtime == "circuitpython":
-            raise CommandError("--field: board %s runs CircuitPython, whose badge has no "
-                               "radio (cran.radio.link is MicroPython's espnow)" % board)
-        field, key, kept = _on_field(args, config)
-    try:
-        return BadgeDriver(board, config, runtime, field=field, game_key=key,
-                         radio_kept=kept), script, key
-    except DriverError as e:
-        raise CommandError(str(e), 3) from None
-
-
-def _on_field(args, config):
-    """--field: the badge's radio and key, checked -> (its process's field variables,
-    the game key, where its radio.json is kept between runs)."""
-    from host_tools.field import fieldnet
-    from host_tools.game import gamekey, roster
-    how = ("a badge of a game with the radio, as `cran config ROSTER --settings "
-           "GAME.json` writes them (the settings with \"radio\": true)")
-    if not args.character:
-        raise CommandError("--field needs --character: %s" % how)
-    if "radio" not in config:
-        raise CommandError("--field: %s has no radio: %s" % (args.character, how))
-    env = fieldnet.member_env(args.field, args.at)
-    kept = os.path.join(gamekey.cran_home(), "sim", "radio-%s.json" % config["radio"].get("id"))
-    return env, roster.game_key_of(args.settings, args.character) or gamekey.own_key(), kept
-
-
-def live(args, runtime):
+def _live(args, runtime):
     from host_tools.sim.tui import SimApp
-    driver, script, key = prepare(args, runtime)
+    driver, script, key = prepare(runtime, args.board, args.script, args.character,
+                                  args.runtime, args.field, args.at, args.settings)
     try:
         app = SimApp(driver, script, paused=args.paused, bell=args.bell, watch_terminal=True,
                      field=args.field, game_key=key)
         app.run()
     finally:
         driver.close()
-    return outcome(app.session)
+    return _outcome(app.session)
 
 
-def outcome(session):
+def _outcome(session):
     """The exit code of a live run that has ended: 3 when the badge process died (said
     on stderr), 1 when a replayed script's expect failed, else 0."""
     if session.dead:

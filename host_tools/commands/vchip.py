@@ -20,7 +20,7 @@ from host_tools.virtual.runtimes import (
 )
 
 HELP = "MicroPython on the virtual ESP32 hardware: any program, on a board, on a field"
-BOOT_SCRIPT = os.path.join(MP_DIR, "vchip_boot.py")
+_BOOT_SCRIPT = os.path.join(MP_DIR, "vchip_boot.py")
 
 
 def setup(p):
@@ -67,5 +67,5 @@ def run(args):
         program = ["stdin"]
     argv = [exe] + ["-X" + o if o.startswith("-") else o
                     for x in args.options for o in ("-X", x)]
-    argv += [BOOT_SCRIPT, os.path.join(BOARDS_DIR, args.board + ".json"), VHW_DIR] + program
+    argv += [_BOOT_SCRIPT, os.path.join(BOARDS_DIR, args.board + ".json"), VHW_DIR] + program
     os.execve(exe, argv, env)

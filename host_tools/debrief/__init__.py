@@ -1,1 +1,2 @@
-# After a game: badges' journals read (both versions), placed on one time axis, drawn.
+# After a game: badges' journals gathered (from files or badges), read (both versions),
+# placed on one time axis, drawn.

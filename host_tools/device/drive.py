@@ -147,15 +147,12 @@ def flash_drive(drive, board, config_text, key, say=print):
     return sorted(todo) + [CODE], need, stale
 
 
-def run(args, config_of, key):
-    """`cran flash --drive PATH [--board ID | --config FILE]`. config_of(args) -> (board
-    id or None, config text or None), as for --port; key: the game key it gets."""
+def update(drive, board_id, config_text, key):
+    """`cran flash --drive PATH [--board ID | --config FILE]`: board_id (None: neither
+    was given) and config_text as device/jobs.config reads them; key: the game key it
+    gets. Says what was done. -> the exit code."""
     from gamefiles.board import BoardError, read_board_file
     from host_tools.virtual.runtimes import BOARDS_DIR, board_file_text
-    if args.port or args.all or args.roster or args.micropython or args.station:
-        raise CommandError("--drive flashes the one CircuitPython badge whose drive it is: "
-                           "no --port, --all, --roster, --micropython or --station with it")
-    board_id, config_text = config_of(args)
     if board_id is None:
         raise CommandError("--drive: which board? give --board ID or --config FILE")
     board_file_text(board_id)   # unknown or broken: said here
@@ -163,8 +160,8 @@ def run(args, config_of, key):
         board = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json"))
     except BoardError as e:
         raise CommandError(str(e)) from None
-    written, size, removed = flash_drive(args.drive, board, config_text, key)
-    print("%s: %s" % (args.drive, "%d file(s) written (%d B), %d removed" % (
+    written, size, removed = flash_drive(drive, board, config_text, key)
+    print("%s: %s" % (drive, "%d file(s) written (%d B), %d removed" % (
         len(written), size, len(removed)) if written or removed else "already up to date"))
     return 0
 

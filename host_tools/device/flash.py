@@ -726,3 +726,20 @@ def flash_all(jobs, find, builds, failures, key=None, new=None, station=False):
     if new is not None:
         new += [(p, found_new[p]) for p in ports if p in found_new]
     return reports
+
+
+def say_reports(reports):
+    """Prints a line a badge flashed: what was copied, its status after."""
+    for r in reports:
+        s = r.status
+        rom = {"written": ", firmware written to ROMFS",
+               "as it was": ", firmware in ROMFS"}.get(r.romfs, "")
+        who = ("the game master's station (cran field --port %s)" % r.port
+               if s.get("station") else "%s %s" % (s.get("personnage") or "-", s.get("etat")))
+        print("%s: %s, %d file(s) copied (%d B)%s, %d removed%s in %.1f s; status: %s, "
+              "firmware %s, badge %s" % (
+                  r.port, "repaired" if r.repaired else "ok", len(r.copied), r.bytes, rom,
+                  len(r.removed), "" if r.copied or r.removed or r.romfs == "written"
+                  else " (already up to date)",
+                  r.seconds, who, s.get("firmware"),
+                  badgeport.badge_names(s.get("id"), s.get("badge"))))

@@ -91,3 +91,20 @@ def write(path, data):
             f.write(data)
     except OSError as e:
         raise CommandError("%s: cannot write: %s" % (path, e), 2) from None
+
+
+def draw(svg_text, path):
+    """Write the picture its path names: SVG as is, PNG drawn from it (png). -> the
+    file written. Without what draws a PNG, the SVG is written beside and said (exit 3)."""
+    if path.lower().endswith(".svg"):
+        write(path, svg_text)
+        return path
+    try:
+        data = png(svg_text)
+    except CommandError as e:
+        svg_path = path[:-4] + ".svg"
+        write(svg_path, svg_text)
+        raise CommandError("%s: %s; drew %s instead" % (path, e, svg_path),
+                           EXIT_NO_TOOL) from None
+    write(path, data)
+    return path
