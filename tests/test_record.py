@@ -70,8 +70,8 @@ def test_record_holds_ms_left_not_ticks():
     ({"timers": {"countdown": -5}}, "timer countdown has -5 ms left"),
     ({"timers": {"horloge": 5}}, "unknown timer 'horloge'"),
     ({"timers": {}}, "agonisant without a countdown"),
-    ({"broken": "bras"}, "broken should be list"),
-    ({"renown": True}, "renown should be int"),
+    ({"brises": "bras"}, "brises should be list"),
+    ({"renommee": True}, "renommee should be int"),
 ])
 def test_a_record_not_of_ours_is_refused_by_field(change, message):
     character, settings = _character_settings()
@@ -85,17 +85,23 @@ def test_a_record_not_of_ours_is_refused_by_field(change, message):
 
 @pytest.mark.parametrize("damaged", [True, False])
 def test_a_record_saved_as_armor_damaged_still_loads(tmp_path, damaged):
-    # The damaged armour is armure-abimee in everything the badge says, its record too;
-    # a record saved before (armor_damaged) is read back the same, so a badge flashed
-    # anew mid-game keeps its armour as it was, from the flash as it was left.
+    # The damaged armour is armure-abimee in everything the badge says, its record too,
+    # and the broken limbs, the words said and the renown are the status' brises, dit
+    # and renommee; a record saved before (armor_damaged, broken, said, renown) is read
+    # back the same, so a badge flashed anew mid-game keeps its state as it was.
     from cran.storage import StateStore
     character, settings = _character_settings()
     state, _ = act(new_state(character, settings), _action("coup"), 0)   # an answer used
+    state, _ = act(state, _action("coup brise bras"), 10)
     state.armor_damaged = damaged
+    state.renown = 3
     record = to_record(state, 0)
     assert record["armure-abimee"] is damaged and "armor_damaged" not in record
+    assert record["brises"] == ["bras"] and record["renommee"] == 3 and "dit" in record
     old = dict(record)
-    old["armor_damaged"] = old.pop("armure-abimee")
+    for new_key, old_key in (("armure-abimee", "armor_damaged"), ("brises", "broken"),
+                             ("dit", "said"), ("renommee", "renown")):
+        old[old_key] = old.pop(new_key)
     StateStore(str(tmp_path)).save(old)
     saved, problems = StateStore(str(tmp_path)).load()
     assert saved == old and [p for p in problems if "missing" not in p[1]] == []
@@ -106,8 +112,8 @@ def test_a_record_saved_as_armor_damaged_still_loads(tmp_path, damaged):
 def test_missing_field():
     character, settings = _character_settings()
     record = to_record(new_state(character, settings), 0)
-    del record["said"]
-    with pytest.raises(ParseError, match="said is missing"):
+    del record["dit"]
+    with pytest.raises(ParseError, match="dit is missing"):
         from_record(record, character, settings, 0)
 
 

@@ -38,9 +38,9 @@ def to_record(state, now):
         "armor_left": state.armor_left,
         ARMOR_DAMAGED: state.armor_damaged,
         "creature_left": state.creature_left,
-        "broken": sorted(state.broken),
-        "said": state.said,
-        "renown": state.renown,
+        "brises": sorted(state.broken),   # the status' words, as armure-abimee
+        "dit": state.said,
+        "renommee": state.renown,
         "hit_ago_ms": ago,
         "last_kw": state.last_kw,
         "before": None if state.before is None else to_record(state.before, now),

@@ -161,13 +161,13 @@ def from_record(record, character, settings, now):
     s.stopped = _field(record, "stopped", bool)
     s.out_of_game = _field(record, "out_of_game", bool)
     s.armor_left = _count(record, "armor_left", character.armor)
-    # A record saved before the badge said armure-abimee everywhere names it armor_damaged.
-    damaged = "armor_damaged" if "armor_damaged" in record else ARMOR_DAMAGED
-    s.armor_damaged = _field(record, damaged, bool)
+    # A record saved before the badge said its status' words in its record too names
+    # them armor_damaged, broken, said and renown: read back the same.
+    s.armor_damaged = _field(record, _key(record, ARMOR_DAMAGED, "armor_damaged"), bool)
     s.creature_left = _count(record, "creature_left", character.creature)
-    s.broken = tuple(str(b) for b in _field(record, "broken", list))
-    s.said = _field(record, "said", str)
-    s.renown = _count(record, "renown", None)
+    s.broken = tuple(str(b) for b in _field(record, _key(record, "brises", "broken"), list))
+    s.said = _field(record, _key(record, "dit", "said"), str)
+    s.renown = _count(record, _key(record, "renommee", "renown"), None)
     timers = _field(record, "timers", dict)
     for name in timers:
         left = timers[name]
@@ -194,6 +194,11 @@ def from_record(record, character, settings, now):
     s.frozen = True
     update_freeze(s, now)
     return s
+
+
+def _key(record, name, old):
+    """The record's key for a field: its old spelling when that is the one it has."""
+    return old if old in record else name
 
 
 def _field(record, name, kind):
