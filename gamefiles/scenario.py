@@ -203,6 +203,10 @@ def _clock_time(word):
         if not is_digits(frac) or len(frac) > 3:
             raise ParseError("bad time %s" % shown(word))
         frac_ms = int((frac + "00")[:3])
+    if word == ":":   # the sim's console line, typed as `: ACTION` there
+        raise ParseError("bad time ':': `: ACTION` is how `cran sim` takes a console "
+                         "line; in a scenario file, an action has its time (0:05 coup) "
+                         "and the wearer is set by a `character ...` line first")
     if len(parts) > 3 or not all(is_digits(p) for p in parts):
         raise ParseError("bad time %s (use M:SS, H:MM:SS or +DURATION)" % shown(word))
     if any(len(p) != 2 or int(p) > 59 for p in parts[1:]):

@@ -34,6 +34,7 @@ from conftest import run_cran
     ("0:00 coup\ncharacter armor=metal\n", 2, "before the first timed line"),
     ("coup\n", 1, "expected a time"),
     ("0:0 coup\n", 1, "bad time '0:0'"),
+    (": character armor=cuir\n", 1, "in a scenario file, an action has its time"),
     ("0:75 coup\n", 1, "bad time '0:75'"),
     ("1:2:3:4 coup\n", 1, "bad time"),
     ("+5x coup\n", 1, "bad duration"),
