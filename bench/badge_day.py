@@ -202,17 +202,15 @@ def _name_groups():
 
 
 def names_made(board_id):
-    """The names (qstrs) a badge of board_id makes and keeps: its modules' as its start
-    makes them (build.names_of; a part's only when the board has the part)."""
-    from host_tools.device.build import NAMES_MODULES
+    """The names (qstrs) a badge of board_id makes and keeps in a game without the radio:
+    its modules' as its start makes them (build.names_of), from the names modules the
+    badge picks (runtimes.names_modules)."""
+    from host_tools.virtual.runtimes import names_modules
     groups = _name_groups()
-    with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
-        board = json.load(f)
     made = set()
-    for module in NAMES_MODULES:
-        part = module[len("names_"):] if module != "names" else None
-        if part is None or board.get(part) is not None:
-            made |= groups[module][0] | groups[module][1]
+    for module in names_modules({"board": board_id}):
+        names, later = groups[module[len("cran."):]]
+        made |= names | later
     return len(made)
 
 

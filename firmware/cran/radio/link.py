@@ -63,8 +63,8 @@ class Link:
 
     tick(now, state) -> what the app must do, as (what, value): ("act", Action) to play
     at once, ("clock", unix seconds), ("offer", "soin" or "repare") to show until the
-    wearer takes it (accept) or it runs out, ("offered", badge id or None) for the
-    healer. next_wake_ms(now): when tick has something to do. on_ms: radio-on time."""
+    wearer takes it (accept) or it runs out, ("offered", badge id in hex or None) for
+    the healer. next_wake_ms(now): when tick has something to do. on_ms: radio-on time."""
 
     def __init__(self, air, keys, listener, counter, me, role=radio.BADGE, chain=None,
                  battery=None):
