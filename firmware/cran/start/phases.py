@@ -11,8 +11,9 @@ from cran.compat import MICROPYTHON, forget
 # table before the app's modules load (the heap never holds both: that was the start's
 # peak), the state's records read back with their copy in NVS and the count of
 # watchdog resets before the app's modules load (the same), and the app's assembly and
-# the wiring of its drivers once the app is built: the lock (loaded again with the
-# console) and the radio's wiring (its window's code, cran.radio.link, stays).
+# the wiring of its drivers once the app is built (the lock, loaded again with the
+# console, and the radio's wiring are let go by parts.assemble as soon as they have
+# served; named here too for a start that failed half-way).
 _CONFIG_ONLY = ("cran.start.config", "cran.core.choices", "cran.core.words")
 _RESTORE_ONLY = ("cran.start.restore", "cran.start.records", "cran.start.rescue",
                  "cran.start.boots")
