@@ -59,7 +59,7 @@ CONSOLE = ["cran.console", "cran.core.words", "cran.lock"]
 
 @pytest.mark.parametrize("board", board_ids())
 def test_start_only_modules_and_the_console_are_let_go(allocations, board):
-    after_boot, after_line, after_quiet, answer = allocations[board]["modules"]
+    after_boot, after_line, after_quiet, answer, _ = allocations[board]["modules"]
     assert answer[0].startswith("ok effet peur"), answer
     assert "cran.app" in after_boot and "cran.core.engine" in after_boot
     for name in START_ONLY + tuple(CONSOLE) + ("cran.fail",):
@@ -68,3 +68,14 @@ def test_start_only_modules_and_the_console_are_let_go(allocations, board):
     # console lets them go.
     assert after_line == sorted(after_boot + CONSOLE)
     assert after_quiet == after_boot
+
+
+@pytest.mark.parametrize("board", board_ids())
+def test_the_open_menus_code_is_loaded_while_it_is_open(allocations, board):
+    # cran.menutree: the pages and the presses of an open menu, 2.7 KB of a badge's heap
+    # the rest of the time (docs/PERFORMANCE.md).
+    opened, while_open, still_open, after_close = allocations[board]["modules"][4]
+    assert opened and not still_open
+    assert "cran.menutree" in while_open and "cran.menutree" not in after_close
+    after_boot = allocations[board]["modules"][0]
+    assert "cran.menutree" not in after_boot and after_close == after_boot

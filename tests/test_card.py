@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from conftest import overlapping, svg_size, text_boxes
-from cran import cues, menu, tunes
+from cran import cues, menu, menutree, tunes
 from cran.core.vocab import CUE_SAY
 from cran.core.words import parse_action
 from host_tools import cli
@@ -134,7 +134,7 @@ def play(c, keys):
                                            ("esp32-devkitc", False)])
 def test_every_action_of_the_menu_is_reached_by_the_presses_the_card_gives(board, screen):
     c = card.build(card.read_board(board), screen)
-    actions = [action for action, _ in card._paths(menu.build_tree())]
+    actions = [action for action, _ in card._paths(menutree.build_tree())]
     assert len(actions) > 40
     for action in actions:
         keys = card.presses(c, action.text())

@@ -15,7 +15,8 @@ from cran import cues
 from cran.core.engine import PUBLIC_LOOK, act, new_state
 from cran.core.rules import Character, Settings
 from cran.core.vocab import Action
-from cran.menu import Menu, Page, build_tree
+from cran.menu import Menu
+from cran.menutree import Page, build_tree
 from host_tools import FIRMWARE_DIR
 from host_tools.vhw import sys_path
 from host_tools.virtual.runtimes import BOARDS_DIR, board_ids

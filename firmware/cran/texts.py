@@ -5,7 +5,6 @@ from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_diff
 from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES, const, lookup
 from cran.cues import EFFECTS, SAY_MS, WARNING_MS, saying
-from cran.menu import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves.
 _EN = const(  # a table as a string: cran.core.vocab.lookup
@@ -122,7 +121,7 @@ def _private(state, now, lang):
         lines.append(("Broken " if en else "Brise ") + target)
     return lines
 
-# ---- the menu on a screen (cran.menu) -------------------------------------------------
+# ---- the menu on a screen (cran.menu, cran.menutree) --------------------------------------
 
 def menu_here(menu, lang="fr"):
     """The words for menu.where(): the page's title on direct boards, else the entry
@@ -137,6 +136,7 @@ def menu_here(menu, lang="fr"):
 
 
 def entry_label(menu, entry, lang="fr"):
+    from cran.menutree import DIVIN, PEEK, TREAT, Page  # (loaded: the menu is open)
     en = lang == "en"
     if isinstance(entry, Page):
         return entry.en if en else entry.fr
@@ -164,6 +164,7 @@ def menu_lines(menu, lang="fr", width=16):
                     "long press: take"]
         return ["Soin offert" if menu.offer == "soin" else "Reparation offerte",
                 "appui long: oui"]
+    from cran.menutree import CODE, SLOT_NAMES  # (loaded: the menu is open)
     page, cursor = here
     out = [page.en if lang == "en" else page.fr]
     if menu.divin:

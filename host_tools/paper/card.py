@@ -8,7 +8,7 @@ import json
 import os
 from xml.sax.saxutils import escape
 
-from cran import cues, menu, texts, tunes
+from cran import cues, menu, menutree, texts, tunes
 from cran.core.engine import COUNTDOWN, act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
@@ -249,7 +249,7 @@ def _entry_label(entry):
 def _paths(page, prefix=()):
     """Every action of the tree with the entries' indices to it: (action, path)."""
     for i, entry in enumerate(page.entries):
-        if isinstance(entry, menu.Page):
+        if isinstance(entry, menutree.Page):
             yield from _paths(entry, prefix + (i,))
         elif isinstance(entry, menu.Action):
             yield entry, prefix + (i,)
@@ -259,13 +259,13 @@ def presses(card, words):
     """The presses that make the action `words` on this card's board, as the player
     types them: one button S (short), L (long); two buttons a b A B aa bb."""
     wanted = parse_action(words).text()
-    paths = [path for action, path in _paths(menu.build_tree()) if action.text() == wanted]
+    paths = [path for action, path in _paths(menutree.build_tree()) if action.text() == wanted]
     if not paths:
         raise ValueError("%r is not in the menu" % words)
     path = paths[0]
     if card.direct:
         group = {1: "A", 2: "B", 3: "bb"}[path[0]]
-        return " ".join([group] + [menu.SLOT_NAMES[i] for i in path[1:]])
+        return " ".join([group] + [menutree.SLOT_NAMES[i] for i in path[1:]])
     keys = ["L"]            # opens the menu
     for i in path:
         keys += ["S"] * i + ["L"]
@@ -273,7 +273,7 @@ def presses(card, words):
 
 
 def _controls(card):
-    top = menu.build_tree()
+    top = menutree.build_tree()
     if card.direct:
         card.basics = [("a", "un coup normal (touché !)"),
                        ("aa", "annuler la dernière action (dans les 5 s)"),
@@ -294,7 +294,7 @@ def _controls(card):
     while pending:
         page = pending.pop(0)
         seen.setdefault(page.fr, []).append(page)
-        pending += [e for e in page.entries if isinstance(e, menu.Page)]
+        pending += [e for e in page.entries if isinstance(e, menutree.Page)]
     lines = {}          # entries -> titles: pages alike (Coup, Effet) share a line
     for title, pages in seen.items():
         labels = [[_entry_label(e) for e in p.entries] for p in pages]
@@ -302,7 +302,7 @@ def _controls(card):
         for i, entry_label in enumerate(labels[0]):
             mark = "*" if [other for other in labels[1:] if entry_label not in other] else ""
             card.only_coup = card.only_coup or bool(mark)
-            key = menu.SLOT_NAMES[i] if card.direct else str(i + 1)
+            key = menutree.SLOT_NAMES[i] if card.direct else str(i + 1)
             entries.append("%s %s%s" % (key, entry_label, mark))
         lines.setdefault(tuple(entries), []).append(title)
     card.menu += [(" / ".join(titles), list(entries)) for entries, titles in lines.items()]
@@ -508,7 +508,7 @@ def _back(card, x0):
     page.heading("Le menu")
     if not card.direct:
         colours = " · ".join("%s %s" % (name, _entry_label(e)) for name, e in zip(
-            ("blanc", "rouge", "violet", "vert"), menu.build_tree().entries))
+            ("blanc", "rouge", "violet", "vert"), menutree.build_tree().entries))
         page.note("Sur la LED : la couleur dit le groupe (%s) ; des éclairs longs, la "
                   "page ; des courts, le numéro de l'entrée. Il se ferme seul après 8 s."
                   % colours)

@@ -133,7 +133,15 @@ def main():
         after_line = resident()
         app.last_input = time.ticks_ms()   # as the console loop notes a line
         app.show(time.ticks_add(time.ticks_ms(), CONSOLE_QUIET_MS))
-        results["modules"] = [after_boot, after_line, resident(), answer]
+        after_quiet = resident()
+        # The menu opened (a long press: the top page, or a direct board's Coup page),
+        # then closed by its idle time.
+        now = time.ticks_ms()
+        app.menu.press("a", "long", now)
+        menu_open = [app.menu.is_open(), resident()]
+        app.menu.tick(time.ticks_add(now, 60000))
+        results["modules"] = [after_boot, after_line, after_quiet, answer,
+                              menu_open + [app.menu.is_open(), resident()]]
         machine.reboot()
         for line in IDLE:
             n += 1

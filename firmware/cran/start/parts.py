@@ -122,9 +122,9 @@ def assemble(app, root, config, restored):
     """App.__init__: the badge app of config with its flash at root, around restored
     (cran.start.restore.restored_badge's): the console and its lock, the drivers of the
     board's parts, and every field the app keeps. Start-only, as this whole module."""
+    from cran.compat import forget
     from cran.lock import locks, read_key, set_interrupt
     from cran.menu import Menu
-    from cran.compat import forget
     from cran.storage import join
     now = time.ticks_ms()
     board = config.board

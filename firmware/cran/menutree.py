@@ -1,0 +1,202 @@
+# The open menu (docs/controls.md): its pages and what a press does while one is on
+# show. Loaded by cran.menu when the menu opens and let go when it closes: on a badge
+# every module is its bytecode in RAM, and a closed menu (a plain hit, a peek, an undo:
+# most presses) needs none of this.
+
+from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.vocab import TIMED_EFFECTS, Action, const
+
+# [choice] The Orga page behind a press code (the game settings' "orga_code", short and
+# long presses, S and L): after this many wrong codes it stays shut this long.
+_CODE_TRIES = const(3)
+_CODE_LOCK_MS = const(300000)
+
+# Two buttons and a screen: each input picks one entry of the page on show; b double
+# always goes back. The screen names the inputs as below.
+SLOTS = (("a", "short"), ("b", "short"), ("a", "long"), ("b", "long"), ("a", "double"))
+SLOT_NAMES = ("a", "b", "A", "B", "aa")
+BACK = ("b", "double")
+
+PEEK = "peek"
+DIVIN = "divin"
+TREAT = "treat"   # a healer's or smith's: treat the nearest badge, over the radio
+
+
+class Page:
+    """A menu page: its entries (Action, Page, PEEK or DIVIN) are made by make(*args)
+    when the page is first shown. A page never opened costs one object, not the ~10 of
+    its entries: the whole tree is ~5 KB of a badge's heap, the pages on the way to one
+    action a fraction of it."""
+
+    def __init__(self, fr, en, make, *args):
+        self.fr = fr
+        self.en = en
+        self._make = make
+        self._args = args
+        self._entries = None
+
+    @property
+    def entries(self):
+        if self._entries is None:
+            self._entries = self._make(*self._args)
+        return self._entries
+
+
+def _kw(verb, kw):
+    # One word per target on a badge without keyboard: "membre" stands for any limb.
+    return Action(verb, kw, "membre" if kw == "brise" else None)
+
+
+def _kws(verb, kws):
+    return [_kw(verb, k) for k in kws]
+
+
+def _keyword_entries(verb):
+    states = ("blesse", "agonisant", "coma", "mort") + (
+        ("mort-si-coma",) if verb == "coup" else ())
+    return [
+        Page("Etats", "States", _kws, verb, states),
+        Page("Effets 1", "Effects 1", _kws, verb, TIMED_EFFECTS[:5]),
+        Page("Effets 2", "Effects 2", _kws, verb, TIMED_EFFECTS[5:]),
+        Page("Autres", "Others", _others, verb),
+        DIVIN,
+    ]
+
+
+def _others(verb):
+    return _kws(verb, ("brise", "desarme", "dissipe", "vol")) + [
+        Page("Suite", "More", _more, verb)]
+
+
+def _more(verb):
+    more = _kws(verb, ("resiste", "invisible", "message", "regard"))
+    if verb == "coup":
+        more.append(Action("coup"))   # a normal hit from the menu: with divin (K10)
+    return more
+
+
+def _other_entries(treats):
+    return [Action("soin"), Action("soin-complet"), Action("repare", target="armure"),
+            Action("repare", target="membre"), Page("Jeu", "Game", _game, treats)]
+
+
+def _game(treats):
+    return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"), ORGA] + (
+        [TREAT] if treats else [])
+
+
+def _orga():
+    return [Action("stop"), Action("reprise"), Action("reset")]
+
+
+ORGA = Page("Orga", "Organiser", _orga)
+# The code's page: its presses are the code's, not a choice among entries (none: list()).
+CODE = Page("Code", "Code", list)
+
+
+def _top(treats):
+    return [PEEK, Page("Coup", "Hit", _keyword_entries, "coup"),
+            Page("Effet", "Effect", _keyword_entries, "effet"),
+            Page("Autre", "Other", _other_entries, treats)]
+
+
+def build_tree(treats=None):
+    """The one-button top menu; its entries 1-3 are the two-button boards' menus.
+    treats: "soin" or "repare" on a healer's or smith's badge (its Jeu page's last
+    entry, TREAT), else None."""
+    return Page("Menu", "Menu", _top, treats)
+
+
+def press(menu, button, kind, now):
+    """A press while menu (cran.menu.Menu) is open -> its results, as Menu.press."""
+    if menu._stack[-1][0] is CODE:
+        return _code_press(menu, kind, now)
+    if not menu.direct:
+        return _scroll(menu, kind, now)
+    if (button, kind) == BACK:
+        return _back(menu)
+    if (button, kind) in SLOTS:
+        i = SLOTS.index((button, kind))
+        page = menu._stack[-1][0]
+        if i < len(page.entries):
+            return _choose(menu, page.entries[i], now)
+    return []
+
+
+def open_top(menu, group=None):
+    """Open the top page (group None: one button, or two without a screen), or on a
+    direct board the top page's entry `group` (1-3) with its LED colour."""
+    if menu.top is None:
+        menu.top = build_tree(menu.treats)
+    if group is None:
+        menu._stack.append((menu.top, 0, 0))
+    else:
+        menu._stack.append((menu.top.entries[group], 0, group))
+
+
+def _scroll(menu, kind, now):
+    page, cursor, group = menu._stack[-1]
+    if kind == "short":
+        menu._stack[-1] = (page, (cursor + 1) % len(page.entries), group)
+        return []
+    if kind == "double":
+        return _back(menu)
+    entry = page.entries[cursor]
+    if len(menu._stack) == 1:     # the top menu: its groups give the LED colour
+        group = cursor
+    return _choose(menu, entry, now, group)
+
+
+def _choose(menu, entry, now, group=None):
+    if entry is ORGA and menu.orga_code:   # its code first, every time
+        if menu.shut_until is not None and ticks_diff(now, menu.shut_until) < 0:
+            menu.close()   # too many wrong codes: shut for a while
+            return []
+        menu.shut_until = None
+        menu.code = ""
+        entry = CODE
+    if isinstance(entry, Page):
+        menu._stack.append((entry, 0, menu._stack[-1][2] if group is None else group))
+        return []
+    if entry == DIVIN:
+        menu.divin = not menu.divin
+        return []
+    if entry == PEEK:
+        menu.close()
+        return [("peek",)]
+    if entry == TREAT:
+        menu.close()
+        return [("treat",)]
+    if menu.divin:
+        entry = Action(entry.verb, entry.kw, entry.target, True)
+    menu.close()
+    return [("action", entry)]
+
+
+def _code_press(menu, kind, now):
+    # Any button: a short press is S, a long one L; a double goes back.
+    if kind == "double":
+        return _back(menu)
+    menu.code += "S" if kind == "short" else "L"
+    code = menu.orga_code
+    if len(menu.code) < len(code):
+        return []
+    group = menu._stack[-1][2]
+    menu._stack.pop()
+    if menu.code == code:
+        menu.wrong = 0
+        menu._stack.append((ORGA, 0, group))
+        return []
+    menu.wrong += 1
+    if menu.wrong >= _CODE_TRIES:
+        menu.wrong = 0
+        menu.shut_until = ticks_add(now, _CODE_LOCK_MS)
+    menu.close()
+    return []
+
+
+def _back(menu):
+    menu._stack.pop()
+    if not menu._stack:
+        menu.close()
+    return []
