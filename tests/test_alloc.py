@@ -59,7 +59,7 @@ CONSOLE = ["cran.console", "cran.core.words", "cran.lock"]
 
 @pytest.mark.parametrize("board", board_ids())
 def test_start_only_modules_and_the_console_are_let_go(allocations, board):
-    after_boot, after_line, after_quiet, answer, _ = allocations[board]["modules"]
+    after_boot, after_line, after_quiet, answer, _, _ = allocations[board]["modules"]
     assert answer[0].startswith("ok effet peur"), answer
     assert "cran.app" in after_boot and "cran.core.engine" in after_boot
     for name in START_ONLY + tuple(CONSOLE) + ("cran.fail",):
@@ -68,6 +68,14 @@ def test_start_only_modules_and_the_console_are_let_go(allocations, board):
     # console lets them go.
     assert after_line == sorted(after_boot + CONSOLE)
     assert after_quiet == after_boot
+
+
+@pytest.mark.parametrize("board", board_ids())
+def test_the_badge_collects_its_garbage_in_short_runs(allocations, board):
+    # cran.start.phases._COLLECT_EVERY: a collection after every 4 KB allocated keeps
+    # what stays low in the heap (the radio day's smallest heap 8 KB less on the Atom).
+    from cran.start.phases import _COLLECT_EVERY
+    assert allocations[board]["modules"][5] == _COLLECT_EVERY == 4096
 
 
 @pytest.mark.parametrize("board", board_ids())

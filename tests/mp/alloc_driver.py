@@ -129,6 +129,7 @@ def main():
         n += 1
         app = boot(board, n)
         after_boot = resident()
+        threshold = gc.threshold()
         answer = app.line("effet peur", time.ticks_ms())
         after_line = resident()
         app.last_input = time.ticks_ms()   # as the console loop notes a line
@@ -141,7 +142,7 @@ def main():
         menu_open = [app.menu.is_open(), resident()]
         app.menu.tick(time.ticks_add(now, 60000))
         results["modules"] = [after_boot, after_line, after_quiet, answer,
-                              menu_open + [app.menu.is_open(), resident()]]
+                              menu_open + [app.menu.is_open(), resident()], threshold]
         machine.reboot()
         for line in IDLE:
             n += 1
