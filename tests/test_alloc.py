@@ -85,5 +85,10 @@ def test_the_open_menus_code_is_loaded_while_it_is_open(allocations, board):
     opened, while_open, still_open, after_close = allocations[board]["modules"][4]
     assert opened and not still_open
     assert "cran.menutree" in while_open and "cran.menutree" not in after_close
+    # On a screen, its words come and go with it.
+    with open(os.path.join(BOARDS_DIR, board + ".json")) as f:
+        screen = json.load(f)["display"] is not None
+    assert ("cran.menuwords" in while_open) == screen
+    assert "cran.menuwords" not in after_close
     after_boot = allocations[board]["modules"][0]
     assert "cran.menutree" not in after_boot and after_close == after_boot

@@ -14,7 +14,8 @@ IDLE_MS = 8000   # an untouched menu closes by itself
 _HIT = Action("coup")
 # A direct board's closed-menu presses that open one of the top page's groups.
 _GROUPS = {("a", "long"): 1, ("b", "long"): 2, ("b", "double"): 3}
-_TREE = "cran.menutree"
+# The open menu's code: its pages and presses, and on a screen its words.
+_OPEN_ONLY = ("cran.menuwords", "cran.menutree")
 
 
 class Menu:
@@ -85,7 +86,7 @@ class Menu:
         self._stack.clear()   # (in place: closing allocates nothing)
         self.divin = False
         self.top = None       # the GC takes the tree back, and the code that walked it
-        forget((_TREE,))
+        forget(_OPEN_ONLY)
 
     # ---- what to show ---------------------------------------------------------------
 
@@ -104,8 +105,8 @@ class Menu:
         return (group, len(self._stack) - 1, cursor + 1)
 
     def page_here(self):
-        """(page, cursor) of the open menu, or None: for the screen's words (cran.texts
-        .menu_lines, .menu_here; only boards with a screen load them)."""
+        """(page, cursor) of the open menu, or None: for the screen's words
+        (cran.menuwords, loaded on boards with a screen while the menu is open)."""
         if not self._stack:
             return None
         page, cursor, _ = self._stack[-1]

@@ -121,82 +121,18 @@ def _private(state, now, lang):
         lines.append(("Broken " if en else "Brise ") + target)
     return lines
 
-# ---- the menu on a screen (cran.menu, cran.menutree) --------------------------------------
-
-def menu_here(menu, lang="fr"):
-    """The words for menu.where(): the page's title on direct boards, else the entry
-    under the cursor. None when closed."""
-    here = menu.page_here()
-    if here is None:
-        return None
-    page, cursor = here
-    if menu.direct:
-        return page.en if lang == "en" else page.fr
-    return entry_label(menu, page.entries[cursor], lang)
-
-
-def entry_label(menu, entry, lang="fr"):
-    from cran.menutree import DIVIN, PEEK, TREAT, Page  # (loaded: the menu is open)
-    en = lang == "en"
-    if isinstance(entry, Page):
-        return entry.en if en else entry.fr
-    if entry == PEEK:
-        return "Peek" if en else "Voir"
-    if entry == DIVIN:
-        if en:
-            return "Divine: " + ("on" if menu.divin else "off")
-        return "Divin: " + ("oui" if menu.divin else "non")
-    if entry == TREAT:   # over the radio, to the nearest badge (cran.radio.link)
-        if menu.treats == "soin":
-            return "Heal nearest" if en else "Soigner"
-        return "Repair nearest" if en else "Reparer"
-    return action_label(entry, lang)
-
+# ---- the menu on a screen (cran.menu; the open menu's words: cran.menuwords) ------------
 
 def menu_lines(menu, lang="fr", width=16):
-    """Screen lines for the open menu: its title, then 'input entry' lines."""
-    here = menu.page_here()
-    if here is None:   # the menu closed: a healer's offer, or nothing
-        if menu.offer is None:
-            return []
-        if lang == "en":
-            return ["Heal offered" if menu.offer == "soin" else "Repair offered",
-                    "long press: take"]
-        return ["Soin offert" if menu.offer == "soin" else "Reparation offerte",
-                "appui long: oui"]
-    from cran.menutree import CODE, SLOT_NAMES  # (loaded: the menu is open)
-    page, cursor = here
-    out = [page.en if lang == "en" else page.fr]
-    if menu.divin:
-        out[0] += " (divin)"
-    if page is CODE:   # short and long presses, any button: shown as stars
-        out.append("*" * len(menu.code) or ("short/long" if lang == "en" else "court/long"))
-    for i, entry in enumerate(page.entries):
-        if menu.direct:
-            out.append("%-2s %s" % (SLOT_NAMES[i], entry_label(menu, entry, lang)))
-        else:
-            out.append(("> " if i == cursor else "  ") + entry_label(menu, entry, lang))
-    if menu.direct:
-        out.append("bb " + ("Back" if lang == "en" else "Retour"))
-    return [line[:width] for line in out]
-
-
-_ACTION_EN = const(
-    "|soin=Heal|soin-complet=Full heal|nuit=Night|hors-jeu=Out of game|"
-    "en-jeu=Back in game|stop=Stop game|reprise=Resume game|reset=Reset|")
-
-
-def action_label(action, lang="fr"):
-    """A menu entry's words: the keyword alone inside a Coup/Effet page."""
-    verb = action.verb
-    if verb in ("coup", "effet"):
-        if action.kw is None:
-            return "Hit" if lang == "en" else "Normal"
-        return label(action.kw, lang)
-    if verb == "repare":
-        if lang == "en":
-            return "Repair " + ("armor" if action.target == "armure" else "limb")
-        return "Repare " + action.target
+    """Screen lines for the open menu (cran.menuwords', loaded while it is open), or for
+    a healer's offer on show while it is closed."""
+    if menu.is_open():
+        from cran.menuwords import menu_lines as open_lines
+        return open_lines(menu, lang, width, label)
+    if menu.offer is None:
+        return []
     if lang == "en":
-        return lookup(_ACTION_EN, verb)
-    return label(verb)
+        return ["Heal offered" if menu.offer == "soin" else "Repair offered",
+                "long press: take"]
+    return ["Soin offert" if menu.offer == "soin" else "Reparation offerte",
+            "appui long: oui"]

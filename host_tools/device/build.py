@@ -164,7 +164,8 @@ MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
 # Modules a badge loads only when its board has the part (cran.start.parts) or its game the
 # radio: the names they make are made only then. Every other module's are made at the
 # start.
-PART_MODULES = {"cran.texts": "display", "cran.hal.display": "display",
+PART_MODULES = {"cran.texts": "display", "cran.menuwords": "display",
+                "cran.hal.display": "display",
                 "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
                 "cran.hal.axp192": "display", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",

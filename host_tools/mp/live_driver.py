@@ -194,8 +194,9 @@ class Live:
             _forget_bus_traffic(app.screen.dev)
         where = app.menu.where() if app.menu is not None else None
         if where is not None:
-            from cran.texts import menu_here
-            where = list(where) + [menu_here(app.menu, app.lang)]
+            from cran.menuwords import menu_here
+            from cran.texts import label
+            where = list(where) + [menu_here(app.menu, app.lang, label)]
         out = {"now": vclock.elapsed_ms(), "leds": leds, "screen": screen,
                "notes": self.notes(now), "journal": _journal[:],
                "status": app.badge.status(now), "view": view(app.badge.state, now),

@@ -8,7 +8,7 @@ import json
 import os
 from xml.sax.saxutils import escape
 
-from cran import cues, menu, menutree, texts, tunes
+from cran import cues, menu, menutree, menuwords, texts, tunes
 from cran.core.engine import COUNTDOWN, act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
@@ -243,7 +243,7 @@ def _peek(card, etat, name):
 # ---- the presses, from the menu's own tree -----------------------------------------
 
 def _entry_label(entry):
-    return texts.entry_label(menu.Menu(1, False), entry, "fr")
+    return menuwords.entry_label(menu.Menu(1, False), entry, "fr", texts.label)
 
 
 def _paths(page, prefix=()):

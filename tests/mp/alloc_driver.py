@@ -139,6 +139,7 @@ def main():
         # then closed by its idle time.
         now = time.ticks_ms()
         app.menu.press("a", "long", now)
+        app.show(now)   # drawn: on a screen, the open menu's words
         menu_open = [app.menu.is_open(), resident()]
         app.menu.tick(time.ticks_add(now, 60000))
         results["modules"] = [after_boot, after_line, after_quiet, answer,

@@ -1,0 +1,75 @@
+# The words of an open menu on a screen (cran.texts.menu_lines): its page, its entries.
+# Loaded with the open menu (cran.menutree) and let go with it when it closes: a
+# screen's RAM the rest of the time. label: cran.texts.label, handed in (this module is
+# cran.texts' own part: it does not import it back).
+
+from cran.core.vocab import const, lookup
+from cran.menutree import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
+
+
+def menu_here(menu, lang, label):
+    """The words for menu.where(): the page's title on direct boards, else the entry
+    under the cursor. None when closed."""
+    here = menu.page_here()
+    if here is None:
+        return None
+    page, cursor = here
+    if menu.direct:
+        return page.en if lang == "en" else page.fr
+    return entry_label(menu, page.entries[cursor], lang, label)
+
+
+def entry_label(menu, entry, lang, label):
+    en = lang == "en"
+    if isinstance(entry, Page):
+        return entry.en if en else entry.fr
+    if entry == PEEK:
+        return "Peek" if en else "Voir"
+    if entry == DIVIN:
+        if en:
+            return "Divine: " + ("on" if menu.divin else "off")
+        return "Divin: " + ("oui" if menu.divin else "non")
+    if entry == TREAT:   # over the radio, to the nearest badge (cran.radio.link)
+        if menu.treats == "soin":
+            return "Heal nearest" if en else "Soigner"
+        return "Repair nearest" if en else "Reparer"
+    return action_label(entry, lang, label)
+
+
+def menu_lines(menu, lang, width, label):
+    """Screen lines for the open menu: its title, then 'input entry' lines."""
+    page, cursor = menu.page_here()
+    out = [page.en if lang == "en" else page.fr]
+    if menu.divin:
+        out[0] += " (divin)"
+    if page is CODE:   # short and long presses, any button: shown as stars
+        out.append("*" * len(menu.code) or ("short/long" if lang == "en" else "court/long"))
+    for i, entry in enumerate(page.entries):
+        if menu.direct:
+            out.append("%-2s %s" % (SLOT_NAMES[i], entry_label(menu, entry, lang, label)))
+        else:
+            out.append(("> " if i == cursor else "  ") + entry_label(menu, entry, lang, label))
+    if menu.direct:
+        out.append("bb " + ("Back" if lang == "en" else "Retour"))
+    return [line[:width] for line in out]
+
+
+_ACTION_EN = const(
+    "|soin=Heal|soin-complet=Full heal|nuit=Night|hors-jeu=Out of game|"
+    "en-jeu=Back in game|stop=Stop game|reprise=Resume game|reset=Reset|")
+
+
+def action_label(action, lang, label):
+    """A menu entry's words: the keyword alone inside a Coup/Effet page."""
+    verb = action.verb
+    if verb in ("coup", "effet"):
+        if action.kw is None:
+            return "Hit" if lang == "en" else "Normal"
+        return label(action.kw, lang)
+    if verb == "repare":
+        if lang == "en":
+            return "Repair " + ("armor" if action.target == "armure" else "limb")
+        return "Repare " + action.target
+    if lang == "en":
+        return lookup(_ACTION_EN, verb)
+    return label(verb)
