@@ -32,10 +32,10 @@ class Menu:
         self.code = ""              # the presses typed on the code's page
         self.wrong = 0              # wrong codes in a row
         self.shut_until = None      # tick the Orga page opens again after its wrong codes
-        # The tree (some 60 actions and pages, ~5 KB in 32-bit) and the code that walks
-        # it (cran.menutree, ~2 KB) exist only while the menu is open: most presses are
-        # a plain hit, and a closed menu needs none of it.
-        self.top = None
+        # The tree (some 60 actions and pages, ~5 KB in 32-bit, made by cran.menutree
+        # as the menu opens and held by the stack alone) and the code that walks it
+        # (~2 KB) exist only while the menu is open: most presses are a plain hit, and a
+        # closed menu needs none of it.
         self._stack = []            # [(page, cursor, group)]; empty: the menu is closed
         self.divin = False
         self._last_press = 0
@@ -85,8 +85,7 @@ class Menu:
     def close(self):
         self._stack.clear()   # (in place: closing allocates nothing)
         self.divin = False
-        self.top = None       # the GC takes the tree back, and the code that walked it
-        forget(_OPEN_ONLY)
+        forget(_OPEN_ONLY)    # the GC takes the tree back, and the code that walked it
 
     # ---- what to show ---------------------------------------------------------------
 

@@ -126,12 +126,11 @@ def press(menu, button, kind, now):
 def open_top(menu, group=None):
     """Open the top page (group None: one button, or two without a screen), or on a
     direct board the top page's entry `group` (1-3) with its LED colour."""
-    if menu.top is None:
-        menu.top = build_tree(menu.treats)
+    top = build_tree(menu.treats)   # the stack holds what of it is on the way
     if group is None:
-        menu._stack.append((menu.top, 0, 0))
+        menu._stack.append((top, 0, 0))
     else:
-        menu._stack.append((menu.top.entries[group], 0, group))
+        menu._stack.append((top.entries[group], 0, group))
 
 
 def _scroll(menu, kind, now):
