@@ -11,10 +11,10 @@ import subprocess
 import pytest
 
 from conftest import WRAP_START
-from cran.auth import derive, from_hex, hmac_sha256, key_id, same
+from cran.auth import derive, from_hex, hmac_sha256, same
 from cran.console import LOCKED
 from cran.core.ticks import ticks_add
-from cran.lock import UNLOCK_MS, ConsoleLock
+from cran.lock import UNLOCK_MS, ConsoleLock, key_id
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.game import gamekey
 from host_tools.vhw import sys_path

@@ -58,6 +58,10 @@ def test_the_names_modules_hold_every_name_each_module_makes(tmp_path):
                         or name in text.split("\n")[2]), (module, name)
     assert "x.show_loop" in made["cran/names.py"]            # a method of the app
     assert "x.show_lines" in made["cran/names_display.py"]   # the screen's, apart
+    # A screen's driver's, by its kind: a board with an SSD1306 makes none of the ST7789's.
+    assert "x.ST7789\n" in made["cran/names_st7789.py"]
+    assert "ST7789" not in made["cran/names_ssd1306.py"]
+    assert "x.SSD1306_I2C\n" in made["cran/names_ssd1306.py"]
 
 
 def test_every_const_is_defined_above_its_uses():

@@ -43,10 +43,10 @@ MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
 CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
-# The console and its lock (cran.console, cran.lock, and the grammar an action line
-# loads) are loaded by the first byte that comes and let go when it has been quiet
-# this long and the lock is shut: a badge in play hears no console.
-_CONSOLE = const(("cran.console", "cran.lock", "cran.core.words"))
+# The console and its lock (cran.console, cran.lock, the grammar an action line loads,
+# the journal's reading) are loaded by the first byte that comes and let go when it has
+# been quiet this long and the lock is shut: a badge in play hears no console.
+_CONSOLE = const(("cran.console", "cran.lock", "cran.core.words", "cran.readback"))
 # A healer's offer on the LEDs: the menu's Autre (soin) green, a short flash a rhythm.
 _OFFER = const((3, 0, 1))
 

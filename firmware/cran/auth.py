@@ -2,8 +2,8 @@
 # organisers): HMAC-SHA256, and a key of its own for each use (derive), so a proof made
 # for one use is worth nothing in another. The console's lock (cran.lock) loads this
 # module to answer an unlock, and lets it go after; the radio (cran.radio) uses it too,
-# for as long as the badge runs: the unlock's own steps are the lock's (cran.lock), so
-# a radio game's heap keeps only what its frames need.
+# for as long as the badge runs: the unlock's own steps (its proof, the key's id) are
+# the lock's (cran.lock), so a radio game's heap keeps only what its frames need.
 import hashlib
 
 from cran.core.vocab import const
@@ -49,12 +49,6 @@ def derive(key, purpose):
     return hmac_sha256(key, b"cran " + purpose)
 
 
-def key_id(key):
-    """8 hex digits naming a game key, so that a host knows which key a badge wants;
-    they reveal nothing of it."""
-    return to_hex(derive(key, b"id")[:4])
-
-
 def to_hex(data):
     return "".join(["%02x" % b for b in data])
 
@@ -69,9 +63,3 @@ def from_hex(text):
         if not (48 <= b <= 57 or 65 <= b <= 70 or 97 <= b <= 102):
             return None
     return bytes([int(text[i:i + 2], 16) for i in range(0, len(text), 2)])
-
-
-def unlock_tag(key, nonce):
-    """The proof that answers the console's challenge (cran.lock): made by the
-    organiser's tool, checked by the badge."""
-    return hmac_sha256(derive(key, b"console"), b"unlock:" + nonce)

@@ -9,6 +9,7 @@ import time
 import machine
 
 import cran
+import cran.readback  # noqa: F401 (Journal.entries reads with it: in fail_needs)
 from cran import compat
 from cran.console import NOT_TEXT, command_of, text_of, typed_byte
 from cran.lock import ConsoleLock, read_key, set_interrupt

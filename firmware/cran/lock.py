@@ -14,6 +14,20 @@ _NONCE_BYTES = const(16)
 _AUTH = const(("cran.auth",))
 
 
+def key_id(key):
+    """8 hex digits naming a game key, so that a host knows which key a badge wants;
+    they reveal nothing of it."""
+    from cran.auth import derive, to_hex
+    return to_hex(derive(key, b"id")[:4])
+
+
+def unlock_tag(key, nonce):
+    """The proof that answers the console's challenge: made by the organiser's tool,
+    checked by the badge."""
+    from cran.auth import derive, hmac_sha256
+    return hmac_sha256(derive(key, b"console"), b"unlock:" + nonce)
+
+
 def read_key(path):
     """The game key in the file at path -> (key, None); (None, None) when there is no
     file (a badge set up without one: its console is open); (None, problem) when the
@@ -81,7 +95,7 @@ class ConsoleLock:
             return "open"
         import os
 
-        from cran.auth import key_id, to_hex
+        from cran.auth import to_hex
         try:
             self.nonce = os.urandom(_NONCE_BYTES)
             return "challenge %s %s" % (to_hex(self.nonce), key_id(self.key))
@@ -96,7 +110,7 @@ class ConsoleLock:
         nonce, self.nonce = self.nonce, None
         if nonce is None:
             return "error: no challenge to answer: send `challenge` first"
-        from cran.auth import from_hex, same, unlock_tag
+        from cran.auth import from_hex, same
         try:
             tag = from_hex(tag_hex.strip())
             if tag is None or not same(tag, unlock_tag(self.key, nonce)):

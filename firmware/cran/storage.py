@@ -120,26 +120,13 @@ class StateStore:
         return None
 
 
-def take_entry(line, out, problems, name, n):
-    """Line n of journal file `name`: its entry (a JSON object) into out, else said in
-    problems. The journal in files and CircuitPython's in nvm read their lines alike."""
-    try:
-        entry = json.loads(line)
-    except ValueError:
-        entry = None
-    if isinstance(entry, dict):
-        out.append(entry)
-    else:
-        problems.append("%s: line %d unreadable, skipped" % (name, n))
-
-
 class Journal:
     """Append-only log of one-line JSON entries, bounded to about max_bytes by two
     files: name.0 (current) becomes name.1 (previous) when it would pass max_bytes/2."""
 
     def __init__(self, directory, max_bytes=16384, name="journal"):
         self.names = (name + ".1", name + ".0")     # oldest first
-        self._paths = (join(directory, self.names[0]), join(directory, self.names[1]))
+        self.paths = (join(directory, self.names[0]), join(directory, self.names[1]))
         self._half_bytes = max_bytes // 2
         self._size = None       # bytes in the current file; None: ask the disk
         self._torn = False      # the current file ends mid-line (a cut append)
@@ -156,10 +143,10 @@ class Journal:
         if size and size + len(line) + 1 > self._half_bytes:
             # Rename replaces the previous file atomically: a cut here loses only the
             # oldest half, which rotation was about to drop anyway.
-            replace(self._paths[1], self._paths[0])
+            replace(self.paths[1], self.paths[0])
             size = 0
             self._torn = False
-        with open(self._paths[1], "ab") as f:
+        with open(self.paths[1], "ab") as f:
             if self._torn:
                 # A torn line would swallow this entry too: start it on a line of its own.
                 f.write(b"\n")
@@ -172,25 +159,13 @@ class Journal:
             on_journal(entry)
 
     def entries(self):
-        """-> every readable entry, oldest first. A torn or garbled line (a power cut
-        mid-append) is skipped and named in self.problems, never fatal."""
-        out = []  # type: list
-        self.problems = []
-        for i in (0, 1):
-            n = 0
-            try:
-                with open(self._paths[i], "rb") as f:
-                    for line in f:
-                        n += 1
-                        take_entry(line, out, self.problems, self.names[i], n)
-            except OSError as e:
-                if not missing(e):
-                    self.problems.append("%s: unreadable after line %d (%s)"
-                                         % (self.names[i], n, e))
-        return out
+        """-> every readable entry, oldest first; what was skipped in self.problems
+        (cran.readback, loaded for an organiser's read)."""
+        from cran.readback import entries
+        return entries(self)
 
     def clear(self):
-        for path in self._paths:
+        for path in self.paths:
             try:
                 os.remove(path)
             except OSError as e:
@@ -202,14 +177,14 @@ class Journal:
     def _look(self):
         # Once per boot: the current file's size, and whether it ends mid-line.
         try:
-            size = os.stat(self._paths[1])[6]
+            size = os.stat(self.paths[1])[6]
         except OSError as e:
             if not missing(e):
                 raise
             size = 0
         self._torn = False
         if size:
-            with open(self._paths[1], "rb") as f:
+            with open(self.paths[1], "rb") as f:
                 f.seek(size - 1)
                 self._torn = f.read(1) != b"\n"
         self._size = size

@@ -4,7 +4,7 @@ import json
 import os
 import sys
 
-from cran.auth import key_id
+from cran.lock import key_id
 from host_tools import CommandError
 from host_tools.game import gamekey
 from host_tools.game.roster import (

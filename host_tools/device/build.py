@@ -164,15 +164,18 @@ MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
 # Modules a badge loads only when its board has the part (cran.start.parts) or its game the
 # radio: the names they make are made only then. Every other module's are made at the
 # start.
+# A screen's driver is its kind's ("ssd1306", "st7789" with the StickC's power chip that
+# lights it): a board makes the names of its own screen's driver, not of every kind's.
 PART_MODULES = {"cran.texts": "display", "cran.menuwords": "display",
                 "cran.hal.display": "display",
-                "cran.hal.ssd1306": "display", "cran.hal.st7789": "display",
-                "cran.hal.axp192": "display", "cran.tunes": "buzzer",
+                "cran.hal.ssd1306": "ssd1306", "cran.hal.st7789": "st7789",
+                "cran.hal.axp192": "st7789", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds",
                 "cran.hal.espnow": "radio", "cran.hal.battery": "radio"}
 # ... and every module of the radio's package (cran.radio, cran.radio.*): radio games only.
 RADIO_PACKAGE = "cran.radio"
-NAMES_MODULES = ("names", "names_display", "names_buzzer", "names_leds", "names_radio")
+NAMES_MODULES = ("names", "names_display", "names_ssd1306", "names_st7789", "names_buzzer",
+                 "names_leds", "names_radio")
 
 
 def part_of(module):

@@ -8,9 +8,9 @@ import os
 import secrets
 import threading
 
-from cran import auth
-from cran.auth import key_id, to_hex
-from cran.lock import KEY_BYTES
+from cran import lock
+from cran.auth import to_hex
+from cran.lock import KEY_BYTES, key_id
 from host_tools import CommandError
 
 KEY_FILE = "game.key"       # beside a config (cran config --out), and on the badge
@@ -87,7 +87,7 @@ def remember(key):
 
 
 def find(wanted_id, extra=()):
-    """The key named wanted_id (cran.auth.key_id) among extra and the ring, or None."""
+    """The key named wanted_id (cran.lock.key_id) among extra and the ring, or None."""
     for key in extra:
         if key_id(key) == wanted_id:
             return key
@@ -106,4 +106,4 @@ def find(wanted_id, extra=()):
 
 def unlock_tag(key, nonce):
     """The answer to a badge's challenge (cran.lock.ConsoleLock.unlock)."""
-    return to_hex(auth.unlock_tag(key, nonce))
+    return to_hex(lock.unlock_tag(key, nonce))

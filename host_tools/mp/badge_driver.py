@@ -204,10 +204,11 @@ class Run:
     def unlock(self, now):
         """The console of a badge with a game key (a game with the radio) opened as
         `cran console` opens it: its challenge answered with the key. The proof's code
-        is the firmware's (cran.auth, which a radio game keeps loaded anyway)."""
+        is the firmware's (cran.lock's, which the console has loaded)."""
         import binascii
 
-        from cran.auth import to_hex, unlock_tag
+        from cran.auth import to_hex
+        from cran.lock import unlock_tag
         nonce = self.app.line("challenge", now)[0].split()[1]
         answer = self.app.line("unlock " + to_hex(unlock_tag(
             GAME_KEY, binascii.unhexlify(nonce))), now)

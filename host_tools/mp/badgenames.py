@@ -12,8 +12,8 @@ import sys
 
 # The modules cran flash makes to make the badge's names (host_tools/device/build.py
 # names_sources); cran.start loads those of its board's parts and game.
-MODULES = ("cran.names", "cran.names_display", "cran.names_buzzer", "cran.names_leds",
-           "cran.names_radio")
+MODULES = ("cran.names", "cran.names_display", "cran.names_ssd1306", "cran.names_st7789",
+           "cran.names_buzzer", "cran.names_leds", "cran.names_radio")
 
 
 def make(modules=MODULES):

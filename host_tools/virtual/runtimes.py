@@ -343,8 +343,10 @@ def names_modules(job):
     radio's when its game has one."""
     with open(os.path.join(BOARDS_DIR, job["board"] + ".json")) as f:
         board = json.load(f)
+    screen = board.get("display")
     return (["cran.names"] + ["cran.names_" + part for part in ("display", "buzzer", "leds")
                               if board.get(part) is not None]
+            + (["cran.names_" + screen["kind"]] if screen is not None else [])
             + (["cran.names_radio"] if "radio" in job.get("config", {}) else []))
 
 

@@ -148,6 +148,7 @@ class NvmJournal:
     def entries(self):
         """-> every readable entry, oldest first; a torn or garbled line is skipped and
         named in self.problems."""
+        from cran.readback import take_entry
         self._look()
         out = []  # type: list
         self.problems = []
@@ -165,7 +166,7 @@ class NvmJournal:
                 if not line:
                     continue
                 n += 1
-                storage.take_entry(line, out, self.problems, self.names[order.index(i)], n)
+                take_entry(line, out, self.problems, self.names[order.index(i)], n)
         return out
 
     def clear(self):

@@ -77,8 +77,10 @@ def _let_go(names):
 
 
 # The modules cran flash makes to make the badge's names (host_tools/device/build.py
-# names_sources), and the board part each one's are for.
+# names_sources), and the board part each one's are for: a screen's driver's, by its
+# kind (a board makes its own screen's, not every kind's).
 _NAMES = (("cran.names", None), ("cran.names_display", "display"),
+          ("cran.names_ssd1306", "ssd1306"), ("cran.names_st7789", "st7789"),
           ("cran.names_buzzer", "buzzer"), ("cran.names_leds", "leds"),
           ("cran.names_radio", "radio"))
 
@@ -103,8 +105,7 @@ def _make_names(config):
     for module, part in _NAMES:
         if (part is None) != (config is None):
             continue
-        if part is not None and (config.radio if part == "radio"
-                                 else getattr(config.board, part)) is None:
+        if part is not None and not _has(config, part):
             continue
         try:
             __import__(module)   # its names are made as it loads
@@ -113,6 +114,15 @@ def _make_names(config):
         for name in sys.modules[module].LATER.split(" "):
             getattr(gc, root + name if name.endswith(".mpy") else name, None)
         _let_go((module,))
+
+
+def _has(config, part):
+    if part == "radio":
+        return config.radio is not None
+    screen = config.board.display
+    if part in ("ssd1306", "st7789"):
+        return screen is not None and screen["kind"] == part
+    return getattr(config.board, part) is not None
 
 
 def _restored(root, config):
