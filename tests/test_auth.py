@@ -11,10 +11,11 @@ import subprocess
 import pytest
 
 from conftest import WRAP_START
-from cran.auth import derive, from_hex, hmac_sha256, same
+from cran.auth import derive, from_hex, hmac_sha256
 from cran.console import LOCKED
 from cran.core.ticks import ticks_add
 from cran.lock import UNLOCK_MS, ConsoleLock, key_id
+from cran.tags import same
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.game import gamekey
 from host_tools.vhw import sys_path
@@ -51,8 +52,9 @@ def test_hmac_matches_rfc_4231_and_the_stdlib():
 
 
 def test_hmac_matches_rfc_4231_in_micropython(micropython):
-    code = ("import sys, json\nsys.path.insert(0, %r)\nfrom cran.auth import hmac_sha256, "
-            "from_hex, to_hex\nprint(json.dumps([to_hex(hmac_sha256(from_hex(k), "
+    code = ("import sys, json\nsys.path.insert(0, %r)\nfrom cran.auth import "
+            "hmac_sha256, from_hex\nfrom cran.tags import to_hex\n"
+            "print(json.dumps([to_hex(hmac_sha256(from_hex(k), "
             "from_hex(d))) for k, d in %r]))" % (FIRMWARE_DIR, [v[:2] for v in RFC4231]))
     out = subprocess.run([micropython, "-c", code], capture_output=True, text=True,
                          timeout=30)

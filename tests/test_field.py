@@ -193,11 +193,12 @@ _MP_LINK = """
 import sys, json
 sys.path.insert(0, %(firmware)r)
 from cran import radio
-from cran.radio.link import Link, command
+from cran.radio.link import Link
+from cran.radio.orders import command
 from cran.radio.treat import Chain
 from cran.core.engine import new_state
 from cran.core.rules import Character, Settings
-from cran.auth import to_hex
+from cran.tags import to_hex
 
 class Air:
     def __init__(self):

@@ -203,7 +203,8 @@ _MP_PROGRAM = """
 import sys, json
 sys.path.insert(0, %(firmware)r)
 from cran import radio
-from cran.auth import from_hex, to_hex
+from cran.auth import from_hex
+from cran.tags import to_hex
 keys = radio.Keys(from_hex(%(key)r))
 gm, badge = from_hex(%(gm)r), from_hex(%(badge)r)
 made = [radio.seal(keys, gm, radio.GM, 0, radio.STOP, b"", (2, from_hex(%(token)r))),

@@ -1,12 +1,12 @@
 # Proofs made with the game key (one secret per game, on every badge and with the
 # organisers): HMAC-SHA256, and a key of its own for each use (derive), so a proof made
-# for one use is worth nothing in another. The console's lock (cran.lock) loads this
-# module to answer an unlock, and lets it go after; the radio (cran.radio) uses it too,
-# for as long as the badge runs: the unlock's own steps (its proof, the key's id) are
-# the lock's (cran.lock), so a radio game's heap keeps only what its frames need.
+# for one use is worth nothing in another. Keys are made here, at the start (the radio's,
+# cran.radio.Keys) or for an unlock (cran.lock), and this module is let go after: what
+# checks a frame's tag on every frame heard is cran.tags, all a radio game keeps.
 import hashlib
 
 from cran.core.vocab import const
+from cran.tags import hmac_with
 
 _BLOCK = const(64)              # SHA-256's block size, which HMAC pads the key to
 
@@ -25,32 +25,9 @@ def hmac_pads(key):
     return bytes([b ^ 0x36 for b in key]), bytes([b ^ 0x5C for b in key])
 
 
-def hmac_with(pads, message):
-    inner = hashlib.sha256(pads[0])
-    inner.update(message)
-    outer = hashlib.sha256(pads[1])
-    outer.update(inner.digest())
-    return outer.digest()
-
-
-def same(a, b):
-    """a == b in a time that does not depend on where they differ: a tag compared byte
-    by byte, stopping at the first wrong one, would tell a forger how much was right."""
-    if len(a) != len(b):
-        return False
-    diff = 0
-    for i in range(len(a)):
-        diff |= a[i] ^ b[i]
-    return diff == 0
-
-
 def derive(key, purpose):
     """The key for one use of the game key (b"console", b"radio", b"id")."""
     return hmac_sha256(key, b"cran " + purpose)
-
-
-def to_hex(data):
-    return "".join(["%02x" % b for b in data])
 
 
 def from_hex(text):

@@ -17,7 +17,8 @@ _AUTH = const(("cran.auth",))
 def key_id(key):
     """8 hex digits naming a game key, so that a host knows which key a badge wants;
     they reveal nothing of it."""
-    from cran.auth import derive, to_hex
+    from cran.auth import derive
+    from cran.tags import to_hex
     return to_hex(derive(key, b"id")[:4])
 
 
@@ -83,8 +84,8 @@ class ConsoleLock:
             self.open_until = None
             self._tell(True)
 
-    # The unlock's steps are here, not in cran.auth, which a game with the radio keeps
-    # in its heap all day for its frames: these go with the console.
+    # The unlock's steps are here, not in cran.auth (the start's: let go, as these are
+    # with the console) or cran.tags (what a game with the radio keeps for its frames).
 
     def challenge(self):
         """-> the answer to `challenge`: a fresh nonce and the key's name (cran.auth
@@ -95,7 +96,7 @@ class ConsoleLock:
             return "open"
         import os
 
-        from cran.auth import to_hex
+        from cran.tags import to_hex
         try:
             self.nonce = os.urandom(_NONCE_BYTES)
             return "challenge %s %s" % (to_hex(self.nonce), key_id(self.key))
@@ -110,7 +111,8 @@ class ConsoleLock:
         nonce, self.nonce = self.nonce, None
         if nonce is None:
             return "error: no challenge to answer: send `challenge` first"
-        from cran.auth import from_hex, same
+        from cran.auth import from_hex
+        from cran.tags import same
         try:
             tag = from_hex(tag_hex.strip())
             if tag is None or not same(tag, unlock_tag(self.key, nonce)):

@@ -9,8 +9,8 @@ import secrets
 import threading
 
 from cran import lock
-from cran.auth import to_hex
 from cran.lock import KEY_BYTES, key_id
+from cran.tags import to_hex
 from host_tools import CommandError
 
 KEY_FILE = "game.key"       # beside a config (cran config --out), and on the badge

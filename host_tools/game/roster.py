@@ -21,7 +21,6 @@ import io
 import json
 import os
 
-from cran.auth import to_hex
 from cran.core.choices import (
     FIELDS,
     MAX_DURATION_MS,
@@ -37,6 +36,7 @@ from cran.core.words import (
     plain,
 )
 from cran.start import config as badge_config
+from cran.tags import to_hex
 from gamefiles.board import BoardError
 from host_tools import CommandError
 from host_tools.game import gamekey

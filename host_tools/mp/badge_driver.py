@@ -207,8 +207,8 @@ class Run:
         is the firmware's (cran.lock's, which the console has loaded)."""
         import binascii
 
-        from cran.auth import to_hex
         from cran.lock import unlock_tag
+        from cran.tags import to_hex
         nonce = self.app.line("challenge", now)[0].split()[1]
         answer = self.app.line("unlock " + to_hex(unlock_tag(
             GAME_KEY, binascii.unhexlify(nonce))), now)

@@ -19,9 +19,9 @@ from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 
 from cran import radio  # noqa: E402
 from cran.app import App  # noqa: E402
-from cran.auth import to_hex  # noqa: E402
 from cran.core.engine import view  # noqa: E402
 from cran.start.config import load  # noqa: E402
+from cran.tags import to_hex  # noqa: E402
 
 BOARDS, FLASH = sys.argv[2], sys.argv[3]
 GAME_KEY = bytes(range(32))

@@ -23,8 +23,8 @@
 import hashlib
 import struct
 
-from cran.auth import derive, hmac_pads, hmac_with, same
 from cran.core.vocab import const
+from cran.tags import hmac_with, same
 
 VERSION = const(0xC1)
 MAX_FRAME = const(250)         # ESP-NOW v1's payload limit
@@ -73,6 +73,8 @@ class Keys:
     and its cipher (aes: cryptolib.aes's signature; a desktop's, where it has none)."""
 
     def __init__(self, game_key, aes=None):
+        # Made at the start (cran.radio.start), which lets cran.auth go once they are.
+        from cran.auth import derive, hmac_pads
         self.game = derive(game_key, b"id")[:4]
         self.pads = hmac_pads(derive(game_key, b"radio"))
         self.secret = derive(game_key, b"radio secret")[:16]

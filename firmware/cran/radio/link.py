@@ -15,10 +15,11 @@ import json
 import struct
 
 from cran import radio
-from cran.auth import to_hex
+from cran.compat import forget
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import KEYWORDS, Action, const
+from cran.core.vocab import Action, const
+from cran.tags import to_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
@@ -42,6 +43,7 @@ _HEARTBEAT_BYTES = const(9)
 _NO_TIME = const(0xFFFF)
 _PLAYS = ("en-jeu", "hors-jeu", "stop")
 _NOTHING = ()                 # Link.tick's answer when nothing came
+_ORDERS = const(("cran.radio.orders",))
 
 
 def heartbeat(state, now, battery=None):
@@ -245,8 +247,10 @@ class Link:
         elif (kind == radio.RESET and len(payload) > radio.ID_BYTES
               and payload[:radio.ID_BYTES] == self.me):   # with a new character
             out.append(("recast", bytes(payload[radio.ID_BYTES:])))
-        else:
+        else:   # a game master's order: rare, loaded for it
+            from cran.radio.orders import command
             action = command(kind, payload, self.me)
+            forget(_ORDERS)
             if action is not None:
                 out.append(("act", action))
 
@@ -275,22 +279,3 @@ class Link:
         if offer is None or ticks_diff(now, offer[1]) >= 0:
             return None
         return Action(offer[0])
-
-
-def command(kind, payload, me):
-    """A game master's frame -> the Action it asks of this badge, or None."""
-    if kind == radio.STOP:
-        return Action("stop")
-    if kind == radio.RESUME:
-        return Action("reprise")
-    if kind == radio.NIGHT:
-        return Action("nuit")
-    if kind == radio.MASS:   # K11: an effect «de masse», named by its keyword
-        try:
-            name = bytes(payload).decode()
-        except UnicodeError:
-            return None
-        return Action("effet", name, masse=True) if name in KEYWORDS else None
-    if kind == radio.RESET and payload[:radio.ID_BYTES] == me:
-        return Action("reset")
-    return None

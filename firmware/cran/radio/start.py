@@ -5,8 +5,9 @@
 import json
 
 from cran import radio
-from cran.auth import from_hex, to_hex
+from cran.auth import from_hex
 from cran.radio.link import Link
+from cran.tags import to_hex
 
 _KEPT = "radio.json"   # beside the state: the counter's mark, spent tokens, own chain
 

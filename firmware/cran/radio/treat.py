@@ -3,8 +3,8 @@
 # chain, at the start: cran.radio.start); a player's badge, most of a field, keeps none
 # of it in its heap.
 from cran import radio
-from cran.auth import to_hex
 from cran.core.vocab import const
+from cran.tags import to_hex
 
 _MARK_SPACING = const(256)    # Chain: hashes between two tokens kept
 

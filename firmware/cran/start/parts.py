@@ -178,7 +178,8 @@ def assemble(app, root, config, restored):
         from cran.radio.start import start
         app.link = start(root, config.radio, key, badge, board.power)
         del start
-        forget(("cran.radio.start",))   # the window's code, cran.radio.link, stays
+        # The window's code, cran.radio.link, stays; the keys are made (cran.auth).
+        forget(("cran.radio.start", "cran.auth"))
     app.events = []        # (button, kind, tick) waiting for the show loop
     app.buttons = [] if app.safe else hal.buttons(board, app._on_button, app._poke)
     app.menu = None if app.safe else Menu(

@@ -12,12 +12,12 @@ from cran.compat import MICROPYTHON, forget
 # peak), the state's records read back with their copy in NVS and the count of
 # watchdog resets before the app's modules load (the same), and the app's assembly and
 # the wiring of its drivers once the app is built (the lock, loaded again with the
-# console, and the radio's wiring are let go by parts.assemble as soon as they have
-# served; named here too for a start that failed half-way).
+# console, and the radio's wiring and key making are let go by parts.assemble as soon
+# as they have served; named here too for a start that failed half-way).
 _CONFIG_ONLY = ("cran.start.config", "cran.core.choices", "cran.core.words")
 _RESTORE_ONLY = ("cran.start.restore", "cran.start.records", "cran.start.rescue",
                  "cran.start.boots")
-_BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start")
+_BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start", "cran.auth")
 
 
 # The GC's rhythm, from the start on: a collection after every _COLLECT_EVERY bytes
