@@ -205,6 +205,7 @@ def names_of(files):
         part = part_of(module)
         names, later = groups["names_" + part if part else "names"]
         later.add(path[1:])   # the module's __file__, under where the firmware is
+        names.add(module.rsplit(".", 1)[-1])   # its name in its package, set at its import
         with open(files[path], "rb") as f:
             for name in mpy_qstrs(f.read()):
                 if _attribute(name) or len(name) <= 10:

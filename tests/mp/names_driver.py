@@ -39,8 +39,11 @@ from cran.start.phases import start  # noqa: E402
 
 app = start(root)
 qstrs("after_boot")
-lazy = ("cran.core.words", "cran.auth", "cran.utf8")
-for name in lazy:   # what a console action, a challenge and a line beyond ASCII load
+# What a console action, a challenge, a line beyond ASCII, a journal's read and an open
+# menu load (and its words, on a screen).
+lazy = ("cran.core.words", "cran.auth", "cran.utf8", "cran.readback", "cran.menutree") + (
+    ("cran.menuwords",) if app.screen is not None else ())
+for name in lazy:
     __import__(name)
 forget(lazy)
 qstrs("after_lazy")
