@@ -126,7 +126,7 @@ async def probe(run, button):
         for name in _marks:
             _marks[name] = None
         out["hit_bytes"].append(await allocated(press(pin, level)))
-        etat = app.badge.status(time.ticks_ms())["etat"]
+        etat = app.badge.state.etat
         if etat != "blesse" or _marks["saved"] is None:
             raise RuntimeError("hit %d: etat %s, saved %r" % (i, etat, _marks["saved"]))
         if _marks["led"] is not None:

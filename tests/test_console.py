@@ -5,6 +5,7 @@ import pytest
 
 from cran.badge import Badge
 from cran.console import Console, text_of
+from cran.console import status as console_status
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_COMBAT, CUE_END, CUE_KINDS
@@ -28,6 +29,39 @@ def make_console(config_path=None, **who):
     badge = Badge(Character(**who), Settings(), journal=MemoryJournal(), board_id="atom-lite")
     boot(badge, START)
     return Console(badge, config_path)
+
+
+def _app(tmp_path, key):
+    # What cran.console.open_for reads of a cran.app.App.
+    import types
+    badge = Badge(Character(), Settings(), journal=MemoryJournal(), board_id="atom-lite")
+    boot(badge, START)
+    return types.SimpleNamespace(badge=badge, root=str(tmp_path), safe=False,
+                                 resets_for_safe=0, locks=key is not None, key=key,
+                                 key_problem=None, lock=None, console=None)
+
+
+def test_the_lock_is_loaded_by_the_first_line_that_needs_it(tmp_path, monkeypatch):
+    # A host's every look (status, journal) reads: it never loads cran.lock, ~2 KB of a
+    # badge's heap. A line that changes the game makes the lock, which refuses it.
+    from cran import lock
+    from cran.console import LOCKED, open_for
+    told = []
+    monkeypatch.setattr(lock, "set_interrupt", told.append)   # Ctrl-C: MicroPython's
+    app = _app(tmp_path, bytes(range(32)))
+    console = open_for(app, None)
+    assert app.console is console
+    assert json.loads(console.handle("status", START)[0])["etat"] == "pleine-forme"
+    assert json.loads(console.handle("journal", START)[0])["board"] == "atom-lite"
+    assert app.lock is None and told == []
+    assert console.handle("coup", START) == [LOCKED]
+    assert app.lock is console.lock and told == [False]   # locked: Ctrl-C off
+    assert console.handle("challenge", START)[0].startswith("challenge ")
+    # No game key: the console is open, and no lock is ever made.
+    app = _app(tmp_path, None)
+    console = open_for(app, None)
+    assert console.handle("coup", START)[0].startswith("ok coup")
+    assert console.handle("challenge", START) == ["open"] and app.lock is None
 
 
 def test_config_answers_the_file_in_one_line(tmp_path):
@@ -132,7 +166,7 @@ def test_a_power_cut_during_a_countdown_never_leaves_the_wearer_healthier(
     later = ticks_add(START, cut_after_ms + 3600000)
     second = badge()
     boot(second, later)
-    status = second.status(later)
+    status = console_status(second, later)
     if status["etat"] == "coma":
         # Less than a checkpoint was left: it comes back already fallen, never better.
         assert really_left < CHECKPOINT_MS and status["reste_ms"] <= 300000
@@ -158,7 +192,7 @@ def test_time_switched_off_is_paused_unless_the_game_counts_it(tmp_path, counts,
     second = Badge(Character(), settings, StateStore(str(tmp_path)))
     later = ticks_add(START, 5000)
     boot(second, later, wall_s=wall_at_boot)
-    status = second.status(later)
+    status = console_status(second, later)
     assert status["etat"] == etat
     if wall_at_boot == 1795000120:
         assert 300000 - 120000 - 10000 <= status["reste_ms"] <= 300000 - 120000

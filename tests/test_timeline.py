@@ -16,6 +16,7 @@ import cran
 import host_tools.device
 from conftest import REPO, SCENARIO_DIR, overlapping, run_cran, svg_size, text_boxes
 from cran.badge import Badge
+from cran.console import status as console_status
 from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
 from cran.core.words import parse_action
@@ -223,7 +224,7 @@ def test_the_timeline_ends_where_the_badge_is(tmp_path, steps, character):
     lines, badge = badge_journal(tmp_path, steps, character)
     config = {"character": (character or Character()).as_dict()}
     tl = build(lines, config)
-    status = badge.status(steps[-1][0])
+    status = console_status(badge, steps[-1][0])
     assert _last(tl, "etat") == status["etat"]
     effects = sorted(s.value for s in tl.spans if s.lane.startswith("effet ") and s.end is None)
     assert effects == sorted(status["effets"])

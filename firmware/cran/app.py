@@ -24,7 +24,6 @@ from cran.cues import (
     warning_cue,
     warning_due,
 )
-from cran.storage import join
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
@@ -147,14 +146,11 @@ class App:
     def session(self):
         """The console (cran.console.Console) and its lock, made by the first byte that
         comes after a quiet spell (show() lets them go again)."""
-        if self.console is None:
-            from cran.console import Console
-            from cran.lock import ConsoleLock, set_interrupt
-            self.lock = ConsoleLock(self.key, self.key_problem, set_interrupt)
-            self.console = Console(self.badge, join(self.root, "config.json"), set_rtc,
-                                   self.lock)
-            self.console.safe_after = self.resets_for_safe if self.safe else 0
-        return self.console
+        console = self.console
+        if console is None:
+            from cran.console import open_for
+            console = open_for(self, set_rtc)
+        return console
 
     def console_open(self, now):
         """Whether an organiser has the console and Ctrl-C now (cran.lock)."""
@@ -171,11 +167,12 @@ class App:
         self.in_show = True
         try:
             self.badge.tick(now)
-            lock = self.lock
-            if lock is not None:
-                lock.tick(now)
+            if self.console is not None:
+                lock = self.lock   # (None until a line needed it: cran.console.open_for)
+                if lock is not None:
+                    lock.tick(now)
                 if (ticks_diff(now, self.last_input) >= CONSOLE_QUIET_MS
-                        and lock.open_until is None):   # no organiser's window open
+                        and (lock is None or lock.open_until is None)):   # none open
                     self.console = self.lock = None
                     forget(_CONSOLE)
             menu = self.menu   # (None only in safe mode, which has no buttons)
@@ -281,31 +278,8 @@ class App:
                 self.frame_code = None
             else:
                 self._show_look(state, now)
-        texts = self.texts
-        if self.screen is not None and texts is not None:
-            if where is None and not peeking and state is self.screen_for:
-                return   # the public lines follow the state alone: drawn already
-            width = self.screen.columns
-            if menu is not None and where is not None:
-                lines = texts.menu_lines(menu, self.lang, width)
-            elif unknown:
-                lines = texts.unknown_lines(self.lang, width)
-            else:
-                news = self.news
-                if news is not None and ticks_diff(now, news[1]) >= texts.NEWS_MS:
-                    news = self.news = None
-                lines = texts.screen_lines(state, now, self.lang, peeking, width,
-                                           news[0] if news is not None else None)
-            if self.safe:
-                lines = lines + ["SAFE MODE" if self.lang == "en" else "MODE SECOURS"]
-            if fault:
-                lines = lines + [texts.not_saved(self.lang)]
-            self.screen.show_lines(lines)
-            # (An answer's line goes when its time is up: _next_wake wakes then, and the
-            # lines are drawn again.)
-            public = where is None and not peeking
-            self.screen_for = (state if public and texts.say_left_ms(state, now) is None
-                               else None)
+        if self.screen is not None and self.texts is not None:   # its words' module draws
+            self.texts.draw(self, state, now, where, peeking, unknown, fault)
 
     def _show_look(self, state, now):
         """The public look on the LEDs. Most wake-ups find the frame already shown or

@@ -1,7 +1,6 @@
 # One wearer's badge: the rules engine's state, kept safe in storage and told to the
 # journal. No hardware here: the app feeds it actions and ticks and shows its cues.
 
-import cran
 from cran.core.engine import (
     COUNTDOWN,
     act,
@@ -10,11 +9,10 @@ from cran.core.engine import (
     next_deadline,
     summary,
     tick,
-    view,
 )
 from cran.core.record import to_record
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import ARMOR_DAMAGED, CUE_KINDS, INCONNU, const
+from cran.core.vocab import CUE_KINDS, const
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
@@ -207,30 +205,6 @@ class Badge:
     def _tell(self, kind, now, cues):
         if self.on_cues is not None:
             self.on_cues(kind, now, cues)
-
-    def status(self, now):
-        """The `status` answer: everything a host or an organiser asks about."""
-        self.tick(now)
-        seen = view(self.state, now)
-        effects = {}
-        for name in self.state.effects():
-            effects[name] = self.state.left_ms(name, now)
-        status = {"etat": seen["etat"], "armure": int(seen["armure"]),
-                ARMOR_DAMAGED: self.state.armor_damaged, "effets": effects,
-                "brises": sorted(self.state.broken), "dit": seen["dit"],
-                "reste_ms": self.state.left_ms(COUNTDOWN, now),
-                "combat": self.state.in_combat(), "jeu": seen["jeu"],
-                "renommee": self.state.renown, "personnage": self.character.name,
-                "casque": self.character.helmet,
-                "board": self.board_id, "firmware": cran.VERSION,
-                "id": self.names.get("id"), "badge": self.names.get("badge"),
-                "uptime_ms": self.uptime_ms, "clock": self.wall_clock(),
-                "save_error": self.save_error}
-        if self.unknown:   # nothing of the wearer is known: no field says more than that
-            for key in ("armure", ARMOR_DAMAGED, "reste_ms", "combat", "jeu", "renommee"):
-                status[key] = None
-            status["etat"] = INCONNU
-        return status
 
     def log(self, entry):
         if self.journal is None:

@@ -4,8 +4,18 @@
 
 import json
 
+import cran
 from cran.compat import forget
-from cran.core.vocab import DIGITS, SPACE_CHARS, SPACES, ParseError, const
+from cran.core.engine import COUNTDOWN, view
+from cran.core.vocab import (
+    ARMOR_DAMAGED,
+    DIGITS,
+    INCONNU,
+    SPACE_CHARS,
+    SPACES,
+    ParseError,
+    const,
+)
 
 LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` with "
           "the game key: `cran console` does it)")
@@ -21,6 +31,34 @@ _SAFE_COMMANDS = const(("status", "journal", "config", "clock", "echo", "help", 
                         "challenge", "unlock", "lock", "reboot"))
 UNKNOWN = ("error: etat inconnu: the badge lost its saved state; an organiser sets it "
            "with `reset` (or the Orga menu's reset), then plays what is known")
+
+
+def status(badge, now):
+    """The `status` answer of a cran.badge.Badge: everything a host or an organiser asks
+    about. Here, not the badge's: only an organiser's read needs it, and the console
+    is loaded then."""
+    badge.tick(now)
+    state = badge.state
+    seen = view(state, now)
+    effects = {}
+    for name in state.effects():
+        effects[name] = state.left_ms(name, now)
+    answer = {"etat": seen["etat"], "armure": int(seen["armure"]),
+              ARMOR_DAMAGED: state.armor_damaged, "effets": effects,
+              "brises": sorted(state.broken), "dit": seen["dit"],
+              "reste_ms": state.left_ms(COUNTDOWN, now),
+              "combat": state.in_combat(), "jeu": seen["jeu"],
+              "renommee": state.renown, "personnage": badge.character.name,
+              "casque": badge.character.helmet,
+              "board": badge.board_id, "firmware": cran.VERSION,
+              "id": badge.names.get("id"), "badge": badge.names.get("badge"),
+              "uptime_ms": badge.uptime_ms, "clock": badge.wall_clock(),
+              "save_error": badge.save_error}
+    if badge.unknown:   # nothing of the wearer is known: no field says more than that
+        for key in ("armure", ARMOR_DAMAGED, "reste_ms", "combat", "jeu", "renommee"):
+            answer[key] = None
+        answer["etat"] = INCONNU
+    return answer
 
 
 def command_of(line):
@@ -97,6 +135,23 @@ def typed_byte(line, got, echo):
     return False
 
 
+def open_for(app, on_clock):
+    """The console of a cran.app.App (on_clock: Console's), made by the first byte that
+    comes after a quiet spell (App.session). Its lock (cran.lock) is made by the first
+    line that needs it: what reads (status, journal: a host's every look) never loads
+    it. A badge without a game key has none: its console is open."""
+    from cran.storage import join
+    console = app.console = Console(app.badge, join(app.root, "config.json"), on_clock)
+    console.safe_after = app.resets_for_safe if app.safe else 0
+    if app.locks:
+        def make_lock():
+            from cran.lock import ConsoleLock, set_interrupt
+            app.lock = ConsoleLock(app.key, app.key_problem, set_interrupt)
+            return app.lock
+        console.make_lock = make_lock
+    return console
+
+
 class Console:
     # For the app's reader, which reaches this module through its Console.
     typed_byte = staticmethod(typed_byte)
@@ -105,6 +160,7 @@ class Console:
         self.badge = badge
         self.safe_after = 0         # in safe mode: the watchdog resets that caused it
         self.lock = lock            # cran.lock.ConsoleLock; None: open (a desktop run)
+        self.make_lock = None       # or: make_lock() -> the lock, when a line needs it
         self.reboot = False         # `reboot` said: the app resets after the answer
         # The grammar (~5 KB of a badge's heap) is loaded by an action line and let go
         # with the console once it is quiet (App.show): a badge in play hears `status`
@@ -147,7 +203,7 @@ class Console:
         if not command:
             return []
         if command == "status":
-            return [json.dumps(self.badge.status(now))]
+            return [json.dumps(status(self.badge, now))]
         if command == "journal":
             journal = self.badge.journal
             return [json.dumps(e) for e in journal.entries()] if journal else []
@@ -159,6 +215,8 @@ class Console:
                 forget(_GRAMMAR)
             return [HELP]
         lock = self.lock
+        if lock is None and self.make_lock is not None:
+            lock = self.lock = self.make_lock()
         if command == "challenge":
             return [lock.challenge() if lock else "open"]
         if command == "unlock":
@@ -186,7 +244,7 @@ class Console:
         if self.badge.unknown and action.verb != "reset":
             return [UNKNOWN]
         self.badge.apply(action, now)
-        seen = self.badge.status(now)   # "dit": what this action asks to say, or "-"
+        seen = status(self.badge, now)   # "dit": what this action asks to say, or "-"
         return ["ok %s: etat=%s armure=%d dit=%s" % (
             action.text(), seen["etat"], seen["armure"], seen["dit"])]
 

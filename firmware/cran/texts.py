@@ -39,6 +39,36 @@ def not_saved(lang):
     return "NOT SAVED" if lang == "en" else "NON SAUVEGARDE"
 
 
+def draw(app, state, now, where, peeking, unknown, fault):
+    """The screen of app (cran.app.App._draw, on a board with one) drawn for now: the open
+    menu's lines (where: cran.menu.Menu.where), the lost state's, or the look (peeking:
+    the wearer's private peek, with its news); the safe mode's and the failed save's
+    line under them. Here, not in the app: a board without a screen never loads it."""
+    if where is None and not peeking and state is app.screen_for:
+        return   # the public lines follow the state alone: drawn already
+    lang = app.lang
+    width = app.screen.columns
+    if app.menu is not None and where is not None:
+        lines = menu_lines(app.menu, lang, width)
+    elif unknown:
+        lines = unknown_lines(lang, width)
+    else:
+        news = app.news
+        if news is not None and ticks_diff(now, news[1]) >= NEWS_MS:
+            news = app.news = None
+        lines = screen_lines(state, now, lang, peeking, width,
+                             news[0] if news is not None else None)
+    if app.safe:
+        lines = lines + ["SAFE MODE" if lang == "en" else "MODE SECOURS"]
+    if fault:
+        lines = lines + [not_saved(lang)]
+    app.screen.show_lines(lines)
+    # (An answer's line goes when its time is up: App._next_wake wakes then, and the
+    # lines are drawn again.)
+    public = where is None and not peeking
+    app.screen_for = state if public and say_left_ms(state, now) is None else None
+
+
 def label(word, lang="fr"):
     """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
     english = lookup(_EN, word) if lang == "en" else None

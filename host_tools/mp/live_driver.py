@@ -197,9 +197,10 @@ class Live:
             from cran.menuwords import menu_here
             from cran.texts import label
             where = list(where) + [menu_here(app.menu, app.lang, label)]
+        from cran.console import status  # the console's answer, as a host reads it
         out = {"now": vclock.elapsed_ms(), "leds": leds, "screen": screen,
                "notes": self.notes(now), "journal": _journal[:],
-               "status": app.badge.status(now), "view": view(app.badge.state, now),
+               "status": status(app.badge, now), "view": view(app.badge.state, now),
                "menu": list(where) if where else None, "peek": app.peek_until is not None,
                "safe": app.safe, "look": cues.look(app.badge.state, now)}
         del _journal[:]

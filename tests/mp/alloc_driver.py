@@ -19,6 +19,7 @@ import world  # noqa: E402
 
 from cran.app import CONSOLE_QUIET_MS  # noqa: E402
 from cran.compat import forget  # noqa: E402
+from cran.core.engine import view  # noqa: E402
 from cran.start.phases import start  # noqa: E402
 
 BOARDS = ("atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
@@ -114,7 +115,7 @@ def hit(app):
     app.show(now)
     used = gc.mem_alloc() - before
     gc.enable()
-    return [used, app.badge.status(now)["etat"]]
+    return [used, view(app.badge.state, now)["etat"]]
 
 
 def resident():
