@@ -3,18 +3,11 @@
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES, const, lookup
+from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES, lookup
 from cran.cues import EFFECTS, SAY_MS, WARNING_MS, saying
 
-# Screens' fonts are ASCII: words without accents. French is the keywords themselves.
-_EN = const(  # a table as a string: cran.core.vocab.lookup
-    "|pleine-forme=Healthy|blesse=Wounded|agonisant=Dying|coma=Coma|mort=Dead|"
-    "debout=Standing|au-sol=On the ground|inerte=Motionless|assomme=Stunned|"
-    "aveugle=Blind|charme=Charmed|douleur=Pain|faiblesse=Weakness|immobilise=Rooted|"
-    "obeis=Obey|paralyse=Paralysed|peur=Fear|statue=Statue|desarme=Disarmed|brise=Break|"
-    "dissipe=Dispel|invisible=Invisible|message=Message|regard=Gaze|resiste=Resist|"
-    "vol=Theft|mort-si-coma=Death if coma|armure=ARMOR|cri=SHOUT|")
-
+# Screens' fonts are ASCII: words without accents. French is the keywords themselves;
+# English is cran.texts_en's, loaded by an English badge only.
 
 # Private news the wearer must be told, on the peek for NEWS_MS after it came: the
 # reminder of S8 and the theft noticed (K13). No sound: private cues make none.
@@ -71,9 +64,11 @@ def draw(app, state, now, where, peeking, unknown, fault):
 
 def label(word, lang="fr"):
     """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
-    english = lookup(_EN, word) if lang == "en" else None
-    if english is not None:
-        return english
+    if lang == "en":
+        from cran.texts_en import EN
+        english = lookup(EN, word)
+        if english is not None:
+            return english
     text = word.replace("-", " ")
     return text[:1].upper() + text[1:]
 
