@@ -113,6 +113,7 @@ async def press(pin, level):
 
 
 async def probe(run, button):
+    from cran.core.engine import view
     app = run.app
     app.start_watchdog()
     show = asyncio.create_task(app.show_loop())
@@ -126,7 +127,7 @@ async def probe(run, button):
         for name in _marks:
             _marks[name] = None
         out["hit_bytes"].append(await allocated(press(pin, level)))
-        etat = app.badge.state.etat
+        etat = view(app.badge.state, time.ticks_ms())["etat"]
         if etat != "blesse" or _marks["saved"] is None:
             raise RuntimeError("hit %d: etat %s, saved %r" % (i, etat, _marks["saved"]))
         if _marks["led"] is not None:
