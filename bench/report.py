@@ -330,8 +330,10 @@ def render(figures, previous):
                 label, value, "ms" if ms else "us", value * low * scale,
                 value * high * scale))
         if "radio_heap" in radio:
-            out += ["", "Heap the radio keeps (32-bit, .mpy, cran.auth included; the "
-                    "heartbeat's AES context, made and dropped each time, not): %.1f KB."
+            out += ["", "Heap the radio keeps (32-bit, .mpy, its names made as it loads; "
+                    "cran.auth, which makes its keys at the start, let go as the start "
+                    "does; the heartbeat's AES context, made and dropped each time, not): "
+                    "%.1f KB."
                     % (radio["radio_heap"] / 1024)]
         days = radio.get("radio_days")
         if days:

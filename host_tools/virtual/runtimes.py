@@ -153,7 +153,7 @@ def board_file_text(board_id):
 # happens to fragment; every board lived it in each of 93-98). All within the chip's
 # 111.9 KB; the Atoms' within 88 as files, the screen boards' not yet: their console's
 # grammar at every action is this fight's peak, and their 12-hour radio day, pressed on
-# the buttons, lives in 86-88 (docs/PERFORMANCE.md). Lower this as the firmware shrinks.
+# the buttons, lives in 86-87 (docs/PERFORMANCE.md). Lower this as the firmware shrinks.
 BADGE_HEAP_KB = 96
 # The same fight without the radio: it lives in 70-81 (every board in each of 81-86).
 NO_RADIO_HEAP_KB = 84
