@@ -42,9 +42,10 @@ MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
 CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
-# The console and its lock (cran.console, cran.lock, the grammar an action line loads,
-# the journal's reading) are loaded by the first byte that comes and let go when it has
-# been quiet this long and the lock is shut: a badge in play hears no console.
+# The console (cran.console) is loaded by the first byte that comes, its lock (cran.lock)
+# by the first line that needs it, the grammar by an action line, the journal's reading
+# by `journal`; all are let go when it has been quiet this long and no organiser's
+# window is open: a badge in play hears no console.
 _CONSOLE = const(("cran.console", "cran.lock", "cran.core.words", "cran.readback"))
 # A healer's offer on the LEDs: the menu's Autre (soin) green, a short flash a rhythm.
 _OFFER = const((3, 0, 1))
@@ -144,8 +145,9 @@ class App:
         return self.session().line(text, now)
 
     def session(self):
-        """The console (cran.console.Console) and its lock, made by the first byte that
-        comes after a quiet spell (show() lets them go again)."""
+        """The console (cran.console.Console), made by the first byte that comes after a
+        quiet spell (its lock by the first line that needs it: cran.console.open_for);
+        show() lets them go again."""
         console = self.console
         if console is None:
             from cran.console import open_for
