@@ -49,6 +49,10 @@ SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 _CONSOLE = const(("cran.console", "cran.lock", "cran.core.words", "cran.readback"))
 # A healer's offer on the LEDs: the menu's Autre (soin) green, a short flash a rhythm.
 _OFFER = const((3, 0, 1))
+# The melodies (~1.2 KB of a badge's heap, 32-bit) are loaded by a change that has cues
+# and let go once its notes are made: the buzzer plays those notes, and the rest of the
+# time (most wake-ups, and the peaks: an open menu, an organiser's line) none is needed.
+_TUNES = const(("cran.tunes",))
 
 
 class App:
@@ -68,7 +72,6 @@ class App:
     layout: "Any"
     leds: "Any"
     buzzer: "Any"
-    tunes: "Any"
     texts: "Any"
     screen: "Any"
     events: "Any"
@@ -251,10 +254,13 @@ class App:
         cues = self.pending
         if cues:
             self.pending = []
-        tunes = self.tunes
-        if self.buzzer is None or tunes is None:
+        if self.buzzer is None:
             return
-        melody = tunes.melody_for(cues) if cues and not self.safe else None
+        melody = None
+        if cues and not self.safe:
+            from cran.tunes import melody_for
+            melody = melody_for(cues)
+            forget(_TUNES)
         if melody:
             self.buzzer.play(melody, now)
         else:

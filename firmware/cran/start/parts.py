@@ -162,11 +162,9 @@ def assemble(app, root, config, restored):
         hal = mp_parts
     app.leds = hal.leds(board)
     app.buzzer = hal.buzzer(board, config.volume_percent)
-    # Melodies and screen words only for the parts that use them (RAM on a badge).
-    app.tunes = app.texts = None
-    if app.buzzer is not None:
-        from cran import tunes
-        app.tunes = tunes
+    # Screen words only for a board with a screen (RAM on a badge); the melodies are
+    # loaded by each change that sounds (App._sound).
+    app.texts = None
     app.screen, problem = screen(board)
     if app.screen is not None:
         from cran import texts
