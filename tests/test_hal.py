@@ -130,7 +130,7 @@ def test_sleeps_take_virtual_time(result):
     assert r["reset"] == 2                 # machine.reset(): HARD_RESET
 
 
-def test_ssd1306_draws_text_into_its_framebuffer(result):
+def test_ssd1306_draws_text_on_the_panel_a_page_at_a_time(result):
     r = result("ssd1306")
     assert r["absent"] == 19 and r["scan"] == [60]   # no device: ENODEV, as on the ESP32
     assert r["init_cmds"] == [0xAE, 0x20, 0x00, 0x40]
@@ -140,10 +140,16 @@ def test_ssd1306_draws_text_into_its_framebuffer(result):
     assert r["e_on_line_2"] == ["........", "........", "..####..", ".##..##.",
                                 ".######.", ".##.....", "..#####.", "........"]
     assert r["gap_between_lines"] == ["." * 128] * 2
+    assert r["x_on_line_3"] == ["........", "........", ".##..##.", "..####..", "...##...",
+                                "..####..", ".##..##.", "........"]
+    assert r["empty_below"]
     assert r["columns"] == 16
     assert r["shown"] == [True, False]
-    assert r["writes_for_two_shows"] == 7     # 6 address commands + the buffer, once
-    assert r["sent_is_buffer"] == [60, 0x40, True]
+    # 6 address commands, then the 8 pages of 128 bytes, once: no image of the screen
+    # is kept, only a page's band.
+    assert r["writes_for_two_shows"] == 14
+    assert r["to"] == [60] and r["band_bytes"] == 128
+    assert r["after_fewer_lines"] == ["........"] * 8
 
 
 def test_st7789_sends_the_image_in_bands(result):

@@ -251,6 +251,45 @@ def _picture(dev, x0, y0, w, h):
             for y in range(y0, y0 + h)]
 
 
+# SSD1306 commands followed by argument bytes (each byte a write of its own: 0x80, byte).
+_SSD1306_ARGS = {0x20: 1, 0x21: 2, 0x22: 2, 0x81: 1, 0x8D: 1, 0xA8: 1, 0xAD: 1, 0xD3: 1,
+                 0xD5: 1, 0xD9: 1, 0xDA: 1, 0xDB: 1}
+
+
+class _Gddram:
+    """An SSD1306's display RAM as the I2C writes leave it (horizontal addressing): the
+    column and page window of 0x21 and 0x22, then data (0x40, bytes) from the window's
+    start, column after column, page after page, the pointer running on across writes."""
+
+    def __init__(self, writes, width=128, pages=8):
+        self.width = width
+        self.ram = bytearray(width * pages)
+        window = [0, width - 1, 0, pages - 1]
+        col = page = 0
+        command = []
+        for _, data in writes:
+            if data[0] == 0x80:
+                command.append(data[1])
+                if len(command) > _SSD1306_ARGS.get(command[0], 0):
+                    if command[0] == 0x21:
+                        window[0:2] = command[1:]
+                        col = window[0]
+                    elif command[0] == 0x22:
+                        window[2:4] = command[1:]
+                        page = window[2]
+                    command = []
+                continue
+            for byte in data[1:]:
+                self.ram[page * width + col] = byte
+                col += 1
+                if col > window[1]:
+                    col = window[0]
+                    page = window[2] if page >= window[3] else page + 1
+
+    def pixel(self, x, y):
+        return self.ram[(y // 8) * self.width + x] >> (y % 8) & 1
+
+
 @check
 def ssd1306():
     fresh(0)
@@ -269,12 +308,17 @@ def ssd1306():
     out["shown"] = [screen.show_lines(["Blessé", "é" * 20, "x"])]
     out["shown"].append(screen.show_lines(["Blessé", "é" * 20, "x"]))
     out["writes_for_two_shows"] = len(i2c.writes) - writes
-    out["B"] = _picture(dev, 0, 0, 8, 8)
-    out["e_on_line_2"] = _picture(dev, 0, 10, 8, 8)
-    out["gap_between_lines"] = _picture(dev, 0, 8, 128, 2)
+    ram = _Gddram(i2c.writes)   # what the panel shows: the writes read back
+    out["B"] = _picture(ram, 0, 0, 8, 8)
+    out["e_on_line_2"] = _picture(ram, 0, 10, 8, 8)   # rows 10-17: across pages 1 and 2
+    out["gap_between_lines"] = _picture(ram, 0, 8, 128, 2)
+    out["x_on_line_3"] = _picture(ram, 0, 20, 8, 8)
+    out["empty_below"] = _picture(ram, 0, 28, 128, 36) == ["." * 128] * 36
     out["columns"] = screen.columns
-    last = i2c.writes[-1]
-    out["sent_is_buffer"] = [last[0], last[1][0], last[1][1:] == bytes(dev.buffer)]
+    out["to"] = sorted(set(w[0] for w in i2c.writes))
+    out["band_bytes"] = len(dev._page)
+    screen.show_lines(["x"])   # fewer lines: those below are cleared
+    out["after_fewer_lines"] = _picture(_Gddram(i2c.writes), 0, 10, 8, 8)
     return out
 
 

@@ -1,7 +1,9 @@
 # SSD1306 OLED on I2C, the essentials of micropython-lib's ssd1306 driver (MIT,
-# micropython-lib/micropython/drivers/display/ssd1306): the object is itself the
-# framebuf.FrameBuffer (1 bit per pixel, MONO_VLSB, the chip's own page layout) and
-# show() sends it whole.
+# micropython-lib/micropython/drivers/display/ssd1306), without its image of the whole
+# screen (1 KB of the badge's heap for its whole life, in one block): fill() and text()
+# are remembered, as cran.hal.st7789 does, and show() draws them one page (8 rows) at a
+# time into a 128-byte band in the chip's own layout (framebuf MONO_VLSB) and sends it.
+# The same calls as a framebuf.FrameBuffer for what cran.hal.display uses.
 import framebuf
 from micropython import const
 
@@ -25,7 +27,7 @@ _SET_VCOM_DESEL = const(0xDB)
 _SET_CHARGE_PUMP = const(0x8D)
 
 
-class SSD1306_I2C(framebuf.FrameBuffer):
+class SSD1306_I2C:
     def __init__(self, width, height, i2c, addr=0x3C, external_vcc=False):
         self.width = width
         self.height = height
@@ -33,10 +35,12 @@ class SSD1306_I2C(framebuf.FrameBuffer):
         self.addr = addr
         self.external_vcc = external_vcc
         self.pages = height // 8
-        self.buffer = bytearray(self.pages * width)
-        super().__init__(self.buffer, width, height, framebuf.MONO_VLSB)
+        self._fill = 0          # the colour (0 or 1) fill() asked for
+        self._texts = []        # (text, x, y, colour) since the last fill()
+        self._page = bytearray(width)   # one page: a byte per column, its 8 rows
+        self._band = framebuf.FrameBuffer(self._page, width, 8, framebuf.MONO_VLSB)
         self._cmd = bytearray(2)
-        self._data = [b"\x40", self.buffer]   # Co=0, D/C#=1: the rest is pixel data
+        self._data = [b"\x40", self._page]   # Co=0, D/C#=1: the rest is pixel data
         self.init_display()
 
     def init_display(self):
@@ -63,6 +67,13 @@ class SSD1306_I2C(framebuf.FrameBuffer):
         self.fill(0)
         self.show()
 
+    def fill(self, c):
+        self._fill = c
+        self._texts = []
+
+    def text(self, s, x, y, c=1):
+        self._texts.append((s, x, y, c))
+
     def show(self):
         x0 = 0
         x1 = self.width - 1
@@ -71,7 +82,15 @@ class SSD1306_I2C(framebuf.FrameBuffer):
             x1 += (128 - self.width) // 2
         for cmd in (_SET_COL_ADDR, x0, x1, _SET_PAGE_ADDR, 0, self.pages - 1):
             self.write_cmd(cmd)
-        self.i2c.writevto(self.addr, self._data)
+        # Horizontal addressing: each page's bytes follow the last in the window, so one
+        # window and a write a page (the chip's address pointer runs on between writes).
+        band = self._band
+        for y in range(0, self.pages * 8, 8):
+            band.fill(self._fill)
+            for s, x, ty, c in self._texts:
+                if y - 8 < ty < y + 8:   # 8 px glyphs that reach into this page
+                    band.text(s, x, ty - y, c)
+            self.i2c.writevto(self.addr, self._data)
 
     def write_cmd(self, cmd):
         self._cmd[0] = 0x80   # Co=1, D/C#=0: one command byte
