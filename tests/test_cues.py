@@ -15,6 +15,7 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_KINDS
 from cran.core.words import ParseError, parse_action
+from cran.hal.display import news_of
 from gamefiles import scenario
 
 LAYOUTS = ((1, "single"), (8, "strip"), (25, "matrix-5x5"))
@@ -361,17 +362,20 @@ def test_micropython_shows_and_plays_like_cpython(micropython):
 def test_the_wearers_news_go_on_the_peek_under_the_state(width):
     # S8: healed from agonisant, a reminder; K13: the theft noticed 5 minutes on.
     healed, heard = play([(0, "coup agonisant"), (60000, "soin")])
-    news = texts.news_of(heard[1])
-    assert news == (("Oubli agonie", "Forget: dying"), 60000)
-    assert texts.screen_lines(healed, 61000, private=True, width=width, news=news[0]) == [
+    news = news_of(heard[1])
+    assert news == (("oubli", "-"), 60000)
+    words = texts.NEWS_WORDS[news[0]]
+    assert words == ("Oubli agonie", "Forget: dying")
+    assert texts.screen_lines(healed, 61000, private=True, width=width, news=words) == [
         "Blesse", "Oubli agonie"]
-    assert texts.screen_lines(healed, 61000, "en", True, width, news[0]) == [
+    assert texts.screen_lines(healed, 61000, "en", True, width, words) == [
         "Wounded", "Forget: dying"]
-    assert texts.screen_lines(healed, 61000, news=news[0]) == ["Blesse"]   # public: never
+    assert texts.screen_lines(healed, 61000, news=words) == ["Blesse"]   # public: never
     stolen = play([(0, "coup vol")])[0]
     stolen, noticed = tick(stolen, 300000)
-    assert texts.news_of(noticed) == (("Vol remarque", "Theft noticed"), 300000)
-    assert texts.news_of(heard[0]) is None   # a blow is no news
+    assert news_of(noticed) == (("remarque", "vol"), 300000)
+    assert texts.NEWS_WORDS[news_of(noticed)[0]] == ("Vol remarque", "Theft noticed")
+    assert news_of(heard[0]) is None   # a blow is no news
 
 
 def test_next_change_finds_each_rhythm_s_flip_as_a_step_by_step_scan_would():

@@ -72,7 +72,6 @@ class App:
     layout: "Any"
     leds: "Any"
     buzzer: "Any"
-    texts: "Any"
     screen: "Any"
     events: "Any"
     buttons: "Any"
@@ -94,7 +93,6 @@ class App:
     frames: "Any"
     frames_look: "Any"
     old_look: "Any"
-    screen_for: "Any"
     fault_shown: "Any"
     wdt: "Any"
     last_input: "Any"
@@ -129,13 +127,14 @@ class App:
             if self.peek_until is None or self.badge.unknown:
                 self._show_look(self.badge.state, now)
         self.pending.extend(cues)
-        if self.texts is not None:   # news is read on the screen's peek
+        if self.screen is not None:   # news is read on the screen's peek
             if kind == "undo":
                 self.news = self.news_before   # a heal taken back reminds of nothing
             else:
+                from cran.hal.display import news_of
                 if kind == "act":
                     self.news_before = self.news
-                self.news = self.texts.news_of(cues) or self.news
+                self.news = news_of(cues) or self.news
         self._poke()
 
     def _poke(self):
@@ -209,8 +208,7 @@ class App:
             self.in_show = False
             self.badge.flush(now)
         if self.fault_shown != (self.badge.save_error is not None):
-            self.screen_for = None   # that save failed, or one worked again: said at once
-            self._draw(now)
+            self._draw(now)   # that save failed, or one worked again: said at once
         if self.wdt is not None:
             self.wdt.feed()
         return self._next_wake(now)
@@ -286,8 +284,8 @@ class App:
                 self.frame_code = None
             else:
                 self._show_look(state, now)
-        if self.screen is not None and self.texts is not None:   # its words' module draws
-            self.texts.draw(self, state, now, where, peeking, unknown, fault)
+        if self.screen is not None:   # drawn by its words' modules
+            self.screen.draw(self, state, now, where, peeking, unknown, fault)
 
     def _show_look(self, state, now):
         """The public look on the LEDs. Most wake-ups find the frame already shown or
@@ -334,8 +332,9 @@ class App:
                 wait = _least(wait, next_change_ms(
                     state, now, self.leds.count, self.layout, self.fault_shown,
                     UNKNOWN_LOOK if self.badge.unknown else None))
-        if self.texts is not None:   # a screen: its answer's line goes
-            wait = _least(wait, self.texts.say_left_ms(state, now))
+        screen = self.screen
+        if screen is not None and screen.look_until is not None:   # its answer's line goes
+            wait = min(wait, max(0, ticks_diff(screen.look_until, now)))
         if self.peek_until is not None:
             wait = min(wait, ticks_diff(self.peek_until, now))
             if self.screen is not None:

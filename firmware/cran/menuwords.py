@@ -1,13 +1,24 @@
-# The words of an open menu on a screen (cran.texts.menu_lines): its page, its entries.
-# Loaded with the open menu (cran.menutree) and let go with it when it closes: a
-# screen's RAM the rest of the time. label: cran.texts.label, handed in (this module is
-# cran.texts' own part: it does not import it back).
+# The words of an open menu on a screen: its page, its entries. Loaded with the open menu
+# (cran.menutree) and let go with it when it closes: a screen's RAM the rest of the time.
+# It draws the open menu itself (cran.hal.display.Screen.draw), without cran.texts: an open menu's
+# peak holds no words of the look.
 
 from cran.core.vocab import const, lookup
+from cran.hal.display import label, not_saved
 from cran.menutree import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 
 
-def menu_here(menu, lang, label):
+def draw(app, state, now, where, peeking, unknown, fault):
+    """The open menu on app's screen (as cran.texts.draw draws the rest), the failed
+    save's line under it (a badge in safe mode has no menu)."""
+    lines = menu_lines(app.menu, app.lang, app.screen.columns)
+    if fault:
+        lines = lines + [not_saved(app.lang)]
+    app.screen.show_lines(lines)
+    app.screen.look_for = app.screen.look_until = None
+
+
+def menu_here(menu, lang):
     """The words for menu.where(): the page's title on direct boards, else the entry
     under the cursor. None when closed."""
     here = menu.page_here()
@@ -16,10 +27,10 @@ def menu_here(menu, lang, label):
     page, cursor = here
     if menu.direct:
         return page.en if lang == "en" else page.fr
-    return entry_label(menu, page.entries[cursor], lang, label)
+    return entry_label(menu, page.entries[cursor], lang)
 
 
-def entry_label(menu, entry, lang, label):
+def entry_label(menu, entry, lang):
     en = lang == "en"
     if isinstance(entry, Page):
         return entry.en if en else entry.fr
@@ -33,10 +44,10 @@ def entry_label(menu, entry, lang, label):
         if menu.treats == "soin":
             return "Heal nearest" if en else "Soigner"
         return "Repair nearest" if en else "Reparer"
-    return action_label(entry, lang, label)
+    return action_label(entry, lang)
 
 
-def menu_lines(menu, lang, width, label):
+def menu_lines(menu, lang, width):
     """Screen lines for the open menu: its title, then 'input entry' lines."""
     page, cursor = menu.page_here()
     out = [page.en if lang == "en" else page.fr]
@@ -46,9 +57,9 @@ def menu_lines(menu, lang, width, label):
         out.append("*" * len(menu.code) or ("short/long" if lang == "en" else "court/long"))
     for i, entry in enumerate(page.entries):
         if menu.direct:
-            out.append("%-2s %s" % (SLOT_NAMES[i], entry_label(menu, entry, lang, label)))
+            out.append("%-2s %s" % (SLOT_NAMES[i], entry_label(menu, entry, lang)))
         else:
-            out.append(("> " if i == cursor else "  ") + entry_label(menu, entry, lang, label))
+            out.append(("> " if i == cursor else "  ") + entry_label(menu, entry, lang))
     if menu.direct:
         out.append("bb " + ("Back" if lang == "en" else "Retour"))
     return [line[:width] for line in out]
@@ -59,7 +70,7 @@ _ACTION_EN = const(
     "en-jeu=Back in game|stop=Stop game|reprise=Resume game|reset=Reset|")
 
 
-def action_label(action, lang, label):
+def action_label(action, lang):
     """A menu entry's words: the keyword alone inside a Coup/Effet page."""
     verb = action.verb
     if verb in ("coup", "effet"):

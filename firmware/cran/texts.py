@@ -1,44 +1,29 @@
-# The words a screen shows: the public look, the wearer's private peek, labels. A
-# board with a screen loads this, one without never does.
+# The words a screen shows: the public look, the wearer's private peek, a healer's offer,
+# a lost state. A board with a screen loads this to draw a look and lets it go after
+# (cran.hal.display.Screen.draw); one without never does. The open menu's words are
+# cran.menuwords'.
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
-from cran.core.ticks import ticks_diff
-from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES, lookup
+from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES
 from cran.cues import EFFECTS, SAY_MS, WARNING_MS, saying
+from cran.hal.display import label, not_saved
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves;
-# English is cran.texts_en's, loaded by an English badge only.
+# English is cran.texts_en's, loaded by an English badge only (cran.hal.display.label).
 
-# Private news the wearer must be told, on the peek for NEWS_MS after it came: the
-# reminder of S8 and the theft noticed (K13). No sound: private cues make none.
+# The wearer's news (cran.hal.display.news_of) on the peek for NEWS_MS after it came. No
+# sound: private cues make none.
 NEWS_MS = 300000
-_NEWS = {(CUE_FORGET, "-"): ("Oubli agonie", "Forget: dying"),
-         (CUE_NOTICED, "vol"): ("Vol remarque", "Theft noticed")}
-
-
-def news_of(cues):
-    """-> (French, English) line of the last wearer's news among the cues, and its tick,
-    or None."""
-    found = None
-    for at, kind, value, _ in cues:
-        line = _NEWS.get((kind, value))
-        if line is not None:
-            found = (line, at)
-    return found
-
-
-def not_saved(lang):
-    """The line a screen adds while the state can't be saved (Badge.save_error)."""
-    return "NOT SAVED" if lang == "en" else "NON SAUVEGARDE"
+NEWS_WORDS = {(CUE_FORGET, "-"): ("Oubli agonie", "Forget: dying"),
+              (CUE_NOTICED, "vol"): ("Vol remarque", "Theft noticed")}
 
 
 def draw(app, state, now, where, peeking, unknown, fault):
-    """The screen of app (cran.app.App._draw, on a board with one) drawn for now: the open
-    menu's lines (where: cran.menu.Menu.where), the lost state's, or the look (peeking:
-    the wearer's private peek, with its news); the safe mode's and the failed save's
-    line under them. Here, not in the app: a board without a screen never loads it."""
-    if where is None and not peeking and state is app.screen_for:
-        return   # the public lines follow the state alone: drawn already
+    """The screen of app (cran.hal.display.Screen.draw, on a board with one) for now:
+    a healer's offer while the menu is closed (where: cran.menu.Menu.where), the lost
+    state's lines, or the look (peeking: the wearer's private peek, with its news); the
+    safe mode's and the failed save's line under them."""
     lang = app.lang
     width = app.screen.columns
     if app.menu is not None and where is not None:
@@ -50,27 +35,28 @@ def draw(app, state, now, where, peeking, unknown, fault):
         if news is not None and ticks_diff(now, news[1]) >= NEWS_MS:
             news = app.news = None
         lines = screen_lines(state, now, lang, peeking, width,
-                             news[0] if news is not None else None)
+                             NEWS_WORDS[news[0]] if news is not None else None)
     if app.safe:
         lines = lines + ["SAFE MODE" if lang == "en" else "MODE SECOURS"]
     if fault:
         lines = lines + [not_saved(lang)]
     app.screen.show_lines(lines)
-    # (An answer's line goes when its time is up: App._next_wake wakes then, and the
-    # lines are drawn again.)
+    # The public lines follow the state alone, but for an answer's line, which goes when
+    # its time is up: App._next_wake wakes then, and they are drawn again.
+    screen = app.screen
     public = where is None and not peeking
-    app.screen_for = state if public and say_left_ms(state, now) is None else None
+    left = say_left_ms(state, now) if public else None
+    screen.look_for = state if public else None
+    screen.look_fault = fault
+    screen.look_until = None if left is None else ticks_add(now, left)
 
 
-def label(word, lang="fr"):
-    """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
-    if lang == "en":
-        from cran.texts_en import EN
-        english = lookup(EN, word)
-        if english is not None:
-            return english
-    text = word.replace("-", " ")
-    return text[:1].upper() + text[1:]
+def say_left_ms(state, now):
+    """ms until the public lines' answer goes (cran.cues.saying), or None if they show
+    none."""
+    if saying(state, now) is None:
+        return None
+    return SAY_MS - ticks_diff(now, state.answer[1])
 
 
 def mmss(ms):
@@ -103,14 +89,6 @@ def screen_lines(state, now, lang="fr", private=False, width=16, news=None):
                 if name in EFFECTS:
                     lines.append(label(name, lang))
     return [line[:width] for line in lines]
-
-
-def say_left_ms(state, now):
-    """ms until the public lines' answer goes (cran.cues.saying), or None if they show
-    none: the app draws them again then."""
-    if saying(state, now) is None:
-        return None
-    return SAY_MS - ticks_diff(now, state.answer[1])
 
 
 def unknown_lines(lang="fr", width=16):
@@ -153,7 +131,7 @@ def menu_lines(menu, lang="fr", width=16):
     a healer's offer on show while it is closed."""
     if menu.is_open():
         from cran.menuwords import menu_lines as open_lines
-        return open_lines(menu, lang, width, label)
+        return open_lines(menu, lang, width)
     if menu.offer is None:
         return []
     if lang == "en":

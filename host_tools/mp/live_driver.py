@@ -195,8 +195,7 @@ class Live:
         where = app.menu.where() if app.menu is not None else None
         if where is not None:
             from cran.menuwords import menu_here
-            from cran.texts import label
-            where = list(where) + [menu_here(app.menu, app.lang, label)]
+            where = list(where) + [menu_here(app.menu, app.lang)]
         from cran.console import status  # the console's answer, as a host reads it
         out = {"now": vclock.elapsed_ms(), "leds": leds, "screen": screen,
                "notes": self.notes(now), "journal": _journal[:],

@@ -14,6 +14,7 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_SAY, STATES
 from cran.core.words import parse_action
+from cran.hal.display import label, not_saved
 from host_tools import CommandError
 from host_tools.paper import picture
 from host_tools.paper.picture import fit, text_width
@@ -148,7 +149,7 @@ def _screen(card, state, at, seen=None, fault=False, private=False):
     if seen == cues.UNKNOWN_LOOK:
         return texts.unknown_lines("fr", card.columns)
     lines = texts.screen_lines(state, at, "fr", private, card.columns)
-    return lines + ([texts.not_saved("fr")[:card.columns]] if fault else [])
+    return lines + ([not_saved("fr")[:card.columns]] if fault else [])
 
 
 def _situation(card, text, actions, when):
@@ -219,7 +220,7 @@ def _effect(card, name):
         led = min([i for i in range(card.leds) for f, p in zip(frames, plain)
                    if f[i] != p[i]] or [0])
         frames = [[frame[led]] for frame in frames]
-    return Row(EFFECT_NAMES.get(name) or texts.label(name), frames,
+    return Row(EFFECT_NAMES.get(name) or label(name), frames,
                _screen(card, state, last)[1:], looks)
 
 
@@ -243,7 +244,7 @@ def _peek(card, etat, name):
 # ---- the presses, from the menu's own tree -----------------------------------------
 
 def _entry_label(entry):
-    return menuwords.entry_label(menu.Menu(1, False), entry, "fr", texts.label)
+    return menuwords.entry_label(menu.Menu(1, False), entry, "fr")
 
 
 def _paths(page, prefix=()):

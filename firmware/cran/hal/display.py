@@ -1,8 +1,12 @@
 # Text on a small screen: lines of 8x8 framebuf text. The device draws as a FrameBuffer
 # with show() (SSD1306_I2C, ST7789); the screen is sent only when the text changes (a
-# full SSD1306 frame is ~25 ms of I2C at 400 kHz).
+# full SSD1306 frame is ~25 ms of I2C at 400 kHz). Resident on a board with a screen, so
+# also what its words share and what the app asks of them between two draws: the words
+# themselves (cran.texts, cran.menuwords) are loaded to draw.
 
-from cran.core.vocab import chars, lookup
+from cran.compat import forget
+from cran.core.ticks import ticks_diff
+from cran.core.vocab import CUE_FORGET, CUE_NOTICED, chars, const, lookup
 
 # The framebuf font has ASCII only, and draws each UTF-8 byte as a block: French letters
 # become their bare ones (a table as a string: see cran.core.vocab.lookup).
@@ -18,6 +22,12 @@ def plain(text):
                     for ch in chars(text)])
 
 
+# The look's words (~2.7 KB of a badge's heap) are loaded to draw it and let go once
+# drawn: a screen changes at a change of state, rarely. Kept while the wearer peeks (its
+# countdown is drawn each second) or an offer shows; the open menu draws with its own.
+_TEXTS = const(("cran.texts",))
+
+
 class Screen:
     line_height_px = 10   # 8 px glyphs and 2 px between lines: 6 lines on 64 px
 
@@ -28,6 +38,28 @@ class Screen:
         self.columns = width // 8
         self.rows = max(1, (height + 2) // self.line_height_px)
         self.shown = None    # the lines on screen (None: unknown), as a mirror reads them
+        # The public look on show (cran.texts.draw): for this state and failed save or
+        # not, until this tick (its answer's line goes then; None: no answer on it).
+        self.look_for = None
+        self.look_fault = False
+        self.look_until = None
+
+    def draw(self, app, state, now, where, peeking, unknown, fault):
+        """app's screen for now (cran.app.App._draw's arguments), drawn by its words'
+        module: the open menu's (cran.menuwords, loaded with it), else cran.texts. Most
+        show steps find the public look drawn already: then nothing is loaded."""
+        public = where is None and not peeking
+        until = self.look_until
+        if public and state is self.look_for and fault == self.look_fault and (
+                until is None or ticks_diff(now, until) < 0):
+            return
+        if where is not None and app.menu.is_open():
+            from cran.menuwords import draw
+        else:
+            from cran.texts import draw
+        draw(app, state, now, where, peeking, unknown, fault)
+        if public:
+            forget(_TEXTS)
 
     def show_lines(self, lines):
         """Draw up to `rows` lines, each cut at `columns` characters. -> True when the
@@ -42,3 +74,36 @@ class Screen:
         dev.show()
         self.shown = lines
         return True
+
+
+# ---- the words every draw shares, and the news the app keeps between draws -----------
+
+def label(word, lang="fr"):
+    """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
+    if lang == "en":
+        from cran.texts_en import EN
+        english = lookup(EN, word)
+        if english is not None:
+            return english
+    text = word.replace("-", " ")
+    return text[:1].upper() + text[1:]
+
+
+def not_saved(lang):
+    """The line a screen adds while the state can't be saved (Badge.save_error)."""
+    return "NOT SAVED" if lang == "en" else "NON SAUVEGARDE"
+
+
+# Private news the wearer must be told, on the peek (cran.texts words them): the
+# reminder of S8 and the theft noticed (K13), as the (kind, value) of their cues.
+NEWS = ((CUE_FORGET, "-"), (CUE_NOTICED, "vol"))
+
+
+def news_of(cues):
+    """-> ((kind, value), tick) of the last wearer's news among the cues, or None."""
+    found = None
+    for at, kind, value, _ in cues:
+        if (kind, value) in NEWS:
+            found = ((kind, value), at)
+    return found
+

@@ -162,13 +162,9 @@ def assemble(app, root, config, restored):
         hal = mp_parts
     app.leds = hal.leds(board)
     app.buzzer = hal.buzzer(board, config.volume_percent)
-    # Screen words only for a board with a screen (RAM on a badge); the melodies are
-    # loaded by each change that sounds (App._sound).
-    app.texts = None
+    # The melodies are loaded by each change that sounds (App._sound), a screen's words
+    # to draw (cran.hal.display.Screen.draw).
     app.screen, problem = screen(board)
-    if app.screen is not None:
-        from cran import texts
-        app.texts = texts
     if problem:
         badge.log({"error": problem})
     app.link = None        # the radio (cran.radio.link), when the game has one
@@ -192,7 +188,7 @@ def assemble(app, root, config, restored):
     app.spurious_wakes = 0
     app.pending = []       # cues not yet played
     app.peek_until = None
-    app.news = None        # the wearer's latest private news (texts.news_of)
+    app.news = None        # the wearer's latest private news (cran.hal.display.news_of)
     app.news_before = None  # the news before the last action: an undo puts it back
     app.warned = None      # the countdown already warned about
     app.wakeups = 0
@@ -205,7 +201,6 @@ def assemble(app, root, config, restored):
     app.frames = {}        # frame_code -> capped frame, of the look on show and the one
     app.frames_look = None  # before it (App._show_look); frame_code >> KEY_BITS of the
     app.old_look = None    # look on show (its look and effect), and of the one before
-    app.screen_for = None  # the state whose public lines the screen shows
     app.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
     app.wdt = None
     app.last_input = now   # tick of the last console byte; boot counts as one
