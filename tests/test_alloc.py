@@ -54,22 +54,29 @@ def test_a_hit_allocates_within_its_bound(allocations, board):
 START_ONLY = ("cran.start", "cran.start.config", "cran.core.choices", "cran.start.parts",
               "cran.start.boots", "cran.start.rescue", "cran.start.restore",
               "cran.start.records")
-# An action line loads the console and the grammar; a badge without a game key, as
-# these are, has no lock to load (cran.console.open_for).
-CONSOLE = ["cran.console", "cran.core.words"]
+# An action line loads the console, and the grammar for that line only; a badge without
+# a game key, as these are, has no lock to load (cran.console.open_for).
+CONSOLE = ["cran.console"]
 
 
 @pytest.mark.parametrize("board", board_ids())
 def test_start_only_modules_and_the_console_are_let_go(allocations, board):
-    after_boot, after_line, after_quiet, answer, _, _ = allocations[board]["modules"]
+    after_boot, after_line, after_quiet, answer, _, _, sounding = allocations[board][
+        "modules"]
     assert answer[0].startswith("ok effet peur"), answer
     assert "cran.app" in after_boot and "cran.core.engine" in after_boot
-    for name in START_ONLY + tuple(CONSOLE) + ("cran.fail", "cran.lock", "cran.auth"):
+    for name in START_ONLY + tuple(CONSOLE) + ("cran.fail", "cran.lock", "cran.auth",
+                                               "cran.hal.axp192", "cran.core.words"):
         assert name not in after_boot, name
-    # The action line loaded the console and the grammar to read it; a quiet console
-    # lets them go.
+    # The action line loaded the console, and the grammar to read it, let go once it
+    # was read; a quiet console lets the console go.
     assert after_line == sorted(after_boot + CONSOLE)
     assert after_quiet == after_boot
+    # Its cues sounded: the melodies made the notes and went, the player plays them and
+    # goes once they are played (a board without a buzzer loads neither).
+    with open(os.path.join(BOARDS_DIR, board + ".json")) as f:
+        player = ["cran.hal.buzzer"] if json.load(f)["buzzer"] is not None else []
+    assert sounding == sorted(after_boot + player)
 
 
 @pytest.mark.parametrize("board", board_ids())
@@ -91,6 +98,7 @@ def test_the_open_menus_code_is_loaded_while_it_is_open(allocations, board):
     with open(os.path.join(BOARDS_DIR, board + ".json")) as f:
         screen = json.load(f)["display"] is not None
     assert ("cran.menuwords" in while_open) == screen
+    assert "cran.texts" not in while_open   # the open menu draws without the look's words
     assert "cran.menuwords" not in after_close
     after_boot = allocations[board]["modules"][0]
     assert "cran.menutree" not in after_boot and after_close == after_boot

@@ -43,16 +43,18 @@ CONSOLE_QUIET_MS = 60000
 EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
 SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
 # The console (cran.console) is loaded by the first byte that comes, its lock (cran.lock)
-# by the first line that needs it, the grammar by an action line, the journal's reading
-# by `journal`; all are let go when it has been quiet this long and no organiser's
-# window is open: a badge in play hears no console.
-_CONSOLE = const(("cran.console", "cran.lock", "cran.core.words", "cran.readback"))
+# by the first line that needs it, the journal's reading by `journal`; all are let go
+# when it has been quiet this long and no organiser's window is open: a badge in play
+# hears no console. (The grammar comes and goes with each action line.)
+_CONSOLE = const(("cran.console", "cran.lock", "cran.readback"))
 # A healer's offer on the LEDs: the menu's Autre (soin) green, a short flash a rhythm.
 _OFFER = const((3, 0, 1))
 # The melodies (~1.2 KB of a badge's heap, 32-bit) are loaded by a change that has cues
-# and let go once its notes are made: the buzzer plays those notes, and the rest of the
-# time (most wake-ups, and the peaks: an open menu, an organiser's line) none is needed.
+# and let go once its notes are made; the player of those notes (cran.hal.buzzer, ~1.3
+# KB) is let go when they are played. The rest of the time (most wake-ups, and the peaks:
+# an open menu, an organiser's line) neither is needed.
 _TUNES = const(("cran.tunes",))
+_PLAYER = const(("cran.hal.buzzer",))
 
 
 class App:
@@ -72,6 +74,8 @@ class App:
     layout: "Any"
     leds: "Any"
     buzzer: "Any"
+    buzzer_pwm: "Any"
+    volume_percent: "Any"
     screen: "Any"
     events: "Any"
     buttons: "Any"
@@ -252,17 +256,22 @@ class App:
         cues = self.pending
         if cues:
             self.pending = []
-        if self.buzzer is None:
+        if self.buzzer_pwm is None:
             return
         melody = None
         if cues and not self.safe:
             from cran.tunes import melody_for
             melody = melody_for(cues)
             forget(_TUNES)
+        buzzer = self.buzzer
         if melody:
-            self.buzzer.play(melody, now)
-        else:
-            self.buzzer.update(now)
+            if buzzer is None:
+                from cran.hal.buzzer import Buzzer
+                buzzer = self.buzzer = Buzzer(self.buzzer_pwm, self.volume_percent)
+            buzzer.play(melody, now)
+        elif buzzer is not None and buzzer.update(now) is None:   # played: silent
+            self.buzzer = None
+            forget(_PLAYER)
 
     def _draw(self, now):
         state = self.badge.state

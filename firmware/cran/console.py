@@ -21,6 +21,9 @@ LOCKED = ("error: locked: for the game's organisers (`challenge`, then `unlock` 
           "the game key: `cran console` does it)")
 
 NOT_TEXT = "error: the line is not UTF-8 text"
+# The grammar (~5.5 KB of a badge's heap) is loaded to read an action line and let go
+# once it is read: an organiser's lines come seconds apart, a load takes milliseconds,
+# and the heap's peak is such a line's action played beside the console and its lock.
 _GRAMMAR = const(("cran.core.words",))
 # The longest line read; a longer one is answered with TOO_LONG, and nothing of it is
 # kept past the bound (a badge's heap is small, and no command needs more).
@@ -162,10 +165,6 @@ class Console:
         self.lock = lock            # cran.lock.ConsoleLock; None: open (a desktop run)
         self.make_lock = None       # or: make_lock() -> the lock, when a line needs it
         self.reboot = False         # `reboot` said: the app resets after the answer
-        # The grammar (~5 KB of a badge's heap) is loaded by an action line and let go
-        # with the console once it is quiet (App.show): a badge in play hears `status`
-        # and `journal` from hosts, its actions come from its buttons.
-        self.parse_action = None
         # Read again for each `config` (a host's, rare): a roster's config kept parsed
         # would hold ~1.6 KB of the badge's heap for it.
         self.config_path = config_path
@@ -211,8 +210,7 @@ class Console:
             return [rest]
         if command in ("help", "?"):   # rare: its words come with the grammar's
             from cran.core.words import HELP
-            if self.parse_action is None:
-                forget(_GRAMMAR)
+            forget(_GRAMMAR)
             return [HELP]
         lock = self.lock
         if lock is None and self.make_lock is not None:
@@ -234,13 +232,13 @@ class Console:
             return [self._config()]
         if command == "clock":
             return [self._clock(rest, now)]
-        if self.parse_action is None:
-            from cran.core.words import parse_action
-            self.parse_action = parse_action
+        from cran.core.words import parse_action
         try:
-            action = self.parse_action(line)
+            action = parse_action(line)
         except ParseError as e:
             return ["error: %s" % e]
+        finally:   # let go before the action plays: its look and sound load their own
+            forget(_GRAMMAR)
         if self.badge.unknown and action.verb != "reset":
             return [UNKNOWN]
         self.badge.apply(action, now)

@@ -60,7 +60,7 @@ try:
     gc.collect()
     _said = {'alloc': gc.mem_alloc(), 'free': gc.mem_free(), 'safe': _check_app.safe,
              'leds': _check_app.leds is not None, 'screen': _check_app.screen is not None,
-             'buzzer': _check_app.buzzer is not None,
+             'buzzer': _check_app.buzzer_pwm is not None,
              'buttons': [b.name for b in _check_app.buttons]}
     for _b in _check_app.buttons:
         _b.pin.irq(handler=None)
@@ -231,7 +231,8 @@ def hands(link, started, ask):
 
 # Two beeps on the badge's buzzer, as its driver plays a tune: (Hz, ms) notes.
 _BEEP = """import time
-_z = _check_app.buzzer
+from cran.hal.buzzer import Buzzer
+_z = Buzzer(_check_app.buzzer_pwm, _check_app.volume_percent)
 _z.play(((2000, 200), (0, 150), (2000, 200)), time.ticks_ms())
 while _z.playing():
     time.sleep_ms(10)

@@ -144,19 +144,16 @@ def board_file_text(board_id):
 # fight with its radio listening (tests/test_app.py: a game with the radio, RADIO_GAME,
 # every action a console line, the console unlocked with the game key as an organiser's
 # tool does), in 32-bit with the firmware as .mpy files on the badge's file system, as a
-# stock MicroPython runs it. The goal is 88 KB (issue "A radio game fits a stock ESP32":
-# a stock ESP32 without PSRAM gives MicroPython 111.9 KB, less what Wi-Fi takes once
-# ESP-NOW runs). Set where the firmware lives today, as measured (its names counted
-# apart, as a badge makes them: host_tools/mp/badgenames.py), with a few KB to spare:
-# the fight with the radio needs 81-93 KB (the Atom Lite and Matrix least, the StickC
-# Plus most; a board may die a KB or two above the least it lives in, as its heap
-# happens to fragment; every board lived it in each of 93-98). All within the chip's
-# 111.9 KB; the Atoms' within 88 as files, the screen boards' not yet: their console's
-# grammar at every action is this fight's peak, and their 12-hour radio day, pressed on
-# the buttons, lives in 86-87 (docs/PERFORMANCE.md). Lower this as the firmware shrinks.
-BADGE_HEAP_KB = 96
-# The same fight without the radio: it lives in 70-81 (every board in each of 81-86).
-NO_RADIO_HEAP_KB = 84
+# stock MicroPython runs it: 88 KB, the issue "A radio game fits a stock ESP32"'s (a
+# stock ESP32 without PSRAM gives MicroPython 111.9 KB, less what Wi-Fi takes once
+# ESP-NOW runs). As measured (the badge's names counted apart, as a badge makes them:
+# host_tools/mp/badgenames.py), the fight with the radio needs 81-87 KB: the Atom Lite
+# and Matrix least, the StickC Plus most, 1 KB inside. A board may die a KB or two above
+# the least it lives in, as its heap happens to fragment: every board lived it in each
+# of 87-93. Lower this as the firmware shrinks.
+BADGE_HEAP_KB = 88
+# The same fight without the radio: it lives in 69-75 (every board in each of 75-81).
+NO_RADIO_HEAP_KB = 78
 # A game with the radio, as `cran config` makes its sections: the game master's and two
 # healers' chains' anchors, every badge holds them; this badge a player's.
 RADIO_GAME = {"role": "badge", "authorities": {

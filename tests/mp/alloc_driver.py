@@ -55,8 +55,9 @@ class Pixels:
 
 def boot(board, n):
     # A badge boots with a fresh interpreter: the console and grammar an earlier one's
-    # console line loaded in this process are not its.
-    forget(("cran.core.words", "cran.console", "cran.lock"))
+    # console line loaded in this process are not its, nor the player of its last notes.
+    forget(("cran.core.words", "cran.console", "cran.lock", "cran.hal.buzzer", "cran.tunes",
+            "cran.texts"))
     vclock.start(0)
     machine.reset_all()
     root = "%s/%s%d" % (sys.argv[3], board, n)
@@ -134,7 +135,10 @@ def main():
         answer = app.line("effet peur", time.ticks_ms())
         after_line = resident()
         app.last_input = time.ticks_ms()   # as the console loop notes a line
-        app.show(time.ticks_add(time.ticks_ms(), CONSOLE_QUIET_MS))
+        quiet = time.ticks_add(time.ticks_ms(), CONSOLE_QUIET_MS)
+        app.show(quiet)   # the console let go; the line's cues sound from here
+        sounding = resident()
+        app.show(time.ticks_add(quiet, 10000))   # their notes played
         after_quiet = resident()
         # The menu opened (a long press: the top page, or a direct board's Coup page),
         # then closed by its idle time.
@@ -144,7 +148,8 @@ def main():
         menu_open = [app.menu.is_open(), resident()]
         app.menu.tick(time.ticks_add(now, 60000))
         results["modules"] = [after_boot, after_line, after_quiet, answer,
-                              menu_open + [app.menu.is_open(), resident()], threshold]
+                              menu_open + [app.menu.is_open(), resident()], threshold,
+                              sounding]
         machine.reboot()
         for line in IDLE:
             n += 1

@@ -1,4 +1,5 @@
-# Passive piezo on PWM: melodies of (freq_hz, duration_ms) played without blocking.
+# Passive piezo on PWM: melodies of (freq_hz, duration_ms) played without blocking. The
+# app makes one for a melody and lets it go when it is played (cran.app.App._sound).
 # play() starts one, update(now) moves on at the notes' own times and says how long the
 # caller may sleep; a late update skips the notes whose time has passed (no drift).
 from cran.core.ticks import ticks_add, ticks_diff

@@ -38,17 +38,16 @@ def strip(pin, count):
                                    pixel_order=neopixel.GRB))
 
 
-def buzzer(board, volume_percent):
+def buzzer_pwm(board):
     if board.buzzer is None:
         return None
     import pwmio
 
-    from cran.hal.buzzer import Buzzer
     from cran.hal_cp.tone import Tone
     # duty 0 from the first instant, as on MicroPython; variable_frequency for tunes.
     pwm = pwmio.PWMOut(gpio(board.buzzer["pin"]), duty_cycle=0, frequency=2000,
                        variable_frequency=True)
-    return Buzzer(Tone(pwm), volume_percent)
+    return Tone(pwm)
 
 
 def buttons(board, on_event, on_edge=None):

@@ -20,15 +20,15 @@ def leds(board):
     return Leds(np, spec["max_brightness"])
 
 
-def buzzer(board, volume_percent):
+def buzzer_pwm(board):
+    """The PWM of the board's buzzer, silent (cran.hal.buzzer.Buzzer plays on it), or
+    None."""
     if board.buzzer is None:
         return None
-    from cran.hal.buzzer import Buzzer
     # duty 0 from the first instant: a PWM made with the port's default duty would
     # squeal through the boot.
-    pwm = machine.PWM(machine.Pin(board.buzzer["pin"], machine.Pin.OUT), freq=2000,
-                      duty_u16=0)
-    return Buzzer(pwm, volume_percent)
+    return machine.PWM(machine.Pin(board.buzzer["pin"], machine.Pin.OUT), freq=2000,
+                       duty_u16=0)
 
 
 def buttons(board, on_event, on_edge=None):
@@ -161,7 +161,11 @@ def assemble(app, root, config, restored):
         import cran.start.parts as mp_parts
         hal = mp_parts
     app.leds = hal.leds(board)
-    app.buzzer = hal.buzzer(board, config.volume_percent)
+    # The buzzer's PWM; its player (cran.hal.buzzer) is made by a change that sounds and
+    # let go when its notes are played (App._sound).
+    app.buzzer_pwm = hal.buzzer_pwm(board)
+    app.volume_percent = config.volume_percent
+    app.buzzer = None
     # The melodies are loaded by each change that sounds (App._sound), a screen's words
     # to draw (cran.hal.display.Screen.draw).
     app.screen, problem = screen(board)

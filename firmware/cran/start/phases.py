@@ -13,11 +13,13 @@ from cran.compat import MICROPYTHON, forget
 # watchdog resets before the app's modules load (the same), and the app's assembly and
 # the wiring of its drivers once the app is built (the lock, loaded again with the
 # console, and the radio's wiring and key making are let go by parts.assemble as soon
-# as they have served; named here too for a start that failed half-way).
+# as they have served; named here too for a start that failed half-way), with the
+# StickC's power chip's code, which lit its screen once.
 _CONFIG_ONLY = ("cran.start.config", "cran.core.choices", "cran.core.words")
 _RESTORE_ONLY = ("cran.start.restore", "cran.start.records", "cran.start.rescue",
                  "cran.start.boots")
-_BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start", "cran.auth")
+_BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start", "cran.auth",
+              "cran.hal.axp192")
 
 
 # The GC's rhythm, from the start on: a collection after every _COLLECT_EVERY bytes
