@@ -4,8 +4,8 @@
 # peak holds no words of the look.
 
 from cran.core.vocab import const, lookup
-from cran.hal.display import label, not_saved
 from cran.menutree import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
+from cran.screenwords import label, not_saved
 
 
 def draw(app, state, now, where, peeking, unknown, fault):

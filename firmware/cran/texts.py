@@ -7,10 +7,10 @@ from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES
 from cran.cues import EFFECTS, SAY_MS, WARNING_MS, saying
-from cran.hal.display import label, not_saved
+from cran.screenwords import label, not_saved
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves;
-# English is cran.texts_en's, loaded by an English badge only (cran.hal.display.label).
+# English is cran.texts_en's, loaded by an English badge only (cran.screenwords.label).
 
 # The wearer's news (cran.hal.display.news_of) on the peek for NEWS_MS after it came. No
 # sound: private cues make none.

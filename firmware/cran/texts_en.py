@@ -1,4 +1,4 @@
-# The keywords' words on an English badge's screen (cran.hal.display.label), ASCII as the
+# The keywords' words on an English badge's screen (cran.screenwords.label), ASCII as the
 # screens' fonts are: loaded by the first label an English badge draws, and never by a
 # French one (the rulebook's language, and the default), whose heap keeps none of them.
 # A table as a string: cran.core.vocab.lookup.

@@ -167,6 +167,7 @@ MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
 # A screen's driver is its kind's ("ssd1306", "st7789" with the StickC's power chip that
 # lights it): a board makes the names of its own screen's driver, not of every kind's.
 PART_MODULES = {"cran.texts": "display", "cran.texts_en": "display",
+                "cran.screenwords": "display",
                 "cran.menuwords": "display",
                 "cran.hal.display": "display",
                 "cran.hal.ssd1306": "ssd1306", "cran.hal.st7789": "st7789",

@@ -14,7 +14,7 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_SAY, STATES
 from cran.core.words import parse_action
-from cran.hal.display import label, not_saved
+from cran.screenwords import label, not_saved
 from host_tools import CommandError
 from host_tools.paper import picture
 from host_tools.paper.picture import fit, text_width

@@ -1,8 +1,7 @@
 # Text on a small screen: lines of 8x8 framebuf text. The device draws as a FrameBuffer
 # with show() (SSD1306_I2C, ST7789); the screen is sent only when the text changes (a
-# full SSD1306 frame is ~25 ms of I2C at 400 kHz). Resident on a board with a screen, so
-# also what its words share and what the app asks of them between two draws: the words
-# themselves (cran.texts, cran.menuwords) are loaded to draw.
+# full SSD1306 frame is ~25 ms of I2C at 400 kHz). Resident on a board with a screen: the
+# words (cran.texts, cran.menuwords) are loaded to draw.
 
 from cran.compat import forget
 from cran.core.ticks import ticks_diff
@@ -25,7 +24,7 @@ def plain(text):
 # The look's words (~2.7 KB of a badge's heap) are loaded to draw it and let go once
 # drawn: a screen changes at a change of state, rarely. Kept while the wearer peeks (its
 # countdown is drawn each second) or an offer shows; the open menu draws with its own.
-_TEXTS = const(("cran.texts",))
+_TEXTS = const(("cran.texts", "cran.screenwords"))
 
 
 class Screen:
@@ -76,26 +75,9 @@ class Screen:
         return True
 
 
-# ---- the words every draw shares, and the news the app keeps between draws -----------
-
-def label(word, lang="fr"):
-    """A keyword as a screen shows it: 'mort-si-coma' -> 'Mort si coma' / 'Death if coma'."""
-    if lang == "en":
-        from cran.texts_en import EN
-        english = lookup(EN, word)
-        if english is not None:
-            return english
-    text = word.replace("-", " ")
-    return text[:1].upper() + text[1:]
-
-
-def not_saved(lang):
-    """The line a screen adds while the state can't be saved (Badge.save_error)."""
-    return "NOT SAVED" if lang == "en" else "NON SAUVEGARDE"
-
-
-# Private news the wearer must be told, on the peek (cran.texts words them): the
-# reminder of S8 and the theft noticed (K13), as the (kind, value) of their cues.
+# Private news the wearer must be told, on the peek: the reminder of S8 and the theft
+# noticed (K13), as the (kind, value) of their cues. The app notes the last at each
+# change (App._on_cues); cran.texts words it on the peek.
 NEWS = ((CUE_FORGET, "-"), (CUE_NOTICED, "vol"))
 
 
