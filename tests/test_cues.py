@@ -15,7 +15,7 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_KINDS
 from cran.core.words import ParseError, parse_action
-from cran.hal.display import news_of
+from cran.screenwords import news_of
 from gamefiles import scenario
 
 LAYOUTS = ((1, "single"), (8, "strip"), (25, "matrix-5x5"))

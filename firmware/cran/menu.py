@@ -14,9 +14,8 @@ IDLE_MS = 8000   # an untouched menu closes by itself
 _HIT = Action("coup")
 # A direct board's closed-menu presses that open one of the top page's groups.
 _GROUPS = {("a", "long"): 1, ("b", "long"): 2, ("b", "double"): 3}
-# The open menu's code: its pages and presses, and on a screen its words (and the words
-# they share with the look's).
-_OPEN_ONLY = ("cran.menuwords", "cran.screenwords", "cran.menutree")
+# The open menu's code: its pages and presses, and on a screen its words.
+_OPEN_ONLY = ("cran.menuwords", "cran.menutree")
 
 
 class Menu:

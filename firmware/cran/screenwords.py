@@ -1,8 +1,10 @@
 # What a screen's words share (cran.texts, the look's; cran.menuwords, the open menu's):
-# a keyword as a screen shows it, the failed save's line. Loaded with them, let go with
-# them (cran.hal.display.Screen.draw, cran.menu).
+# a keyword as a screen shows it, the failed save's line; and the wearer's news, which
+# the app notes at each change. Resident on a board with a screen (cran.hal.display
+# imports it): loaded with the words, at every draw, it stayed as an island in the heap
+# between the menu's close and the look's next draw.
 
-from cran.core.vocab import lookup
+from cran.core.vocab import CUE_FORGET, CUE_NOTICED, lookup
 
 
 def label(word, lang="fr"):
@@ -19,4 +21,19 @@ def label(word, lang="fr"):
 def not_saved(lang):
     """The line a screen adds while the state can't be saved (Badge.save_error)."""
     return "NOT SAVED" if lang == "en" else "NON SAUVEGARDE"
+
+
+# Private news the wearer must be told, on the peek: the reminder of S8 and the theft
+# noticed (K13), as the (kind, value) of their cues. The app notes the last at each
+# change (App._on_cues); cran.texts words it on the peek.
+NEWS = ((CUE_FORGET, "-"), (CUE_NOTICED, "vol"))
+
+
+def news_of(cues):
+    """-> ((kind, value), tick) of the last wearer's news among the cues, or None."""
+    found = None
+    for at, kind, value, _ in cues:
+        if (kind, value) in NEWS:
+            found = ((kind, value), at)
+    return found
 

@@ -12,7 +12,7 @@ from cran.screenwords import label, not_saved
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves;
 # English is cran.texts_en's, loaded by an English badge only (cran.screenwords.label).
 
-# The wearer's news (cran.hal.display.news_of) on the peek for NEWS_MS after it came. No
+# The wearer's news (cran.screenwords.news_of) on the peek for NEWS_MS after it came. No
 # sound: private cues make none.
 NEWS_MS = 300000
 NEWS_WORDS = {(CUE_FORGET, "-"): ("Oubli agonie", "Forget: dying"),

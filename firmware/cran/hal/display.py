@@ -1,11 +1,15 @@
 # Text on a small screen: lines of 8x8 framebuf text. The device draws as a FrameBuffer
 # with show() (SSD1306_I2C, ST7789); the screen is sent only when the text changes (a
-# full SSD1306 frame is ~25 ms of I2C at 400 kHz). Resident on a board with a screen: the
-# words (cran.texts, cran.menuwords) are loaded to draw.
+# full SSD1306 frame is ~25 ms of I2C at 400 kHz). Resident on a board with a screen, with
+# cran.screenwords; the words (cran.texts, cran.menuwords) are loaded to draw.
 
 from cran.compat import forget
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import CUE_FORGET, CUE_NOTICED, chars, const, lookup
+from cran.core.vocab import chars, const, lookup
+
+# What the words share stays with the screen (cran.screenwords); the app notes the
+# wearer's news at each change through this module (no name more on a board without one).
+from cran.screenwords import news_of  # noqa: F401
 
 # The framebuf font has ASCII only, and draws each UTF-8 byte as a block: French letters
 # become their bare ones (a table as a string: see cran.core.vocab.lookup).
@@ -24,7 +28,7 @@ def plain(text):
 # The look's words (~2.7 KB of a badge's heap) are loaded to draw it and let go once
 # drawn: a screen changes at a change of state, rarely. Kept while the wearer peeks (its
 # countdown is drawn each second) or an offer shows; the open menu draws with its own.
-_TEXTS = const(("cran.texts", "cran.screenwords"))
+_TEXTS = const(("cran.texts",))
 
 
 class Screen:
@@ -73,19 +77,4 @@ class Screen:
         dev.show()
         self.shown = lines
         return True
-
-
-# Private news the wearer must be told, on the peek: the reminder of S8 and the theft
-# noticed (K13), as the (kind, value) of their cues. The app notes the last at each
-# change (App._on_cues); cran.texts words it on the peek.
-NEWS = ((CUE_FORGET, "-"), (CUE_NOTICED, "vol"))
-
-
-def news_of(cues):
-    """-> ((kind, value), tick) of the last wearer's news among the cues, or None."""
-    found = None
-    for at, kind, value, _ in cues:
-        if (kind, value) in NEWS:
-            found = ((kind, value), at)
-    return found
 

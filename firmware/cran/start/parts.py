@@ -192,7 +192,7 @@ def assemble(app, root, config, restored):
     app.spurious_wakes = 0
     app.pending = []       # cues not yet played
     app.peek_until = None
-    app.news = None        # the wearer's latest private news (cran.hal.display.news_of)
+    app.news = None        # the wearer's latest private news (cran.screenwords.news_of)
     app.news_before = None  # the news before the last action: an undo puts it back
     app.warned = None      # the countdown already warned about
     app.wakeups = 0
