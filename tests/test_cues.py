@@ -10,11 +10,12 @@ import pytest
 
 from conftest import REPO, WRAP_START, scenario_files
 from cran import cues, texts, tunes
-from cran.core.engine import act, new_state, tick
+from cran.core.engine import PUBLIC_LOOK, act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_KINDS
 from cran.core.words import ParseError, parse_action
+from cran.looks import saying, warning_cue
 from cran.screenwords import news_of
 from gamefiles import scenario
 
@@ -174,11 +175,11 @@ def test_the_last_minute_before_coma_warns_and_before_death_only_privately():
     assert cues.look(state, 239999) == "au-sol"
     assert cues.look(state, 240000) == "alerte"
     assert cues.next_change_ms(state, 239000, 8, "strip") <= 1000
-    assert tunes.melody_for([cues.warning_cue(state, 240000)]) != []
+    assert tunes.melody_for([warning_cue(state, 240000)]) != []
     coma = at(state, 300000)
     assert cues.warning_due(coma, 300000) == 240000
     assert cues.look(coma, 541000) == "inerte"           # S7: no public warning in coma
-    assert tunes.melody_for([cues.warning_cue(coma, 541000)]) == []
+    assert tunes.melody_for([warning_cue(coma, 541000)]) == []
     assert texts.screen_lines(coma, 541000, private=True)[0] == "Coma 0:59 !"
     assert cues.warning_due(new_state(Character(), Settings()), 0) is None
     assert cues.warning_due(play([(0, "coup agonisant"), (1, "stop")])[0], 2) is None
@@ -479,7 +480,7 @@ def test_an_answer_in_coma_shows_nothing_in_public():
     coma.character = Character(resist=["peur"])
     resisted, heard = act(coma, parse_action("effet peur"), 1000)
     assert resisted.said == "resiste" and ("dit", "resiste", True) in [c[1:] for c in heard]
-    assert cues.saying(resisted, 1000) is None
+    assert saying(resisted, 1000) is None
     for n, layout in LAYOUTS:
         for now in range(1000, 1000 + cues.SAY_MS, STEP):
             assert cues.led_frame(resisted, now, n, layout) == cues.led_frame(coma, now, n,
@@ -503,7 +504,7 @@ def test_every_look_has_one_number_and_a_hit_s_looks_come_first():
     # frame_code() numbers a look by its place in _LOOK_NAMES, found by a search on a
     # hit's path: each look once, those a hit leads to first.
     assert sorted(cues._LOOK_NAMES) == sorted(cues._LOOKS)
-    hit_looks = set(cues.PUBLIC_LOOK[1:]) | set(cues.SAYS)
+    hit_looks = set(PUBLIC_LOOK[1:]) | set(cues.SAYS)
     assert set(cues._LOOK_NAMES[:len(hit_looks)]) == hit_looks
 
 

@@ -12,18 +12,7 @@ from cran.badge import epoch_shift
 from cran.compat import forget, wake_flag
 from cran.core.engine import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.cues import (
-    KEY_BITS,
-    SLOT_MS,
-    UNKNOWN_LOOK,
-    frame_code,
-    frame_of,
-    menu_frame,
-    next_change_ms,
-    peek_frame,
-    warning_cue,
-    warning_due,
-)
+from cran.looks import SLOT_MS, UNKNOWN_LOOK, warning_cue, warning_due
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
@@ -55,6 +44,26 @@ _OFFER = const((3, 0, 1))
 # an open menu, an organiser's line) neither is needed.
 _TUNES = const(("cran.tunes",))
 _PLAYER = const(("cran.hal.buzzer",))
+
+# The LEDs' patterns (cran.cues, ~4 KB of a badge's heap with their names), bound by
+# _use_lights on a board with LEDs: a board without any never loads them. Globals, as
+# an import would make them: a hit's path reads them with no frame or lookup more.
+KEY_BITS: "Any" = None
+frame_code: "Any" = None
+frame_of: "Any" = None
+menu_frame: "Any" = None
+next_change_ms: "Any" = None
+peek_frame: "Any" = None
+
+
+def _use_lights(cues):
+    global KEY_BITS, frame_code, frame_of, menu_frame, next_change_ms, peek_frame
+    KEY_BITS = cues.KEY_BITS
+    frame_code = cues.frame_code
+    frame_of = cues.frame_of
+    menu_frame = cues.menu_frame
+    next_change_ms = cues.next_change_ms
+    peek_frame = cues.peek_frame
 
 
 class App:
@@ -113,6 +122,9 @@ class App:
             restored = restored_badge(root, config)
         from cran.start import parts
         parts.assemble(self, root, config, restored)
+        if self.leds is not None:
+            from cran import cues
+            _use_lights(cues)
 
     # ---- inputs -----------------------------------------------------------------
 

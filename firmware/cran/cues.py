@@ -1,18 +1,18 @@
-# What the badge shows for a state on its LEDs, and the cues every board needs.
-# Pure: time comes in as a tick, the drivers cap brightness. The melodies (cran.tunes)
-# and the screen's words (cran.texts) are modules of their own: a board loads only what
-# its parts need, each module being bytecode in RAM.
+# What the badge shows for a state on its LEDs: the looks' rhythms and colours, the
+# frames and when they change. Pure: time comes in as a tick, the drivers cap
+# brightness. Loaded on a board with LEDs only (cran.start.parts): which look shows
+# and the warning before coma, every board's, are cran.looks; the melodies
+# (cran.tunes) and the screen's words (cran.texts) are modules of their own, each
+# module being bytecode in RAM.
 
-from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import AGONISANT, COMA, CUE_WARNING, STATES, TIMED_EFFECTS, const
+from cran.core.vocab import const
+from cran.looks import EFFECTS, SAY_MS, SAYS, SLOT_MS, look, shown_effect, warning_due
 
-SLOT_MS = 128            # one step of every pattern
 _SLOTS = const(32)              # a pattern is 32 steps: 4096 ms
 # Steps are read from now & (period - 1). Both periods (4096, 8192 ms) divide the tick
 # period 2**30, so a rhythm runs on unbroken across the wrap, with no stored start.
 _PERIOD_MS = 2 * _SLOTS * SLOT_MS
-WARNING_MS = 60000       # the last minute before coma (or, privately, before death)
 
 _OFF = const((0, 0, 0))
 _WHITE = const((255, 255, 255))
@@ -20,13 +20,6 @@ _BLUE = const((0, 0, 255))
 # The colour of each state's bar (peek_frame), pleine-forme to mort. A const() is
 # written in place only where it is used below its definition: keep them up here.
 _STATE_RGB = const(((0, 255, 0), (255, 140, 0), (255, 0, 0), (90, 0, 160), (90, 90, 90)))
-
-# The answers the wearer is asked to say aloud (State.answer: armor, a helmet or a
-# resistance, a creature's shout): each a look of its own (in _LOOKS) for SAY_MS from
-# the answer, every LED flashing white, then the state's look comes back. Its motif is
-# the answer's melody (cran.tunes) as light, so a board without a buzzer says it too.
-SAYS = ("armure", "resiste", "cri")
-SAY_MS = 3 * 8 * SLOT_MS    # a motif of 8 steps, three times: 3072 ms
 
 # Lit cells of the bar: every LED (the look is not a state of the scale).
 _ALL_LEDS = const(-1)
@@ -58,7 +51,6 @@ _LOOKS = {
     "resiste": (_WHITE, "10111000", _ALL_LEDS),
     "cri": (_WHITE, "11111000", _ALL_LEDS),
 }
-UNKNOWN_LOOK = "inconnu"   # the app shows it in place of look() while the state is lost
 
 # The looks by number (frame_code finds a look's number by a search, on a hit's path):
 # those a hit leads to first, then the rest. Written out, not tuple(_LOOKS): a dict's
@@ -66,9 +58,7 @@ UNKNOWN_LOOK = "inconnu"   # the app shows it in place of look() while the state
 _LOOK_NAMES = ("blesse", "au-sol", "inerte", "armure", "resiste", "cri", "alerte", "debout",
                "hors-jeu", "inconnu", "stop", "veille")
 
-# Effects shown on LEDs: the 5-minute ones and desarme. vol is never shown (K13: the
-# wearer must not know yet). Code n = n // 5 long flashes then n % 5 short ones.
-EFFECTS = TIMED_EFFECTS + ("desarme",)
+# The effects' colours, in the order of EFFECTS (cran.looks).
 _EFFECT_RGB = const(((255, 255, 255), (255, 255, 0), (255, 0, 160), (255, 60, 0),
                      (120, 120, 0), (0, 80, 255), (200, 0, 255), (0, 255, 160),
                      (160, 0, 60), (180, 180, 255), (255, 100, 100)))
@@ -95,71 +85,6 @@ def _lit(mask, step):
 # EFFECTS; 0: none), as bits (bit i: step i lit): small ints, where 11 strings of 32
 # characters took ~700 bytes of a badge's heap.
 _EFFECT_MASKS = (0,) + tuple(_bits(_flashes(n // 5, n % 5)) for n in range(1, len(EFFECTS) + 1))
-
-
-def look(state, now):
-    """Which pattern the public sees: a name of _LOOKS (an answer of SAYS for SAY_MS
-    after the engine asked for it)."""
-    if state.stopped:
-        return "stop"
-    if state.out_of_game:
-        return "hors-jeu"
-    if state.answer is not None:   # (most hits: no call)
-        said = saying(state, now)
-        if said is not None:
-            return said
-    if state.etat == AGONISANT and not state.frozen:
-        left = state.left_ms(COUNTDOWN, now)
-        if left is not None and left <= WARNING_MS:
-            return "alerte"
-    seen = PUBLIC_LOOK[state.etat]
-    if seen == "debout" and state.settings.idle_look == "blink":
-        return "veille"
-    return seen
-
-
-def saying(state, now):
-    """The answer (a word of SAYS) the badge shows now, or None: for SAY_MS after the
-    engine asked for it (State.answer), and never in coma or mort: there the engine
-    tells it to the wearer alone (S7), who reads it on the peek."""
-    answer = state.answer
-    if answer is None or state.etat >= COMA:
-        return None
-    if 0 <= ticks_diff(now, answer[1]) < SAY_MS:
-        return answer[0]
-    return None
-
-
-def shown_effect(state, now, seen=None):
-    """The effect the LEDs show, or None: the one ending first (desarme's 3 s before a
-    5-minute one). None in coma and mort: an effect would tell them apart (S7); none
-    while an answer shows on every LED."""
-    seen = seen or look(state, now)
-    # Literals, a constant tuple: the looks that hide effects, SAYS among them.
-    if seen in ("stop", "hors-jeu", "inerte", "inconnu", "armure", "resiste", "cri"):
-        return None
-    # The state's few timers are looked over, not the 11 effects (each a left_ms()
-    # call): this runs at every wake-up and at a hit. Most find none; those that do
-    # pick in _soonest, whose loop would make this frame too big for the C stack (a
-    # hit's path keeps them within 11 words, see cran.core.engine.act).
-    for name in state.timers:
-        if name in EFFECTS:
-            return _soonest(state, now)
-    return None
-
-
-def _soonest(state, now):
-    # The effect ending first; ties go to the first of EFFECTS.
-    best = None
-    best_left = 0
-    for name in state.timers:
-        if name in EFFECTS:
-            left = state.left_ms(name, now)
-            if best is None or left < best_left or (
-                    left == best_left and EFFECTS.index(name) < EFFECTS.index(best)):
-                best = name
-                best_left = left
-    return best
 
 
 def _step(now):
@@ -325,23 +250,6 @@ def _next_flip(mask, step):
         return i - s
     i = mask.find(other)
     return None if i < 0 else n - s + i
-
-
-def warning_due(state, now):
-    """ms until the last-minute warning before coma or death (0: it is on now), None
-    without a running countdown. The app plays warning_cue() once per countdown."""
-    if state.frozen:
-        return None
-    left = state.left_ms(COUNTDOWN, now)
-    if left is None:
-        return None
-    return max(0, left - WARNING_MS)
-
-
-def warning_cue(state, now):
-    """The warning as a cue for melody_for(): private in coma (S7: a sound a minute
-    before death would tell a comatose body from a dead one)."""
-    return (now, CUE_WARNING, STATES[state.etat], state.etat >= COMA)
 
 
 def peek_frame(state, now, led_count, layout="strip"):

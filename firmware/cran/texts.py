@@ -6,7 +6,7 @@
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES
-from cran.cues import EFFECTS, SAY_MS, WARNING_MS, saying
+from cran.looks import EFFECTS, SAY_MS, WARNING_MS, saying
 from cran.screenwords import label, not_saved
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves;
@@ -52,7 +52,7 @@ def draw(app, state, now, where, peeking, unknown, fault):
 
 
 def say_left_ms(state, now):
-    """ms until the public lines' answer goes (cran.cues.saying), or None if they show
+    """ms until the public lines' answer goes (cran.looks.saying), or None if they show
     none."""
     if saying(state, now) is None:
         return None

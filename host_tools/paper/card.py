@@ -14,6 +14,7 @@ from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_SAY, STATES
 from cran.core.words import parse_action
+from cran.looks import UNKNOWN_LOOK
 from cran.screenwords import label, not_saved
 from host_tools import CommandError
 from host_tools.paper import picture
@@ -146,7 +147,7 @@ def _screen(card, state, at, seen=None, fault=False, private=False):
     """The screen's lines, as the app writes them."""
     if not card.screen:
         return []
-    if seen == cues.UNKNOWN_LOOK:
+    if seen == UNKNOWN_LOOK:
         return texts.unknown_lines("fr", card.columns)
     lines = texts.screen_lines(state, at, "fr", private, card.columns)
     return lines + ([not_saved("fr")[:card.columns]] if fault else [])
@@ -155,7 +156,7 @@ def _screen(card, state, at, seen=None, fault=False, private=False):
 def _situation(card, text, actions, when):
     seen = fault = None
     if actions in ("inconnu", "non-sauve"):
-        seen = cues.UNKNOWN_LOOK if actions == "inconnu" else None
+        seen = UNKNOWN_LOOK if actions == "inconnu" else None
         fault = actions == "non-sauve"
         actions = []
     state, last = _played(actions)

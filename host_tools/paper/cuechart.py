@@ -6,7 +6,7 @@
 import os
 import sys
 
-from cran import cues, tunes
+from cran import cues, looks, tunes
 from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
@@ -67,7 +67,7 @@ def _played(actions, lead, character=None):
             continue
         now = ticks_add(now, 1000)
         state, last = act(state, parse_action(text), now)
-    warning = cues.warning_cue(state, WINDOW_START)
+    warning = looks.warning_cue(state, WINDOW_START)
     if warning is not None and lead > 60000:
         last = [warning]
     return state, tunes.melody_for(last)
@@ -148,7 +148,7 @@ def render():
     y = 94
     for label, actions, lead, character in ROWS:
         state, tune = _played(actions or [], lead, character)
-        seen = cues.UNKNOWN_LOOK if actions is None else None
+        seen = looks.UNKNOWN_LOOK if actions is None else None
         out.append('<text x="10" y="%d">%s</text>' % (y + ROW // 2 + 2, label))
         out += _lanes(state, seen, y)
         sound = _describe(tune)

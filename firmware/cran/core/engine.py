@@ -92,7 +92,7 @@ class State:
         self.said = "-"
         # The answer the wearer was last asked to say aloud, and its tick: (word, tick),
         # or None. Apart from said, which the next action clears (a hit ignored as
-        # mitraille too: C2): the badge shows the answer for a while (cran.cues.saying)
+        # mitraille too: C2): the badge shows the answer for a while (cran.looks.saying)
         # through such a hit, and ends it when the etat changes or an order comes.
         # A tick, so never saved: a badge restarted has nothing to show.
         self.answer = None

@@ -160,7 +160,7 @@ def assemble(app, root, config, restored):
     else:
         import cran.start.parts as mp_parts
         hal = mp_parts
-    app.leds = hal.leds(board)
+    app.leds = hal.leds(board)   # their patterns: App.__init__
     # The buzzer's PWM; its player (cran.hal.buzzer) is made by a change that sounds and
     # let go when its notes are played (App._sound).
     app.buzzer_pwm = hal.buzzer_pwm(board)
