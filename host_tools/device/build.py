@@ -169,7 +169,7 @@ MANIFEST = "/firmware.json"   # read by main.py at every boot, before any import
 PART_MODULES = {"cran.texts": "display", "cran.texts_en": "display",
                 "cran.screenwords": "display",
                 "cran.menuwords": "display",
-                "cran.hal.display": "display",
+                "cran.hal.display": "display", "cran.hal.panel": "display",
                 "cran.hal.ssd1306": "ssd1306", "cran.hal.st7789": "st7789",
                 "cran.hal.axp192": "st7789", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds", "cran.cues": "leds",

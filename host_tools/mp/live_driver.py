@@ -191,7 +191,7 @@ class Live:
         if app.screen is not None:
             # The lines last drawn (cut and made ASCII as the panel shows them).
             screen = list(app.screen.shown or [])
-            _forget_bus_traffic(app.screen.dev)
+            _forget_bus_traffic(app.screen.bus[0])
         where = app.menu.where() if app.menu is not None else None
         if where is not None:
             from cran.menuwords import menu_here
@@ -258,13 +258,11 @@ def _shown(pin):
     return [[sent[i + 1], sent[i], sent[i + 2]] for i in range(0, len(sent) - 2, 3)]
 
 
-def _forget_bus_traffic(dev):
+def _forget_bus_traffic(bus):
     # The virtual I2C and SPI record every byte written; a screen redrawn for hours
     # would fill the memory with them.
-    for name in ("spi", "i2c"):
-        bus = getattr(dev, name, None)
-        if bus is not None and hasattr(bus, "writes"):
-            del bus.writes[:]
+    if hasattr(bus, "writes"):
+        del bus.writes[:]
 
 
 def _traceback(e):

@@ -22,6 +22,7 @@ import time  # noqa: E402
 
 from checks import check, run_checks  # noqa: E402
 
+from cran.hal import panel  # noqa: E402
 from cran.hal.buttons import Button  # noqa: E402
 from cran.hal.buzzer import Buzzer  # noqa: E402
 from cran.hal.display import Screen  # noqa: E402
@@ -296,14 +297,14 @@ def ssd1306():
     out = {}
     i2c = machine.I2C(0, scl=machine.Pin(22), sda=machine.Pin(21))
     try:
-        SSD1306_I2C(128, 64, i2c)
+        SSD1306_I2C(128, 64, i2c).init_display()
     except OSError as e:
         out["absent"] = e.args[0]
     machine.attach_i2c(22, 21, 60)
     out["scan"] = i2c.scan()
-    dev = SSD1306_I2C(128, 64, i2c)
+    SSD1306_I2C(128, 64, i2c).init_display()
     out["init_cmds"] = [w[1][1] for w in i2c.writes if w[1][0] == 0x80][:4]
-    screen = Screen(dev, 128, 64)
+    screen = Screen("ssd1306", (i2c, 0x3C), 128, 64)
     writes = len(i2c.writes)
     out["shown"] = [screen.show_lines(["Blessé", "é" * 20, "x"])]
     out["shown"].append(screen.show_lines(["Blessé", "é" * 20, "x"]))
@@ -316,7 +317,7 @@ def ssd1306():
     out["empty_below"] = _picture(ram, 0, 28, 128, 36) == ["." * 128] * 36
     out["columns"] = screen.columns
     out["to"] = sorted(set(w[0] for w in i2c.writes))
-    out["band_bytes"] = len(dev._page)
+    out["band_bytes"] = len(panel.driver(screen)._page)
     screen.show_lines(["x"])   # fewer lines: those below are cleared
     out["after_fewer_lines"] = _picture(_Gddram(i2c.writes), 0, 10, 8, 8)
     return out
@@ -329,10 +330,11 @@ def st7789():
     spi = machine.SPI(1, baudrate=20000000, sck=machine.Pin(13), mosi=machine.Pin(15),
                       dc_pin_id=23)
     before = vclock.elapsed_ms()
-    dev = ST7789(spi, 135, 240, dc=machine.Pin(23), cs=machine.Pin(5), rst=machine.Pin(18))
+    dc, cs = machine.Pin(23), machine.Pin(5)
+    ST7789(spi, 135, 240, dc, cs).init(machine.Pin(18))
     out["init_ms"] = vclock.elapsed_ms() - before
     out["commands"] = [w[1][0] for w in spi.writes if w[0] == 0][:7]
-    Screen(dev, 135, 240).show_lines(["B"])
+    Screen("st7789", (spi, dc, cs), 135, 240).show_lines(["B"])
     start = [i for i, w in enumerate(spi.writes) if w == (0, b"\x2a")][-1]
     out["caset"] = list(spi.writes[start + 1][1])
     out["raset"] = list(spi.writes[start + 3][1])

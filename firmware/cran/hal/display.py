@@ -1,41 +1,31 @@
-# Text on a small screen: lines of 8x8 framebuf text. The device draws as a FrameBuffer
-# with show() (SSD1306_I2C, ST7789); the screen is sent only when the text changes (a
-# full SSD1306 frame is ~25 ms of I2C at 400 kHz). Resident on a board with a screen, with
-# cran.screenwords; the words (cran.texts, cran.menuwords) are loaded to draw.
+# A small screen of lines of 8x8 text: what stays on a board with one, the lines on show
+# and the public look drawn. The screen is sent only when the text changes (a full
+# SSD1306 frame is ~25 ms of I2C at 400 kHz). What draws is loaded for a draw and let go
+# after it: the words (cran.texts, cran.menuwords), the panel's lines and its driver
+# (cran.hal.panel). Resident with cran.screenwords.
 
 from cran.compat import forget
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import chars, const, lookup
+from cran.core.vocab import const
 
 # What the words share stays with the screen (cran.screenwords); the app notes the
 # wearer's news at each change through this module (no name more on a board without one).
 from cran.screenwords import news_of  # noqa: F401
 
-# The framebuf font has ASCII only, and draws each UTF-8 byte as a block: French letters
-# become their bare ones (a table as a string: see cran.core.vocab.lookup).
-_PLAIN = (
-    "|à=a|â=a|ä=a|ç=c|é=e|è=e|ê=e|ë=e|î=i|ï=i|ô=o|ö=o|ù=u|û=u|ü=u|ÿ=y|œ=oe|æ=ae|À=A|Â=A|"
-    "Ç=C|É=E|È=E|Ê=E|Ë=E|Î=I|Ï=I|Ô=O|Ù=U|Û=U|Œ=OE|’='|«=\"|»=\"|")
-
-
-def plain(text):
-    if len(text.encode()) == len(text):   # ASCII; chars(), not `for ch in text`: see it
-        return text
-    return "".join([(lookup(_PLAIN, ch) or "?") if ch >= "\x80" else ch
-                    for ch in chars(text)])
-
-
 # The look's words (~2.7 KB of a badge's heap) are loaded to draw it and let go once
 # drawn: a screen changes at a change of state, rarely. Kept while the wearer peeks (its
 # countdown is drawn each second) or an offer shows; the open menu draws with its own.
 _TEXTS = const(("cran.texts",))
+# The panel's lines and its driver, let go after each draw.
+_PANEL = const(("cran.hal.panel", "cran.hal.ssd1306", "cran.hal.st7789"))
 
 
 class Screen:
     line_height_px = 10   # 8 px glyphs and 2 px between lines: 6 lines on 64 px
 
-    def __init__(self, fb_device, width, height):
-        self.dev = fb_device
+    def __init__(self, kind, bus, width, height):
+        self.kind = kind     # the panel's driver, "ssd1306" or "st7789" (cran.hal.panel)
+        self.bus = bus       # what it is made with: (i2c, address) or (spi, dc, cs)
         self.width = width
         self.height = height
         self.columns = width // 8
@@ -67,14 +57,8 @@ class Screen:
     def show_lines(self, lines):
         """Draw up to `rows` lines, each cut at `columns` characters. -> True when the
         screen was sent, False when it already showed these lines."""
-        lines = [plain(line)[:self.columns] for line in lines[:self.rows]]
-        if lines == self.shown:
-            return False
-        dev = self.dev
-        dev.fill(0)
-        for i, line in enumerate(lines):
-            dev.text(line, 0, i * self.line_height_px, 1)
-        dev.show()
-        self.shown = lines
-        return True
-
+        from cran.hal.panel import show_lines
+        try:
+            return show_lines(self, lines)
+        finally:
+            forget(_PANEL)

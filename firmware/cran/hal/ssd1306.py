@@ -3,7 +3,8 @@
 # screen (1 KB of the badge's heap for its whole life, in one block): fill() and text()
 # are remembered, as cran.hal.st7789 does, and show() draws them one page (8 rows) at a
 # time into a 128-byte band in the chip's own layout (framebuf MONO_VLSB) and sends it.
-# The same calls as a framebuf.FrameBuffer for what cran.hal.display uses.
+# The same calls as a framebuf.FrameBuffer for what cran.hal.panel uses. Made for each
+# draw (cran.hal.panel); the panel is set up once, by init_display(), at the start.
 import framebuf
 from micropython import const
 
@@ -41,9 +42,9 @@ class SSD1306_I2C:
         self._band = framebuf.FrameBuffer(self._page, width, 8, framebuf.MONO_VLSB)
         self._cmd = bytearray(2)
         self._data = [b"\x40", self._page]   # Co=0, D/C#=1: the rest is pixel data
-        self.init_display()
 
     def init_display(self):
+        """The panel set up, cleared and on (OSError: no answer at its address)."""
         for cmd in (
             _SET_DISP,                      # off while we set it up
             _SET_MEM_ADDR, 0x00,            # horizontal addressing

@@ -2,8 +2,9 @@
 # No image of the whole screen is kept (4 KB of the badge's heap, in one block, even as
 # 1 bit a pixel): fill() and text() are remembered, and show() draws them 4 rows at a
 # time into a 1-bit band, turns it into RGB565 with framebuf's palette blit (done in C)
-# and sends it. The same calls as a framebuf.FrameBuffer for what cran.hal.display uses;
-# no partial updates, no rotation.
+# and sends it. The same calls as a framebuf.FrameBuffer for what cran.hal.panel uses;
+# no partial updates, no rotation. Made for each draw (cran.hal.panel); the panel is set
+# up once, by init(), at the start.
 import time
 
 import framebuf
@@ -19,9 +20,9 @@ _RASET = const(0x2B)
 _RAMWR = const(0x2C)
 _MADCTL = const(0x36)
 _COLMOD = const(0x3A)
-# Rows converted and sent at a time: 135 x 4 x 2 = 1 KB of RAM for the whole life of the
-# badge (8 rows took 2 KB, one block of it, in a heap the radio already fills): twice the
-# SPI transfers, a draw being rare (a change of state, a peek).
+# Rows converted and sent at a time: 135 x 4 x 2 = 1 KB of RAM while a draw lasts (8
+# rows took 2 KB, one block of it, in a heap the radio already fills): twice the SPI
+# transfers, a draw being rare (a change of state, a peek).
 _BAND = const(4)
 
 
@@ -32,7 +33,7 @@ def _wire(color565):
 
 class ST7789:
     # The M5StickC Plus's 135 x 240 window sits at column 52, row 40 of the 240 x 320 RAM.
-    def __init__(self, spi, width, height, dc, cs=None, rst=None, x_offset=52, y_offset=40,
+    def __init__(self, spi, width, height, dc, cs=None, x_offset=52, y_offset=40,
                  fg=0xFFFF, bg=0x0000):
         self.spi = spi
         self.width = width
@@ -51,6 +52,11 @@ class ST7789:
         self.colors(fg, bg)
         self._one = bytearray(1)
         self._four = bytearray(4)
+
+    def init(self, rst=None):
+        """The panel reset (by its rst pin, else by a command), set up, cleared and on."""
+        dc = self.dc
+        cs = self.cs
         dc.init(dc.OUT, value=0)
         if cs is not None:
             cs.init(cs.OUT, value=1)

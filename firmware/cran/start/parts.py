@@ -85,23 +85,25 @@ def screen(board):
         return None, None
     from cran.hal.display import Screen
     try:
+        # The panel set up here; its driver is made again for each draw (cran.hal.panel)
+        # with what the screen keeps, and let go after it.
         if spec["kind"] == "ssd1306":
             from cran.hal.ssd1306 import SSD1306_I2C
             bus = spec["i2c"]
             i2c = machine.I2C(0, scl=machine.Pin(bus["scl"]), sda=machine.Pin(bus["sda"]),
                               freq=400000)
-            return Screen(SSD1306_I2C(spec["width"], spec["height"], i2c, bus["addr"]),
-                          spec["width"], spec["height"]), None
+            SSD1306_I2C(spec["width"], spec["height"], i2c, bus["addr"]).init_display()
+            return Screen("ssd1306", (i2c, bus["addr"]), spec["width"], spec["height"]), None
         else:
             from cran.hal.st7789 import ST7789
             _backlight(board, spec["backlight"])
             pins = spec["spi"]
             spi = machine.SPI(1, baudrate=_SPI_HZ, sck=machine.Pin(pins["sclk"]),
                               mosi=machine.Pin(pins["mosi"]))
-            rst = machine.Pin(pins["rst"]) if pins["rst"] is not None else None
-            return Screen(ST7789(spi, spec["width"], spec["height"], machine.Pin(pins["dc"]),
-                                 machine.Pin(pins["cs"]), rst),
-                          spec["width"], spec["height"]), None
+            dc, cs = machine.Pin(pins["dc"]), machine.Pin(pins["cs"])
+            ST7789(spi, spec["width"], spec["height"], dc, cs).init(
+                machine.Pin(pins["rst"]) if pins["rst"] is not None else None)
+            return Screen("st7789", (spi, dc, cs), spec["width"], spec["height"]), None
     except OSError as e:
         # An optional screen not fitted is normal; a fitted one silent is worth a line.
         return None, (None if spec["optional"] else "display: no answer (%s)" % (e,))

@@ -19,7 +19,7 @@ _CONFIG_ONLY = ("cran.start.config", "cran.core.choices", "cran.core.words")
 _RESTORE_ONLY = ("cran.start.restore", "cran.start.records", "cran.start.rescue",
                  "cran.start.boots")
 _BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start", "cran.auth",
-              "cran.hal.axp192")
+              "cran.hal.axp192", "cran.hal.ssd1306", "cran.hal.st7789")
 
 
 # The GC's rhythm, from the start on: a collection after every _COLLECT_EVERY bytes
