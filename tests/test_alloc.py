@@ -69,13 +69,16 @@ def test_start_only_modules_and_the_console_are_let_go(allocations, board):
                                                "cran.hal.axp192", "cran.core.words"):
         assert name not in after_boot, name
     # The action line loaded the console, and the grammar to read it, let go once it
-    # was read; a quiet console lets the console go.
-    assert after_line == sorted(after_boot + CONSOLE)
+    # was read; a quiet console lets the console go. On a screen, the change's news
+    # was noted (cran.screenwords), let go by the draw that follows.
+    with open(os.path.join(BOARDS_DIR, board + ".json")) as f:
+        spec = json.load(f)
+    news = ["cran.screenwords"] if spec["display"] is not None else []
+    assert after_line == sorted(after_boot + CONSOLE + news)
     assert after_quiet == after_boot
     # Its cues sounded: the melodies made the notes and went, the player plays them and
     # goes once they are played (a board without a buzzer loads neither).
-    with open(os.path.join(BOARDS_DIR, board + ".json")) as f:
-        player = ["cran.hal.buzzer"] if json.load(f)["buzzer"] is not None else []
+    player = ["cran.hal.buzzer"] if spec["buzzer"] is not None else []
     assert sounding == sorted(after_boot + player)
 
 
@@ -100,5 +103,9 @@ def test_the_open_menus_code_is_loaded_while_it_is_open(allocations, board):
     assert ("cran.menuwords" in while_open) == screen
     assert "cran.texts" not in while_open   # the open menu draws without the look's words
     assert "cran.menuwords" not in after_close
+    # On LEDs, its frames (cran.ledviews) come and go with it too.
+    with open(os.path.join(BOARDS_DIR, board + ".json")) as f:
+        leds = json.load(f)["leds"] is not None
+    assert ("cran.ledviews" in while_open) == leds
     after_boot = allocations[board]["modules"][0]
     assert "cran.menutree" not in after_boot and after_close == after_boot

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import REPO, WRAP_START, scenario_files
-from cran import cues, texts, tunes
+from cran import cues, ledviews, texts, tunes
 from cran.core.engine import PUBLIC_LOOK, act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
@@ -113,7 +113,7 @@ def test_coma_and_mort_look_sound_and_read_the_same_in_public():
     # Only the wearer's peek tells them apart.
     assert texts.screen_lines(coma, 0, private=True)[0] == "Coma 5:00"
     assert texts.screen_lines(mort, 1000, private=True)[0] == "Mort"
-    assert cues.peek_frame(coma, 0, 8, "strip") != cues.peek_frame(mort, 0, 8, "strip")
+    assert ledviews.peek_frame(coma, 0, 8, "strip") != ledviews.peek_frame(mort, 0, 8, "strip")
 
 
 @pytest.mark.parametrize("idle_look", ["blink", "steady"])
@@ -330,10 +330,10 @@ def test_private_peek_says_everything():
 
 
 def test_menu_position_shows_by_colour_and_count():
-    a = cues.menu_frame((1, 0, 2), 0, 1, "single")
-    b = cues.menu_frame((2, 0, 2), 0, 1, "single")
+    a = ledviews.menu_frame((1, 0, 2), 0, 1, "single")
+    b = ledviews.menu_frame((2, 0, 2), 0, 1, "single")
     assert a != b
-    counts = [sum(any(p != OFF for p in cues.menu_frame((1, 0, i), t, 1, "single"))
+    counts = [sum(any(p != OFF for p in ledviews.menu_frame((1, 0, i), t, 1, "single"))
                   for t in range(64, 4096, STEP)) for i in (1, 2, 3)]
     assert counts == [1, 2, 3]
 

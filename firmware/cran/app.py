@@ -45,25 +45,23 @@ _OFFER = const((3, 0, 1))
 _TUNES = const(("cran.tunes",))
 _PLAYER = const(("cran.hal.buzzer",))
 
+# The LEDs' frames of the open menu and of the peek, loaded while they show.
+_LEDVIEWS = const(("cran.ledviews",))
 # The LEDs' patterns (cran.cues, ~4 KB of a badge's heap with their names), bound by
 # _use_lights on a board with LEDs: a board without any never loads them. Globals, as
 # an import would make them: a hit's path reads them with no frame or lookup more.
 KEY_BITS: "Any" = None
 frame_code: "Any" = None
 frame_of: "Any" = None
-menu_frame: "Any" = None
 next_change_ms: "Any" = None
-peek_frame: "Any" = None
 
 
 def _use_lights(cues):
-    global KEY_BITS, frame_code, frame_of, menu_frame, next_change_ms, peek_frame
+    global KEY_BITS, frame_code, frame_of, next_change_ms
     KEY_BITS = cues.KEY_BITS
     frame_code = cues.frame_code
     frame_of = cues.frame_of
-    menu_frame = cues.menu_frame
     next_change_ms = cues.next_change_ms
-    peek_frame = cues.peek_frame
 
 
 class App:
@@ -147,10 +145,9 @@ class App:
             if kind == "undo":
                 self.news = self.news_before   # a heal taken back reminds of nothing
             else:
-                from cran.hal.display import news_of
                 if kind == "act":
                     self.news_before = self.news
-                self.news = news_of(cues) or self.news
+                self.news = self.screen.news_of(cues) or self.news
         self._poke()
 
     def _poke(self):
@@ -294,19 +291,24 @@ class App:
         where = menu.where() if menu is not None else None
         if where is None and menu is not None and menu.offer is not None:
             where = _OFFER   # a healer's offer (cran.radio.link): a long press takes it
-        leds = self.leds
-        if leds is not None:
-            n = leds.count
-            if where is not None:
-                leds.show(menu_frame(where, now, n, self.layout))
-                self.frame_code = None
-            elif peeking:
-                leds.show(peek_frame(state, now, n, self.layout))
-                self.frame_code = None
+        if self.leds is not None:
+            if where is not None or peeking:
+                self._show_private(state, now, where)
             else:
                 self._show_look(state, now)
         if self.screen is not None:   # drawn by its words' modules
             self.screen.draw(self, state, now, where, peeking, unknown, fault)
+
+    def _show_private(self, state, now, where):
+        # Where the menu stands (an offer as its Autre page), else the wearer's peek:
+        # their frames' module is loaded for them (_show_look lets it go).
+        from cran.ledviews import menu_frame, peek_frame
+        leds = self.leds
+        if where is not None:
+            leds.show(menu_frame(where, now, leds.count, self.layout))
+        else:
+            leds.show(peek_frame(state, now, leds.count, self.layout))
+        self.frame_code = None
 
     def _show_look(self, state, now):
         """The public look on the LEDs. Most wake-ups find the frame already shown or
@@ -335,6 +337,8 @@ class App:
             self.frames[code] = self.leds.pack(
                 frame_of(code, self.leds.count, self.layout, self.leds.cap))
         self.leds.write(self.frames[code])
+        if self.frame_code is None:   # back from the menu or the peek (or the first)
+            forget(_LEDVIEWS)
         self.frame_code = code
 
     def _next_wake(self, now):

@@ -17,9 +17,6 @@ _PERIOD_MS = 2 * _SLOTS * SLOT_MS
 _OFF = const((0, 0, 0))
 _WHITE = const((255, 255, 255))
 _BLUE = const((0, 0, 255))
-# The colour of each state's bar (peek_frame), pleine-forme to mort. A const() is
-# written in place only where it is used below its definition: keep them up here.
-_STATE_RGB = const(((0, 255, 0), (255, 140, 0), (255, 0, 0), (90, 0, 160), (90, 90, 90)))
 
 # Lit cells of the bar: every LED (the look is not a state of the scale).
 _ALL_LEDS = const(-1)
@@ -250,37 +247,3 @@ def _next_flip(mask, step):
         return i - s
     i = mask.find(other)
     return None if i < 0 else n - s + i
-
-
-def peek_frame(state, now, led_count, layout="strip"):
-    """The private view on LEDs (the wearer hides the badge): 5 - etat lit LEDs, steady
-    (pleine-forme 5 ... mort 1); one LED flashes that many times."""
-    count = 5 - state.etat
-    colour = _STATE_RGB[state.etat]
-    if _single(layout, led_count):
-        on = _flashes(0, count)[_step(now) % _SLOTS] == "1"
-        return [colour if on else _OFF] * led_count
-    frame = [_OFF] * led_count
-    cells = range(25 - 5 * count, 25) if layout == "matrix-5x5" else range(count)
-    for i in cells:
-        frame[i] = colour
-    return frame
-
-
-MENU_RGB = ((255, 255, 255), (255, 0, 0), (200, 0, 255), (0, 255, 0))
-
-
-def menu_frame(where, now, led_count, layout="strip"):
-    """The menu position on LEDs. where = Menu.where(): (group, depth, index).
-    Colour: the group; rhythm: depth long flashes then index short ones; several LEDs
-    also light index of them."""
-    group, depth, index = where
-    on = _flashes(depth, index)[_step(now) % _SLOTS] == "1"
-    colour = MENU_RGB[group % len(MENU_RGB)]
-    if _single(layout, led_count):
-        return [colour if on else _OFF] * led_count
-    frame = [_OFF] * led_count
-    if on:
-        for i in range(min(index, led_count)):
-            frame[i] = colour
-    return frame

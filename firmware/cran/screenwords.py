@@ -1,8 +1,7 @@
 # What a screen's words share (cran.texts, the look's; cran.menuwords, the open menu's):
 # a keyword as a screen shows it, the failed save's line; and the wearer's news, which
-# the app notes at each change. Resident on a board with a screen (cran.hal.display
-# imports it): loaded with the words, at every draw, it stayed as an island in the heap
-# between the menu's close and the look's next draw.
+# the app notes at each change (cran.hal.display.Screen.news_of). Loaded with them, let
+# go with the look's words.
 
 from cran.core.vocab import CUE_FORGET, CUE_NOTICED, lookup
 

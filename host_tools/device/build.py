@@ -173,6 +173,7 @@ PART_MODULES = {"cran.texts": "display", "cran.texts_en": "display",
                 "cran.hal.ssd1306": "ssd1306", "cran.hal.st7789": "st7789",
                 "cran.hal.axp192": "st7789", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds", "cran.cues": "leds",
+                "cran.ledviews": "leds",
                 "cran.hal.espnow": "radio", "cran.hal.battery": "radio"}
 # ... and every module of the radio's package (cran.radio, cran.radio.*): radio games only.
 RADIO_PACKAGE = "cran.radio"

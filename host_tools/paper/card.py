@@ -8,7 +8,7 @@ import json
 import os
 from xml.sax.saxutils import escape
 
-from cran import cues, menu, menutree, menuwords, texts, tunes
+from cran import cues, ledviews, menu, menutree, menuwords, texts, tunes
 from cran.core.engine import COUNTDOWN, act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
@@ -236,7 +236,7 @@ def _peek(card, etat, name):
         raise ValueError("%s does not make %s" % (actions, name))
     frames = []
     if card.leds:
-        frames = [cues.peek_frame(state, ticks_add(last, 1000 + step * cues.SLOT_MS),
+        frames = [ledviews.peek_frame(state, ticks_add(last, 1000 + step * cues.SLOT_MS),
                                   card.leds, card.layout) for step in range(32)]
     return Row(STATE_NAMES.get(name, name), frames,
                _screen(card, state, last, private=True)[:1])

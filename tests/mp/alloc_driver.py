@@ -146,7 +146,7 @@ def main():
         app.menu.press("a", "long", now)
         app.show(now)   # drawn: on a screen, the open menu's words
         menu_open = [app.menu.is_open(), resident()]
-        app.menu.tick(time.ticks_add(now, 60000))
+        app.show(time.ticks_add(now, 60000))   # closed by its idle time, the look drawn
         results["modules"] = [after_boot, after_line, after_quiet, answer,
                               menu_open + [app.menu.is_open(), resident()], threshold,
                               sounding]

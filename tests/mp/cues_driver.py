@@ -7,7 +7,7 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 
-from cran import cues, texts, tunes  # noqa: E402
+from cran import cues, ledviews, texts, tunes  # noqa: E402
 from cran.core.engine import act, new_state, tick  # noqa: E402
 from cran.core.rules import Character, Settings  # noqa: E402
 from cran.core.ticks import ticks_add  # noqa: E402
@@ -30,7 +30,7 @@ for case in json.loads(sys.stdin.read()):
         for n, layout in LAYOUTS:
             print(json.dumps(["leds", n, cues.led_frame(s, now, n, layout),
                               cues.next_change_ms(s, now, n, layout),
-                              cues.peek_frame(s, now, n, layout)]))
+                              ledviews.peek_frame(s, now, n, layout)]))
             code = cues.frame_code(s, now, n, layout, True)
             print(json.dumps(["fault", n, cues.frame_of(code, n, layout),
                               cues.next_change_ms(s, now, n, layout, True)]))

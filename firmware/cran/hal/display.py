@@ -1,21 +1,18 @@
 # A small screen of lines of 8x8 text: what stays on a board with one, the lines on show
 # and the public look drawn. The screen is sent only when the text changes (a full
 # SSD1306 frame is ~25 ms of I2C at 400 kHz). What draws is loaded for a draw and let go
-# after it: the words (cran.texts, cran.menuwords), the panel's lines and its driver
-# (cran.hal.panel). Resident with cran.screenwords.
+# after it: the words (cran.texts, cran.menuwords, and what they share, cran.screenwords),
+# the panel's lines and its driver (cran.hal.panel).
 
 from cran.compat import forget
 from cran.core.ticks import ticks_diff
 from cran.core.vocab import const
 
-# What the words share stays with the screen (cran.screenwords); the app notes the
-# wearer's news at each change through this module (no name more on a board without one).
-from cran.screenwords import news_of  # noqa: F401
-
-# The look's words (~2.7 KB of a badge's heap) are loaded to draw it and let go once
-# drawn: a screen changes at a change of state, rarely. Kept while the wearer peeks (its
-# countdown is drawn each second) or an offer shows; the open menu draws with its own.
-_TEXTS = const(("cran.texts",))
+# The look's words (~3 KB of a badge's heap, with what they share with the menu's) are
+# loaded to draw it and let go once drawn: a screen changes at a change of state,
+# rarely. Kept while the wearer peeks (its countdown is drawn each second) or an offer
+# shows; the open menu draws with its own (a public look is drawn once it closes).
+_TEXTS = const(("cran.texts", "cran.screenwords"))
 # The panel's lines and its driver, let go after each draw.
 _PANEL = const(("cran.hal.panel", "cran.hal.ssd1306", "cran.hal.st7789"))
 
@@ -53,6 +50,12 @@ class Screen:
         draw(app, state, now, where, peeking, unknown, fault)
         if public:
             forget(_TEXTS)
+
+    def news_of(self, cues):
+        """The wearer's news among a change's cues (cran.screenwords.news_of), noted by
+        the app at each change: the draw that follows lets its module go."""
+        from cran.screenwords import news_of
+        return news_of(cues)
 
     def show_lines(self, lines):
         """Draw up to `rows` lines, each cut at `columns` characters. -> True when the
