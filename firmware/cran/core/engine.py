@@ -40,10 +40,10 @@ COUNTDOWN = "countdown"    # S3/S4: agonisant -> coma -> mort
 _COMBAT = const("combat")         # C1
 _DESARME = const("desarme")       # K8
 _VOL = const("vol")               # K13
-_FIRE_ORDER = (COUNTDOWN, _DESARME, _VOL, _COMBAT)
-# Every timer a state can hold. The journal writes the running ones as bits of their
-# places here (summary()): a new timer goes at the end, after the effects.
-TIMER_NAMES = _FIRE_ORDER + TIMED_EFFECTS
+# Every timer a state can hold, in the order those due at one tick fire (_fire_rank).
+# The journal writes the running ones as bits of their places here (summary()): a new
+# timer goes at the end, after the effects.
+TIMER_NAMES = (COUNTDOWN, _DESARME, _VOL, _COMBAT) + TIMED_EFFECTS
 
 # S7: what the people around see. coma and mort must look alike.
 PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
@@ -241,9 +241,7 @@ def _next_due(s, now):
 
 
 def _fire_rank(name):
-    if name in _FIRE_ORDER:
-        return _FIRE_ORDER.index(name)
-    return len(_FIRE_ORDER) + TIMED_EFFECTS.index(name)
+    return TIMER_NAMES.index(name)
 
 
 def _fire(s, name, deadline, cues):
