@@ -214,6 +214,14 @@ def test_a_hit_is_shown_before_it_is_saved(app_checks):
     assert r["etat_after_reboot"] == "pleine-forme"    # the cut lost the hit, no more
 
 
+def test_a_hit_is_saved_before_the_screen_draws_it(app_checks):
+    r = app_checks("hit_is_saved_before_the_screen_draws")
+    (led_shows_it, screen, texts_loaded, panel_loaded), = r["at_save"]
+    assert led_shows_it                                  # the LEDs first
+    assert screen == r["before"] != r["after"]           # the screen after the save
+    assert not texts_loaded and not panel_loaded
+
+
 def test_the_journal_says_the_engines_state_after_each_action_a1_a4_k3_k7_k8_k9_k13_k15_k16_s6_p3(
         app_checks):
     r = app_checks("journal_says_the_state")

@@ -210,10 +210,10 @@ class App:
                 menu.tick(now)
             if self.peek_until is not None and ticks_diff(now, self.peek_until) >= 0:
                 self.peek_until = None
-            # What the wearer must see and hear first, then the flash write: a hit
-            # answers within the frame, and a power cut in between loses only that
-            # hit (the badge comes back as before it, never healthier). The LEDs
-            # first of all: the warning is a sound cue, for _sound() alone.
+            # The LEDs first, then the flash write (in _draw), then the screen and the
+            # sound: a hit answers within the frame, and a power cut in between loses
+            # only that hit (the badge comes back as before it, never healthier). The
+            # warning is a sound cue, for _sound() alone.
             self._draw(now)
             self._warn(now)
             self._sound(now)
@@ -296,6 +296,10 @@ class App:
                 self._show_private(state, now, where)
             else:
                 self._show_look(state, now)
+        # The save before the screen and the sound: their words and melodies are
+        # loaded from flash to draw and to play, which on an ESP32 would hold the save
+        # back by hundreds of ms, the time a power cut would lose the hit in.
+        self.badge.flush(now)
         if self.screen is not None:   # drawn by its words' modules
             self.screen.draw(self, state, now, where, peeking, unknown, fault)
 
