@@ -4,16 +4,11 @@
 # its patterns (cran.cues) alone.
 
 from cran.core.vocab import const
-from cran.cues import _flashes, _single, _step  # the looks' rhythm, shared
+from cran.cues import _flashes, _lit, _single, _step  # the looks' rhythm, shared
 
 _OFF = const((0, 0, 0))
 # The colour of each state's bar, pleine-forme to mort.
 _STATE_RGB = const(((0, 255, 0), (255, 140, 0), (255, 0, 0), (90, 0, 160), (90, 90, 90)))
-
-
-def _lit(mask, now):
-    # mask: 32 steps (cran.cues._flashes); the look's step, 0..63, read over it twice.
-    return mask[_step(now) % len(mask)] == "1"
 
 
 def peek_frame(state, now, led_count, layout="strip"):
@@ -22,7 +17,7 @@ def peek_frame(state, now, led_count, layout="strip"):
     count = 5 - state.etat
     colour = _STATE_RGB[state.etat]
     if _single(layout, led_count):
-        on = _lit(_flashes(0, count), now)
+        on = _lit(_flashes(0, count), _step(now))
         return [colour if on else _OFF] * led_count
     frame = [_OFF] * led_count
     cells = range(25 - 5 * count, 25) if layout == "matrix-5x5" else range(count)
@@ -39,7 +34,7 @@ def menu_frame(where, now, led_count, layout="strip"):
     Colour: the group; rhythm: depth long flashes then index short ones; several LEDs
     also light index of them."""
     group, depth, index = where
-    on = _lit(_flashes(depth, index), now)
+    on = _lit(_flashes(depth, index), _step(now))
     colour = MENU_RGB[group % len(MENU_RGB)]
     if _single(layout, led_count):
         return [colour if on else _OFF] * led_count
