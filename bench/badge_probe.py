@@ -113,7 +113,7 @@ async def press(pin, level):
 
 
 async def probe(run, button):
-    from cran.core.engine import view
+    from cran.core.view import view
     app = run.app
     app.start_watchdog()
     show = asyncio.create_task(app.show_loop())

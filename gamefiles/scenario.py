@@ -8,9 +8,10 @@ from cran.core.choices import (  # noqa: F401  (UnknownWord: the host takes it h
     parse_duration,
     yes_no,
 )
-from cran.core.engine import FIELDS, act, new_state, next_deadline, tick, view
+from cran.core.engine import act, new_state, next_deadline, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.view import FIELDS, view
 from cran.core.vocab import ARMOR_DAMAGED, PLAYS
 from cran.core.words import (
     MAX_RENOWN,
@@ -321,7 +322,7 @@ def check(expected, seen):
 
 
 def view_list(state, now):
-    """A view as a list in engine.FIELDS order: what events carry."""
+    """A view as a list in FIELDS order (cran.core.view): what events carry."""
     seen = view(state, now)
     return [seen[f] for f in FIELDS]
 
@@ -337,7 +338,7 @@ def run(scenario, start_tick=0, settings=None):
     """Replay a parsed scenario; yield one event (a list of plain values) at a time:
     ["timer", t_ms, cues, view] for each moment timers fire,
     ["act", line, t_ms, action, cues, view] for each action,
-    ["expect", line, t_ms, view] for each expect line. view follows engine.FIELDS."""
+    ["expect", line, t_ms, view] for each expect line. view follows FIELDS."""
     state = new_state(scenario.character, settings or Settings())
     at = 0   # scenario ms the timers have been run to
     for line, t, kind, payload in scenario.steps:

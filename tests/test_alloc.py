@@ -54,14 +54,15 @@ def test_a_hit_allocates_within_its_bound(allocations, board):
 START_ONLY = ("cran.start", "cran.start.config", "cran.core.choices", "cran.start.parts",
               "cran.start.boots", "cran.start.rescue", "cran.start.restore",
               "cran.start.records")
-# An action line loads the console, and the grammar for that line only; a badge without
-# a game key, as these are, has no lock to load (cran.console.open_for).
-CONSOLE = ["cran.console"]
+# An action line loads the console (with the fields it says: cran.core.view), and the
+# grammar for that line only; a badge without a game key, as these are, has no lock to
+# load (cran.console.open_for).
+CONSOLE = ["cran.console", "cran.core.view"]
 
 
 @pytest.mark.parametrize("board", board_ids())
 def test_start_only_modules_and_the_console_are_let_go(allocations, board):
-    after_boot, after_line, after_quiet, answer, _, _, sounding = allocations[board][
+    after_boot, after_line, after_quiet, answer, _, _, sounding, _ = allocations[board][
         "modules"]
     assert answer[0].startswith("ok effet peur"), answer
     assert "cran.app" in after_boot and "cran.core.engine" in after_boot
@@ -80,6 +81,17 @@ def test_start_only_modules_and_the_console_are_let_go(allocations, board):
     # goes once they are played (a board without a buzzer loads neither).
     player = ["cran.hal.buzzer"] if spec["buzzer"] is not None else []
     assert sounding == sorted(after_boot + player)
+
+
+@pytest.mark.parametrize("board", board_ids())
+def test_an_orders_rules_are_let_go_once_it_is_played(allocations, board):
+    # cran.core.orders (a soin, the night, a stop...: ~1 KB of a badge's heap) is loaded
+    # by the engine for an order, and cran.badge lets it go once it is played.
+    after_boot = allocations[board]["modules"][0]
+    stopped, after_order = allocations[board]["modules"][7]
+    assert stopped   # the order was played
+    assert "cran.core.orders" not in after_boot and "cran.core.orders" not in after_order
+    assert "cran.core.engine" in after_order
 
 
 @pytest.mark.parametrize("board", board_ids())

@@ -1,9 +1,9 @@
 # The badge (cran.badge) owns the wearer's undo, and tells every cue through one channel
 # (on_cues), whoever made the change: a press, the console, the radio, a timer.
 from cran.badge import UNDO_MS, Badge
-from cran.core.engine import view
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
+from cran.core.view import view
 from cran.core.vocab import CUE_SAY
 from cran.core.words import parse_action
 from cran.start.restore import boot

@@ -19,7 +19,7 @@ from host_tools import CommandError
 from host_tools.field import fieldnet
 from host_tools.field.crowd import Crowd, specs
 from host_tools.field.crowdview import changes
-from host_tools.field.station import GM_NAME, radio_id
+from host_tools.field.station import GM_NAME, chain_token, radio_id
 from host_tools.game import roster
 from host_tools.vhw.cpython import cryptolib
 
@@ -146,10 +146,10 @@ def test_a_crowd_whose_thread_is_held_up_hears_what_its_badges_would_have_heard(
         crowd.start()
         _wait(lambda: all(m.badge.link.counter.mark for m in crowd.members))   # all going
         stop = radio.seal(radio.Keys(key, cryptolib.aes), radio_id(GM_NAME), radio.GM, 1,
-                          radio.STOP, b"", (1, radio.chain_token(gm_seed, 1)))
+                          radio.STOP, b"", (1, chain_token(gm_seed, 1)))
         # ... and another game's stop beside it, which every badge drops.
         other = radio.seal(radio.Keys(bytes(32), cryptolib.aes), radio_id(GM_NAME),
-                           radio.GM, 1, radio.STOP, b"", (1, radio.chain_token(gm_seed, 1)))
+                           radio.GM, 1, radio.STOP, b"", (1, chain_token(gm_seed, 1)))
         before = crowd.status()
         with crowd.lock:   # the thread held up from here
             first = crowd.now()

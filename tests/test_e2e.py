@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import REPO, run_cran
-from cran.core.engine import FIELDS
+from cran.core.view import FIELDS
 from gamefiles import scenario
 from host_tools.device import badgeport, build, flash
 from host_tools.virtual import vbadge

@@ -6,9 +6,10 @@ import os
 import pytest
 
 from conftest import REPO, WRAP_START
-from cran.core.engine import act, new_state, next_deadline, tick, view
+from cran.core.engine import act, new_state, next_deadline, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
+from cran.core.view import view
 from cran.core.words import ParseError, parse_action
 
 CORE = os.path.join(REPO, "firmware", "cran", "core")

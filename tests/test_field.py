@@ -5,8 +5,9 @@
 import pytest
 
 from cran import radio
-from cran.core.engine import act, new_state, view
+from cran.core.engine import act, new_state
 from cran.core.rules import Character, Settings
+from cran.core.view import view
 from cran.core.vocab import Action
 from cran.radio.link import NEAR_DBM, OFFER_MS, PERIOD_MS, WINDOW_MS
 from host_tools.field.fieldsim import (
@@ -19,7 +20,7 @@ from host_tools.field.fieldsim import (
     FieldBadge,
 )
 from host_tools.field.fieldsim import everyone as _everyone
-from host_tools.field.station import gm_anchor, read_heartbeat
+from host_tools.field.station import chain_token, gm_anchor, read_heartbeat
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
 
@@ -58,7 +59,7 @@ def test_a_forged_stop_from_a_badge_with_the_game_key_stops_nobody():
     rogue = field.air.radio(10, 10)
     rogue.on()
     keys = radio.Keys(GAME_KEY, cryptolib.aes)
-    proofs = [(1, b"\x00" * 16), (1, radio.chain_token(b"guess" * 4, 1)),
+    proofs = [(1, b"\x00" * 16), (1, chain_token(b"guess" * 4, 1)),
               (2, gm_anchor(GM_SEED)), None]
     counter = 100
     for sender, role in ((STATION_ID, radio.GM), (b"\x66" * 6, radio.GM),
@@ -234,7 +235,7 @@ def test_the_link_runs_in_micropython(micropython):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    assert got["token"] == radio.chain_token(HEALER_SEED, 1).hex()
+    assert got["token"] == chain_token(HEALER_SEED, 1).hex()
     assert got["mass"] == "effet peur de masse" and got["bad"] is None
     assert got["wake"] == WINDOW_MS
     # Its heartbeat, made in MicroPython, read by the station's code in CPython.

@@ -9,9 +9,10 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from cran.core.engine import State, act, new_state, next_deadline, tick, view
+from cran.core.engine import State, act, new_state, next_deadline, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
+from cran.core.view import view
 from cran.core.words import (
     AGONISANT,
     BLESSE,

@@ -27,10 +27,10 @@ from cran.radio import (
     Counter,
     Keys,
     Listener,
-    chain_token,
     seal,
 )
 from host_tools import FIRMWARE_DIR
+from host_tools.field.station import chain_token
 from host_tools.vhw.cpython import cryptolib
 
 GAME_KEY = bytes(range(32))

@@ -404,7 +404,7 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
     from cran import radio
     from host_tools.field.fieldsim import GAME_KEY
     from host_tools.field.gamemaster import names_of
-    from host_tools.field.station import Station, radio_id, seed_of
+    from host_tools.field.station import Station, chain_token, radio_id, seed_of
     from host_tools.vhw import air
     from host_tools.vhw.cpython import cryptolib
     rows = tmp_path / "roster.csv"
@@ -417,7 +417,7 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
     station = Station(GAME_KEY, b"G" * 16, b"\x5a" * 6, air.Air().radio(), None, treaters)
     keys = radio.Keys(GAME_KEY, cryptolib.aes)
     seed = seed_of(secret, "Ysolde")
-    for counter, token in ((1, radio.chain_token(seed, 1)), (2, b"\x00" * 16)):
+    for counter, token in ((1, chain_token(seed, 1)), (2, b"\x00" * 16)):
         station.hear(radio.seal(keys, radio_id("Ysolde"), radio.HEALER, counter, radio.HEAL,
                                 radio_id("Ali"), (counter, token)), -50, 0)
     assert station.listener.dropped == {"token": 1}   # the forged one alone

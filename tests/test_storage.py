@@ -14,7 +14,7 @@ from cran.core.record import to_record
 from cran.core.rules import Settings
 from cran.core.vocab import COPY_BAD, COPY_MISSING
 from cran.start.records import decode_record
-from cran.storage import FORMAT_VERSION, encode_record
+from cran.storage import FORMAT_VERSION, record_parts
 from gamefiles import scenario
 from host_tools import FIRMWARE_DIR
 
@@ -22,6 +22,11 @@ DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "storage
 _spec = importlib.util.spec_from_file_location("storage_driver", DRIVER)
 driver = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(driver)
+
+
+def encode_record(payload, seq):
+    """A record file's bytes, as cran.storage writes them (in two pieces)."""
+    return b"".join(record_parts(payload, seq))
 
 
 def _real_records(count):
@@ -237,15 +242,6 @@ def journal_line_cut_before_its_newline_is_kept(r):
     assert r[6] == [[{"i": 0}, {"i": 1}, {"i": 2}, {"i": 4}],
                     ["journal.0: line 4 unreadable, skipped",
                      "journal.0: line 5 unreadable, skipped"]]
-
-
-@case(["jclear"], ["jappend", {"i": 0}], ["jclear"], ["jentries"], ["ls"], ["jappend", {"i": 1}],
-      ["reboot"], ["jentries"])
-def journal_clear(r):
-    assert r[0] == "ok"
-    assert r[3] == [[], []]
-    assert r[4] == {}
-    assert r[7] == [[{"i": 1}], []]
 
 
 # ---- flash failures and power cuts: LittleFS only -----------------------------------

@@ -17,8 +17,8 @@ import host_tools.device
 from conftest import REPO, SCENARIO_DIR, overlapping, run_cran, svg_size, text_boxes
 from cran.badge import Badge
 from cran.console import status as console_status
-from cran.core.engine import FIELDS
 from cran.core.rules import Character, Settings
+from cran.core.view import FIELDS
 from cran.core.words import parse_action
 from cran.start.restore import boot
 from cran.storage import Journal, StateStore

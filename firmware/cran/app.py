@@ -22,20 +22,21 @@ if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
 # feed a watchdog whose whole-second timeout leaves it half a sleep of slack.
 WDT_TIMEOUT_MS = 45000
 MAX_SLEEP_MS = 30000
-PEEK_MS = 5000             # the private view stays up this long
-FAULT_RETRY_MS = 1000      # a show step that raised: try again, without feeding the dog
-MIN_LIGHT_SLEEP_MS = 50    # shorter, and waking costs more than it saves
+_PEEK_MS = const(5000)             # the private view stays up this long
+_FAULT_RETRY_MS = const(1000)      # a show step that raised: try again, without feeding the dog
+_MIN_LIGHT_SLEEP_MS = const(50)    # shorter, and waking costs more than it saves
 # No light sleep this soon after boot or after any console byte: a byte that comes
 # while the chip sleeps is lost (its UART is not clocked, nothing wakes it), so a host
 # must find it awake, and then it stays awake for the rest of the line and the next ones.
 CONSOLE_QUIET_MS = 60000
-EARLY_WAKE_MS = 10         # a light sleep that ended this much before its time: woken
-SPURIOUS_WAKES = 3         # woken early more often with no press: sleep no more
-# The console (cran.console) is loaded by the first byte that comes, its lock (cran.lock)
-# by the first line that needs it, the journal's reading by `journal`; all are let go
-# when it has been quiet this long and no organiser's window is open: a badge in play
-# hears no console. (The grammar comes and goes with each action line.)
-_CONSOLE = const(("cran.console", "cran.lock", "cran.readback"))
+_EARLY_WAKE_MS = const(10)         # a light sleep that ended this much before its time: woken
+_SPURIOUS_WAKES = const(3)         # woken early more often with no press: sleep no more
+# The console (cran.console, with the wearer's fields it says: cran.core.view) is loaded
+# by the first byte that comes, its lock (cran.lock) by the first line that needs it,
+# the journal's reading by `journal`; all are let go when it has been quiet this long
+# and no organiser's window is open: a badge in play hears no console. (The grammar
+# comes and goes with each action line.)
+_CONSOLE = const(("cran.console", "cran.core.view", "cran.lock", "cran.readback"))
 # A healer's offer on the LEDs: the menu's Autre (soin) green, a short flash a rhythm.
 _OFFER = const((3, 0, 1))
 # The melodies (~1.2 KB of a badge's heap, 32-bit) are loaded by a change that has cues
@@ -251,7 +252,7 @@ class App:
         elif result[0] == "undo":
             self.badge.undo(now, save=False)
         else:   # ("peek",)
-            self.peek_until = ticks_add(now, PEEK_MS)
+            self.peek_until = ticks_add(now, _PEEK_MS)
 
     def _warn(self, now):
         state = self.badge.state
@@ -389,7 +390,7 @@ class App:
         console's UART; a press wakes it. So: only when the config allows it, silent,
         with no press being timed, the console quiet since boot or its last byte, and a
         wait worth it."""
-        if not self.can_sleep or wait_ms < MIN_LIGHT_SLEEP_MS or self.events:
+        if not self.can_sleep or wait_ms < _MIN_LIGHT_SLEEP_MS or self.events:
             return False
         if self.link is not None and self.link.listening:
             return False   # its window: a light sleep would stop the radio
@@ -408,12 +409,12 @@ class App:
         pin) would make every sleep a busy loop: after a few, light sleep is turned off."""
         for button in self.buttons:
             button.catch_up()
-        if ticks_diff(time.ticks_ms(), slept_at) < wait_ms - EARLY_WAKE_MS:
+        if ticks_diff(time.ticks_ms(), slept_at) < wait_ms - _EARLY_WAKE_MS:
             self.spurious_wakes += 1    # until a press comes of it (_on_button)
-            if self.spurious_wakes >= SPURIOUS_WAKES:
+            if self.spurious_wakes >= _SPURIOUS_WAKES:
                 self.can_sleep = False
                 self.badge.log({"light_sleep": "off: woken %d times with no press"
-                                               % SPURIOUS_WAKES})
+                                               % _SPURIOUS_WAKES})
 
     # ---- the asyncio app --------------------------------------------------------
 
@@ -431,7 +432,7 @@ class App:
                 self.badge.log({"error": "show loop: %r" % (e,)})
                 if self.on_fault is not None:
                     self.on_fault(e)
-            return FAULT_RETRY_MS
+            return _FAULT_RETRY_MS
 
     async def show_loop(self):
         """The show step, run by two loops. The clock's (a task of its own) sleeps until

@@ -1,6 +1,8 @@
 # One wearer's badge: the rules engine's state, kept safe in storage and told to the
 # journal. No hardware here: the app feeds it actions and ticks and shows its cues.
+import sys
 
+from cran.compat import forget
 from cran.core.engine import (
     COUNTDOWN,
     act,
@@ -23,6 +25,9 @@ _CHECKPOINT_EARLY_MS = const(4000)
 # The wearer takes back their own last action with a double press this long after it
 # (a press on the wrong button in a fight), once, and only if nothing came since.
 UNDO_MS = const(5000)
+# The rules of an order (a soin, the night, a stop...: cran.core.orders), loaded by the
+# engine for one and let go once it is played: rare beside hits, ~1 KB all day.
+_ORDERS = const("cran.core.orders")
 
 
 class Badge:
@@ -136,6 +141,8 @@ class Badge:
         self._unsaved = (action, more, self.state)   # its entry: flush() writes it
         if save:
             self.flush(now)
+        if _ORDERS in sys.modules:   # (a hit never loads it: one lookup)
+            forget((_ORDERS,))
 
     def undo(self, now, save=True):
         """Take back the wearer's last action (apply(undoable=True)) if it came at most

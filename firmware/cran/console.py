@@ -6,7 +6,8 @@ import json
 
 import cran
 from cran.compat import forget
-from cran.core.engine import COUNTDOWN, view
+from cran.core.engine import COUNTDOWN
+from cran.core.view import view
 from cran.core.vocab import (
     ARMOR_DAMAGED,
     DIGITS,
@@ -27,8 +28,8 @@ NOT_TEXT = "error: the line is not UTF-8 text"
 _GRAMMAR = const(("cran.core.words",))
 # The longest line read; a longer one is answered with TOO_LONG, and nothing of it is
 # kept past the bound (a badge's heap is small, and no command needs more).
-MAX_LINE_BYTES = 256
-TOO_LONG = "error: a line of more than %d bytes: dropped" % MAX_LINE_BYTES
+_MAX_LINE_BYTES = const(256)
+TOO_LONG = "error: a line of more than %d bytes: dropped" % _MAX_LINE_BYTES
 # What a badge in safe mode (cran.start.boots) still answers: what reads, and the lock's.
 _SAFE_COMMANDS = const(("status", "journal", "config", "clock", "echo", "help", "?",
                         "challenge", "unlock", "lock", "reboot"))
@@ -116,7 +117,7 @@ def _rub_out(typed):
 
 def typed_byte(line, got, echo):
     """One byte from the serial port (got: bytes of one) into the line being typed (line:
-    a bytearray, grown in place; past MAX_LINE_BYTES + 1, bytes are dropped) -> True when
+    a bytearray, grown in place; past _MAX_LINE_BYTES + 1, bytes are dropped) -> True when
     it ends the line. Enter ends it: a terminal sends \r (an ESP32 passes it on as it is:
     only its text stdin reads it as \n), cran's tools \r\n or \n. A UART has no local
     echo: what the line takes is written back to echo (a stream), so that a person at a
@@ -131,7 +132,7 @@ def typed_byte(line, got, echo):
         if line:
             _rub_out(line)
             echo.write(b"\b \b")
-    elif len(line) <= MAX_LINE_BYTES:
+    elif len(line) <= _MAX_LINE_BYTES:
         line.append(b)
         if b >= 0x20 or b == 0x09:   # other control bytes are not part of a word
             echo.write(got)
@@ -172,9 +173,9 @@ class Console:
 
     def answer(self, raw, now):
         """The bytes of one line from the serial port (its newline off, at most
-        MAX_LINE_BYTES + 1 kept) -> the answer lines. A bug is said and journaled: the
+        _MAX_LINE_BYTES + 1 kept) -> the answer lines. A bug is said and journaled: the
         badge plays on."""
-        if len(raw) > MAX_LINE_BYTES:
+        if len(raw) > _MAX_LINE_BYTES:
             return [TOO_LONG]
         text = text_of(bytes(raw))
         if text is None:

@@ -21,21 +21,24 @@ _BLUE = const((0, 0, 255))
 # Lit cells of the bar: every LED (the look is not a state of the scale).
 _ALL_LEDS = const(-1)
 
-# look: (colour, on/off over 32 or 64 steps, lit cells of the bar). The rhythm and the
-# number of lit LEDs tell the looks apart without colour.
+# look: (colour, on/off a step, lit cells of the bar). The rhythm and the number of lit
+# LEDs tell the looks apart without colour. A rhythm is written as one period of it,
+# read repeating (_lit, _next_flip): a steady light is "1", not 32 of them. It must
+# divide 64 steps (veille's 8 s). The masks are strings in a badge's heap: the short
+# ones are names it has anyway, the others smaller blocks (~0.1 KB in all, 32-bit).
 _LOOKS = {
-    "debout": ((0, 255, 0), "1" * 32, 4),                        # steady
+    "debout": ((0, 255, 0), "1", 4),                              # steady
     # Full health with idle_look "blink": one short flash every 8 s. Not every 4 s: one
     # LED shows an effect's code in the second 4 s, and a lone short flash there is
     # already the first effect's code.
     "veille": ((0, 255, 0), "1" + "0" * 63, 4),
-    "blesse": ((255, 140, 0), ("1" * 8 + "0" * 8) * 2, 3),       # slow blink
-    "au-sol": ((255, 0, 0), ("11001100" + "0" * 8) * 2, 2),      # double flash
-    "alerte": ((255, 0, 0), "10" * 16, 2),                       # fast blink
+    "blesse": ((255, 140, 0), "1" * 8 + "0" * 8, 3),             # slow blink
+    "au-sol": ((255, 0, 0), "11001100" + "0" * 8, 2),            # double flash
+    "alerte": ((255, 0, 0), "10", 2),                             # fast blink
     # One blip in 4 s, dim: coma and mort last long and say little (both alike, S7).
     "inerte": ((16, 0, 28), "11" + "0" * 30, 1),
     "hors-jeu": ((0, 160, 160), "1" * 24 + "0" * 8, 0),          # long on, short off
-    "stop": (_WHITE, "1110" * 8, 0),                             # strobe white/blue
+    "stop": (_WHITE, "1110", 0),                                  # strobe white/blue
     # État inconnu (a lost state, cran.badge): a 1 s glow then four quick flashes on
     # every LED, a rhythm no state, effect code or menu has; not a state of the scale,
     # so no bar that could read as healthier than anything.
@@ -113,7 +116,7 @@ def _key(seen, e, step, single, fault):
     s = step % _SLOTS
     if fault and s >= _FAULT_FROM:
         return _FAULT | (s - _FAULT_FROM)
-    on = _ON if _lit(_LOOKS[seen][1], step) else 0   # 32 steps, or 64 over 8 s
+    on = _ON if _lit(_LOOKS[seen][1], step) else 0   # its period repeating, over 8 s
     if seen == "stop":
         return on | (_LIT2 if s & 1 else 0)
     if not e:

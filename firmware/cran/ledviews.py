@@ -26,7 +26,7 @@ def peek_frame(state, now, led_count, layout="strip"):
     return frame
 
 
-MENU_RGB = ((255, 255, 255), (255, 0, 0), (200, 0, 255), (0, 255, 0))
+_MENU_RGB = const(((255, 255, 255), (255, 0, 0), (200, 0, 255), (0, 255, 0)))
 
 
 def menu_frame(where, now, led_count, layout="strip"):
@@ -35,7 +35,7 @@ def menu_frame(where, now, led_count, layout="strip"):
     also light index of them."""
     group, depth, index = where
     on = _lit(_flashes(depth, index), _step(now))
-    colour = MENU_RGB[group % len(MENU_RGB)]
+    colour = _MENU_RGB[group % len(_MENU_RGB)]
     if _single(layout, led_count):
         return [colour if on else _OFF] * led_count
     frame = [_OFF] * led_count

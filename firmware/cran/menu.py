@@ -5,9 +5,9 @@
 
 from cran.compat import forget
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import Action
+from cran.core.vocab import Action, const
 
-IDLE_MS = 8000   # an untouched menu closes by itself
+_IDLE_MS = const(8000)   # an untouched menu closes by itself
 
 # A normal hit, made once: an action is a value, and a press allocates less before its
 # LEDs show it.
@@ -45,14 +45,14 @@ class Menu:
 
     def tick(self, now):
         """Close an idle menu. -> True if it closed."""
-        if self._stack and ticks_diff(now, self._last_press) >= IDLE_MS:
+        if self._stack and ticks_diff(now, self._last_press) >= _IDLE_MS:
             self.close()
             return True
         return False
 
     def idle_ms(self, now):
         """ms until an open menu closes by itself (tick() does it)."""
-        return max(0, IDLE_MS - ticks_diff(now, self._last_press))
+        return max(0, _IDLE_MS - ticks_diff(now, self._last_press))
 
     def press(self, button, kind, now):
         self.tick(now)

@@ -15,7 +15,7 @@ _CODE_LOCK_MS = const(300000)
 # always goes back. The screen names the inputs as below.
 SLOTS = (("a", "short"), ("b", "short"), ("a", "long"), ("b", "long"), ("a", "double"))
 SLOT_NAMES = ("a", "b", "A", "B", "aa")
-BACK = ("b", "double")
+_BACK = const(("b", "double"))
 
 PEEK = "peek"
 DIVIN = "divin"
@@ -113,7 +113,7 @@ def press(menu, button, kind, now):
         return _code_press(menu, kind, now)
     if not menu.direct:
         return _scroll(menu, kind, now)
-    if (button, kind) == BACK:
+    if (button, kind) == _BACK:
         return _back(menu)
     if (button, kind) in SLOTS:
         i = SLOTS.index((button, kind))

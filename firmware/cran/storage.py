@@ -24,16 +24,11 @@ def join(directory, name):
     return directory.rstrip("/") + "/" + name
 
 
-def encode_record(payload, seq):
-    """payload dict, sequence number -> the bytes of one record file:
-    b"cran-state <version> <seq> <body length> <crc32 hex>\\n" + JSON body."""
-    header, body = _record_parts(payload, seq)
-    return header + body
-
-
-def _record_parts(payload, seq):
-    # Written as two pieces: on a badge the whole record in one more block would need
-    # another ~600 contiguous bytes of a fragmented heap at every save.
+def record_parts(payload, seq):
+    """payload dict, sequence number -> the bytes of one record file, as (header, body):
+    b"cran-state <version> <seq> <body length> <crc32 hex>\\n" and the JSON body.
+    Written as two pieces: on a badge the whole record in one more block would need
+    another ~600 contiguous bytes of a fragmented heap at every save."""
     body = json.dumps(payload).encode()
     prefix = "%s %d %d %d " % (MAGIC, FORMAT_VERSION, seq, len(body))
     return ("%s%08x\n" % (prefix, record_crc(prefix, body))).encode(), body
@@ -77,7 +72,7 @@ class StateStore:
             self.load()
             forget(_READING)
         target = 1 if self._newest == 0 else 0
-        header, body = _record_parts(payload, self.seq + 1)
+        header, body = record_parts(payload, self.seq + 1)
         if len(header) + len(body) > MAX_RECORD_BYTES:
             # Never write what load() would refuse.
             raise ValueError("state record of %d bytes, at most %d"
@@ -163,16 +158,6 @@ class Journal:
         (cran.readback, loaded for an organiser's read)."""
         from cran.readback import entries
         return entries(self)
-
-    def clear(self):
-        for path in self.paths:
-            try:
-                os.remove(path)
-            except OSError as e:
-                if not missing(e):
-                    raise
-        self._size = 0
-        self._torn = False
 
     def _look(self):
         # Once per boot: the current file's size, and whether it ends mid-line.

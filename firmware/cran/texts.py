@@ -5,16 +5,16 @@
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES
+from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES, const
 from cran.looks import EFFECTS, SAY_MS, WARNING_MS, saying
 from cran.screenwords import label, not_saved
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves;
 # English is cran.texts_en's, loaded by an English badge only (cran.screenwords.label).
 
-# The wearer's news (cran.screenwords.news_of) on the peek for NEWS_MS after it came. No
+# The wearer's news (cran.screenwords.news_of) on the peek for _NEWS_MS after it came. No
 # sound: private cues make none.
-NEWS_MS = 300000
+_NEWS_MS = const(300000)
 NEWS_WORDS = {(CUE_FORGET, "-"): ("Oubli agonie", "Forget: dying"),
               (CUE_NOTICED, "vol"): ("Vol remarque", "Theft noticed")}
 
@@ -32,7 +32,7 @@ def draw(app, state, now, where, peeking, unknown, fault):
         lines = unknown_lines(lang, width)
     else:
         news = app.news
-        if news is not None and ticks_diff(now, news[1]) >= NEWS_MS:
+        if news is not None and ticks_diff(now, news[1]) >= _NEWS_MS:
             news = app.news = None
         lines = screen_lines(state, now, lang, peeking, width,
                              NEWS_WORDS[news[0]] if news is not None else None)

@@ -15,7 +15,7 @@ import threading
 import time
 
 from cran import radio
-from cran.core.engine import view
+from cran.core.view import view
 from cran.core.words import ParseError, parse_action, plain
 from cran.radio.link import PERIOD_MS
 from gamefiles.scenario import grammar_word

@@ -3,15 +3,16 @@
 # a virtual air (vhw/air.py) that loses frames, a millisecond a step. For tests and for
 # `make bench`'s stop -> every badge frozen figure.
 from cran import radio
-from cran.core.engine import act, new_state, view
+from cran.core.engine import act, new_state
 from cran.core.engine import tick as engine_tick
 from cran.core.rules import Character, Settings
+from cran.core.view import view
 from cran.core.vocab import Action
 from cran.radio.config import Radio as RadioSpec
 from cran.radio.link import Link
 from cran.radio.start import wire
 from cran.radio.treat import Chain
-from host_tools.field.station import Station, gm_anchor
+from host_tools.field.station import Station, chain_token, gm_anchor
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
 
@@ -22,7 +23,7 @@ STATION_ID, HEALER_ID = b"\x5a" * 6, b"\x4e" * 6
 
 def _authorities():
     return {STATION_ID: [radio.GM, 0, gm_anchor(GM_SEED)],
-            HEALER_ID: [radio.HEALER, 0, radio.chain_token(HEALER_SEED, 0)]}
+            HEALER_ID: [radio.HEALER, 0, chain_token(HEALER_SEED, 0)]}
 
 
 class FieldBadge:

@@ -29,9 +29,19 @@ GM_NAME = "gm"                  # the game master's station, as a radio id is ma
 ROLE_NAMES = ("badge", "healer", "smith")   # a roster's roles (radio.ROLES' first three)
 
 
+def chain_token(seed, index):
+    """Token `index` (0: the anchor badges hold) of the chain grown from seed. Made here
+    only: a badge checks a token by stepping it back (cran.radio.chain_step) and a
+    healer's badge steps its own chain from where it stands (cran.radio.treat)."""
+    x = seed[:radio.TOKEN_BYTES]
+    for _ in range(radio.CHAIN_STEPS - index):
+        x = radio.chain_step(x)
+    return x
+
+
 def gm_anchor(seed):
     """What every badge's config holds of the game master's chain: its token 0."""
-    return radio.chain_token(seed, 0)
+    return chain_token(seed, 0)
 
 
 def read_heartbeat(payload):
@@ -76,7 +86,7 @@ def seed_of(secret, name):
 def treater_anchors(secret, rows):
     """rows: [(name, role)] of the roster -> {radio id: (role, its chain's anchor)} of its
     healers and smiths, whose soins and repairs every badge (and the station) checks."""
-    return {radio_id(name): (role, radio.chain_token(seed_of(secret, name), 0))
+    return {radio_id(name): (role, chain_token(seed_of(secret, name), 0))
             for name, role in rows if role != "badge"}
 
 
@@ -153,7 +163,7 @@ class Station:
         self.next_index = index + 1
         self._store(next_index=self.next_index)   # before the token leaves
         frame = radio.seal(self.keys, self.me, radio.GM, self.counter.take(), kind, payload,
-                           (index, radio.chain_token(self.seed, index)))
+                           (index, chain_token(self.seed, index)))
         self._repeat(frame, now)
         return frame
 

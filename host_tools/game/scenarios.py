@@ -4,7 +4,7 @@
 import json
 import sys
 
-from cran.core.engine import FIELDS
+from cran.core.view import FIELDS
 from cran.core.vocab import CUE_SAY
 from gamefiles import scenario
 from host_tools import CommandError

@@ -236,9 +236,9 @@ class Run:
 
 
 def view_list(state, now):
-    """A view as a list in engine.FIELDS order (as gamefiles.scenario.view_list, which is
-    host-only and stays off the badge's heap)."""
-    from cran.core.engine import FIELDS, view
+    """A view as a list in FIELDS order (cran.core.view; as gamefiles.scenario.view_list,
+    which is host-only and stays off the badge's heap)."""
+    from cran.core.view import FIELDS, view
     seen = view(state, now)
     return [seen[f] for f in FIELDS]
 

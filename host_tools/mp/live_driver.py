@@ -47,7 +47,7 @@ if not MICROPYTHON and not CIRCUITPYTHON:
 import time  # noqa: E402
 
 from cran import cues, storage
-from cran.core.engine import view  # noqa: E402
+from cran.core.view import view  # noqa: E402
 from cran.hal.buttons import Button  # noqa: E402
 from cran.start.phases import start  # noqa: E402
 

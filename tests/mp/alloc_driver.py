@@ -19,7 +19,7 @@ import world  # noqa: E402
 
 from cran.app import CONSOLE_QUIET_MS  # noqa: E402
 from cran.compat import forget  # noqa: E402
-from cran.core.engine import view  # noqa: E402
+from cran.core.vocab import Action  # noqa: E402
 from cran.start.phases import start  # noqa: E402
 
 BOARDS = ("atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
@@ -56,8 +56,8 @@ class Pixels:
 def boot(board, n):
     # A badge boots with a fresh interpreter: the console and grammar an earlier one's
     # console line loaded in this process are not its, nor the player of its last notes.
-    forget(("cran.core.words", "cran.console", "cran.lock", "cran.hal.buzzer", "cran.tunes",
-            "cran.texts"))
+    forget(("cran.core.words", "cran.console", "cran.core.view", "cran.lock", "cran.hal.buzzer",
+            "cran.tunes", "cran.texts"))
     vclock.start(0)
     machine.reset_all()
     root = "%s/%s%d" % (sys.argv[3], board, n)
@@ -116,6 +116,7 @@ def hit(app):
     app.show(now)
     used = gc.mem_alloc() - before
     gc.enable()
+    from cran.core.view import view  # after: the badge has no such module loaded
     return [used, view(app.badge.state, now)["etat"]]
 
 
@@ -147,9 +148,13 @@ def main():
         app.show(now)   # drawn: on a screen, the open menu's words
         menu_open = [app.menu.is_open(), resident()]
         app.show(time.ticks_add(now, 60000))   # closed by its idle time, the look drawn
+        menu_closed = [app.menu.is_open(), resident()]
+        # An order (the game stopped, as a game master's radio or a console says it):
+        # its rules are loaded for it (cran.core.orders) and let go once it is played.
+        app.badge.apply(Action("stop"), time.ticks_ms())
+        ordered = [app.badge.state.stopped, resident()]
         results["modules"] = [after_boot, after_line, after_quiet, answer,
-                              menu_open + [app.menu.is_open(), resident()], threshold,
-                              sounding]
+                              menu_open + menu_closed, threshold, sounding, ordered]
         machine.reboot()
         for line in IDLE:
             n += 1

@@ -17,7 +17,7 @@ from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 
 from cran import storage  # noqa: E402
 from cran.app import MAX_SLEEP_MS, App  # noqa: E402
-from cran.core.engine import view  # noqa: E402
+from cran.core.view import view  # noqa: E402
 from cran.cues import frame_code, frame_of, led_frame, look  # noqa: E402
 from cran.hal.leds import cap  # noqa: E402
 from cran.start.config import load  # noqa: E402

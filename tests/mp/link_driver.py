@@ -19,7 +19,8 @@ from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 
 from cran import radio  # noqa: E402
 from cran.app import App  # noqa: E402
-from cran.core.engine import view  # noqa: E402
+from cran.core.view import view  # noqa: E402
+from cran.radio.treat import Chain  # noqa: E402
 from cran.start.config import load  # noqa: E402
 from cran.tags import to_hex  # noqa: E402
 
@@ -28,10 +29,18 @@ GAME_KEY = bytes(range(32))
 GM_ID, HEALER_ID = b"\x5a" * 6, b"\x4e" * 6
 GM_SEED, HEALER_SEED = b"G" * 16, b"H" * 16
 KEYS = radio.Keys(GAME_KEY)
+
+
+def chain_token(seed, index):
+    """Token index of the chain grown from seed, as a healer's badge makes its own (it
+    never gives token 0, the anchor: token 1 hashed once more)."""
+    token = Chain(seed, max(1, index)).take()[1]
+    return radio.chain_step(token) if index == 0 else token
+
 def radio_config(role="badge", seed=None):
     out = {"role": role, "authorities": {
-        to_hex(GM_ID): ["gm", to_hex(radio.chain_token(GM_SEED, 0))],
-        to_hex(HEALER_ID): ["healer", to_hex(radio.chain_token(HEALER_SEED, 0))]}}
+        to_hex(GM_ID): ["gm", to_hex(chain_token(GM_SEED, 0))],
+        to_hex(HEALER_ID): ["healer", to_hex(chain_token(HEALER_SEED, 0))]}}
     if seed:
         out["seed"] = to_hex(seed)
     return out
@@ -54,7 +63,7 @@ def sent_again(frame, ms, rssi=-45, sender=GM_ID):
 
 def gm(kind, index, counter, payload=b""):
     return radio.seal(KEYS, GM_ID, radio.GM, counter, kind, payload,
-                      (index, radio.chain_token(GM_SEED, index)))
+                      (index, chain_token(GM_SEED, index)))
 
 
 def jeu(app):
@@ -150,11 +159,11 @@ def a_healers_offer_is_taken_by_a_long_press():
     out = {"hit": view(app.badge.state, time.ticks_ms())["etat"]}
     me = machine.unique_id()
     far = radio.seal(KEYS, HEALER_ID, radio.HEALER, 0, radio.HEAL, me,
-                     (1, radio.chain_token(HEALER_SEED, 1)))
+                     (1, chain_token(HEALER_SEED, 1)))
     run_for(app, 10, sent_again(far, 1000, rssi=-80, sender=HEALER_ID))
     out["far_offer"] = app.menu.offer
     near = radio.seal(KEYS, HEALER_ID, radio.HEALER, 1, radio.HEAL, me,
-                      (2, radio.chain_token(HEALER_SEED, 2)))
+                      (2, chain_token(HEALER_SEED, 2)))
     run_for(app, 10, sent_again(near, 1000, rssi=-40, sender=HEALER_ID))
     out["near_offer"] = app.menu.offer
     seen = []   # the LED through a rhythm of 4 s, while the offer waits

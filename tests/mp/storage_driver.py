@@ -213,9 +213,6 @@ class Case:
     def do_jentries(self):
         return [self.journal.entries(), self.journal.problems]
 
-    def do_jclear(self):
-        return _attempt(self.journal.clear)
-
     # ---- flash failures and power cuts (LittleFS only) -------------------------------
 
     def do_glitch(self, n, torn):

@@ -1,32 +1,27 @@
 # The rules engine (docs/rules.md S, A, K, C, P). Pure: time comes in as a tick count,
 # nothing is read or shown here. act() and tick() return a new State and the cues:
-# what the badge must tell the wearer, each (tick, kind, value, private).
+# what the badge must tell the wearer, each (tick, kind, value, private). The rules of
+# what comes rarely beside hits and timers, an order or a dissipe, are cran.core.orders,
+# which act() loads for one.
 
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import (
     AGONISANT,
-    ARMOR_DAMAGED,
     BLESSE,
     COMA,
     CUE_ARMOR,
     CUE_BROKEN,
     CUE_COMBAT,
     CUE_COUNTDOWN,
-    CUE_DISPELLED,
     CUE_EFFECT,
     CUE_END,
-    CUE_FORGET,
     CUE_IGNORED,
     CUE_LOOK,
     CUE_NOTICED,
-    CUE_PLAY,
-    CUE_RANK,
-    CUE_REPAIRED,
     CUE_RESET,
     CUE_SAY,
     CUE_SHOW,
     CUE_STATE,
-    MAX_RENOWN,
     MORT,
     PLAYS,
     PLEINE_FORME,
@@ -52,22 +47,9 @@ PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
 # state record stays a few KB below its slot (storage.MAX_RECORD_BYTES, tests/
 # test_record.py), and one more broken thing is ignored, said privately.
 MAX_BROKEN = 16
-RANKS = ((20, "sommite"), (15, "grand-noble"), (10, "noble"), (5, "notable"), (0, "-"))
 
 # The keywords of a state (S2, K4, K5, K6): a normal hit's kind.
 _STATE_WORDS = const(("blesse", "agonisant", "coma", "mort", "mort-si-coma"))
-
-# Fields of a scenario's `expect`, in the order traces show them.
-FIELDS = ("etat", "armure", ARMOR_DAMAGED, "effets", "brises", "dit", "reste", "combat",
-          "jeu", "renommee")
-
-
-def rank(renown):
-    """P2: the social rank for a renown score."""
-    for floor, name in RANKS:
-        if renown >= floor:
-            return name
-    return "-"
 
 
 class State:
@@ -167,23 +149,6 @@ def next_deadline(state):
         if best is None or ticks_diff(deadline, best) < 0:
             best = deadline
     return best
-
-
-def view(state, now):
-    """The wearer as `expect` sees them: field -> text, for every name in FIELDS."""
-    left = state.left_ms(COUNTDOWN, now)
-    return {
-        "etat": STATES[state.etat],
-        "armure": str(state.armor_answers()),
-        ARMOR_DAMAGED: "oui" if state.armor_damaged else "non",
-        "effets": ",".join(state.effects()) or "-",
-        "brises": ",".join(sorted(state.broken)) or "-",
-        "dit": state.said,
-        "reste": "-" if left is None else str((left + 999) // 1000),
-        "combat": "oui" if state.in_combat() else "non",
-        "jeu": state.play(),
-        "renommee": str(state.renown),
-    }
 
 
 def summary(state):
@@ -328,38 +293,19 @@ def act(state, action, now, ticked=False):
 
 
 def _order(state, action, now, cues):
-    """act() for anything but a Coup or Effet received."""
+    """act() for anything but a Coup or Effet received: cran.core.orders's rules, loaded
+    for it (a badge lets them go after: cran.badge), but for a new character."""
     verb = action.verb
     if verb in ("coup", "effet"):
         verb = "stop"   # K15: «Effet Statue Divin de Masse» stops the game
     s = state.copy(keep_before=False)   # K9: only a Coup/Effet just received is dissipated
     s.said = "-"
     s.answer = None
-    if verb in ("soin", "soin-complet"):
-        _heal(s, verb == "soin-complet", now, cues)
-    elif verb == "repare":
-        _repair(s, action.target, now, cues)
-    elif verb == "nuit":
-        if s.etat == BLESSE:                       # S9
-            _set_etat(s, PLEINE_FORME, now, cues)
-        if s.in_combat():
-            _end_combat(s, now, cues)
-    elif verb in ("stop", "reprise"):
-        s.stopped = verb == "stop"
-        cues.append((now, CUE_PLAY, s.play(), False))
-    elif verb in ("hors-jeu", "en-jeu"):
-        s.out_of_game = verb == "hors-jeu"
-        cues.append((now, CUE_PLAY, s.play(), False))
-    elif verb == "reset":
+    if verb == "reset":
         s = _reset(s, now, cues)
-    elif verb == "renommee":
-        old = rank(s.renown)
-        s.renown = min(MAX_RENOWN, max(0, s.renown + action.amount if action.target == "+"
-                                       else action.amount))
-        if rank(s.renown) != old:
-            cues.append((now, CUE_RANK, rank(s.renown), False))
     else:
-        raise ValueError("no rule for action %r" % verb)
+        from cran.core.orders import order
+        order(s, verb, action, now, cues, _set_etat, _end_combat)
     update_freeze(s, now)
     return s, cues
 
@@ -375,41 +321,6 @@ def _reset(s, now, cues):
     return fresh
 
 
-def _heal(s, full, now, cues):
-    if s.etat == MORT:                         # S6
-        cues.append((now, CUE_IGNORED, "mort", True))
-        return
-    if s.etat == PLEINE_FORME:
-        return
-    was_down = s.etat >= AGONISANT
-    if full or s.etat == BLESSE:               # S10
-        target = PLEINE_FORME
-    else:
-        target = BLESSE if s.settings.soin_from_down == "blesse" else PLEINE_FORME
-    _set_etat(s, target, now, cues)
-    if was_down:
-        cues.append((now, CUE_FORGET, "-", True))   # S8: remembers nothing of it
-
-
-def _repair(s, target, now, cues):
-    if target == "armure":                     # A4, K7
-        if s.armor_damaged or "armure" in s.broken:
-            # Mended, not recharged: answers spent in this combat come back with the
-            # next one (A1, A3), as for armor that only answered.
-            s.armor_damaged = False
-            cues.append((now, CUE_ARMOR, "reparee", False))
-        else:
-            cues.append((now, CUE_IGNORED, "pas-abimee", True))
-    elif target in s.broken:                   # K7
-        cues.append((now, CUE_REPAIRED, target, False))
-    else:
-        cues.append((now, CUE_IGNORED, "pas-brise", True))
-    if target in s.broken:   # a new tuple: the one there is shared with other states
-        broken = list(s.broken)
-        broken.remove(target)
-        s.broken = tuple(broken)
-
-
 def _receive(state, action, now, cues):
     """A Coup or Effet lands on the wearer. -> (state, cues)"""
     first = len(cues)
@@ -418,7 +329,8 @@ def _receive(state, action, now, cues):
     if _ignored(s, action, now, cues):
         pass                     # (the cue says why)
     elif action.kw == "dissipe":
-        s = _dissipe(s, action.target, now, cues)
+        from cran.core.orders import dissipe  # rare: loaded for it, as an order is
+        s = dissipe(s, action.target, now, cues, tick, announce, _start_combat)
     else:
         # States are values, so the one given can be kept as is, unless it holds a
         # snapshot itself: then a copy without it keeps the chain one link long.
@@ -577,31 +489,3 @@ def _take(s, action, now, cues):
     else:                                        # K14: honour system, shown only
         cues.append((now, CUE_SHOW, action.kw, False))
     return True
-
-
-def _dissipe(s, named, now, cues):
-    """K9: cancel the Coup/Effet just received (named or not), and end the named
-    effect if it still runs (it may have run before, renewed or resisted). A dissipe
-    is a keyword received: the combat goes on (C1)."""
-    done = False
-    if s.before is not None and (named is None or named == s.last_kw):
-        restored, fired = tick(s.before.copy(), now)
-        cues.extend(fired)
-        cues.append((now, CUE_DISPELLED, s.last_kw, False))
-        if restored.etat != s.etat:   # the way back, its countdown as it was
-            announce(s.etat, restored.etat, now, cues)
-        restored.last_hit = s.last_hit
-        s = restored
-        done = True
-    if named and named in s.effects():
-        del s.timers[named]
-        cues.append((now, CUE_END, named, False))
-        done = True
-    if not done:
-        cues.append((now, CUE_IGNORED, "rien-a-dissiper", True))
-    s.said = "-"
-    s.answer = None
-    s.before = None          # K9: nobody dissipates a dissipe
-    s.last_kw = None
-    _start_combat(s, now, cues)
-    return s

@@ -9,7 +9,7 @@ import json
 
 from cran import storage
 from cran.core.vocab import const
-from cran.storage import MAX_RECORD_BYTES, StateStore, _record_parts
+from cran.storage import MAX_RECORD_BYTES, StateStore, record_parts
 
 _ENOENT = 2
 # A byte no JSON line and no record holds: where one is read, nothing was written
@@ -53,7 +53,7 @@ class NvmStateStore(StateStore):
         if not self._known:
             self.load()
         target = 1 if self._newest == 0 else 0
-        header, body = _record_parts(payload, self.seq + 1)
+        header, body = record_parts(payload, self.seq + 1)
         size = len(header) + len(body)
         if size > min(MAX_RECORD_BYTES, self.slot_bytes):
             raise ValueError("state record of %d bytes, at most %d"

@@ -30,19 +30,19 @@ VERSION = const(0xC1)
 MAX_FRAME = const(250)         # ESP-NOW v1's payload limit
 _HEAD = ">B4s6sBIB"
 _HEAD_BYTES = const(17)
-TAG_BYTES = const(12)          # 96 bits: a forger's odds, 2**-96 a try
+_TAG_BYTES = const(12)          # 96 bits: a forger's odds, 2**-96 a try
 ID_BYTES = const(6)            # a badge's id: its chip's 6-byte MAC
 NEAR_DBM = const(-50)          # [choice] "the nearest badge": within ~3 m in the open
 TOKEN_BYTES = const(16)
 _PROOF = ">H16s"               # an authority's chain index and token, before its payload
 _PROOF_BYTES = const(18)
 CHAIN_STEPS = const(4096)      # authority frames a sender can make in one game
-MAX_PAYLOAD = MAX_FRAME - _HEAD_BYTES - TAG_BYTES
+MAX_PAYLOAD = MAX_FRAME - _HEAD_BYTES - _TAG_BYTES
 
 # Roles, as the roster names them.
 BADGE = const(0)
 HEALER = const(1)
-SMITH = const(2)
+_SMITH = const(2)
 GM = const(3)
 ROLES = ("badge", "healer", "smith", "gm")
 
@@ -59,7 +59,7 @@ HEARTBEAT = const(32)  # a badge's state, for the game master's eyes only
 SEEK = const(33)       # a healer or smith asks the badges around for a heartbeat
 # Who may send each kind: a role's kinds carry its chain's token; BADGE's need none.
 SENDERS = {STOP: GM, RESUME: GM, NIGHT: GM, MASS: GM, RESET: GM, CLOCK: GM,
-           HEAL: HEALER, REPAIR: SMITH, HEARTBEAT: BADGE, SEEK: BADGE}
+           HEAL: HEALER, REPAIR: _SMITH, HEARTBEAT: BADGE, SEEK: BADGE}
 _SECRET = (HEARTBEAT,)   # kinds whose payload is encrypted
 
 # Why a frame was dropped, as Listener.dropped counts them. "again": a copy of the
@@ -89,10 +89,10 @@ def seal(keys, sender, role, counter, kind, payload=b"", proof=None):
     if kind in _SECRET:
         payload = crypt(keys, sender, counter, payload)
     body = struct.pack(_HEAD, VERSION, keys.game, sender, role, counter, kind) + payload
-    if len(body) + TAG_BYTES > MAX_FRAME:
+    if len(body) + _TAG_BYTES > MAX_FRAME:
         raise ValueError("radio frame of %d bytes: at most %d"
-                         % (len(body) + TAG_BYTES, MAX_FRAME))
-    return body + hmac_with(keys.pads, body)[:TAG_BYTES]
+                         % (len(body) + _TAG_BYTES, MAX_FRAME))
+    return body + hmac_with(keys.pads, body)[:_TAG_BYTES]
 
 
 class Listener:
@@ -122,13 +122,13 @@ class Listener:
         self.dropped[why] = self.dropped.get(why, 0) + 1
 
     def open(self, frame):
-        if not _HEAD_BYTES + TAG_BYTES <= len(frame) <= MAX_FRAME or frame[0] != VERSION:
+        if not _HEAD_BYTES + _TAG_BYTES <= len(frame) <= MAX_FRAME or frame[0] != VERSION:
             return self._drop("size")
         keys = self.keys
         if frame[1:5] != keys.game:
             return self._drop("game")
-        body = memoryview(frame)[:-TAG_BYTES]
-        if not same(hmac_with(keys.pads, body)[:TAG_BYTES], frame[-TAG_BYTES:]):
+        body = memoryview(frame)[:-_TAG_BYTES]
+        if not same(hmac_with(keys.pads, body)[:_TAG_BYTES], frame[-_TAG_BYTES:]):
             return self._drop("tag")
         _, _, sender, role, counter, kind = struct.unpack_from(_HEAD, frame, 0)
         if SENDERS.get(kind) != role:
@@ -171,15 +171,9 @@ class Listener:
 
 
 def chain_step(token):
+    """The token before token in its chain. (A chain's tokens from its seed are the
+    host's to make: host_tools.field.station.chain_token; a badge only steps back.)"""
     return hashlib.sha256(token).digest()[:TOKEN_BYTES]
-
-
-def chain_token(seed, index):
-    """Token `index` (0: the anchor badges hold) of the chain grown from seed."""
-    x = seed[:TOKEN_BYTES]
-    for _ in range(CHAIN_STEPS - index):
-        x = chain_step(x)
-    return x
 
 
 def crypt(keys, sender, counter, data):
