@@ -26,7 +26,7 @@ _CHECKPOINT_EARLY_MS = const(4000)
 # (a press on the wrong button in a fight), once, and only if nothing came since.
 UNDO_MS = const(5000)
 # The rules of an order (a soin, the night, a stop...: cran.core.orders), loaded by the
-# engine for one and let go once it is played: rare beside hits, ~1 KB all day.
+# engine for one and let go once it is played: rare beside hits, ~1.2 KB all day.
 _ORDERS = const("cran.core.orders")
 
 

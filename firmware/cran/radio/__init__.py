@@ -171,8 +171,10 @@ class Listener:
 
 
 def chain_step(token):
-    """The token before token in its chain. (A chain's tokens from its seed are the
-    host's to make: host_tools.field.station.chain_token; a badge only steps back.)"""
+    """The token before token in its chain (one hash). A badge checks a token by
+    stepping it back; a healer's badge steps its own chain from its seed
+    (cran.radio.treat.Chain); the host makes any token of one (host_tools.field.
+    station.chain_token)."""
     return hashlib.sha256(token).digest()[:TOKEN_BYTES]
 
 
