@@ -13,6 +13,15 @@ HARD_RESET = 2
 WDT_RESET = 3
 DEEPSLEEP_RESET = 4
 SOFT_RESET = 5
+# wake_reason()'s answers, the ESP-IDF's esp_sleep_wakeup_cause_t as the port names them.
+SLEEP = 2
+DEEPSLEEP = 4
+PIN_WAKE = EXT0_WAKE = 2
+EXT1_WAKE = 3
+TIMER_WAKE = 4
+TOUCHPAD_WAKE = 5
+ULP_WAKE = 6
+_woke_by = 0   # what ended the last sleep (0: none yet, as after a power-on)
 
 _cause = PWRON_RESET
 wakeups = 0              # lightsleep() returns (the sim's count of wake-ups)
@@ -101,7 +110,7 @@ def lightsleep(time_ms=None):
     What happens outside meanwhile comes from scheduled events (drive_at): no task runs.
     Pin edges while asleep raise no IRQ (the firmware must read its pins on waking). The
     watchdog keeps counting here (harsher than an ESP32 may be): sleep less than it."""
-    global wakeups, lightsleep_ms, _asleep, _woken
+    global wakeups, lightsleep_ms, _asleep, _woken, _woke_by
     if time_ms is None:
         raise ValueError("virtual lightsleep needs a time: nothing else would wake it")
     _asleep = True
@@ -116,6 +125,21 @@ def lightsleep(time_ms=None):
         pwm._since = vclock.elapsed_ms()   # silent while asleep: nothing to count
     wakeups += 1
     lightsleep_ms += slept
+    _woke_by = _wake_cause() if _woken else TIMER_WAKE
+
+
+sleep = lightsleep   # the port's old name for it
+
+
+def wake_reason():
+    return _woke_by
+
+
+def _wake_cause():
+    for kind, cause in (("ext0", EXT0_WAKE), ("ext1", EXT1_WAKE), ("gpio", 7)):
+        if kind in wake_sources:
+            return cause
+    return 0
 
 
 def awake_ms():
@@ -205,16 +229,46 @@ def deepsleep(time_ms=None):
     """Never returns: the chip sleeps time_ms, then boots with DEEPSLEEP_RESET."""
     if time_ms is None:
         raise ValueError("virtual deepsleep needs a time: nothing else would wake it")
+    global _woke_by
     vclock.advance(time_ms)
+    _woke_by = TIMER_WAKE
     _reset(DEEPSLEEP_RESET, "woke from deepsleep")
 
 
 # ---- pins -------------------------------------------------------------------------
+# As the ESP32 port's machine_pin.c: one Pin object a GPIO (Pin(4) is Pin(4)), a number
+# the chip has or ValueError("invalid pin"), GPIO34-39 of the classic ESP32 input only
+# ("pin can only be input"), irq() answering the pin's IRQ object, its arguments checked
+# as mp_arg_parse_all checks them (hard= is no argument of the port's: TypeError).
 
 _driven = {}       # pin id -> level forced from outside (a pressed button)
 _board_pull = {}   # pin id -> level of a resistor on the board (G37/G39 pull-ups)
-_pins = {}         # pin id -> the Pin object last configured there
+_pins = {}         # pin id -> its Pin object
 _irqs = {}         # pin id -> (pin object, handler, trigger)
+chip = "esp32"     # as the board file names it (world.wire): the GPIOs it has
+
+
+def _gpio_exists(n):
+    if chip.startswith("esp32c3"):   # ESP32_GENERIC_C3: 18-19 are its USB (serial/JTAG)
+        return 0 <= n <= 13 or n in (20, 21)
+    return 0 <= n < 40 and n != 24 and not 28 <= n <= 31   # machine_pin.h, ESP32
+
+
+def _gpio(pin):
+    if isinstance(pin, Pin):
+        return pin.id
+    if isinstance(pin, int) and not isinstance(pin, bool) and _gpio_exists(pin):
+        return pin
+    raise ValueError("invalid pin")   # the port's words, for a number or a name
+
+
+def _too_many(args, kwargs, positional, keywords):
+    # mp_arg_parse_all's answers to arguments it was not given room for.
+    if len(args) > positional:
+        raise TypeError("extra positional arguments given")
+    for key in kwargs:
+        if key not in keywords:
+            raise TypeError("extra keyword arguments given")
 
 
 class Pin:
@@ -225,46 +279,144 @@ class Pin:
     PULL_DOWN = 1
     IRQ_RISING = 1
     IRQ_FALLING = 2
+    WAKE_LOW = 4
+    WAKE_HIGH = 5
+    DRIVE_0 = 0
+    DRIVE_1 = 1
+    DRIVE_2 = 2
+    DRIVE_3 = 3
 
-    def __init__(self, id, mode=-1, pull=-1, value=None, **kwargs):
-        self.id = id
-        self.mode = self.IN
-        self.pull = None
-        self.out = 0
-        _pins[id] = self
-        self.init(mode, pull, value)
+    def __new__(cls, id, *args, **kwargs):
+        gpio = _gpio(id)
+        pin = _pins.get(gpio)
+        if pin is None:
+            pin = object.__new__(cls)
+            pin.id = gpio
+            pin.mode = cls.IN   # after a reset: an input, no pull
+            pin.pull = None
+            pin.out = 0
+            pin.hold = False
+            pin._irq = None
+            _pins[gpio] = pin
+        return pin
 
-    def init(self, mode=-1, pull=-1, value=None, **kwargs):
-        if mode != -1:
+    def __init__(self, id, *args, **kwargs):
+        if args or kwargs:   # Pin(n) alone leaves the GPIO as it is
+            self.init(*args, **kwargs)
+
+    def init(self, *args, **kwargs):
+        """init(mode=None, pull=-1, *, value, drive, hold), as the port parses it."""
+        _too_many(args, kwargs, 2, ("mode", "pull", "value", "drive", "hold"))
+        mode = args[0] if args else kwargs.get("mode")
+        pull = args[1] if len(args) > 1 else kwargs.get("pull", -1)
+        before = _safe_level(self.id)
+        if kwargs.get("value") is not None:
+            self.out = 1 if kwargs["value"] else 0
+        if mode is not None:
+            mode = _int(mode)
+            if mode & 2 and self.id >= 34 and not chip.startswith("esp32c"):
+                raise ValueError("pin can only be input")
             self.mode = mode
         if pull != -1:
-            self.pull = pull
-        if value is not None:
-            self.out = 1 if value else 0
+            self.pull = None if pull is None else _int(pull)
+        if kwargs.get("hold") is not None and not self._input_only():
+            self.hold = bool(kwargs["hold"])
+        _fire(self.id, before, _safe_level(self.id))
 
-    def __call__(self, value=None):
-        return self.value(value)
+    def _input_only(self):
+        return self.id >= 34 and not chip.startswith("esp32c")
+
+    def __call__(self, *value):
+        if len(value) > 1:
+            raise TypeError("function takes at most 1 positional arguments but %d were "
+                            "given" % len(value))
+        return self.value(*value)
 
     def value(self, value=None):
         if value is None:
             return _level(self.id)
-        self.out = 1 if value else 0
+        self._set(1 if value else 0)
 
     def on(self):
-        self.out = 1
+        self._set(1)
 
     def off(self):
-        self.out = 0
+        self._set(0)
 
-    def irq(self, handler=None, trigger=3, **kwargs):
-        if handler is None:
-            _irqs.pop(self.id, None)
-        else:
-            _irqs[self.id] = (self, handler, trigger)
-        return handler
+    def toggle(self):
+        self._set(1 - self.out)
+
+    def _set(self, level):
+        # The output register; what the pad then reads (and an edge's IRQ) follows.
+        before = _safe_level(self.id)
+        self.out = level
+        _fire(self.id, before, _safe_level(self.id))
+
+    def irq(self, *args, **kwargs):
+        """irq(handler=None, trigger=IRQ_FALLING|IRQ_RISING, wake=None) -> the pin's IRQ
+        object; with no argument, only that."""
+        _too_many(args, kwargs, 3, ("handler", "trigger", "wake"))
+        if args or kwargs:
+            handler = args[0] if args else kwargs.get("handler")
+            trigger = _int(args[1] if len(args) > 1 else kwargs.get("trigger", 3))
+            wake = args[2] if len(args) > 2 else kwargs.get("wake")
+            if trigger in (Pin.WAKE_LOW, Pin.WAKE_HIGH) and wake is not None:
+                self._wake(trigger, wake)
+            else:
+                ext0 = wake_sources.get("ext0")
+                if ext0 is not None and ext0[0] == (self.id,):
+                    del wake_sources["ext0"]
+                if handler is None:
+                    _irqs.pop(self.id, None)
+                else:
+                    _irqs[self.id] = (self, handler, trigger)
+        if self._irq is None:
+            self._irq = IRQ(self)
+        return self._irq
+
+    def _wake(self, trigger, wake):
+        if not isinstance(wake, int) or not 2 <= wake <= 7:
+            raise ValueError("bad wake value")
+        import esp32
+        if self.id not in esp32._RTC_GPIOS:
+            raise ValueError("invalid pin for wake")
+        ext0 = wake_sources.get("ext0")
+        if ext0 is not None and ext0[0] != (self.id,):
+            raise ValueError("no resources")
+        wake_sources["ext0"] = ((self.id,), 0 if trigger == Pin.WAKE_LOW else 1)
 
     def __repr__(self):
         return "Pin(%d)" % self.id
+
+
+def _int(value):
+    if isinstance(value, int):
+        return int(value)
+    raise TypeError("can't convert %s to int" % type(value).__name__)
+
+
+class IRQ:
+    """A pin's IRQ object, as the port's: trigger() says (and sets) what fires it,
+    calling it runs the handler as an edge would."""
+
+    def __init__(self, pin):
+        self._pin = pin
+
+    def trigger(self, *new):
+        entry = _irqs.get(self._pin.id)
+        old = entry[2] if entry is not None else 0
+        if new:
+            if entry is not None:
+                _irqs[self._pin.id] = (entry[0], entry[1], _int(new[0]))
+        return old
+
+    def __call__(self):
+        entry = _irqs.get(self._pin.id)
+        if entry is not None:
+            _run_handler(entry[1], entry[0])
+
+    def __repr__(self):
+        return "<IRQ>"
 
 
 def _level(pin_id):
@@ -278,9 +430,10 @@ def _level(pin_id):
         return _driven[pin_id]
     if pin_id in _board_pull:
         return _board_pull[pin_id]
-    if pin is not None and pin.pull == Pin.PULL_UP:
+    pull = pin.pull if pin is not None else None
+    if pull and pull & Pin.PULL_UP:
         return 1
-    if pin is not None and pin.pull == Pin.PULL_DOWN:
+    if pull and pull & Pin.PULL_DOWN:
         return 0
     raise FloatingPin("GPIO%d floats: nothing drives it and it has no pull (set_board_pull "
                       "for a resistor on the board)" % pin_id)
@@ -299,8 +452,16 @@ def _fire(pin_id, before, after):
         return
     pin, handler, trigger = entry
     if trigger & (Pin.IRQ_RISING if after else Pin.IRQ_FALLING):
-        handler(pin)
+        _run_handler(handler, pin)
     vclock._run_scheduled()
+
+
+def _run_handler(handler, pin):
+    """An edge's IRQ: its handler run at the edge itself, in the thread that made it (a
+    finger's, in `cran vbadge --buttons`: there the program's thread, asleep in a poll
+    nothing wakes, would run a scheduled one late, its press's edges all at once). The
+    port schedules it (a soft IRQ), and runs it just after."""
+    handler(pin)
 
 
 def drive(pin_id, level):
@@ -328,11 +489,25 @@ def _set_outside(table, pin_id, level):
     _fire(pin_id, before, _safe_level(pin_id))
 
 
+_wires = {}   # pin id -> the pins a wire outside the chip joins it to
+
+
+def wire_pins(a, b):
+    """A wire between two of the chip's pins, outside it (a loopback: what a UART sends
+    on one, a UART receiving on the other hears). It survives reboot()."""
+    _wires.setdefault(a, []).append(b)
+    _wires.setdefault(b, []).append(a)
+
+
+def _wired(a, b):
+    return a == b or b in _wires.get(a, ())
+
+
 def spurious_irq(pin_id, trigger=Pin.IRQ_FALLING):
     """Noise: the IRQ fires with no change of level, as ESP32 inputs sometimes do."""
     entry = _irqs.get(pin_id)
     if entry is not None and entry[2] & trigger:
-        entry[1](entry[0])
+        _run_handler(entry[1], entry[0])
     vclock._run_scheduled()
 
 
@@ -549,35 +724,129 @@ SoftI2C = I2C
 
 
 class SPI:
-    """Records every write in .writes as (dc level or None, bytes): a display driver's
-    commands and data can be told apart by the D/C pin given as dc_pin_id."""
+    """As the ESP32 port's hardware SPI (machine_hw_spi.c): SPI(1) and SPI(2) (one on a
+    C3), one object each, its IO_MUX pins unless told others, the baudrate the
+    peripheral can make of 80 MHz, refused once deinit(). In real time a transfer takes
+    its bits' time on the wire. Records every write in .writes as (dc level or None,
+    bytes): a display driver's commands and data told apart by the D/C pin given as
+    dc_pin_id (the tests' own argument, not the port's)."""
 
-    def __init__(self, id=1, baudrate=1000000, polarity=0, phase=0, sck=None, mosi=None,
-                 miso=None, dc_pin_id=None, **kwargs):
-        self.baudrate = baudrate
+    _objects = {}
+
+    def __new__(cls, id=1, *args, **kwargs):
+        if not isinstance(id, int) or id not in _spi_pins():
+            raise ValueError("SPI(%s) doesn't exist" % (id,))
+        spi = cls._objects.get(id)
+        if spi is None:
+            spi = cls._objects[id] = object.__new__(cls)
+            spi.id = id
+            spi.writes = []
+            spi.dc_pin_id = None
+        return spi
+
+    def __init__(self, id=1, baudrate=500000, polarity=0, phase=0, bits=8, firstbit=0,
+                 sck=None, mosi=None, miso=None, dc_pin_id=None):
+        pins = _spi_pins()[id]
+        self.writes = []   # (the tests' record starts with each SPI made)
+        self.baudrate = self.polarity = self.phase = self.bits = self.firstbit = 0
+        self.pins = list(pins)
+        self.live = True
+        self.init(baudrate, polarity=polarity, phase=phase, bits=bits, firstbit=firstbit,
+                  sck=sck, mosi=mosi, miso=miso)
         self.dc_pin_id = dc_pin_id
-        self.writes = []
 
-    def init(self, **kwargs):
-        pass
+    def init(self, baudrate=None, polarity=None, phase=None, bits=None, firstbit=None,
+             sck=None, mosi=None, miso=None):
+        if bits is not None and bits <= 0:
+            raise ValueError("invalid bits")
+        for i, pin in enumerate((sck, mosi, miso)):
+            if pin is not None:
+                self.pins[i] = _gpio(pin)
+        if baudrate is not None:
+            # spi_get_actual_clock: 80 MHz over a whole divider, the nearest.
+            div = max(1, (80000000 + baudrate // 2) // max(1, baudrate))
+            self.baudrate = 80000000 // div
+        for name, value in (("polarity", polarity), ("phase", phase), ("bits", bits),
+                            ("firstbit", firstbit)):
+            if value is not None:
+                setattr(self, name, value)
+        self.live = True
+
+    def __repr__(self):
+        return ("SPI(id=%d, baudrate=%d, polarity=%d, phase=%d, bits=%d, firstbit=%d, "
+                "sck=%d, mosi=%d, miso=%d)" % ((self.id, self.baudrate, self.polarity,
+                                                self.phase, self.bits, self.firstbit)
+                                               + tuple(self.pins)))
+
+    def _transfer(self, n):
+        if not self.live:
+            raise OSError("transfer on deinitialized SPI")
+        sent = n * 8 // self.bits * self.bits
+        if not sent:
+            raise ValueError("buffer too short")
+        if vclock.is_real():   # the bits on the wire (virtual time: at once, as before)
+            vclock.wait_us(sent * 1000000 // self.baudrate)
 
     def write(self, buf):
+        self._transfer(len(buf))
         if not _recording():
             return
         dc = None if self.dc_pin_id is None else _safe_level(self.dc_pin_id)
         _log(self.writes, (dc, bytes(buf)))
 
     def read(self, nbytes, write=0):
+        self._transfer(nbytes)
         return bytes(nbytes)
 
+    def readinto(self, buf, write=0):
+        self._transfer(len(buf))
+        for i in range(len(buf)):
+            buf[i] = 0
+
     def write_readinto(self, write_buf, read_buf):
+        if len(write_buf) != len(read_buf):
+            raise ValueError("buffers must be the same length")
         self.write(write_buf)
+        for i in range(len(read_buf)):
+            read_buf[i] = 0   # MISO: nothing drives it here
 
     def deinit(self):
-        pass
+        self.live = False
 
 
-SoftSPI = SPI
+def _spi_pins():
+    # The IO_MUX pins of SPI(1) (IDF SPI2) and SPI(2) (SPI3, the classic ESP32's only).
+    if chip.startswith("esp32c"):
+        return {1: (6, 7, 2)}
+    return {1: (14, 13, 12), 2: (18, 23, 19)}
+
+
+class SoftSPI(SPI):
+    """Bit-banged SPI on any three pins, as the port's: each must be given."""
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, baudrate=500000, polarity=0, phase=0, bits=8, firstbit=0,
+                 sck=None, mosi=None, miso=None):
+        if sck is None or mosi is None or miso is None:
+            raise ValueError("must specify all of sck/mosi/miso")
+        self.id = -1
+        self.writes = []
+        self.dc_pin_id = None
+        self.pins = [0, 0, 0]
+        self.baudrate = self.polarity = self.phase = self.bits = self.firstbit = 0
+        SPI.init(self, baudrate, polarity, phase, bits, firstbit, sck, mosi, miso)
+        self.baudrate = baudrate
+
+    def init(self, baudrate=None, *args, **kwargs):
+        SPI.init(self, baudrate, *args, **kwargs)
+        if baudrate is not None:
+            self.baudrate = baudrate
+
+    def __repr__(self):
+        return "SoftSPI(baudrate=%d, polarity=%d, phase=%d, sck=%d, mosi=%d, miso=%d)" % (
+            (self.baudrate, self.polarity, self.phase) + tuple(self.pins))
 
 
 def _pin_id(pin):
@@ -597,6 +866,10 @@ def reboot():
     wake_sources.clear()
     _drop_alarms(WDT)
     _watchdog[0] = None
+    SPI._objects.clear()
+    more = sys.modules.get("vchip_machine")   # Timer, UART, I2S, if a program used them
+    if more is not None:
+        more.reset()
     espnow = sys.modules.get("espnow")   # the radio, if the firmware started it: off
     if espnow is not None and hasattr(espnow, "reset"):
         espnow.reset()
@@ -611,16 +884,18 @@ def _drop_alarms(kind):
 def reset_all(cause=PWRON_RESET):
     """A new world for a test: power-on, nothing driven, nothing attached, a new chip
     (its NVS partition erased)."""
-    global _cause, wakeups, lightsleep_ms, _counting_since, radio_on_ms
+    global _cause, wakeups, lightsleep_ms, _counting_since, radio_on_ms, _woke_by
     reboot()
     esp32 = sys.modules.get("esp32")   # imported by the firmware, or not at all
     if esp32 is not None and hasattr(esp32, "nvs_erase"):
         esp32.nvs_erase()
     _driven.clear()
     _board_pull.clear()
+    _wires.clear()
     _i2c_devices.clear()
     _drop_alarms(_Event)   # what was scheduled to happen outside
     _cause = cause
+    _woke_by = 0
     wakeups = 0
     lightsleep_ms = 0
     _counting_since = vclock.elapsed_ms()
@@ -628,3 +903,19 @@ def reset_all(cause=PWRON_RESET):
     radio_on_ms = 0
     console.fifo = b""
     console.lost = 0
+
+
+_more = []
+
+
+def __getattr__(name):
+    # The rest of the ESP32 port's machine (Timer, UART, I2S, disable_irq, mem8...),
+    # loaded when a program first asks for it (vchip_machine.py): the badge's own tests,
+    # which never do, don't carry it in their heap.
+    if not name.startswith("_"):
+        if not _more:   # (kept: a program may empty sys.modules, or sys.path, later)
+            import vchip_machine
+            _more.append(vchip_machine)
+        if name in _more[0].NAMES:
+            return getattr(_more[0], name)
+    raise AttributeError("module 'machine' has no attribute '%s'" % name)

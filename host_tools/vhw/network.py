@@ -7,8 +7,9 @@
 # whole radio (1 at power-on; set with config(channel=N), 1-13, once Wi-Fi has started,
 # as esp_wifi_set_channel wants), each interface's 802.11 protocols (PROTOCOL_DEFAULT
 # and/or PROTOCOL_LR, Espressif's long range, which ESP-NOW's LR rates need at both
-# ends). There is no access point to join here: isconnected() is False. A parameter it
-# doesn't know is refused as the port refuses it.
+# ends). An access point and stations joining it, between chips on one virtual field,
+# are vchip_wlan.py's (loaded when first used). A parameter it doesn't know is refused
+# as the port refuses it.
 import machine
 import vclock
 
@@ -20,6 +21,15 @@ MODE_11N = 4
 MODE_LR = 8
 
 _CHANNELS = range(1, 14)   # the IDF's default country (CN): channels 1-13
+# WLAN.status()'s answers (modnetwork_globals.h)
+STAT_IDLE = 1000
+STAT_CONNECTING = 1001
+STAT_GOT_IP = 1010
+STAT_BEACON_TIMEOUT = 200
+STAT_NO_AP_FOUND = 201
+STAT_WRONG_PASSWORD = 202
+STAT_ASSOC_FAIL = STAT_CONNECT_FAIL = 203
+STAT_HANDSHAKE_TIMEOUT = 204
 
 _active_since = None   # vclock.elapsed_ms() when the first interface went active, or None
 _up = [False, False]   # each interface's active(), by its index
@@ -47,6 +57,16 @@ class WLAN:
     PM_NONE = 0
     PM_PERFORMANCE = 1
     PM_POWERSAVE = 2
+    SEC_OPEN = 0
+    SEC_WEP = 1
+    SEC_WPA = 2
+    SEC_WPA2 = 3
+    SEC_WPA_WPA2 = 4
+    SEC_WPA2_ENT = 5
+    SEC_WPA3 = 6
+    SEC_WPA2_WPA3 = 7
+    SEC_WAPI = 8
+    SEC_OWE = 9
 
     def __init__(self, interface=STA_IF):
         if interface not in (STA_IF, AP_IF):
@@ -57,7 +77,15 @@ class WLAN:
         global _active_since
         if on is None:
             return _up[self._if]
+        was = _up[self._if]
         _up[self._if] = bool(on)
+        if self._if == AP_IF and on and not was:
+            _more().ap_up()   # it beacons
+        elif not on and was and _wlan:
+            if self._if == AP_IF:
+                _wlan[0].ap_down()
+            else:
+                _wlan[0].disconnect()
         if is_active() and _active_since is None:
             _active_since = vclock.elapsed_ms()
         elif not is_active() and _active_since is not None:
@@ -71,9 +99,41 @@ class WLAN:
     def disconnect(self):
         if not is_active():
             raise _not_started()
+        if _wlan:
+            _wlan[0].disconnect()
+
+    def connect(self, ssid=None, key=None, *, bssid=None):
+        if not _up[STA_IF]:
+            raise _not_started() if not is_active() else OSError("Wifi Invalid Mode")
+        if bssid is not None and len(bssid) != 6:
+            raise ValueError()
+        _more().connect(ssid, key, bssid)
 
     def isconnected(self):
-        return False
+        if self._if == AP_IF:
+            return bool(_up[AP_IF] and _more().ap_stations())
+        return bool(_wlan and _wlan[0].isconnected())
+
+    def status(self, *param):
+        if not param:
+            return _more().status() if self._if == STA_IF else None
+        if param[0] == "stations":
+            if self._if != AP_IF:
+                raise OSError("AP required")
+            return _more().ap_stations()
+        if param[0] == "rssi":
+            if self._if != STA_IF:
+                raise OSError("STA required")
+            return _more().rssi()
+        raise ValueError("unknown status param")
+
+    def scan(self):
+        if not _up[STA_IF]:
+            raise _not_started() if not is_active() else OSError("Wifi Invalid Mode")
+        return _more().scan()
+
+    def ifconfig(self):
+        return _more().ifconfig(self._if)
 
     def config(self, *name, **values):
         """config("mac"|"channel"|"protocol") -> its value; config(channel=N,
@@ -87,7 +147,10 @@ class WLAN:
                 return _channel[0]
             if name[0] == "protocol":
                 return _protocol[self._if]
-            raise ValueError("unknown config param")
+            if self._if == AP_IF:
+                return _more().ap_query(name[0])
+            return _more().station_query(name[0])
+        ap = False
         for key, value in values.items():
             if key == "channel":
                 if not is_active():
@@ -95,14 +158,33 @@ class WLAN:
                 if value not in _CHANNELS:
                     raise ValueError("invalid channel %r: 1 to 13" % (value,))
                 _channel[0] = value
+                ap = self._if == AP_IF
             elif key == "protocol":
                 if not isinstance(value, int) or not value or value & ~0x0F:
                     raise ValueError("invalid protocol %r" % (value,))
                 _protocol[self._if] = value
+            elif self._if == AP_IF and _more().ap_config(key, value):
+                ap = True
+            elif self._if == STA_IF and _more().station_config(key, value):
+                pass
             else:
                 raise ValueError("unknown config param")
+        if ap:
+            _wlan[0].ap_check()
+            if _up[AP_IF]:
+                _wlan[0].ap_up()
         _changed()
         return None
+
+
+_wlan = []   # vchip_wlan, once loaded (kept: a program may empty sys.modules later)
+
+
+def _more():
+    if not _wlan:
+        import vchip_wlan
+        _wlan.append(vchip_wlan)
+    return _wlan[0]
 
 
 def _changed():
@@ -145,3 +227,5 @@ def reset():
     _up[0] = _up[1] = False
     _protocol[0] = _protocol[1] = MODE_11B | MODE_11G | MODE_11N
     _channel[0] = 1
+    if _wlan:
+        _wlan[0].reset()

@@ -12,6 +12,7 @@ DEFAULT_EPOCH_S = 1735689600   # 2025-01-01 UTC: a fixed, plausible date
 _epoch_s = DEFAULT_EPOCH_S     # time() at elapsed 0
 _alarms = []       # objects with .due_ms (elapsed ms or None) and .fire()
 _real = None       # (clock_ms, sleep_ms) once time is real (use_real_clock), else None
+_real_us = None    # (ticks_us, ticks_diff, sleep_us) of the real clock, when it has them
 _real_base = 0     # clock_ms() at elapsed 0, in real time
 # Real time, with something outside the chip that acts on its own (`cran vbadge
 # --buttons`' finger, a thread): a sleep looks this often whether it woke it. None: a
@@ -230,14 +231,56 @@ def civil_from_days(days):
 
 # ---- real time (`cran vbadge`) -------------------------------------------------------
 
-def use_real_clock(clock_ms, sleep_ms_fn):
+def use_real_clock(clock_ms, sleep_ms_fn, us=None):
     """From now on elapsed time is real: `cran vbadge` runs the firmware while mpremote
     and people talk to it live. clock_ms: a real millisecond clock that doesn't wrap in
     a run (the unix port's time.ticks_ms); sleep_ms_fn really waits. The firmware keeps
-    its own real `time`; this clock serves the virtual parts (watchdog, lightsleep)."""
-    global _real, _real_base
+    its own real `time`; this clock serves the virtual parts (watchdog, lightsleep).
+    us: (ticks_us, ticks_diff, sleep_us) of the same real clock (the port's own), for
+    the parts that time microseconds (a UART's bytes on the wire): elapsed_us()."""
+    global _real, _real_base, _real_us
     _real_base = clock_ms() - _elapsed_ms
     _real = (clock_ms, sleep_ms_fn)
+    _real_us = us
+
+
+def is_real():
+    return _real is not None
+
+
+_us = [None, 0, 0]   # real time's microseconds: [its ticks_us last read, us then, ms then]
+
+
+def elapsed_us():
+    """elapsed_ms() to the microsecond, for a part that times them (a UART's bytes on
+    the wire): real time's own microseconds when it gave them (use_real_clock's us), else
+    whole ms. The main program's thread only."""
+    if _real_us is None:
+        return elapsed_ms() * 1000
+    now, ms = _real_us[0](), elapsed_ms()
+    last = _us[0]
+    if last is None or ms - _us[2] > 100000:   # (its ticks wrap: the ms clock doesn't)
+        total = ms * 1000
+    else:
+        total = max(ms * 1000 - 1000, _us[1] + _real_us[1](now, last))
+    _us[0], _us[1], _us[2] = now, total, ms
+    return total
+
+
+def wait_us(us):
+    """The chip busy for us microseconds: real time really waits them; virtual time
+    moves on by them, in whole ms."""
+    if us <= 0:
+        return
+    if _real_us is None:
+        sleep_us(us)
+        return
+    ticks, diff, sleep = _real_us
+    start = ticks()
+    if us > 2000:   # the host's sleep wakes late: its last 1.5 ms spun, as a chip's wait
+        sleep(int(us) - 1500)
+    while diff(ticks(), start) < us:
+        pass
 
 
 def catch_up():

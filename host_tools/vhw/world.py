@@ -30,10 +30,10 @@ def make_root(root, boards_dir, board_id, config):
 
 def wire(board, i2c=True):
     """Resistors on button lines without an internal pull and, with i2c, the chips the
-    board file lists answering on their bus. The chip decides the light-sleep wake
-    sources the virtual esp32 module offers."""
+    board file lists answering on their bus. The chip decides the GPIOs machine.Pin
+    takes and the light-sleep wake sources the virtual esp32 module offers."""
     import esp32
-    esp32.chip = board["chip"]
+    esp32.chip = machine.chip = board["chip"]   # (the GPIOs it has, its wake sources)
     for spec in board["buttons"]:
         if spec.get("pull") is None:
             machine.set_board_pull(spec["pin"], 1 if spec["active_low"] else 0)
