@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STUBS := .stubs
 STAMP := $(VENV)/.installed
 
-.PHONY: all sim test lint bench soak install clean
+.PHONY: all sim test lint bench chip soak install clean
 
 all: test
 
@@ -49,6 +49,13 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/mpy_size.py
 	$(BIN)/python bench/deploy.py
+
+# The badge on the real chip's own image: the stock MicroPython ESP32 image in QEMU
+# (../shared/tools/qemu-esp32), started by its main.py, the fight at its console; the
+# heap per board, with and without the radio, into docs/PERFORMANCE.md. BOARDS=... for
+# some boards only.
+chip: $(STAMP)
+	$(BIN)/python bench/chip.py $(BOARDS)
 
 # Long, not in CI: hostile console lines and power cuts on a virtual badge, with figures
 # (docs/RELIABILITY.md). SOAK_LINES=100000 SOAK_KILLS=200 by default.

@@ -2,7 +2,6 @@
 # MicroPython (host_tools/mp/badge_driver.py, as `cran scenario --badge --mpy --heap`),
 # one fight an hour, crossing the tick wrap; and the probe of bench/badge_probe.py.
 # Figures are the badge's own: the runner's share of the heap is measured and left out.
-import functools
 import json
 import os
 import subprocess
@@ -11,13 +10,14 @@ import tempfile
 from cran.core.words import parse_action
 from cran.menu import Menu
 from host_tools import MP_DIR
-from host_tools.device.build import compile_firmware
+from host_tools.device.build import compile_firmware, manifest_text
 from host_tools.vhw import sys_path
 from host_tools.virtual.runtimes import (
     BOARDS_DIR,
     RADIO_GAME,
     OutOfMemory,
     badge_job,
+    lay_flash,
     run_badge_jobs,
 )
 
@@ -194,24 +194,42 @@ def figures(board_id, budget_kb):
             "gcs_heap_kb": budget_kb if lives else smallest}
 
 
-@functools.cache
-def _name_groups():
-    from host_tools.device.build import names_of
-    with tempfile.TemporaryDirectory(prefix="cran-names-") as tmp:
-        return names_of(compile_firmware(tmp))
+_FIRMWARE = []   # a compiled firmware for the names' figures: (its folder, its files)
+
+
+def _firmware_files():
+    if not _FIRMWARE:
+        tmp = tempfile.TemporaryDirectory(prefix="cran-names-")   # kept for the run
+        _FIRMWARE.append((tmp, compile_firmware(tmp.name)))
+    return _FIRMWARE[0][1]
 
 
 def names_made(board_id):
-    """The names (qstrs) a badge of board_id makes and keeps in a game without the radio:
-    its modules' as its start makes them (build.names_of), from the names modules the
-    badge picks (runtimes.names_modules)."""
-    from host_tools.virtual.runtimes import names_modules
-    groups = _name_groups()
-    made = set()
-    for module in names_modules({"board": board_id}):
-        names, later = groups[module[len("cran."):]]
-        made |= names | later
-    return len(made)
+    """The names (qstrs) a badge of board_id makes and keeps in a game without the radio
+    (runtimes.badge_names: main.py's, its modules' as its start makes them, from the
+    names modules the badge picks, and those it makes as it runs), its image's own
+    included."""
+    from host_tools.virtual.runtimes import badge_names, names_modules
+    return len(badge_names(_firmware_files(), names_modules({"board": board_id})))
+
+
+def names_on_chip(board_id, radio):
+    """A badge's names on its chip (its image's own left out), in a game with the radio or
+    not -> {"in_ram": names, "left": names it can still make before its chip takes the
+    next pool of names, "pool": that pool's bytes, "paid": whether the bench charges it
+    (fewer left than runtimes.NAMES_HEADROOM)}."""
+    from host_tools.virtual.esp32image import in_ram
+    from host_tools.virtual.runtimes import (
+        NAMES_HEADROOM,
+        badge_names,
+        names_headroom,
+        names_modules,
+    )
+    job = {"board": board_id, "config": {"radio": RADIO_GAME} if radio else {}}
+    made = badge_names(_firmware_files(), names_modules(job))
+    left, pool = names_headroom(made)
+    return {"in_ram": len(in_ram(made)), "left": left, "pool": pool,
+            "paid": left < NAMES_HEADROOM}
 
 
 def probe(exe, board_id):
@@ -220,9 +238,14 @@ def probe(exe, board_id):
     ram = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="cran-probe-", dir=ram) as tmp:
         firmware = os.path.join(tmp, "firmware")
-        compile_firmware(firmware)
+        files = compile_firmware(firmware)
         flash = os.path.join(tmp, "flash")
         os.mkdir(flash)
+        modules = {}
+        for path, local in files.items():
+            with open(local, "rb") as f:
+                modules[path] = f.read()
+        lay_flash(flash, 1, firmware, manifest_text(modules))   # its main.py starts it
         proc = subprocess.run([exe, PROBE, firmware, BOARDS_DIR, flash, MP_DIR]
                               + sys_path("micropython"),
                               input=json.dumps(badge_job(board_id, "")) + "\n",

@@ -1,16 +1,23 @@
-# Runs inside the MicroPython unix port: one board's badge (the whole app, booted by
-# host_tools/mp/badge_driver.py on the virtual hardware) probed for garbage and for how
-# fast a hit shows and is saved.
+# Runs inside the MicroPython unix port: one board's badge (the whole app on the virtual
+# hardware, started by its own main.py from its flash as host_tools/mp/badge_driver.py
+# starts it, as a chip does) probed for garbage and for how fast a hit shows and is
+# saved.
 #   micropython bench/badge_probe.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR MP_DIR VHW...
+# FLASH_DIR/job0: the badge's flash, laid out by the host (runtimes.lay_flash).
 # stdin: one badge job (runtimes.badge_job, no steps). Prints {"probe": {...}}:
 #   runner_wake_bytes bytes the runner's own asyncio plumbing (the virtual select and task
 #                     queue, in Python here, C on a badge) allocates per wake-up of a bare
-#                     sleeping task: subtracted from the two figures below
+#                     sleeping task, a reader waiting on the console's UART as the
+#                     console loop waits: subtracted from the two figures below
 #   idle_wake_bytes   bytes allocated per wake-up at full health, nothing blinking
 #   blink_wake_bytes  the same while wounded (blesse blinks: a wake-up per change)
 #   hit_bytes         a press on button a (a normal hit), from the press to 600 ms after
 #                     its release (the hit is decided 350 ms after it): every wake-up
-#   line_bytes        one `status` line on the console
+#   line_byte_bytes   bytes allocated per byte typed on the console, read by the console
+#                     loop (asyncio's stream, the virtual UART and select: mostly the
+#                     runner's plumbing here), from lines of Enter alone
+#   line_bytes        one `status` line typed on the console, read by the console loop
+#                     and answered, less its 8 bytes' reading (line_byte_bytes each)
 #   press_led_us, press_saved_us   real microseconds from the app hearing of the press
 #                     (App._on_button, from the button driver) to the call of the LEDs'
 #                     write() and to the state record saved (StateStore.save returned),
@@ -51,6 +58,11 @@ def hook_press():
             _marks["press"] = utime.ticks_us()
         heard(self, name, kind, tick)
     App._on_button = on_button
+    # The packages found here: the badge's main.py finds them again on its flash (the
+    # modules loaded so far are kept: the same App).
+    for name in [n for n, m in sys.modules.items() if n.split(".")[0] == "cran"
+                 and hasattr(m, "__path__")]:
+        sys.modules.pop(name)
 
 
 def hook_outputs(app):
@@ -97,11 +109,15 @@ async def runner_per_wake():
         while True:
             woke[0] += 1
             await asyncio.sleep_ms(30000)
-    task = asyncio.create_task(sleeper())
+
+    async def reader():   # waiting for a byte, as the console loop waits
+        await asyncio.StreamReader(machine.console).read(1)
+    tasks = [asyncio.create_task(sleeper()), asyncio.create_task(reader())]
     await asyncio.sleep_ms(1000)
     before = woke[0]
     used = await allocated(asyncio.sleep_ms(600000))
-    task.cancel()
+    for task in tasks:
+        task.cancel()
     return used / (woke[0] - before)
 
 
@@ -115,8 +131,6 @@ async def press(pin, level):
 async def probe(run, button):
     from cran.core.view import view
     app = run.app
-    app.start_watchdog()
-    show = asyncio.create_task(app.show_loop())
     await asyncio.sleep_ms(2000)
     plumbing = run.plumbing
     out = {"runner_wake_bytes": plumbing,
@@ -135,15 +149,13 @@ async def probe(run, button):
         out["press_saved_us"].append(utime.ticks_diff(_marks["saved"], _marks["press"]))
         if i == 0:
             out["blink_wake_bytes"] = await per_wake(app, 60000) - plumbing
-        app.line("soin complet", time.ticks_ms())
+        await run.typed("soin complet")
         await asyncio.sleep_ms(6000)   # past the undo window: the next press is a hit
-    gc.collect()
-    gc.disable()
-    before = gc.mem_alloc()
-    app.line("status", time.ticks_ms())
-    out["line_bytes"] = gc.mem_alloc() - before
-    gc.enable()
-    show.cancel()
+    await run.typed("status")   # the console loaded: the next line's garbage alone
+    # Its bytes' reading, byte by byte (asyncio's stream, the virtual UART and select,
+    # Python here, C on a badge: most of it), apart: Enter alone, four times.
+    per_byte = out["line_byte_bytes"] = await allocated(run.typed("\r\n" * 4)) / 10
+    out["line_bytes"] = await allocated(run.typed("status")) - 8 * per_byte
     return out
 
 
@@ -156,9 +168,21 @@ def main():
     hook_press()
     run = badge_driver.boot(0, job, sys.argv[2], sys.argv[3], START)
     run.plumbing = plumbing
-    hook_outputs(run.app)
-    out = asyncio.run(probe(run, button))
-    print(json.dumps({"probe": out}))
+    found = {}
+
+    async def played(run, steps):
+        # The probe, a task of the runner in the badge's own loop (badge_driver.run_chip).
+        try:
+            await run.wait_for_app()
+            hook_outputs(run.app)
+            found["probe"] = await probe(run, button)
+        except Exception as e:
+            run.error = e
+        run.ended = True
+        raise badge_driver._Stop()
+    job["steps"] = badge_driver.Steps(0)
+    badge_driver.run_chip(run, job, played)
+    sys.stdout.write(json.dumps(found) + "\n")
 
 
 main()

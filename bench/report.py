@@ -6,6 +6,8 @@ import platform
 import time
 
 from host_tools.device.bench_figures import MARK, read_figures  # noqa: F401 (run.py's)
+from host_tools.virtual import esp32image
+from host_tools.virtual.runtimes import NAMES_HEADROOM, RUN_NAMES
 
 # The memory targets (32-bit, the firmware as .mpy files as cran flash installs them on a
 # stock MicroPython, the bench's day; issue "A radio game fits a stock ESP32"): a stock
@@ -62,7 +64,8 @@ def board_figures(day, garbage, timing):
     out.update({"runner_wake": garbage["runner_wake_bytes"],
                 "idle_wake": round(garbage["idle_wake_bytes"]),
                 "blink_wake": round(garbage["blink_wake_bytes"]),
-                "hit": _median(garbage["hit_bytes"]), "line": garbage["line_bytes"],
+                "hit": _median(garbage["hit_bytes"]), "line": round(garbage["line_bytes"]),
+                "line_byte": round(garbage["line_byte_bytes"]),
                 "press_led_us": _median(timing["press_led_us"]),
                 "press_led_us_min": min(timing["press_led_us"] or [None]),
                 "press_saved_us": _median(timing["press_saved_us"]),
@@ -76,7 +79,11 @@ CHIP_HEAPS = (
     ("ESP32", ("esp32", "esp32-pico-d4"),
      "56 KB at the start (`MICROPY_GC_INITIAL_HEAP_SIZE`, ports/esp32/mpconfigport.h), "
      "grown once on demand to 111,936 B (111.9 KB), leaving ~40 KB to ESP-IDF, from "
-     "which Wi-Fi takes its buffers once ESP-NOW runs (MicroPython PR #13219, v1.22+)"),
+     "which Wi-Fi takes its buffers once ESP-NOW runs (MicroPython PR #13219, v1.22+). "
+     "The v1.26.1 image a badge runs grows it by areas further: with Wi-Fi and ESP-NOW "
+     "on, filling it reached 151,936 B, the IDF left a largest free block of 992 B "
+     "(measured in QEMU: ../shared/tools/qemu-esp32/README.md); what Wi-Fi needs at its "
+     "peak is not measured yet, so the targets stay those of 111.9 KB"),
     ("ESP32-C3", ("esp32c3",),
      "64 KB at the start (ports/esp32/mpconfigport.h: every target but the ESP32, C2 "
      "and S2), then grown by areas on demand while ESP-IDF's heap has room "
@@ -178,6 +185,91 @@ def _kb(b):
     return "%.1f KB" % (b / 1024)
 
 
+def _chip_own():
+    """The section on what a chip's heap holds besides the badge's, with its sources."""
+    out = ["", "## What a chip's heap holds besides the badge's", "",
+           "Measured on the stock image a badge runs, MicroPython %s (`%s`, sha256 %s..., "
+           "`../shared/tools/qemu-esp32`), booted in QEMU's ESP32: `gc.mem_alloc()` after "
+           "`gc.collect()` around each step, in a `main.py` and at its REPL "
+           "(`host_tools/virtual/esp32image.py`). The virtual parts are the runner's, in "
+           "its share, so the runner makes each of these in the badge's heap, as the chip "
+           "does, before its `main.py` runs (the ring while the radio listens):" % (
+               "v1.26.1", esp32image.IMAGE, esp32image.IMAGE_SHA256[:12]), "",
+           "| what | boards | bytes | measured |", "|---|---|---|---|"]
+    for what, part, size, how in esp32image.CHIP_ALLOCATIONS:
+        out.append("| %s | %s | %d | %s |" % (
+            what, {None: "every one", "leds": "with LEDs", "radio": "a game with the radio"}[
+                part], size, how))
+    out += [
+        "| ESP-NOW's receive ring | a game with the radio | %d | made by "
+        "`ESPNow.active(True)`, freed by `active(False)`: made in the badge's heap at each "
+        "of its listening windows |" % esp32image.RING_BYTES,
+        "", "Not charged: each sender whose frame the badge reads adds ~%d B to "
+        "`ESPNow.peers_table` for good (MicroPython's `ports/esp32/esp_espnow.c`; one "
+        "emulated chip hears no other): the virtual espnow's table keeps its own entries "
+        "in the badge's heap, and the radio day hears no station. The virtual NeoPixel "
+        "(176 B for 1 LED, 208 for 25), WLAN and WDT (32 B each) are a little bigger "
+        "than the chip's (96 and 144 B, nothing): the figures are that much above a "
+        "chip's (0.1-0.2 KB), not credited back." % esp32image.PEER_BYTES]
+    return out
+
+
+def _names(boards):
+    """The section on the names (qstrs) a badge keeps on its chip, and their headroom."""
+    keyed = [b for b in sorted(boards) if "names_chip" in boards[b]]
+    if not keyed:
+        return []
+    out = ["", "## Names (qstrs): their headroom on the chip", "",
+           "A name the firmware makes is kept for good, in a pool; a full pool's next one is "
+           "a single block of twice its size, taken at once. The image holds %d names of its "
+           "own (read from the image, the running chip agreeing), and its pools in RAM take "
+           "%d names, then twice as many each, at %d + %d bytes a name (measured: the block "
+           "of 1,280 names, %d B, is taken at the 1,261st name made in RAM). The badge's names "
+           "are main.py's, its modules' (`build.names_of`, made at its start), the modules' "
+           "paths and asyncio's (%s): those its image holds cost nothing. Every board's "
+           "figures above pay the pools its names fill, as the chip fills them; a board "
+           "that can make fewer than %d names more before its next pool also pays that "
+           "pool, so that a feature that adds names does not cost it %.1f KB unseen." % (
+               len(esp32image.STATIC_NAMES), esp32image.FIRST_POOL,
+               esp32image.POOL_HEADER_BYTES, esp32image.POOL_ENTRY_BYTES,
+               esp32image.pool_bytes(1280), ", ".join(RUN_NAMES), NAMES_HEADROOM,
+               esp32image.pool_bytes(1280) / 1024), "",
+           "| board | names made (the image's own in) | in RAM: no radio, radio | left before "
+           "the next pool: no radio, radio | the next pool | charged |",
+           "|---|---|---|---|---|---|"]
+    for name in keyed:
+        b = boards[name]
+        a, r = b["names_chip"], b["names_chip_radio"]
+        paid = [g for g, n in (("no radio", a), ("radio", r)) if n["paid"]]
+        out.append("| %s | %s | %d, %d | %d, %d | %d B | %s |" % (
+            name, b.get("names", "-"), a["in_ram"], r["in_ram"], a["left"], r["left"],
+            r["pool"], ", ".join(paid) or "no"))
+    return out
+
+
+def _agreement(boards):
+    left = sorted(b["names_chip_radio"]["left"] for b in boards.values()
+                  if "names_chip_radio" in b) or [0]
+    return [
+        "", "## The model and a real chip", "",
+        "What the image was asked is in the figures as it answered: its boot, its frozen "
+        "modules and ESP-NOW's objects (\"What a chip's heap holds\"), its names and its "
+        "pools of names (\"Names\": the badges' headroom found so with the radio, "
+        "%d-%d names, against the 116-226 the issue \"Measured on the real chip's own "
+        "image\" gives). A whole badge's heap on the image itself is not measured "
+        "here: its start on the emulated flash takes minutes "
+        "(`../shared/tools/qemu-esp32/README.md`). Where the model and a chip differ, "
+        "and by how much: the virtual parts' few objects a little bigger than the chip's "
+        "(0.1-0.2 KB more here); the runner's asyncio queue and select in Python "
+        "(their garbage netted out of the garbage figures, not of the GC counts); "
+        "MicroPython's GC reads every word of a stack as a pointer, so a stale one keeps "
+        "a let-go module alive now and then, on a chip as here but not the same words: "
+        "two boards alike (the DevKitC and the C3 SuperMini) differ by up to 1.3 KB after "
+        "boot for that alone; and the unix port's files are not LittleFS (an open file "
+        "there holds a ~0.2 KB buffer while a save writes it, transient)." % (
+            left[0], left[-1])]
+
+
 def render(figures, previous):
     boards = figures["boards"]
     bits, budget = figures["bits"], figures["budget_kb"]
@@ -253,8 +345,29 @@ def render(figures, previous):
         "(host_tools/virtual/runtimes.py) | %d of %d boards | %s |" % (
             budget, sum(b["lives_budget"] for b in boards.values()), len(boards),
             _verdict(all(b["lives_budget"] for b in boards.values()))),
+    ]
+    named = [(b, key) for b in sorted(boards) for key in ("names_chip", "names_chip_radio")
+             if key in boards[b]]
+    if named:
+        fewest = min(named, key=lambda bk: boards[bk[0]][bk[1]]["left"])
+        paid = [b + (", radio" if key.endswith("radio") else "") for b, key in named
+                if boards[b][key]["paid"]]
+        n = boards[fewest[0]][fewest[1]]
+        out.append(
+            "| every board can make >= %d more names (qstrs) before its chip takes its next "
+            "pool of names, or that pool is charged in its figures | the fewest left: %d "
+            "(%s%s), before a pool of %d B | %s |" % (
+                NAMES_HEADROOM, n["left"], fewest[0],
+                ", radio" if fewest[1].endswith("radio") else "", n["pool"],
+                "within" if not paid else "charged: " + "; ".join(paid)))
+    out += [
         "",
         "## Memory: a 12-hour game day (%d-bit MicroPython, firmware as .mpy)" % bits,
+        "",
+        "Every heap figure is the badge's as its chip holds it: started by its main.py, "
+        "with what the chip's own heap holds (\"What a chip's heap holds besides the "
+        "badge's\") and its names' pools, their next one (%.1f KB) where it is charged "
+        "(\"Names\")." % (esp32image.pool_bytes(1280) / 1024),
         "",
         "| board | heap after boot | live peak of the day | smallest heap that lives it "
         "| the start alone | in %d KB (target) | in %d KB (budget) | GCs per hour "
@@ -376,16 +489,28 @@ def render(figures, previous):
             "its bytecode copied into the heap. The ROMFS figures are for a MicroPython "
             "built with one: `boards/romfs/` holds the partition table and the board "
             "variant such a build needs (README, \"The firmware in ROMFS\")."]
+    out += _chip_own()
+    out += _names(boards)
+    out += _agreement(boards)
     runner = max(b["runner_kb"] for b in boards.values())
     runner_wake = max(b["runner_wake"] for b in boards.values())
     out += [
         "",
         "## Method",
         "",
-        "- The whole badge app (`cran.app`) runs on the virtual hardware (`host_tools/vhw`) "
-        "inside the MicroPython unix port, driven by `host_tools/mp/badge_driver.py`, the "
-        "runner of `cran scenario --badge BOARD --mpy --heap KB`. The firmware is compiled "
-        "to .mpy by `build.compile_firmware`, as `cran flash` compiles it. %s" % (
+        "- The whole badge runs on the virtual hardware (`host_tools/vhw`) inside the "
+        "MicroPython unix port, driven by `host_tools/mp/badge_driver.py`, the runner of "
+        "`cran scenario --badge BOARD --mpy --heap KB`, as a chip runs it: its flash laid "
+        "out as `cran flash` leaves it (the firmware compiled to .mpy by "
+        "`build.compile_firmware`, `main.py`, the manifest `/firmware.json`; "
+        "`runtimes.lay_flash`) is mounted at `/`, and its own `main.py` runs: Ctrl-C off, "
+        "the watchdog, every module checked against the manifest, `cran.run.main`, "
+        "`App.run` and its console loop, never returning. The runner plays the steps from "
+        "a task of its own in the app's asyncio loop, and types every console line on the "
+        "virtual UART (`machine.console`, the console loop's stdin), its bytes read one "
+        "by one by `App.console_loop`, its answer read from what the badge prints. What a "
+        "chip's own heap holds that the virtual parts do not put in the badge's is made "
+        "in it (\"What a chip's heap holds besides the badge's\", above). %s" % (
             "Heap figures come from 32-bit MicroPython 1.28 (`../shared/tools/micropython32`), "
             "whose objects, bytecode and strings have an ESP32's sizes." if bits == 32 else
             "There was no 32-bit MicroPython (`../shared/tools/micropython32`): heap "
@@ -401,18 +526,20 @@ def render(figures, previous):
         "wearer does (a hit is one press; the menu's shortest way to the others, found "
         "by `bench/badge_day.py`'s presses_for, through the real button driver), each "
         "one's result checked; half an hour later an organiser reads `status` at the "
-        "console, which loads the console and its lock (and an action line the grammar, "
-        "`cran.core.words`), let go again after a quiet minute. The runner reads the "
+        "console (typed on its UART, read by its loop), which loads the console and its "
+        "lock (and an action line the grammar, `cran.core.words`), let go again after a "
+        "quiet minute. The runner reads the "
         "steps as it comes to them: it holds none in the badge's heap. Every name "
         "(qstr) the firmware makes is made at its start (cran.start.phases._make_names). "
         "The badge's names are counted apart (host_tools/mp/badgenames.py): the runner, "
         "whose own ~580 names would otherwise come first and push the badge's into one "
         "more pool of twice the size (~9 KB at once) where an ESP32's would not fall, "
-        "makes them first, in its share; the badge is charged what its board's and "
-        "game's names weigh made alone in a fresh interpreter of this port (their "
-        "characters, and the pools that hold them, grown as they grow there), the names "
-        "an ESP32 image holds in flash (machine's, esp32's, espnow's, network's, "
-        "neopixel's) made before the weighing, from its firmware's folder as an ESP32 "
+        "makes them first, in its share (main.py's, then its modules'); the badge is "
+        "charged their characters as they weigh made alone in a fresh interpreter of this "
+        "port, the names of theirs the ESP32 image holds in flash (read from the image: "
+        "\"Names\", above) made before the weighing, and the pools that hold them as the "
+        "image makes its pools (and the next one, where fewer than %d names are left "
+        "before it), from its firmware's folder as an ESP32 "
         "runs its files from its root (each module's path, a name it keeps, is then "
         "`cran/app.mpy` as on the chip, not `firmware/cran/app.mpy`), and its runs' "
         "paths relative, as short whatever $TMPDIR is. The day crosses the 2**30 ms "
@@ -424,10 +551,12 @@ def render(figures, previous):
         "by a KB or two with the bisection's path (the budget is its start). GCs "
         "per hour: the live heap seen falling between two wake-ups of the app (at most "
         "one counted per wake-up) during the day in the heap shown. Names (qstrs) made: the "
-        "distinct names the board's modules make, from their .mpy files "
-        "(`build.names_of`), MicroPython's built-in ones not counted; every one is kept "
+        "distinct names the board's main.py and modules make, from their .mpy files "
+        "(`build.names_of`), with those a badge makes as it runs (its names modules' "
+        "paths, asyncio's modules'), MicroPython's built-in ones not counted (those of "
+        "the ESP32 image are: \"Names\", above); every one is kept "
         "for good, ~15-20 bytes each with its pool's entry, and a full pool's next one "
-        "is a single block of twice its size, taken at once.",
+        "is a single block of twice its size, taken at once." % NAMES_HEADROOM,
         "- With the radio: the same day in a game with the radio (`Day(board, radio=True)`, "
         "bench/run.py radio_days): the badge's config has a radio section (a player's "
         "badge, the game master's and two healers' chains' anchors) and its game key, so "
@@ -449,10 +578,15 @@ def render(figures, previous):
         "- Garbage (`bench/badge_probe.py`): bytes allocated with the GC held off. Idle: "
         "10 minutes at full health (steady LEDs); blinking: a minute wounded. Both are "
         "net of the runner's own asyncio plumbing (the virtual `select` and task queue, "
-        "Python here, C on a badge: %.0f B per wake-up, measured alone). Hit: a short "
+        "Python here, C on a badge: %.0f B per wake-up, measured alone with a reader "
+        "waiting on the console's UART as the console loop waits). Hit: a short "
         "press on button a, from the press to 600 ms after its release (the hit is "
-        "decided 350 ms after it), median of %d. Console line: one `status`." % (
-            runner_wake, boards[sorted(boards)[0]]["hits_timed"]),
+        "decided 350 ms after it), median of %d. Console line: one `status` typed on the "
+        "console and answered through its loop, less its 8 bytes' reading (measured "
+        "apart, from lines of Enter alone: asyncio's stream, the virtual UART and select, "
+        "%.0f B a byte here, mostly the runner's Python)." % (
+            runner_wake, boards[sorted(boards)[0]]["hits_timed"],
+            max(b.get("line_byte", 0) for b in boards.values())),
         "- Press times: real microseconds (the port's own `utime.ticks_us`; the firmware "
         "sees the virtual clock) from the app hearing of the press (`App._on_button`, "
         "called by the button driver) to the call of the virtual NeoPixel's `write()` "

@@ -17,6 +17,7 @@ from host_tools.virtual.runtimes import (  # noqa: E402
     BADGE_HEAP_KB,
     BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
+    NAMES_HEADROOM,
     board_ids,
     find_micropython,
     find_micropython32,
@@ -95,6 +96,18 @@ def badges(mp64):
                       for b, d, g, t in zip(boards, days, garbage, timing)}}
     for b in boards:
         out["boards"][b]["names"] = badge_day.names_made(b)
+        # The names on the chip, its image's own left out: their headroom to the next
+        # pool of names, without the radio and with it.
+        out["boards"][b]["names_chip"] = badge_day.names_on_chip(b, False)
+        out["boards"][b]["names_chip_radio"] = badge_day.names_on_chip(b, True)
+    print("names (qstrs) on the chip, its image's own left out, and the names left before "
+          "its next pool (target >= %d, else its pool is charged):" % NAMES_HEADROOM)
+    for b in boards:
+        for key, game in (("names_chip", "no radio"), ("names_chip_radio", "radio")):
+            n = out["boards"][b][key]
+            print("  %-18s %-9s %5d in RAM, %4d left before a pool of %d B%s" % (
+                b, game, n["in_ram"], n["left"], n["pool"],
+                ": PAID (charged)" if n["paid"] else ""))
     return out
 
 

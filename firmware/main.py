@@ -45,6 +45,7 @@ def _damaged(manifest):
 _found = _damaged("/firmware.json")
 del _damaged
 if not _found or not _found[0]:
+    del _found   # (the can't-start path's list of files, ~0.6 KB: the app runs from here on)
     __import__("cran.run", None, None, ("main",)).main()
 else:
     _message = "firmware %s (reflash: cran flash)" % ", ".join(_found[0])

@@ -138,7 +138,7 @@ def test_the_example_fight_lives_in_its_heap_with_the_firmware_in_romfs(micropyt
                                                                        board, monkeypatch):
     # The .mpy files in a ROMFS image, run in place as a badge with a ROMFS partition
     # runs them: their bytecode and strings stay in flash, and the badge lives in the
-    # heap ROMFS_HEAP_KB (68: the day lives in 64, the issue "Fit the chip"'s goal).
+    # heap ROMFS_HEAP_KB (62; the day lives in 64, the issue "Fit the chip"'s goal).
     _fight_in_32_bit(micropython32, monkeypatch, board, romfs=True, heap_kb=ROMFS_HEAP_KB)
 
 

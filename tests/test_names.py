@@ -82,3 +82,65 @@ def test_every_const_is_defined_above_its_uses():
                     used = [j for j, other in enumerate(code[:i])
                             if re.search(r"\b%s\b" % m.group(1), other)]
                     assert not used, (name, m.group(1), used[0] + 1)
+
+
+def test_the_chips_pools_of_names_are_the_images():
+    # host_tools/virtual/esp32image.py: the stock ESP32 image's pools of names, as names
+    # made one by one in RAM took them (QEMU): 304, 592, 1,152, 2,272, 4,512, 8,992 and
+    # 17,952 B at once, the 8,992 B one at the 1,261st name.
+    from host_tools.virtual import esp32image
+    assert [esp32image.pool_bytes(20 << k) for k in range(1, 8)] == [
+        304, 592, 1152, 2272, 4512, 8992, 17952]
+    assert esp32image.names_cliff(1260) == (0, 8992)
+    assert esp32image.names_cliff(1261) == (1279, 17952)
+    assert esp32image.names_pools(1260) == sum(esp32image.pool_bytes(20 << k)
+                                               for k in range(6))
+    # Its own names are its image's (1,589, "" twice), machine's and espnow's among them.
+    assert len(esp32image.STATIC_NAMES) == 1589
+    assert not esp32image.in_ram(["WDT", "ESPNow", "peers_table", "irecv", "NeoPixel"])
+    assert esp32image.in_ram(["cran/app.mpy", "show_loop"]) == {"cran/app.mpy", "show_loop"}
+
+
+@pytest.fixture(scope="module")
+def firmware_files(tmp_path_factory):
+    return build.compile_firmware(str(tmp_path_factory.mktemp("firmware")))
+
+
+def test_every_badge_has_room_for_its_names_or_pays_its_next_pool(firmware_files):
+    # The names a badge keeps on its chip (its image's own left out) and how many more it
+    # can make before the chip takes its next pool of names, one block of 8,992 B at
+    # once: never past that (the block would be taken at every start), and where fewer
+    # than NAMES_HEADROOM are left, the badge's figures charge that pool (the bench says
+    # so: docs/PERFORMANCE.md, "Names"), so that a feature that adds names does not cost
+    # ~9 KB unseen.
+    from host_tools.virtual.runtimes import (
+        NAMES_HEADROOM,
+        badge_names,
+        board_ids,
+        names_headroom,
+        names_modules,
+    )
+    for board in board_ids():
+        for radio in (False, True):
+            job = {"board": board, "config": {"radio": {}} if radio else {}}
+            left, pool = names_headroom(badge_names(firmware_files, names_modules(job)))
+            assert 0 < left and pool == 8992, (board, radio, left, pool)
+            # (2026-12-06: 362 left on the Atom Lite without the radio, 125-228 on every
+            # board with it: those pay, test_a_badge_short_of_room_for_names_...)
+            assert board != "atom-lite" or radio or left >= NAMES_HEADROOM, left
+
+
+def test_a_badge_short_of_room_for_names_is_charged_the_next_pool(micropython, tmp_path,
+                                                                  firmware_files):
+    # runtimes.names_weight: the Atom Lite's names with the radio (228 left) weigh its
+    # next pool more than its names alone; without it (362 left), no pool more.
+    from host_tools.virtual import runtimes
+    firmware = os.path.dirname(firmware_files["/main.py"])
+
+    def weight(radio):
+        job = {"board": "atom-lite", "config": {"radio": {}} if radio else {}}
+        return runtimes.names_weight("micropython", os.path.basename(firmware), job,
+                                     os.path.dirname(firmware), firmware_files)
+    without, radio = weight(False), weight(True)
+    assert radio - without > 8992 + 1000   # the pool, and the radio's own names
+    assert without < 20000

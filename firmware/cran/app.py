@@ -486,16 +486,20 @@ class App:
                 return   # stdin closed: only on a desktop
             self.last_input = time.ticks_ms()
             console = self.session()
-            if not console.typed_byte(raw, got, compat.STDOUT):   # echoed as typed (cran.console)
-                continue
-            line, raw = raw, bytearray()
-            if not line:
-                continue   # Enter alone, \r\n's second half, a host's knock
-            for out in console.answer(line, time.ticks_ms()):
-                print(out)
-            if console.reboot:   # rare, so its code is loaded for it (cran.start.boots)
-                from cran.start.boots import reboot
-                reboot(self.badge, self.root)
+            # Echoed as typed (cran.console); Enter alone, \r\n's second half, a host's
+            # knock: nothing to answer.
+            if console.typed_byte(raw, got, compat.STDOUT) and raw:
+                for out in console.answer(raw, time.ticks_ms()):
+                    print(out)
+                raw = bytearray()
+                out = ""   # (its last answer line let go too)
+                if console.reboot:   # rare, so its code is loaded for it (cran.start.boots)
+                    from cran.start.boots import reboot
+                    reboot(self.badge, self.root)
+            # Nothing of the console held while the next byte is awaited: this frame
+            # would keep it, and its module's every function with it (4.4 KB), all day
+            # after a quiet minute let it go (show()).
+            console = None
 
     def start_watchdog(self):
         if self.wdt is None:   # once: a started WDT can't be stopped or made again

@@ -16,6 +16,7 @@ def main(root="/", console=True):
     try:
         from cran.start.phases import start
         app = start(root)
+        del start   # this frame lives all day: the function kept its module's (1.3 KB)
     except (ValueError, OSError) as e:   # ConfigError is a ValueError
         from cran import fail  # only a badge that can't start loads it
         message = str(e)
