@@ -151,11 +151,11 @@ def svg_size(svg_text):
 
 class Terminal:
     """`cran ARGS` run as a person runs it: stdin, stdout and stderr on one
-    pseudo-terminal of 120x40. wait_for(text) reads what it draws until text shows,
-    type(keys) types, finish() reads to the end -> (exit code, all it drew, escapes
-    removed)."""
+    pseudo-terminal of 120x40 (stderr: a file instead, given its path). wait_for(text)
+    reads what it draws until text shows, type(keys) types, finish() reads to the end ->
+    (exit code, all it drew, escapes removed)."""
 
-    def __init__(self, *args, env=None, cwd=REPO):
+    def __init__(self, *args, env=None, cwd=REPO, stderr=None):
         import pty
         import struct
         import termios
@@ -164,9 +164,13 @@ class Terminal:
         ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
         full_env = dict(os.environ, TERM="xterm-256color", COLUMNS="120", LINES="40",
                         **(env or {}))
+        # stderr: a file its stderr goes to instead (`cran sim 2>err.log`).
+        err = side if stderr is None else open(stderr, "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "host_tools", *args], cwd=cwd,
-                                     env=full_env, stdin=side, stdout=side, stderr=side,
+                                     env=full_env, stdin=side, stdout=side, stderr=err,
                                      start_new_session=True)
+        if stderr is not None:
+            err.close()
         os.close(side)
         self.raw = b""
 

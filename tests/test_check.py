@@ -1,6 +1,7 @@
 # `cran check --port P`: the first real badge after `cran flash`, tried on a `cran vbadge`
 # as an organiser would: the chip, MicroPython, flash and heap beside make bench's
 # figures; with --hands, each part with a person (here the test answers and presses).
+import json
 import os
 import select
 import subprocess
@@ -55,6 +56,28 @@ def test_check_hands_walks_the_organiser_through_every_part(tmp_path):
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         said = _converse(checking, badge, no_to="LEDs: is every LED lit orange")
         assert checking.returncode == 1, said   # a part not seen
+        # Issue 35: the check's own resets read as the wearer's boots in the debrief
+        # (five "boot / fresh start" markers). Its journal says they are the check's.
+        r = run_cran("logs", "--port", badge.port, "--json", "--out",
+                     str(tmp_path / "after-check.svg"))
+        assert r.returncode == 0, r.stderr
+        marks = [(m["kind"], m["label"]) for m in json.loads(r.stdout)["markers"]
+                 if m["kind"] in ("boot", "tool", "note")]
+        assert marks[0][0] == "boot" and marks[1] == ("note", "fresh start: no state "
+                                                               "saved yet")   # the flash's
+        assert marks[2:] == [("tool", "cran check's start"), ("tool", "cran check's reset")]
+    # Issue 35: on a virtual badge nobody can see its LEDs or screen, nor hear its
+    # buzzer: the check shows what they do, before it asks.
+    import re
+    shown = re.findall(r"  the virtual badge's LEDs: 8 lit (?:dim )?([a-z]+) \(\d+, \d+, "
+                       r"\d+\)\nLEDs: is every LED lit (?:dim )?([a-z]+) \(", said)
+    assert len(shown) == 7 and all(a == b for a, b in shown), said   # as it asks, dimmed
+    assert "  | cran check |\n  | ecran      |\n" in said, said
+    # (The two notes' lengths as the virtual chip's real time played them, ~200 ms.)
+    assert re.search(r"  the virtual badge's buzzer sounded: 2000 Hz for \d+ ms, then "
+                     r"2000 Hz for \d+ ms\n", said), said
+    assert "press button a now (within 15 s) (a virtual badge: in its cran vbadge " \
+           "--buttons terminal, a then Enter)" in said
     verdicts = [line for line in said.splitlines() if not line.startswith(" ")][-11:]
     # The firmware's looks, a colour at a time on every LED; the screen, the buzzer; both
     # buttons, pressed when asked.

@@ -254,3 +254,94 @@ def test_the_docs_ask_for_the_python_pyproject_asks_for():
         for said in re.findall(r"Python (3\.\d+)", _read(path)):
             assert said == required, "%s says Python %s, pyproject.toml %s" % (
                 os.path.relpath(path, REPO), said, required)
+
+
+# ---- issue 35: one game, kept apart ------------------------------------------------------
+
+def _commands_in(path):
+    """Every command the doc shows: each line of its code blocks (its comment cut), and
+    each inline `code` span (a span may run over lines)."""
+    text = _read(path)
+    found = []
+    for block in re.findall(r"```.*?\n(.*?)```", text, flags=re.S):
+        found += [line.split(" # ")[0].strip() for line in block.splitlines()]
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    found += [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose)]
+    return [c for c in found if c]
+
+
+def test_each_game_s_configs_go_to_a_folder_of_their_own_in_the_docs():
+    # docs/radio.md's rehearsal (`cran config examples/rehearsal.csv --settings
+    # rehearsal.json`, into ./badges) replaced the real game's configs and key there.
+    # Every `cran config ROSTER --settings GAME` the docs show: one --out folder a game,
+    # badges/ (the default) the real game's alone (game.json).
+    folders = {}
+    for path in _markdown_files():
+        for command in _commands_in(path):
+            m = re.match(r"cran config \S+\.csv\b(.*)", command)
+            if not m or "[" in command:   # a synopsis, not a command to type
+                continue
+            words = m.group(1).split()
+            settings = words[words.index("--settings") + 1] if "--settings" in words \
+                else "(the defaults)"
+            out = words[words.index("--out") + 1].rstrip("/") if "--out" in words \
+                else "badges"
+            folders.setdefault(out, set()).add(settings)
+    assert folders.get("badges", {"game.json"}) <= {"game.json"}, folders
+    assert [f for f, games in folders.items() if len(games) > 1] == [], folders
+    assert "rehearsal" in folders   # the rehearsal is among them
+
+
+def test_the_docs_say_the_screen_s_width_the_boards_have():
+    # docs/controls.md said 21 characters on an SSD1306; its 128 pixels of 8-pixel
+    # letters are 16 (cran.hal.display.Screen.columns), as the sim's box shows.
+    import json
+
+    from cran.hal.display import Screen
+    said = re.findall(r"cut to (\d+)\s+characters", _read(os.path.join(REPO, "docs",
+                                                                        "controls.md")))
+    widths = set()
+    boards = os.path.join(REPO, "boards")
+    for name in os.listdir(boards):
+        if name.endswith(".json"):
+            with open(os.path.join(boards, name), encoding="utf-8") as f:
+                display = json.load(f).get("display")
+            if display:
+                widths.add(Screen(display["kind"], None, display["width"],
+                                  display["height"]).columns)
+    assert said and {int(n) for n in said} == widths == {16}, (said, widths)
+    assert not re.search(r"\b21\b", _read(os.path.join(REPO, "docs", "controls.md")))
+
+
+def test_a_game_s_own_files_are_never_committed():
+    # game.json holds the game key and the radio secret; `git add -A` took them.
+    import subprocess
+    if not os.path.isdir(os.path.join(REPO, ".git")):
+        pytest.skip("not a git checkout")
+    mine = ["game.json", "rehearsal.json", "roster.csv", "badges/b01.json",
+            "badges/game.key", "rehearsal/ali.json"]
+    r = subprocess.run(["git", "check-ignore", "--no-index"] + mine + [
+        "examples/roster.csv", "examples/rehearsal.csv"], cwd=REPO, capture_output=True,
+        text=True)
+    assert r.stdout.split() == mine, r.stdout + r.stderr
+
+
+def test_the_rehearsal_roster_points_at_its_recipe():
+    # Its header sent people to the README; the recipe is in docs/radio.md.
+    with open(os.path.join(REPO, "examples", "rehearsal.csv"), encoding="utf-8") as f:
+        head = f.readline()
+    m = re.search(r"\((docs/[\w.]+): \"([^\"]+)\"\)", head)
+    assert m, head
+    doc = os.path.join(REPO, m.group(1))
+    assert "### %s" % m.group(2) in _read(doc) and "examples/rehearsal.csv" in _read(doc)
+
+
+def test_the_docs_say_all_finds_the_vbadges_and_what_its_finding_none_exits():
+    # `--all` found no virtual badge and no doc said a rehearsal needed a --port each;
+    # COMMANDS.md said a missing port exits 1, --all finding none exited 2.
+    commands = " ".join(_read(os.path.join(REPO, "docs", "COMMANDS.md")).split())
+    organiser = " ".join(_read(os.path.join(REPO, "docs", "ORGANISER.md")).split())
+    assert "`--all` is every USB serial port attached and every `cran vbadge` running " \
+           "on this computer" in commands
+    assert "`--all` finding no port too" in commands
+    assert "and every virtual badge (`cran vbadge`) running on this computer" in organiser

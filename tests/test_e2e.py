@@ -411,10 +411,13 @@ def test_a_badge_with_a_romfs_partition_gets_its_firmware_there_run_in_place(tmp
         assert badgeport.status(port)["armure"] == 1   # the hit before, kept
 
 
-def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(tmp_path):
+def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(
+        tmp_path, monkeypatch):
     # Issue "From a box of new badges to the debrief": badges plugged a few at a time,
     # each new one (no name yet, in no row) gets the next row nobody has, in port order,
-    # and the organiser is told the name to write on it.
+    # and the organiser is told the name to write on it. (A computer of its own: the
+    # names it gave are its game's, this computer's own key's without --settings.)
+    monkeypatch.setenv("CRAN_HOME", str(tmp_path / "home"))
     path = tmp_path / "roster.csv"
     path.write_text("name,armor,board,badge\nAli,none,atom-lite,b01\n"
                     "Nico,none,atom-lite,b02\nGodefroy,metal,atom-lite,b03\n")
@@ -440,7 +443,9 @@ def test_new_badges_from_the_box_get_the_roster_s_free_rows_in_port_order(tmp_pa
         assert re.match(r"%s +b01 \(\w+\) +Ali +pleine-forme +0 +- +en-jeu +\d\d:\d\d$"
                         % re.escape(one.port), lines[1]), lines
         assert lines[2].startswith(two.port) and " Nico " in lines[2]
-        assert lines[3].startswith(gone) and "error: %s: no such port" % gone in lines[3]
+        # Its error whole under the table, not in its etat column.
+        assert lines[3].split() == [gone, "-", "-", "error", "(below)"], lines
+        assert lines[4].startswith("error: %s: no such port" % gone), lines
         r = run_cran("status", "--port", one.port, "--port", two.port, "--json")
         assert [json.loads(x)["personnage"] for x in r.stdout.splitlines()] == ["Ali", "Nico"]
     with vbadge.running(tmp_path / "three.img") as three, \
@@ -551,8 +556,88 @@ def test_ctrl_c_mid_flash_says_what_is_left_and_the_same_command_finishes_it(tmp
         assert r.returncode == 1, r.stdout + r.stderr
         assert "cut short" in r.stderr and "Run the same `cran flash` command again" in r.stderr
 
+        # Issue 35: "says `repaired`" (docs), it said "ok": a new badge's first flash
+        # had no main.py to set aside; its modules without one are what a cut left.
         out = _flash(*flash_it[1:])
-        copied = re.search(r": ok, (\d+) file\(s\) copied", out)
+        copied = re.search(r": repaired, (\d+) file\(s\) copied", out)
         assert copied and int(copied.group(1)) > 0 and "pleine-forme" in out, out
         r = run_cran("status", "--port", port)
         assert r.returncode == 0 and "pleine-forme" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_newcomer_s_first_hour_one_game_kept_apart_and_no_port_waited_on(
+        tmp_path, monkeypatch):
+    # Issue 35, as a new organiser met it: three badges flashed with `--all` (virtual
+    # ones: --all finds them), the roster copied and a fourth flashed from the copy (it
+    # got b01, Godefroy, a second time), the rehearsal's configs made after the game's
+    # (they replaced them, key included), `cran check` on a port nobody reads (hung).
+    import pty
+    import shutil
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("CRAN_HOME", str(tmp_path / "home"))   # the vbadges' too
+
+    def cran(*args):   # typed in the organiser's folder, as the docs show
+        return subprocess.run([sys.executable, "-m", "host_tools", *args], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+
+    assert cran("config", "--settings-template", "game.json").returncode == 0
+    (tmp_path / "roster.csv").write_text(
+        "name,armor,board,badge\nGodefroy,metal,atom-lite,b01\nAli,none,atom-lite,b02\n"
+        "Nico,cuir,atom-lite,b03\nAude,none,atom-lite,b04\n")
+    r = cran("config", "roster.csv", "--settings", "game.json", "--out", "badges/")
+    assert r.returncode == 0, r.stderr
+    game_configs = {p.name: p.read_bytes() for p in (tmp_path / "badges").iterdir()}
+
+    with vbadge.running(tmp_path / "a.img") as a, vbadge.running(tmp_path / "b.img") as b, \
+            vbadge.running(tmp_path / "c.img") as c:
+        # --all: the three virtual badges running here, new from the box. Each says so.
+        assert "cran status --all, cran flash --all and cran logs --all find it" in \
+            a.stderr()
+        r = cran("flash", "--roster", "roster.csv", "--settings", "game.json", "--all")
+        assert r.returncode == 0, r.stdout + r.stderr
+        for badge, name in ((a, "b01, Godefroy"), (b, "b02, Ali"), (c, "b03, Nico")):
+            assert "%s: new badge " % badge.port in r.stdout
+            assert "is %s (roster.csv:" % name in r.stdout.split(badge.port + ": new")[1]
+        r = cran("status", "--all")
+        assert r.returncode == 0, r.stdout + r.stderr
+        rows = [line.split() for line in r.stdout.splitlines()[1:]]
+        assert [(row[0], row[1]) for row in rows] == [(a.port, "b01"), (b.port, "b02"),
+                                                      (c.port, "b03")], r.stdout
+
+        # The roster copied (a spreadsheet's export, renamed): a new badge from it gets
+        # the next row nobody has in this game, not b01 again.
+        shutil.copy(tmp_path / "roster.csv", tmp_path / "roster-v2.csv")
+        with vbadge.running(tmp_path / "d.img") as d:
+            r = cran("flash", "--roster", "roster-v2.csv", "--settings", "game.json",
+                     "--port", d.port)
+            assert r.returncode == 0, r.stdout + r.stderr
+            assert "is b04, Aude (roster-v2.csv:5): write «b04» on it" in r.stdout
+            r = cran("status", "--all")
+            assert r.returncode == 0 and "TWICE" not in r.stdout, r.stdout + r.stderr
+            assert sorted(line.split()[1] for line in r.stdout.splitlines()[1:]) == [
+                "b01", "b02", "b03", "b04"]
+
+    # The rehearsal after the game's configs: refused where the game's are, nothing
+    # written; in a folder of its own (docs/radio.md), made.
+    assert cran("config", "--settings-template", "rehearsal.json").returncode == 0
+    rehearsal = os.path.join(REPO, "examples", "rehearsal.csv")
+    r = cran("config", rehearsal, "--settings", "rehearsal.json")   # ./badges, the default
+    assert r.returncode == 2 and "badges holds another game's configs" in r.stderr, r.stderr
+    assert {p.name: p.read_bytes() for p in (tmp_path / "badges").iterdir()} == game_configs
+    r = cran("config", rehearsal, "--settings", "rehearsal.json", "--out", "rehearsal/")
+    assert r.returncode == 0 and (tmp_path / "rehearsal" / "ali.json").exists(), r.stderr
+
+    # `cran check` on a port nobody reads: named, not waited on.
+    controller, device = pty.openpty()
+    port = os.ttyname(device)
+    os.close(device)
+    try:
+        started = time.monotonic()
+        r = cran("check", "--port", port)
+        took = time.monotonic() - started
+    finally:
+        os.close(controller)
+    assert r.returncode == 1 and "not a badge" in r.stderr.lower(), r.stderr
+    assert took < 20, took   # (tests/test_ports.py holds each port's naming to 5 s)

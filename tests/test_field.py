@@ -311,3 +311,28 @@ def test_a_restarted_station_gives_no_token_or_counter_twice(tmp_path):
     heard.append(ear.open(again.command(radio.RESUME)))
     assert [h[0] for h in heard] == [radio.STOP, radio.RESUME], ear.dropped
     assert again.next_index == 3 and again.counter.next > first.counter.next
+
+
+@pytest.mark.parametrize("loss", [0.0, 0.3])
+def test_two_badges_answering_as_one_are_flagged_by_the_station(loss):
+    # Issue 35: a copied roster gave a new badge the name (and the character) of one
+    # already flashed; on a field both are one radio id, and the station showed one row,
+    # the other badge nowhere. The station tells them apart: frames of one id, no newer
+    # than the last taken, never heard before (a repeat or a replay is a copy).
+    field = Field(count=6, loss=loss, seed=5)
+    twin = FieldBadge(field.air.radio(30, 30), field.badges[2].me)
+    twin.link.counter = radio.Counter(5000, lambda mark: None)   # flashed later: ahead
+    field.run(1200)
+    assert field.station.twice() == []   # six badges, their repeats: nobody twice
+    field.badges.append(twin)
+    field.station.ask_all(field.now)     # every badge answers, the twins too
+    field.run(2000)
+    for b in (field.badges[2], twin):    # each wearer hit: a heartbeat each
+        b.state, _ = act(b.state, Action("coup"), field.now)
+    field.run(2000)
+    field.station.ask_all(field.now)
+    field.run(2000)
+    assert field.station.twice() == [field.badges[2].me]
+    rows = field.station.rows(field.now)
+    assert [r["id"] for r in rows if r["twice"]] == [field.badges[2].me.hex()]
+    assert len(rows) == 6

@@ -515,3 +515,84 @@ def test_a_crowds_healer_heals_the_sim_badge_once_its_wearer_presses(tmp_path):
         if driver is not None:
             driver.close()
         air.stop()
+
+
+class _BusyLaptop:
+    """A laptop's load, made by the test: a busy loop per core and as many again (a
+    load of ~4 on 2 cores, the issue's was 4 to 9), at the badges' own priority."""
+
+    def __init__(self):
+        count = 2 * (os.cpu_count() or 2)
+        self.loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                      for _ in range(count)]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        for p in self.loops:
+            p.kill()
+        for p in self.loops:
+            p.wait(10)
+
+
+def test_the_rehearsal_s_heal_reaches_the_nearest_badge_on_a_busy_laptop(tmp_path):
+    # Issue 35: on a loaded laptop `Ysolde treat` reached Joueur 01 (3 m off) 8 times out
+    # of 8, never Ali, 1 m off: Ali's vbadge, a process of its own, answered the search
+    # late, or opened its window after the offer's last copy. The air makes up for the
+    # lateness of another process (host_tools/field/fieldnet.py, crowd.py); a real badge
+    # hears no more than before. 9 tries in 10 at least, the laptop busy.
+    game, _ = _game(tmp_path)
+    name = "busy%d" % os.getpid()
+    rows = tmp_path / "roster.csv"
+    patient_link = tmp_path / "ali"
+    healer, patient_name = _rehearsal_roster(rows, patient_link)
+    air = Station(["--field", name, "--settings", str(game), "--roster", str(rows),
+                   "--json"], command="air")
+    try:
+        crowd = air.wait_for(lambda b: len(b) == 49)
+        spot = {b["name"]: (b["x"], b["y"]) for b in crowd["badges"]}[healer]
+        with vbadge.running(field=name, link=patient_link, at=(spot[0] + 1, spot[1]),
+                            buttons=True) as patient:
+            r = run_cran("flash", "--roster", str(rows), "--settings", str(game), "--port",
+                         str(patient_link))
+            assert r.returncode == 0, r.stdout + r.stderr
+            r = run_cran("console", "--port", str(patient_link), "--settings", str(game),
+                         "coup blesse")
+            assert r.returncode == 0, r.stdout + r.stderr
+            reached, said = 0, []
+            with _BusyLaptop():
+                for tries in range(1, 11):
+                    shown = len(_offers_shown(str(patient_link)))
+                    air.send(healer + " treat")
+                    line = air.wait_for(
+                        lambda b, n=tries: len(b[healer]["offered"]) == n, timeout=60)
+                    offered = {b["name"]: b for b in line["badges"]}[healer]["offered"][-1]
+                    got = offered == patient_name and _until(
+                        lambda n=shown: len(_offers_shown(str(patient_link))) > n,
+                        "the offer on Ali's badge", timeout=10, must=False)
+                    reached += bool(got)
+                    said.append(offered if got else "%s (not shown)" % offered)
+                    time.sleep(1.5)   # the offer's copies over
+            print("treated, the laptop busy:", said)
+            assert reached >= 9, said
+            # With consent, as ever: ten offers shown, none taken unpressed; the long
+            # press takes the next.
+            assert _badge_status(str(patient_link))["etat"] == "blesse"
+            # Treated again until the offer shows on Ali's badge (the 1 in 10 the test
+            # above allows may fall here: the doc's "treat again").
+            for tries in range(11, 16):
+                shown = len(_offers_shown(str(patient_link)))
+                air.send(healer + " treat")
+                air.wait_for(lambda b, n=tries: len(b[healer]["offered"]) == n, timeout=60)
+                if _until(lambda n=shown: len(_offers_shown(str(patient_link))) > n,
+                          "an offer", timeout=10, must=False):
+                    break
+                time.sleep(1.5)
+            else:
+                raise AssertionError("no offer shown on Ali's badge in 5 treats")
+            patient.press("A")
+            _until(lambda: _badge_status(str(patient_link))["etat"] == "pleine-forme",
+                   "Ali healed, once pressed")
+    finally:
+        air.stop()

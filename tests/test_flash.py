@@ -101,8 +101,9 @@ def test_a_port_where_no_micropython_answers(monkeypatch):
     finally:
         os.close(controller)
         os.close(device)
-    assert r.returncode == 1 and "no MicroPython answers there" in r.stderr
-    assert "cran flash --micropython IMAGE.bin" in r.stderr
+    # Not "a new badge needs MicroPython first": no ESP32 answers esptool there either
+    # (tests/test_ports.py tells the one from the other).
+    assert r.returncode == 1 and "nothing that speaks like an ESP32 answers there" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1   # one line, nothing of mpremote's
 
 
@@ -381,3 +382,110 @@ def test_a_ctrl_c_says_each_badge_where_it_stopped():
     assert [re.split("[,:]", x.split(": ", 1)[1])[0] for x in lines] == [
         "stopped at 0%", "stopped at 50%", "stopped at 100%",
         "flashed", "stopped before anything was written"]
+
+
+def _badge_status(port, badge, name, chip):
+    return {"etat": "pleine-forme", "armure": 1, "effets": {}, "jeu": "en-jeu",
+            "board": "atom-lite", "firmware": "0.1.0", "uptime_ms": 1000, "id": chip,
+            "badge": badge, "personnage": name, "clock": time.time()}
+
+
+def test_status_flags_two_badges_answering_as_one_in_red_with_what_to_do(
+        monkeypatch, capsys):
+    # Issue 35: two badges both b01 and Godefroy (a copied roster) listed side by side,
+    # nothing said. Now both rows and a line saying what to do, in red on a terminal,
+    # and exit 1.
+    from host_tools import cli
+    answers = {"/dev/ttyUSB0": _badge_status("P", "b01", "Godefroy", "aa01"),
+               "/dev/ttyUSB1": _badge_status("P", "b02", "Ali", "aa02"),
+               "/dev/ttyUSB2": _badge_status("P", "b01", "Godefroy", "aa03"),
+               "/dev/ttyUSB3": _badge_status("P", "b04", "Ali", "aa04")}
+    monkeypatch.setattr(badgeport, "status", lambda port, timeout=None: answers[port])
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    args = ["status"] + [x for port in answers for x in ("--port", port)]
+    assert cli.main(args) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    red = "\x1b[1;31m"
+    assert [line.startswith(red) for line in lines[1:5]] == [True, True, True, True]
+    said = [line for line in lines[5:]]
+    assert said[0].startswith(red + "TWICE: badge name b01 answers on /dev/ttyUSB0 (b01 "
+                              "(aa01)) and /dev/ttyUSB2 (b01 (aa03)) (both Godefroy)")
+    assert "cran flash --roster ROSTER --port /dev/ttyUSB2 --as NAME" in said[0]
+    assert said[1].startswith(red + "TWICE: character Ali is played on /dev/ttyUSB1")
+    assert len(said) == 2
+    # Not a terminal: the same words, no colour; one badge a name: nothing said, exit 0.
+    monkeypatch.delenv("FORCE_COLOR")
+    answers["/dev/ttyUSB2"] = _badge_status("P", "b03", "Nico", "aa03")
+    answers["/dev/ttyUSB3"] = _badge_status("P", "b04", "Aude", "aa04")
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "TWICE" not in out and "\x1b" not in out and len(out.splitlines()) == 5
+
+
+def test_a_badge_that_can_t_be_read_is_said_under_the_table_not_in_its_etat_column(
+        monkeypatch, capsys):
+    # A 300-character error in the etat column pushed every column off the screen.
+    from host_tools import cli
+    long = "/dev/ttyUSB1: " + "the badge's firmware does not answer " * 8
+
+    def status(port, timeout=None):
+        if port == "/dev/ttyUSB1":
+            raise badgeport.BadgeError(long)
+        return _badge_status(port, "b01", "Ali", "aa01")
+    monkeypatch.setattr(badgeport, "status", status)
+    assert cli.main(["status", "--port", "/dev/ttyUSB0", "--port", "/dev/ttyUSB1"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["/dev/ttyUSB1", "-", "-", "error", "(below)"]
+    assert max(len(line) for line in lines[:3]) < 100
+    assert lines[3] == "error: " + long
+
+
+def test_a_copied_renamed_or_re_exported_roster_gives_no_name_nor_character_twice(
+        tmp_path, monkeypatch):
+    # Issue 35: three badges flashed from roster.csv, then `cp roster.csv roster-v2.csv`
+    # and a new badge from the copy: "new badge ... is b01, Godefroy". What this
+    # computer gave out was kept per roster file; it is kept per game (its key's id)
+    # and per character now.
+    from host_tools.device import flash, jobs
+    from host_tools.game import given
+    monkeypatch.setenv("CRAN_HOME", str(tmp_path / "home"))
+    text = ("name,armor,board,badge\nGodefroy,metal,atom-lite,b01\nAli,none,atom-lite,b02\n"
+            "Nico,none,atom-lite,b03\nAude,cuir,atom-lite,b04\n")
+    first = tmp_path / "roster.csv"
+    first.write_text(text)
+
+    def free(path, game):
+        rows = jobs.jobs(["/dev/ttyNOPE0"], roster=str(path))[2]
+        rows.game = game
+        return [badge for _, badge, _ in rows.free_rows()], rows
+
+    names, rows = free(first, "g1")
+    assert names == ["b01", "b02", "b03", "b04"]
+    rows.remember([{"badge": "b01", "id": "aa01", "personnage": "Godefroy"},
+                   {"badge": "b02", "id": "aa02", "personnage": "Ali"}])
+    copy = tmp_path / "roster-v2.csv"
+    copy.write_text(text)
+    assert free(copy, "g1")[0] == ["b03", "b04"]
+    assert free(first, "g1")[0] == ["b03", "b04"]
+    # Exported again with other badge names: Ali has a badge already, b02 or not.
+    again = tmp_path / "Feuille 1.csv"
+    again.write_text(text.replace("b0", "c0"))
+    names, rows = free(again, "g1")
+    assert names == ["c03", "c04"]
+    # ... and Ali's badge, b02 on its sticker, is in no row of it: said, with the way out.
+    todo, find, rows = jobs.jobs(["/dev/ttyNOPE0"], roster=str(again))
+    rows.game = "g1"
+    with pytest.raises(flash.CommandError) as caught:
+        find("aa02", "b02")
+    assert ("badge b02 (aa02) is in no row of %s: this game gave it to Ali, whose row here "
+            "names badge c02: put b02 back in that row's badge column" % again) \
+        in str(caught.value)
+    # Another game (another key): nothing of this one's is taken there.
+    assert free(copy, "g2")[0] == ["b01", "b02", "b03", "b04"]
+    # What an older cran kept (by the roster's path) still counts for that roster.
+    ledger = tmp_path / "home" / given.LEDGER
+    kept = json.loads(ledger.read_text())
+    kept[os.path.realpath(str(copy))] = {"b04": "aa04"}
+    ledger.write_text(json.dumps(kept))
+    assert free(copy, "g1")[0] == ["b03"]

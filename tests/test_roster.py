@@ -498,3 +498,57 @@ def test_each_character_column_left_out_is_said_with_what_it_gives(tmp_path):
             "creature 0, the game's agonisant time, the game's coma time") in r.stdout
     r = run_cran("config", EXAMPLE, "--out", str(tmp_path / "all"))
     assert r.returncode == 0 and "every character has" not in r.stdout   # all there
+
+
+def _files(folder):
+    return {name: (folder / name).read_text() for name in sorted(os.listdir(str(folder)))}
+
+
+def test_a_configs_folder_of_another_game_is_refused_unless_replaced(tmp_path):
+    # Issue 35: the rehearsal's `cran config examples/rehearsal.csv --settings
+    # rehearsal.json` (into ./badges) replaced the real game's b01.json... and game.key
+    # in silence: flashed from there, the players got a rehearsal's character and a key
+    # the station did not know. Now refused, exit 2, nothing written, the way out said.
+    real, rehearsal = tmp_path / "game.json", tmp_path / "rehearsal.json"
+    for path in (real, rehearsal):
+        assert run_cran("config", "--settings-template", str(path)).returncode == 0
+    out = tmp_path / "badges"
+    assert run_cran("config", EXAMPLE, "--settings", str(real), "--out",
+                    str(out)).returncode == 0
+    before = _files(out)
+    other = write(tmp_path, "name,armor,board,badge\nJoueur 01,none,atom-lite,b01\n"
+                  "Joueur 09,none,atom-lite,b09\n")
+    for settings in (str(rehearsal), None):   # another key, or none at all
+        r = run_cran("config", other, "--out", str(out),
+                     *(("--settings", settings) if settings else ()))
+        assert r.returncode == 2, r.stdout + r.stderr
+        said = " ".join(r.stderr.split())
+        assert "%s holds another game's configs (game key id " % out in said, said
+        assert "Nothing written: give another folder (--out FOLDER), or --replace" in said
+        assert _files(out) == before
+    # Its own game's settings again: written over, as before.
+    assert run_cran("config", EXAMPLE, "--settings", str(real), "--out",
+                    str(out)).returncode == 0
+    # --replace: the folder becomes the rehearsal's, the real game's configs gone.
+    r = run_cran("config", other, "--settings", str(rehearsal), "--out", str(out),
+                 "--replace")
+    assert r.returncode == 0, r.stderr
+    assert sorted(_files(out)) == ["b01.json", "b09.json", "game.key"]
+    key = json.loads(rehearsal.read_text())["game_key"]
+    assert (out / "game.key").read_text().strip() == key
+    assert json.loads((out / "b01.json").read_text())["character"]["name"] == "Joueur 01"
+    assert "the other game's" in r.stdout and "removed (--replace)" in r.stdout
+
+
+def test_a_new_game_s_settings_say_its_key_s_id_and_its_orga_code(tmp_path):
+    # "fresh game key d6ae16fa" read as the key's start; the Orga page's code, which the
+    # organisers must tell each other, was not said.
+    game = tmp_path / "game.json"
+    r = run_cran("config", "--settings-template", str(game))
+    made = json.loads(game.read_text())
+    from cran.lock import key_id
+    said = " ".join(r.stdout.split())
+    assert "a fresh game key (its id %s; the key itself stays in the file)" % key_id(
+        bytes.fromhex(made["game_key"])) in said, said
+    assert "the Orga page's code %s (S a short press, L a long one)" % made["orga_code"] \
+        in said

@@ -476,6 +476,26 @@ def test_the_field_options_are_checked(tmp_path):
         hub.close()
 
 
+def test_a_sim_badge_s_radio_counter_is_kept_per_game(tmp_path, monkeypatch):
+    # Issue 35: what the computer keeps is kept per game. Two games' Aude (a rehearsal's
+    # and the game's) are two badges, their radio ids alike (made from the name): each
+    # keeps its own counter's mark.
+    from host_tools.field import fieldnet
+    from host_tools.sim import start
+    monkeypatch.setattr(fieldnet, "member_env", lambda name, at=None: {})
+    kept = []
+    for game in ("one", "two", "one"):
+        folder = tmp_path / game
+        if not folder.exists():
+            folder.mkdir()
+            config = _field_badge(folder)
+        config = folder / "badges" / "b01.json"
+        _, key, where = start._on_field("f", None, None, str(config),
+                                        json.loads(config.read_text()))
+        kept.append(where)
+    assert kept[0] == kept[2] != kept[1]
+
+
 def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     # The sim's badge joins a field's air: its heartbeat goes out on it, its clock is
     # the field's real time (the clock keys say why they do nothing), its finger's moves
@@ -583,6 +603,18 @@ def test_quitting_the_sim_with_q_exits_0_without_a_traceback(micropython):
     code, drawn = term.finish()
     assert "Traceback" not in drawn and "Error" not in drawn, drawn[-3000:]
     assert code == 0, drawn[-3000:]
+
+
+def test_the_sim_draws_on_stdout_so_its_stderr_can_go_to_a_file(micropython, tmp_path):
+    # Issue 35: `make sim 2>err.log` gave a blank terminal (Textual draws on stderr).
+    from conftest import Terminal
+    log = tmp_path / "err.log"
+    term = Terminal("sim", stderr=str(log))
+    term.wait_for("etat")
+    term.type("q")
+    code, drawn = term.finish()
+    assert code == 0, drawn[-3000:]
+    assert "\x1b[" not in log.read_text(errors="replace")   # not a byte of the screen
 
 
 def test_every_led_look_has_its_words_in_the_legend():

@@ -305,6 +305,7 @@ class _Field:
         self.order = ["aa", "bb", "cc"]
         self.sent = []
         self.lost = None
+        self.doubled = []   # the ids two badges answer as (Station.twice)
 
         class _Listener:
             dropped = {}
@@ -319,8 +320,12 @@ class _Field:
     def rows(self):
         return [{"id": i, "name": "badge " + i, "etat": "blesse", "reste": None,
                  "effets": {}, "armure": 0, "armure-abimee": False, "jeu": "en-jeu",
-                 "batterie": 70 if i == "cc" else None, "ago_s": 1, "rssi": -50}
-                for i in self.order]
+                 "batterie": 70 if i == "cc" else None, "ago_s": 1, "rssi": -50,
+                 "twice": i in self.doubled} for i in self.order]
+
+    def twice(self):
+        from host_tools.field.gamemaster import twice_text
+        return [twice_text("badge " + i) for i in self.doubled]
 
     def radio(self):
         return {"port": "/dev/ttyUSB0", "station": "240ac4c0a701", "refused": 0,
@@ -447,3 +452,29 @@ def test_the_stations_screen_asks_an_effect_de_masse_and_names_a_wrong_keyword()
     question = asyncio.run(go())
     assert question.startswith("Effet peur de masse on every badge in range?")
     assert field.sent == ["masse:peur"]
+
+
+def test_the_stations_screen_says_two_badges_answering_as_one_in_red():
+    # Issue 35: two badges flashed as one character were one row, the other nowhere.
+    import asyncio
+
+    from textual.widgets import DataTable, Static
+
+    from host_tools.field.tui import FieldApp
+    field = _Field()
+    field.doubled = ["bb"]
+
+    async def go():
+        app = FieldApp(field)
+        async with app.run_test(size=(160, 20)) as pilot:
+            await pilot.pause(0.7)
+            status = app.query_one("#status", Static).content
+            cell = app.query_one(DataTable).get_cell_at((1, 0))
+            return status, cell
+    status, cell = asyncio.run(go())
+    said = [span for span in status.spans if "red" in str(span.style)]
+    assert len(said) == 1
+    red = str(status)[said[0].start:said[0].end].strip()
+    assert red.startswith("TWO BADGES answer as badge bb (one radio id, two counters")
+    assert "cran flash --roster ROSTER --port P --as NAME" in red
+    assert str(cell) == "badge bb TWICE" and "red" in str(cell.style)

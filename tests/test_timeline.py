@@ -937,7 +937,7 @@ def test_cran_logs_several_ports_leaves_out_the_one_that_fails(tmp_path, capsys,
             raise host_tools.CommandError("%s: no such port (is the badge plugged in?)" % port)
         return FakeLink.ask(link, port, line)
     link.ask = ask
-    link.usb_ports = lambda: ["COM3", "COM4"]
+    link.every_port = lambda: ["COM3", "COM4"]
     monkeypatch.setitem(sys.modules, "host_tools.device.badgeport", link)
     monkeypatch.setattr(host_tools.device, "badgeport", link, raising=False)
     monkeypatch.chdir(tmp_path)
@@ -961,6 +961,39 @@ def test_cran_logs_several_bad_input_exits_2(tmp_path, capsys, monkeypatch, args
 
 
 def test_cran_logs_all_with_no_badge_plugged_says_so(capsys, monkeypatch):
+    # No badge there is a badge's fault, exit 1, as a missing port is (docs/COMMANDS.md;
+    # it was 2, a wrong command's).
     monkeypatch.setattr(badgeport, "usb_ports", lambda: [])
-    assert cli.main(["logs", "--all"]) == 2
-    assert "no USB serial port found" in capsys.readouterr().err
+    from host_tools.virtual import registry
+    monkeypatch.setattr(registry, "ports", lambda: [])
+    assert cli.main(["logs", "--all"]) == 1
+    assert "no USB serial port found and no cran vbadge running here" in \
+        capsys.readouterr().err
+
+
+def test_the_boots_cran_check_makes_are_the_check_s_not_the_wearer_s():
+    # Issue 35: `cran check --hands` on a badge left five "boot / fresh start" markers
+    # in its wearer's lanes. The check notes each boot it makes in the journal first
+    # ({"check": ...}, host_tools/device/check.py): that boot, and the fresh start it
+    # finds, are the check's.
+    fresh = '"fresh": "no state saved yet"'
+    boot = '"boot": "0.1.0", "cause": "hard", "board": "atom-lite", "name": "Ali", ' \
+           '"armor": 0, "s": [0, 0, 0, 0, 0]'
+    lines = ['{%s, "up": 0, "t": 1000}' % boot, '{%s, "up": 0, "t": 1000}' % fresh,
+             '{"check": "start", "up": 900, "t": 1001}',
+             '{%s, "up": 0, "t": 1001}' % boot, '{%s, "up": 0, "t": 1001}' % fresh,
+             '{"check": "reset", "up": 5000, "t": 1006}',
+             '{%s, "up": 0, "t": 1006}' % boot, '{%s, "up": 0, "t": 1006}' % fresh,
+             '{"a": "coup blesse", "c": [[0, "blesse"]], "s": [1, 0, 0, 0, 0], '
+             '"up": 9000, "t": 1015}',
+             '{%s, "up": 0, "t": 1020}' % boot]
+    tl = build(lines)
+    assert [(m.kind, m.label.split(" (")[0]) for m in tl.markers] == [
+        ("boot", "boot 0.1.0"), ("note", "fresh start: no state saved yet"),
+        ("tool", "cran check's start"), ("tool", "cran check's reset"),
+        ("action", "coup blesse"), ("boot", "boot 0.1.0")]
+    said = [journal.what(e) for e in tl.entries]
+    assert said[3].endswith(", by cran check's start") and said[2] == "cran check: start"
+    svg = timeline_svg.svg(tl, "journal")
+    assert svg.count('class="boot-line"') == 2   # the wearer's boots alone cross the lanes
+    assert "an organiser's tool (cran check): not the wearer's" in svg

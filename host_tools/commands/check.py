@@ -30,13 +30,16 @@ def setup(p):
 def run(args):
     from host_tools.game.roster import settings_keys
     link = badgeport.connect(args.port, settings_keys(args.settings))
-    failed = False
+    failed = marked = False
     try:
         facts = check.read(link)
         if facts["python"] != "micropython":
             raise CommandError("%s: a %s badge: cran check reads MicroPython ones (its "
                                "state: cran status --port %s)" % (args.port, facts["python"],
                                                                   args.port))
+        # Its journal says the boots the check makes are the check's (not a wearer's).
+        check.mark(link, "start")
+        marked = True
         started = check.start(link)
         for line in check.describe(args.port, facts, started, read_figures()):
             print(line)
@@ -46,6 +49,8 @@ def run(args):
         elif args.hands:
             failed = not check.hands(link, started, _ask_person)
     finally:
+        if marked:
+            check.mark(link, "reset")
         badgeport.reset(link)   # its firmware runs again, as before the check
     return 1 if failed else 0
 

@@ -9,6 +9,7 @@ from host_tools import CommandError
 from host_tools.game import gamekey
 from host_tools.game.roster import (
     EXIT_BAD_INPUT,
+    ORGA_CODE,
     RosterError,
     badge_configs,
     check_config,
@@ -38,6 +39,9 @@ def setup(p):
     p.add_argument("--defaults", action="store_true",
                    help="a roster without an armor column is meant: every character "
                         "plays unarmoured")
+    p.add_argument("--replace", action="store_true",
+                   help="--out holds another game's configs and key: make it this game's "
+                        "(the other game's key and configs there go)")
 
 
 def _write(directory, name, data):
@@ -66,19 +70,21 @@ def _new_settings(path):
         except RosterError:
             key = None
         if key is not None:
-            raise CommandError("%s already holds a game's settings, with game key %s: the "
-                               "badges flashed with it answer to that key alone. Kept as it "
-                               "is: give the new game another file name" % (path, key_id(key)),
-                               EXIT_BAD_INPUT) from None
+            raise CommandError("%s already holds a game's settings, with game key id %s: "
+                               "the badges flashed with it answer to that key alone. Kept "
+                               "as it is: give the new game another file name"
+                               % (path, key_id(key)), EXIT_BAD_INPUT) from None
         raise CommandError("%s: already exists, kept as it is: give the new game's settings "
                            "another file name (or remove that one first)" % path,
                            EXIT_BAD_INPUT) from None
     except OSError as e:
         raise CommandError("%s: cannot write: %s" % (path, e.strerror), EXIT_BAD_INPUT) \
             from None
-    print("%s: a new game's settings, with a fresh game key %s and Orga code: keep it to the "
-          "organisers (cran config ROSTER --settings %s)" % (path, key_id(read_game_key(path)),
-                                                            path))
+    made = json.loads(text)
+    print("%s: a new game's settings, with a fresh game key (its id %s; the key itself "
+          "stays in the file) and the Orga page's code %s (S a short press, L a long one): "
+          "keep the file to the organisers (cran config ROSTER --settings %s --out FOLDER)"
+          % (path, key_id(read_game_key(path)), made[ORGA_CODE], path))
     return 0
 
 
@@ -110,8 +116,15 @@ def run(args):
             print(message, file=sys.stderr)
         print("cran: nothing written", file=sys.stderr)
         return EXIT_BAD_INPUT
+    others = _other_game(args.out, key, [info["file"] for info, _ in configs.values()],
+                         args.settings, args.replace)
     try:
         os.makedirs(args.out, exist_ok=True)
+        for name in others:   # --replace: the other game's, gone first
+            os.remove(os.path.join(args.out, name))
+        if others:
+            print("%s: the other game's %s removed (--replace)" % (
+                args.out, ", ".join(others)))
         if key is not None:   # beside the configs: cran flash --config finds it there
             gamekey.write_key_file(os.path.join(args.out, gamekey.KEY_FILE), key)
         for info, config in configs.values():
@@ -129,7 +142,50 @@ def run(args):
         len(configs), "" if len(configs) == 1 else "s", args.out,
         args.settings or "the defaults"))
     if key is not None:
-        print("game key %s in %s: cran flash --config installs it; keep it, and %s, "
+        print("game key (id %s) in %s: cran flash --config installs it; keep it, and %s, "
               "to the organisers" % (key_id(key), os.path.join(args.out, gamekey.KEY_FILE),
                                      args.settings))
     return 0
+
+
+def _other_game(folder, key, writing, settings, replace):
+    """A folder of one game's configs takes no other game's: the key beside them is
+    what `cran flash --config` installs with each (a player would get one game's
+    character and the other's key). folder holds another game's key (or a key, where
+    these configs have none): CommandError, exit 2, nothing written, unless replace.
+    -> what replace removes: that key, and the configs there this run does not write
+    again (as cran config writes them: a "board" and a "character")."""
+    there = os.path.join(folder, gamekey.KEY_FILE)
+    if not os.path.exists(there):
+        return []
+    try:
+        old = gamekey.read_key_file(there)
+    except (OSError, CommandError):
+        old = None   # not a key: another game's leftover all the same
+    if old is not None and key is not None and old == key:
+        return []
+    if not replace:
+        theirs = "game key id %s" % key_id(old) if old is not None else "a game.key"
+        ours = ("game key id %s (%s)" % (key_id(key), settings) if key is not None else
+                "no game key (no --settings with a \"game_key\")")
+        raise CommandError(
+            "%s holds another game's configs (%s, in %s); these are of %s. Written there, "
+            "they would mix two games: a badge flashed from it could get one game's "
+            "character and the other's key. Nothing written: give another folder (--out "
+            "FOLDER), or --replace to make %s this game's (the other game's key and "
+            "configs there go)" % (folder, theirs, there, ours, folder), EXIT_BAD_INPUT)
+    gone = [] if key is not None else [gamekey.KEY_FILE]   # a key of ours replaces it
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json") and name not in writing and _is_config(
+                os.path.join(folder, name)):
+            gone.append(name)
+    return gone
+
+
+def _is_config(path):
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "board" in data and "character" in data

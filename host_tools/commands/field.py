@@ -99,6 +99,6 @@ def _json(field, args):
 
 def _print_table(field):
     print(json.dumps({"t_ms": field.now(), "badges": field.rows(),
-                      "dropped": field.station.listener.dropped, "radio": field.radio()}),
-          flush=True)
+                      "dropped": field.station.listener.dropped, "radio": field.radio(),
+                      "twice": field.twice()}), flush=True)
 

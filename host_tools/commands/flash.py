@@ -5,6 +5,7 @@ import sys
 import tempfile
 import time
 
+from cran.lock import key_id
 from host_tools import CommandError
 from host_tools.device import flash, jobs
 from host_tools.game import gamekey
@@ -17,7 +18,8 @@ def setup(p):
     p.add_argument("--port", action="append", default=[], metavar="PORT",
                    help="the badge's serial port (repeat for several, flashed in parallel)")
     p.add_argument("--all", action="store_true",
-                   help="every USB serial port attached")
+                   help="every USB serial port attached, and every cran vbadge running "
+                        "here")
     p.add_argument("--board", help="board id (boards/ID.json); default: the config's")
     p.add_argument("--config", metavar="FILE",
                    help="the badge's config.json (as `cran config` writes them)")
@@ -73,6 +75,8 @@ def run(args):
     # Once, before the badges' threads (and after the roster is checked: a computer's
     # first flash makes its own key).
     key = game_key_of(args.settings, args.config) or gamekey.own_key()
+    if roster is not None:   # what it gave out before is this game's, whatever the file
+        roster.game = key_id(key)
     if args.micropython:
         for port, job in todo.items():
             if job is None:
@@ -94,8 +98,7 @@ def run(args):
             interrupted = e
             reports += e.reports
     if roster is not None:
-        roster.remember({r.status["badge"]: r.status.get("id") for r in reports
-                         if r.status.get("badge")})
+        roster.remember([r.status for r in reports])
     flash.say_reports(reports)
     for message in (interrupted.lines() if interrupted else []) + failures:
         print("cran: %s" % message, file=sys.stderr)

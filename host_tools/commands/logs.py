@@ -27,8 +27,8 @@ def setup(p):
                         "`journal`, its config with `config` (repeat it: one timeline of "
                         "the fight, a group of lanes a badge)")
     p.add_argument("--all", action="store_true",
-                   help="every USB serial port attached: every plugged badge in one "
-                        "timeline of the fight")
+                   help="every USB serial port attached and every cran vbadge running "
+                        "here: every badge in one timeline of the fight")
     p.add_argument("--file", action="append", default=[], metavar="JOURNAL",
                    help="a journal saved before: one JSON object a line (repeat it, or "
                         "with ports: one timeline of them all)")
@@ -53,12 +53,12 @@ def setup(p):
 
 
 def _ports(args):
-    """The ports named and, with --all, every USB serial port; a port named twice (or
-    by a link to it) once."""
+    """The ports named and, with --all, every USB serial port and every cran vbadge
+    running here; a port named twice (or by a link to it) once."""
     found = []
     if args.all:
         from host_tools.device import badgeport  # only here: --file needs no serial link
-        found = badgeport.usb_ports()
+        found = badgeport.every_port()
     ports = []
     seen = set()
     for port in args.port + found:
@@ -66,8 +66,8 @@ def _ports(args):
             seen.add(os.path.realpath(port))
             ports.append(port)
     if args.all and not ports:
-        raise CommandError("--all: no USB serial port found (is a badge plugged in?)",
-                           EXIT_BAD_INPUT)
+        from host_tools.device import badgeport
+        raise badgeport.BadgeError(badgeport.NONE_FOUND)
     return ports
 
 

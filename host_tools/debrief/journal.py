@@ -81,13 +81,15 @@ class Entry:
         self.changes = []           # what it changed: "etat=blesse", "+peur"
         self.note = ""              # boots: how far from the entry before
         self.changed = ""           # boots: firmware or character changed since the last
+        self.by = None              # a tool's doing, not the wearer's: {"check": what} it
+                                    # followed (a boot cran check made, and what it found)
 
 
 def _kind(raw):
     for key, kind in (("boot", "boot"), ("a", "act"), ("timer", "timer"),
                       ("undo", "undo"), ("safe_mode", "safe_mode"), ("fresh", "fresh"),
                       ("restored", "restored"), ("inconnu", "inconnu"), ("error", "error"),
-                      ("heard", "heard"), ("recast", "recast")):
+                      ("heard", "heard"), ("recast", "recast"), ("check", "check")):
         if key in raw:
             return kind
     return "other"
@@ -215,7 +217,16 @@ def read(entries, config=None):
     summaries = next(("s" in e.raw for e in entries if "s" in e.raw or "etat" in e.raw),
                      False)
     seen = Seen(of=of)
+    by = None
     for e in entries:
+        # cran check notes each boot it makes before it makes it ({"check": "start"},
+        # {"check": "reset"}): that boot and what it found are the check's.
+        if e.kind == "check":
+            by = e.raw
+        elif e.kind in _BOOT_FINDINGS and by is not None:
+            e.by = by
+        else:
+            by = None
         if e.kind == "boot":
             summaries = "s" in e.raw
         if e.kind in ("boot", "recast") and whole(e.raw.get("armor")):
@@ -227,6 +238,19 @@ def read(entries, config=None):
             seen = old.step(e)
         # (else an entry of version 2 that does not say the state: it is as it was)
         e.seen = seen
+
+
+# What a boot writes, and after it what it found of the state (docs/journal.md).
+_BOOT_FINDINGS = ("boot", "fresh", "restored", "inconnu", "error", "safe_mode", "other")
+
+
+def by_tool(e):
+    """Whose doing an entry is when it is not the wearer's: "cran check's start" (the
+    check started the badge on its REPL), "cran check's reset" (at its end); else None."""
+    if e.by is None:
+        return None
+    what = e.by.get("check")
+    return "cran check's %s" % (what if isinstance(what, str) else "reset")
 
 
 def armor_count(config):
@@ -448,9 +472,12 @@ def what(e):
         why = ignored(e)
         return raw["a"] + ("  " + answer if answer else "") + (
             "  (ignored: %s)" % why if why else "")
+    if e.kind == "check":
+        return "cran check: %s" % (raw["check"],)
     if e.kind == "boot":
-        return "boot %s (%s)%s" % (raw["boot"], e.note or raw.get("cause") or "?",
-                                   "; " + e.changed if e.changed else "")
+        return "boot %s (%s)%s%s" % (raw["boot"], e.note or raw.get("cause") or "?",
+                                     "; " + e.changed if e.changed else "",
+                                     ", by %s" % by_tool(e) if e.by else "")
     if e.kind == "timer":
         notes = ["%s noticed" % v for v in noticed(e)]
         return "(timer)" + (" " + ", ".join(notes) if notes else "")

@@ -277,6 +277,16 @@ def _mark(tl, e):
                                      e.line))
         else:
             tl.markers.append(Marker(e.at, "action", raw["a"], e.line))
+    elif e.by is not None and e.kind == "boot":
+        # A boot cran check made: the check's, marked as a tool's, not drawn as the
+        # wearer's boot. What it found is said as any boot's, but a fresh start or a
+        # state restored, which are no news there.
+        tl.markers.append(Marker(e.at, "tool", journal.by_tool(e), e.line))
+    elif e.by is not None and (e.kind in ("fresh", "restored") or (
+            e.kind == "error" and (e.fresh == FRESH or e.code == COPY_MISSING))):
+        pass
+    elif e.kind == "check":
+        pass   # said by the boot that follows it
     elif e.kind == "boot":
         label = "boot %s (%s)" % (raw["boot"], raw.get("cause") or "?")
         tl.markers.append(Marker(e.at, "boot", label, e.line))

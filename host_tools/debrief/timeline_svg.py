@@ -77,7 +77,8 @@ _DARK = ("agonisant", "coma", "mort")
 SHORT = {"pleine-forme": "pf", "blesse": "bl", "agonisant": "ag", "coma": "co", "mort": "mo"}
 MARKER_COLOURS = {"action": "#c62828", "answer": "#1565c0", "ignored": "#9e9e9e",
                   "undo": "#6a1b9a", "boot": "#37474f", "config": "#ef6c00",
-                  "error": "#d84315", "safe_mode": "#d84315", "note": "#2e7d32"}
+                  "error": "#d84315", "safe_mode": "#d84315", "note": "#2e7d32",
+                  "tool": "#9e9e9e"}
 
 
 class _Scale:
@@ -186,6 +187,9 @@ def _marker_shape(kind, x, y, colour):
     if kind == "boot":
         return '<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/>' % (
             x - 5, y + 1, colour)
+    if kind == "tool":        # an organiser's tool at work: a square, hollow, no line
+        return ('<rect x="%.1f" y="%.1f" width="9" height="9" fill="none" stroke="%s" '
+                'stroke-width="2"/>' % (x - 4.5, y + 1.5, colour))
     if kind == "config":      # a star: the badge came back as another
         return ('<path d="M%.1f %.1f l1.8 3.9 l4.2 0.4 l-3.2 2.8 l1 4.1 l-3.8 -2.2 '
                 'l-3.8 2.2 l1 -4.1 l-3.2 -2.8 l4.2 -0.4 z" fill="%s"/>' % (x, y, colour))
@@ -452,6 +456,7 @@ def _draw_legend(out, y, width, scale_kind, notes):
                        ("ignored", "ignored"), ("undo", "undone"), ("error", "error"),
                        ("note", "a note (a radio offer, light sleep...): its words above"),
                        ("boot", "boot (a line across the lanes)"),
+                       ("tool", "an organiser's tool (cran check): not the wearer's"),
                        ("config", "new config or firmware (a dashed line)")):
         w = 20 + text_width(text, 11) + 20
         if x + w > width - MARGIN:

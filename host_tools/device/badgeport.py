@@ -11,12 +11,21 @@ from host_tools import CommandError
 CONSOLE_TIMEOUT_S = 8.0
 BOOT_TIMEOUT_S = 15.0
 CONNECT_TIMEOUT_S = 5.0    # a port where no MicroPython answers gives up this fast
+# Every write to a port has its deadline: a port nobody reads (no badge behind it) fills
+# and would block for ever.
+WRITE_TIMEOUT_S = 1.0
 # A badge in light sleep hears nothing: its UART sleeps with the chip. It wakes at least
 # every 30 s (cran.app.MAX_SLEEP_MS) for a show step of a few ms, and a byte it reads
 # then keeps it awake for a minute. So a host knocks: a newline every millisecond (an
 # empty line, which the console ignores), an echo every half second, until the echo
 # comes back. Longer than the longest sleep.
 KNOCK_S = 35.0
+# A port that is neither a USB one nor a cran vbadge running here (a pty, a link to
+# one) has no badge behind it that sleeps: what answers there answers an echo within
+# milliseconds, so the knock is short, and a port that is not a badge is named as such
+# within 5 s (then esptool's chip detection, DETECT_S, says whether an ESP32 is there).
+SHORT_KNOCK_S = 1.5
+DETECT_S = 3.0
 _KNOCK_GAP_S = 0.001
 _ECHO_EVERY_S = 0.5
 _SAY_AFTER_S = 1.5
@@ -32,6 +41,11 @@ class BadgeError(CommandError):
 
 class LostBadge(BadgeError):
     """The port went away mid-way: the badge unplugged, or its USB reset."""
+
+
+class NotABadge(BadgeError):
+    """Nothing on the port answers as a badge does: no MicroPython (an ESP32 without
+    it, as esptool's chip detection says), or nothing that speaks like an ESP32."""
 
 
 class NoFirmware(BadgeError):
@@ -58,9 +72,27 @@ def _serial_error(port, e):
 
 
 def usb_ports():
-    """Every USB serial port attached (--all), by pyserial's list."""
+    """Every USB serial port attached, by pyserial's list."""
     from serial.tools import list_ports
     return [p.device for p in list_ports.comports() if p.vid is not None]
+
+
+def every_port():
+    """--all: every USB serial port attached, then every virtual badge running on this
+    computer (`cran vbadge`, host_tools/virtual/registry.py), a port reached by two
+    names once."""
+    from host_tools.virtual import registry
+    out, seen = [], set()
+    for port in usb_ports() + registry.ports():
+        if os.path.realpath(port) not in seen:
+            seen.add(os.path.realpath(port))
+            out.append(port)
+    return out
+
+
+# --all finding nothing: a badge's fault (none there), exit 1 as a missing port is.
+NONE_FOUND = ("--all: no USB serial port found and no cran vbadge running here (is a "
+              "badge plugged in?)")
 
 
 def not_usb(port, ports=None):
@@ -91,33 +123,66 @@ def open_port(port):
         raise BadgeError(why)
     try:
         # write_timeout: a port nobody reads (no badge behind it) fills and would block.
-        return serial.Serial(port, 115200, timeout=0.05, write_timeout=1.0,
+        return serial.Serial(port, 115200, timeout=0.05, write_timeout=WRITE_TIMEOUT_S,
                              exclusive=True)
     except (serial.SerialException, OSError) as e:
         raise _serial_error(port, e) from None
 
 
+def may_sleep(port, ports=None):
+    """Whether a badge behind port may be asleep, deaf for up to 30 s: a USB port (one
+    pyserial lists with a USB vendor id), or a cran vbadge running on this computer.
+    Elsewhere (a pty, a link to one) nothing sleeps: the knock is short."""
+    if ports is None:
+        from serial.tools import list_ports
+        ports = list_ports.comports()
+    where = os.path.realpath(port)
+    if any(p.vid is not None and os.path.realpath(p.device) == where for p in ports):
+        return True
+    from host_tools.virtual import registry
+    return registry.is_virtual(port)
+
+
+def knock_for(port):
+    """How long to knock on port: $CRAN_KNOCK_S if set, else KNOCK_S where a badge may
+    sleep, SHORT_KNOCK_S elsewhere."""
+    if os.environ.get("CRAN_KNOCK_S"):
+        return float(os.environ["CRAN_KNOCK_S"])
+    return KNOCK_S if may_sleep(port) else SHORT_KNOCK_S
+
+
 def wake(conn, port, knock_s=None, say=None):
-    """Knock until the badge hears (see KNOCK_S). -> "firmware" (its console answered),
-    "repl" (MicroPython's prompt answered: no firmware running) or None (nothing did).
-    say(text) hears once that the badge may be asleep, if it takes a while."""
+    """Knock until the badge hears (see KNOCK_S; knock_for(port) when knock_s is None).
+    -> "firmware" (its console answered), "repl" (MicroPython's prompt answered: no
+    firmware running) or None (nothing did). say(text) hears once that the badge may be
+    asleep, if it takes a while. A port that takes nothing within WRITE_TIMEOUT_S,
+    where no badge sleeps: NotABadge."""
+    import serial
     nonce = "cran-wake-%d" % (time.monotonic_ns() % 10**9)
     start = time.monotonic()
     next_echo = start
     told = False
     got = b""
-    if knock_s is None:   # $CRAN_KNOCK_S: shorter where nothing sleeps (tests), or longer
-        knock_s = float(os.environ.get("CRAN_KNOCK_S", KNOCK_S))
+    if knock_s is None:
+        knock_s = knock_for(port)
     while time.monotonic() - start < knock_s:
         now = time.monotonic()
-        if now >= next_echo:
-            # Ctrl-B first: a badge left in the raw REPL (a host tool cut off mid-way)
-            # answers nothing else; it goes back to the prompt, which says ">>> ". The
-            # firmware's console drops control bytes.
-            conn.write(("\x02\necho %s\n" % nonce).encode())
-            next_echo = now + _ECHO_EVERY_S
-        else:
-            conn.write(b"\n")
+        try:
+            if now >= next_echo:
+                # Ctrl-B first: a badge left in the raw REPL (a host tool cut off
+                # mid-way) answers nothing else; it goes back to the prompt, which says
+                # ">>> ". The firmware's console drops control bytes.
+                conn.write(("\x02\necho %s\n" % nonce).encode())
+                next_echo = now + _ECHO_EVERY_S
+            else:
+                conn.write(b"\n")
+        except serial.SerialTimeoutException:
+            # Nobody takes what is sent: a USB chip always does, a native USB one
+            # perhaps not while its chip sleeps.
+            if knock_s < KNOCK_S:
+                raise NotABadge(_nothing_reads(port)) from None
+            time.sleep(0.1)
+            continue
         waiting = conn.in_waiting
         if waiting:
             got += conn.read(waiting)
@@ -157,6 +222,57 @@ def _say(text):
     print(text, file=sys.stderr, flush=True)
 
 
+def _nothing_reads(port):
+    return ("%s: nothing reads what is sent there: not a badge (a badge's USB chip, or a "
+            "cran vbadge, takes every byte). The badges here: cran status --all" % port)
+
+
+def detect_chip(port, usb, seconds=DETECT_S):
+    """esptool's own chip detection on port, within seconds: -> the chip's name
+    ("ESP32", "ESP32-C3"...) when an ESP32's ROM bootloader answered, else None. usb:
+    the port has a USB chip whose DTR/RTS lines put an ESP32 into its bootloader (and
+    reset it after: its firmware runs again); elsewhere only a chip already waiting in
+    its bootloader can answer."""
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "esptool", "--port", port, "--connect-attempts", "1",
+           "--before", "default-reset" if usb else "no-reset",
+           "--after", "hard-reset" if usb else "no-reset", "--no-stub", "chip-id"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds,
+                           stdin=subprocess.DEVNULL)
+    except (subprocess.TimeoutExpired, OSError):
+        return None
+    found = re.search(r"Detecting chip type\.*\s*(ESP[\w-]*)", r.stdout + r.stderr)
+    return found.group(1) if found else None
+
+
+def not_a_badge(port):
+    """What to say of a port where no MicroPython answered the knock: whether
+    esptool's chip detection finds an ESP32 there (one without MicroPython, or hung),
+    or nothing that speaks like an ESP32. -> NotABadge."""
+    if gone(port):
+        return _serial_error(port, OSError("gone"))
+    usb = may_sleep(port) and not _is_vbadge(port)
+    chip = detect_chip(port, usb)
+    if chip is not None:
+        return NotABadge(
+            "%s: an %s (esptool's chip detection answers), but no MicroPython: a new "
+            "board needs it first, cran flash --micropython IMAGE.bin --port %s --board "
+            "BOARD%s" % (port, chip, port, " (a badge that hung: esptool has just reset "
+                                           "it, run the same command again)" if usb else ""))
+    return NotABadge(
+        "%s: nothing that speaks like an ESP32 answers there: no MicroPython, and no "
+        "ESP32 bootloader for esptool%s. Not a badge: the badges here are listed by cran "
+        "status --all" % (port, " (or a badge that is off or hung: unplug it and plug it "
+                                "back in, then run the same command again)" if usb else ""))
+
+
+def _is_vbadge(port):
+    from host_tools.virtual import registry
+    return registry.is_virtual(port)
+
+
 def connect(port, keys=()):
     """mpremote's SerialTransport on port, raw REPL entered (the running app is stopped
     with Ctrl-C, as mpremote does; a sleeping badge is knocked awake first, see wake(),
@@ -164,12 +280,17 @@ def connect(port, keys=()):
     besides this computer's key ring. -> transport; call close() when done."""
     conn = open_port(port)
     try:
-        if wake(conn, port) == "firmware":
+        woke = wake(conn, port)
+        if woke == "firmware":
             unlock(conn, port, keys)
-    except OSError:   # the port takes nothing (its write timed out): mpremote says more
-        pass
+    except OSError as e:   # pyserial's: the port went away, or took nothing more
+        woke = "lost"
+        if gone(port):
+            raise LostBadge("%s: lost the badge: %s" % (port, e)) from None
     finally:
         conn.close()
+    if woke is None:
+        raise not_a_badge(port)
     from mpremote import transport_serial
     from mpremote.transport import TransportError
     from mpremote.transport_serial import SerialTransport
@@ -183,6 +304,7 @@ def connect(port, keys=()):
         try:
             # A timeout: on a pty mpremote reads byte by byte, and a silent one would block.
             link = SerialTransport(port, baudrate=115200, timeout=1)
+            link.serial.write_timeout = WRITE_TIMEOUT_S   # nor a write, on a full port
             break
         except Exception as e:   # pyserial's SerialException, mpremote's TransportError
             if gone(port) or time.monotonic() > deadline:
@@ -192,9 +314,11 @@ def connect(port, keys=()):
         link.enter_raw_repl(soft_reset=False, timeout_overall=CONNECT_TIMEOUT_S)
     except (TransportError, OSError) as e:
         link.close()
-        raise BadgeError("%s: no MicroPython answers there (%s). A new badge needs "
-                         "MicroPython first: cran flash --micropython IMAGE.bin --port %s"
-                         % (port, e, port)) from None
+        # It answered the knock, then not MicroPython's raw REPL: a badge restarting
+        # meanwhile, or a firmware busy past its Ctrl-C.
+        raise BadgeError("%s: no MicroPython answers there (%s), though something "
+                         "answered a moment before: run the same command again"
+                         % (port, e)) from None
     return link
 
 
@@ -297,7 +421,9 @@ def ask_lines(port, lines, timeout=CONSOLE_TIMEOUT_S, again=False, keys=None):
 def _ask_lines(port, lines, timeout, again, keys):
     conn = open_port(port)
     try:
-        wake(conn, port)
+        if wake(conn, port) is None:
+            conn.close()
+            raise not_a_badge(port)
         if keys is None:
             return [_ask(conn, port, line, timeout, again) for line in lines]
         opened = unlock(conn, port, keys) == "unlocked"

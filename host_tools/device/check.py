@@ -188,14 +188,19 @@ def _kb(n):
 
 def hands(link, started, ask):
     """The parts, with the organiser: ask(question) -> True for yes. Prints a verdict a
-    part. -> True when every part did as it should."""
+    part. -> True when every part did as it should. On a virtual badge (a cran vbadge),
+    what its virtual parts show is printed before each question: nobody can see them."""
     verdicts = []
+    virtual = _last_line(badgeport.run(link, _VIRTUAL)) == "True"
     if started["leds"]:
         looks = json.loads(_last_line(badgeport.run(link, _LOOK_COLOURS)))
         for colour, names in sorted(looks.items(), key=lambda kv: sorted(kv[1])):
             rgb = tuple(json.loads(colour))
             badgeport.run(link, _FEED + "_check_app.leds.show([%r] * _check_app.leds.count)"
                           % (rgb,))
+            if virtual:
+                print(shown_leds(json.loads(_last_line(badgeport.run(link, _LEDS_SHOWN)))),
+                      flush=True)
             word = colour_name(rgb)
             seen = ask("LEDs: is every LED lit %s (the look%s %s)?" % (
                 word, "s" if len(names) > 1 else "", ", ".join(sorted(names))))
@@ -205,18 +210,27 @@ def hands(link, started, ask):
         badgeport.run(link, _FEED + "_check_app.leds.off()")
     if started["screen"]:
         badgeport.run(link, _FEED + "_check_app.screen.show_lines(['cran check', 'ecran'])")
+        if virtual:
+            print(shown_screen(json.loads(_last_line(badgeport.run(link, _SCREEN_SHOWN)))),
+                  flush=True)
         seen = ask("Screen: does it read «cran check» and «ecran»?")
         verdicts.append(("screen", "ok" if seen else "NOT SEEN: check its cable and the "
                                                      "board file's display"))
         badgeport.run(link, _FEED + "_check_app.screen.show_lines([])")
     if started["buzzer"]:
+        if virtual:
+            badgeport.run(link, "del _check_app.buzzer_pwm.timeline[:]")
         badgeport.run(link, _FEED + _BEEP)
+        if virtual:
+            print(played(json.loads(_last_line(badgeport.run(link, _TUNE_PLAYED)))),
+                  flush=True)
         heard = ask("Buzzer: did you hear two beeps?")
         verdicts.append(("buzzer", "ok" if heard else "NOT HEARD: check its pin in the "
                                                       "board file"))
     for name in started["buttons"]:
-        print("Button %s: press button %s now (within %d s)" % (name, name, PRESS_WAIT_S),
-              flush=True)
+        print("Button %s: press button %s now (within %d s)%s" % (
+            name, name, PRESS_WAIT_S, " (a virtual badge: in its cran vbadge --buttons "
+            "terminal, %s then Enter)" % name if virtual else ""), flush=True)
         pressed = _last_line(badgeport.run(link, _FEED + _PRESS % (name, PRESS_WAIT_S * 1000),
                                            timeout=PRESS_WAIT_S + 10))
         verdicts.append(("button %s" % name, "ok, pressed" if pressed == "pressed" else
@@ -227,6 +241,101 @@ def hands(link, started, ask):
     for part, verdict in verdicts:
         print("%-24s %s" % (part, verdict))
     return all(v.startswith("ok") for _, v in verdicts)
+
+
+# ---- what a virtual badge shows (cran vbadge: host_tools/vhw's parts) -------------------
+
+# Whether the badge's parts are virtual ones (host_tools/vhw/machine.py has pwm_on; an
+# ESP32's machine has not).
+_VIRTUAL = "import machine\nprint(hasattr(machine, 'pwm_on'))"
+# The colours its LEDs show, as a person looking at them sees them (vhw/neopixel.py).
+_LEDS_SHOWN = """import json, neopixel
+_np = _check_app.leds.np
+print(json.dumps([list(c) for c in (neopixel.shown(getattr(_np.pin, 'id', _np.pin)) or ())]))
+"""
+# The lines its screen shows (its driver's mirror of them).
+_SCREEN_SHOWN = "import json\nprint(json.dumps(list(_check_app.screen.shown or [])))"
+# What its buzzer's PWM did: (tick ms, Hz, duty).
+_TUNE_PLAYED = "import json\nprint(json.dumps(list(_check_app.buzzer_pwm.timeline)))"
+
+
+def _paint(rgb):
+    """A block of the colour rgb, on a terminal that draws colours (NO_COLOR aside)."""
+    import os
+    import sys
+    if os.environ.get("NO_COLOR") or not (sys.stdout.isatty() or os.environ.get(
+            "FORCE_COLOR")):
+        return ""
+    return "\x1b[38;2;%d;%d;%dm\u2588\u2588\x1b[0m " % tuple(rgb)
+
+
+def shown_leds(colours):
+    """A virtual badge's LEDs, for the person asked whether they are lit: how many,
+    each colour (r, g, b) in words, and a block of it on a terminal."""
+    if not colours:
+        return "  the virtual badge's LEDs: all dark (nothing written to them)"
+    groups = []
+    for c in colours:
+        if groups and groups[-1][0] == c:
+            groups[-1][1] += 1
+        else:
+            groups.append([c, 1])
+    return "  the virtual badge's LEDs: " + ", ".join(
+        "%s%d lit %s (%d, %d, %d)" % ((_paint(c), n, colour_name(c)) + tuple(c))
+        if any(c) else "%d dark" % n for c, n in groups)
+
+
+def shown_screen(lines):
+    """A virtual badge's screen, its lines in a box."""
+    if not lines:
+        return "  the virtual badge's screen: blank"
+    width = max(len(x) for x in lines)
+    return "\n".join(["  the virtual badge's screen:", "  +" + "-" * (width + 2) + "+"]
+                     + ["  | %s |" % x.ljust(width) for x in lines]
+                     + ["  +" + "-" * (width + 2) + "+"])
+
+
+def played(timeline):
+    """A virtual badge's buzzer, from its PWM's changes [(tick ms, Hz, duty)]: each
+    note it sounded, in Hz and ms."""
+    notes = []
+    for (t, hz, duty), after in zip(timeline, timeline[1:] + [None]):
+        if duty and after is not None:
+            notes.append("%d Hz for %d ms" % (hz, after[0] - t))
+    if not notes:
+        return "  the virtual badge's buzzer: silent"
+    return "  the virtual badge's buzzer sounded: " + ", then ".join(notes)
+
+
+# ---- the check's own marks in the badge's journal ---------------------------------------
+
+# Appended to the badge's journal through its firmware's own (cran.storage.Journal),
+# as the firmware writes an entry: {"check": "start"} before the check starts the badge
+# on its REPL (a boot entry follows), {"check": "reset"} before its reset at the end
+# (the boot after is the check's too). The debrief (host_tools/debrief) draws those
+# boots as the check's, not as a wearer's. Its wall clock as a boot entry takes it.
+_MARK = """import time
+try:
+    from cran.storage import Journal
+    _e = {'check': %r, 'up': time.ticks_ms() & 0x3fffffff}
+    _w = int(time.time()) + (946684800 if time.gmtime(0)[0] == 2000 else 0)
+    if _w > 1577836800:
+        _e['t'] = _w
+    Journal('/').append(_e)
+    del _e, _w
+except Exception as _x:
+    print('not marked: %%r' %% (_x,))
+"""
+
+
+def mark(link, what):
+    """The check's next step (what: "start", "reset") noted in the badge's journal,
+    so that the boot it makes is read as the check's. Best effort: a badge whose
+    journal cannot take it is checked all the same."""
+    try:
+        badgeport.run(link, _MARK % what)
+    except CommandError:
+        pass
 
 
 # Two beeps on the badge's buzzer, as its driver plays a tune: (Hz, ms) notes.

@@ -210,7 +210,10 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         if station and on_badge.get(GAME_KEY) is not None:
             stale.append(GAME_KEY)   # a station holds no key (a player's badge made one)
         todo = [p for p in sorted(wanted) if on_badge.get(p) != wanted[p]]
-        report.repaired = bool(seen["leftovers"])
+        # What a cut flash left: a file half-written, main.py set aside, or (a new
+        # badge's first flash, which had no main.py to set aside) modules without one.
+        report.repaired = bool(seen["leftovers"]) or (
+            on_badge.get(MAIN) is None and bool(seen["cran"]))
         drop_tree = image is not None and seen["cran_dir"]
         if todo or stale or rom_todo or drop_tree:
             link = _restart_without_main(link, port, on_badge.get(MAIN) is not None)
@@ -259,18 +262,31 @@ def _player_config(link, port, board_id, config_text, names, impl):
 def _player_files(link, builds, impl, board_id, key, report):
     """-> (what a player's badge gets on its file system {badge path: bytes}, its
     firmware's ROMFS image or None, whether that image must be written)."""
-    files = builds.files(impl)
     image, rom_todo = _romfs_for(link, builds, impl)
-    if image is not None:   # the modules go to its ROMFS partition, run in place
-        report.romfs = "as it was"
-        modules = files
-        files = {p: d for p, d in files.items() if not p.startswith("/cran/")}
-        files[build.MANIFEST] = build.manifest_text(modules, ROM).encode()
-    else:
-        files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks
+    if image is None:
+        return player_files(builds, impl, board_id, key), None, rom_todo
+    # The modules go to its ROMFS partition, run in place.
+    report.romfs = "as it was"
+    modules = builds.files(impl)
+    files = {p: d for p, d in modules.items() if not p.startswith("/cran/")}
+    files[build.MANIFEST] = build.manifest_text(modules, ROM).encode()
+    return _with_board_and_key(files, board_id, key), image, rom_todo
+
+
+def player_files(builds, impl, board_id, key):
+    """-> {badge path: bytes}: what a player's badge on the stock MicroPython image (no
+    ROMFS partition) gets on its file system, but its config: the firmware as files, the
+    manifest main.py checks them against, its board file and the game key. (The
+    emulated chip of host_tools.device.qemu is given the same.)"""
+    files = builds.files(impl)
+    files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks
+    return _with_board_and_key(files, board_id, key)
+
+
+def _with_board_and_key(files, board_id, key):
     files["/boards/%s.json" % board_id] = board_file_text(board_id).encode()
     files[GAME_KEY] = key
-    return files, image, rom_todo
+    return files
 
 
 def _station_files(builds, impl):
@@ -546,46 +562,6 @@ class NewBadge(CommandError):
     def __init__(self, chip_id):
         super().__init__("badge %s is new" % chip_id)
         self.chip_id = chip_id
-
-
-LEDGER = "badges.json"   # in the user's cran folder: {roster path: {badge name: chip id}}
-
-
-class NamedRows:
-    """A roster's rows with a badge name, and which of them are taken: by a badge met
-    in this flash, or by one this computer gave the name to before (LEDGER: rows are
-    given out as badges come, a few at a time)."""
-
-    def __init__(self, path, named_rows, by_badge, seen):
-        self.path = os.path.realpath(path)
-        self.named_rows = named_rows   # (row number, badge name, character) in roster order
-        self.by_badge = by_badge
-        self.seen = seen
-
-    def _ledger(self):
-        try:
-            with open(os.path.join(gamekey.cran_home(), LEDGER), encoding="utf-8") as f:
-                ledger = json.load(f)
-            return ledger if isinstance(ledger, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def free_rows(self):
-        given = {n.lower() for n in self._ledger().get(self.path, {})}
-        return [row for row in self.named_rows
-                if row[1].lower() not in given and row[1].lower() not in self.seen]
-
-    def job(self, badge):
-        return self.by_badge[badge.lower()][1:]
-
-    def remember(self, names):
-        """names: {badge name: chip id} of badges flashed from this roster."""
-        if not names:
-            return
-        ledger = self._ledger()
-        ledger.setdefault(self.path, {}).update(names)
-        gamekey.write_private(os.path.join(gamekey.cran_home(), LEDGER),
-                              json.dumps(ledger, indent=1, sort_keys=True))
 
 
 def flash_new(new, roster, builds, failures, key):

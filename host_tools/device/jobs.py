@@ -1,26 +1,28 @@
 # Which badge `cran flash` gives what: its ports (given, --all, a roster's), and for each
 # the board and config it gets, from --board/--config or a roster's row matched by port,
 # by chip id or by the badge name its config has; a new badge from the box waits for a
-# free row (flash.NewBadge, flash.NamedRows).
+# free row (flash.NewBadge, given.NamedRows: what this computer gave out in the game).
 import json
 import os
 import threading
 
 from host_tools import CommandError
 from host_tools.device import badgeport, flash
+from host_tools.game.given import NamedRows
 from host_tools.virtual.runtimes import check_board
 
 
 def ports(given, every=False, roster_ports=()):
     """The badges' ports: those given (--port), else the roster's; with every (--all),
-    every USB serial port too. A badge reached by two names (a by-id link) once."""
+    every USB serial port and every cran vbadge running here too. A badge reached by
+    two names (a by-id link) once."""
     ports = list(given)
     if roster_ports and not ports and not every:
         ports = list(roster_ports)
     if every:
-        ports += badgeport.usb_ports()
+        ports += badgeport.every_port()
         if not ports:
-            raise CommandError("--all: no USB serial port found (is a badge plugged in?)")
+            raise badgeport.BadgeError(badgeport.NONE_FOUND)
     if not ports:
         raise CommandError("which badge? give --port PORT (repeat it) or --all")
     # One badge, one job: /dev/serial/by-id/... and --all's /dev/ttyUSB0 may be the same.
@@ -107,7 +109,7 @@ def jobs(given, every=False, roster=None, settings=None, defaults=False, as_badg
             raise CommandError("--as %s: no row of %s has this badge name (its badge column)"
                                % (as_badge, roster))
         return ({found[0]: by_badge[as_badge.lower()][1:]}, None,
-                flash.NamedRows(roster, named_rows, by_badge, set()))
+                NamedRows(roster, named_rows, by_badge, set()))
     todo = {port: by_port[port][1:] if port in by_port else None for port in found}
     lost = [port for port, job in todo.items() if job is None]
     if lost and not by_badge:
@@ -115,6 +117,7 @@ def jobs(given, every=False, roster=None, settings=None, defaults=False, as_badg
                            % (lost[0], roster, ", ".join(sorted(by_port)) or "none"))
     seen = set()   # badge names the badges met carry: their rows are not free
     seen_lock = threading.Lock()
+    rows = NamedRows(roster, named_rows, by_badge, seen)
 
     def find(chip_id, name, board=None, station=False):
         with seen_lock:
@@ -128,7 +131,8 @@ def jobs(given, every=False, roster=None, settings=None, defaults=False, as_badg
                                "port alone, makes it a player's)" % chip_id)
         if not name:   # a new badge: a free row is given once the others are done
             raise flash.NewBadge(chip_id)
-        raise CommandError("badge %s is in no row of %s: give its row a port, or this id "
-                           "in its badge column"
-                           % (badgeport.badge_names(chip_id, name), roster))
-    return todo, find, flash.NamedRows(roster, named_rows, by_badge, seen)
+        raise CommandError("badge %s is in no row of %s: %s"
+                           % (badgeport.badge_names(chip_id, name), roster,
+                              rows.renamed(name) or "give its row a port, or this id in "
+                                                    "its badge column"))
+    return todo, find, rows

@@ -1,6 +1,8 @@
 # A badge's status (its console's `status`, badgeport.status) as a person reads it: one
 # badge in detail, several in a table of one line a badge (`cran status`).
 import json
+import os
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -29,11 +31,18 @@ _CLOCK_SLACK_S = 120   # a badge's clock this close to the computer's reads as r
 
 
 def table(ports, answers):
-    """Prints one line a badge: its port, names, state, armour, effects, game, clock."""
+    """Prints one line a badge: its port, names, state, armour, effects, game, clock;
+    a badge that could not be read, its error in a line under the table; two badges
+    answering to one name or one character, in red, with what to do. -> True when
+    every badge was read, none twice."""
     rows = []
+    errors = []
     for port, s in zip(ports, answers):
         if "error" in s and "etat" not in s:
-            rows.append((port, "-", "-", "error: " + s["error"], "", "", "", ""))
+            # The table stays a table: the error, whole, under it.
+            rows.append((port, "-", "-", "error (below)", "", "", "", ""))
+            errors.append("%s: %s" % (port, s["error"]) if not s["error"].startswith(port)
+                          else s["error"])
             continue
         if s.get("station"):
             rows.append((port, badgeport.badge_names(s.get("id"), None), "-",
@@ -49,9 +58,66 @@ def table(ports, answers):
                      s.get("personnage") or "-", etat, armure, _effects(s),
                      "%s%s" % (s.get("jeu"), ", combat" if s.get("combat") else ""),
                      clock(s.get("clock"))))
+    twice = doubles(ports, answers)
+    marked = {port for ports_of, _ in twice for port in ports_of}
     widths = [max(len(str(r[i])) for r in rows + [_COLUMNS]) for i in range(len(_COLUMNS))]
     for row in [_COLUMNS] + rows:
-        print("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip())
+        line = "  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip()
+        print(red(line) if row[0] in marked else line)
+    for error in errors:
+        print("error: " + error)
+    for _, said in twice:
+        print(red(said))
+    return not errors and not twice
+
+
+def doubles(ports, answers):
+    """Two badges (or more) answering to one badge name or playing one character: ->
+    [(their ports, what to say)]. Both flashed as one row: the organisers would write
+    one name on two badges, and a field's station hears them as one (their radio id is
+    the character's)."""
+    by_badge, by_name = {}, {}
+    for port, s in zip(ports, answers):
+        if "etat" not in s or s.get("station"):
+            continue
+        if s.get("badge"):
+            by_badge.setdefault(s["badge"].lower(), []).append((port, s))
+        if s.get("personnage"):
+            by_name.setdefault(s["personnage"], []).append((port, s))
+    out = []
+    for _, found in sorted(by_badge.items()):
+        if len(found) > 1:
+            names = {s.get("personnage") or "-" for _, s in found}
+            out.append(([p for p, _ in found], "TWICE: badge name %s answers on %s%s: "
+                        "one name, one badge. Keep it on one; give each other one a row of "
+                        "its own: cran flash --roster ROSTER --port %s --as NAME (a row "
+                        "nobody has)" % (
+                            found[0][1]["badge"], _and(found),
+                            " (both %s)" % names.pop() if len(names) == 1 else "",
+                            found[-1][0])))
+    said = [set(p) for p, _ in out]
+    for name, found in sorted(by_name.items()):
+        if len(found) > 1 and {p for p, _ in found} not in said:
+            out.append(([p for p, _ in found], "TWICE: character %s is played on %s: one "
+                        "character, one badge (on a field the station hears them as one). "
+                        "Give each other one its own row: cran flash --roster ROSTER --port "
+                        "%s --as NAME" % (name, _and(found), found[-1][0])))
+    return out
+
+
+def _and(found):
+    each = ["%s (%s)" % (port, badgeport.badge_names(s.get("id"), s.get("badge")))
+            for port, s in found]
+    return ", ".join(each[:-1]) + " and " + each[-1]
+
+
+def red(text):
+    """text in red where it goes to a terminal (or FORCE_COLOR says so), as it is
+    elsewhere."""
+    if os.environ.get("NO_COLOR") or not (os.environ.get("FORCE_COLOR")
+                                          or sys.stdout.isatty()):
+        return text
+    return "\x1b[1;31m%s\x1b[0m" % text
 
 
 def clock(seconds):

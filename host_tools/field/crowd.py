@@ -11,13 +11,14 @@
 import collections
 import os
 import random
+import struct
 import threading
 import time
 
 from cran import radio
 from cran.core.view import view
 from cran.core.words import ParseError, parse_action, plain
-from cran.radio.link import PERIOD_MS
+from cran.radio.link import NEAR_DBM, PERIOD_MS, WINDOW_MS
 from gamefiles.scenario import grammar_word
 from host_tools import CommandError
 from host_tools.field.fieldsim import FieldBadge
@@ -30,6 +31,9 @@ MAX_CROWD = 500
 SPACING_M = 3.0    # the grid's: a neighbour 3 m away is just near enough to treat (-50 dBm)
 COLUMNS = 10
 MAX_NAP_MS = 5     # the stepping thread looks at the commands this often at least
+# A healer's search ends once the badges of other processes near it have answered, late
+# as a busy laptop makes them (fieldnet.Hub.awaits): it waits for them this long at most.
+MAX_HOLD_MS = 2500
 # What the air carried that only an authority may say, as the crowd's status names it.
 AUTHORITY_KINDS = {radio.STOP: "stop", radio.RESUME: "reprise", radio.NIGHT: "nuit",
                    radio.MASS: "masse", radio.RESET: "reset", radio.CLOCK: "clock",
@@ -158,6 +162,9 @@ class Crowd:
 
     def start(self):
         self.hub.on_carry = self._carried
+        # A healer's or smith's search asks every badge near for a heartbeat: one of
+        # another process (a cran vbadge), late, is waited for and heard on time.
+        self.hub.track_answers(_asks_an_answer, NEAR_DBM, WINDOW_MS)
         self.running = True
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -173,8 +180,11 @@ class Crowd:
                 while self.queue:   # a wearer's doing, now: every step before it done
                     fn, done = self.queue.popleft()
                     done(fn(now))
-                self._step_until(now)   # a healer who treats: its radio from now on
-                due = min(b.next_wake for b in self._badges) if self._badges else now
+                held = self._step_until(now)   # a healer who treats: its radio from now
+                due = min((b.next_wake for b in self._badges if b not in held),
+                          default=now + MAX_NAP_MS)
+                if held:   # looked at again soon: the answers it waits for may come
+                    due = min(due, self.now() + 2)
             time.sleep(max(0, min(due - self.now(), MAX_NAP_MS)) / 1000)
 
     @property
@@ -183,18 +193,30 @@ class Crowd:
 
     def _step_until(self, now):
         """Every step due by now, in time order, each at its own time (the badges' clock
-        lags the real one by the thread's lateness, which late_ms keeps the worst of)."""
+        lags the real one by the thread's lateness, which late_ms keeps the worst of);
+        but a healer's (a smith's) search that would end while a badge of another
+        process near it may still answer (fieldnet.Hub.awaits), held, up to MAX_HOLD_MS.
+        -> the badges held."""
         badges = self._badges
+        held = []
         while badges:
             b = min(badges, key=lambda b: b.next_wake)
             at = b.next_wake
             if at > now:
-                return
-            self.late_ms = max(self.late_ms, now - at)
+                return held
+            seeking = b.link.seeking
+            if (seeking is not None and at - seeking[0] >= 0 and now - at < MAX_HOLD_MS
+                    and self.hub.awaits(b.radio)):
+                held.append(b)
+                badges = [x for x in badges if x is not b]
+                continue
+            if not held:   # (a healer held waits by choice: not the thread's lateness)
+                self.late_ms = max(self.late_ms, now - at)
             b.radio.now = at
             b.step(at)
             if b.next_wake <= at:   # it asks for the same ms again: the next one
                 b.next_wake = at + 1
+        return held
 
     def stop(self):
         self.running = False
@@ -219,6 +241,7 @@ class Crowd:
 
     def _name(self, badge_id):
         return self.names.get(badge_id, badge_id.hex())
+
 
     # ---- what its wearers do -----------------------------------------------------------
 
@@ -294,3 +317,11 @@ class Crowd:
                 "others_heard": list(self.others_heard),
                 "members": self.hub.members(), "carried": self.hub.carried,
                 "commands": list(self.commands), "badges": badges}
+
+
+def _asks_an_answer(frame):
+    """A frame whose every hearer near enough answers (a healer's or smith's SEEK)."""
+    try:
+        return struct.unpack_from(radio._HEAD, frame, 0)[5] == radio.SEEK
+    except struct.error:
+        return False

@@ -38,6 +38,17 @@ MAX_PLACE_M = 1000.0
 # ended: a badge in a radio game says it is here at each window, a station every second):
 # the air stops carrying frames to it and counting it, until it sends again.
 GONE_S = 30
+# Another process's badge (a `cran vbadge`) on a busy laptop is late: it opens its window
+# after the time it set, and answers after it. A repeat of this process's (a command's,
+# a healer's search or offer: copies over a period and a window) reaches every badge of
+# a real field in a window; a window of a late member opened within LATE_WINDOW_S of a
+# repeat's last copy, which it missed, is the one it had in the span: it is given the
+# last copy then. A member owing an answer to a repeat (a healer's search) that it heard
+# answers within ANSWER_WAIT_S, stamped as it would have come on time (answer_ms after
+# the copy it heard): Hub.awaits() says the asker may wait for it. A real badge hears no
+# more than it would: every badge in range has a window in a repeat's span.
+LATE_WINDOW_S = 0.9
+ANSWER_WAIT_S = 1.0
 # Linux's SO_TIMESTAMPNS (not in Python's socket module): the kernel stamps each datagram
 # as it arrives, so a frame's time on the air is when it came, not when the hub's thread
 # (a process on a busy laptop) got to it.
@@ -158,6 +169,11 @@ class Hub:
         self.lock = threading.Lock()
         self.carried = 0
         self.on_carry = None   # on_carry(frame, at): told of every frame, as carried
+        # A late member's part (LATE_WINDOW_S): each radio of this process's last frame
+        # sent, as _Repeat. answers: (asks(frame) -> whether a frame wants an answer of
+        # every badge near enough, near_dbm, answer_ms), set by a crowd (track_answers).
+        self.repeats = {}
+        self.answers = None
         os.ftruncate(self.held, 0)
         os.lseek(self.held, 0, os.SEEK_SET)
         os.write(self.held, str(self.port).encode())
@@ -231,12 +247,18 @@ class Hub:
                 if data[:1] == b"F" and len(data) > _SENT_HEAD:
                     self._sent(addr, data, at)
                 elif data[:1] == b"J" and len(data) >= 1 + _STATE.size:
+                    before = self.states.get(addr)
                     self.states[addr] = _STATE.unpack_from(data, 1)
                     said = place(data[1 + _STATE.size:].decode("ascii", "replace"))
                     if said is not None:   # where it stands, if it says so
                         self.places[addr] = said
                     else:
                         self._place(addr)
+                    was = bool(before and before[4])
+                    if self.states[addr][4] and not was:
+                        self._late_window(addr)
+                    elif was and not self.states[addr][4]:
+                        self._window_closed(addr)
 
     def _sent(self, addr, data, at):
         seq, dest, channel, rate, flags = _FRAME.unpack_from(data, 1)
@@ -247,6 +269,7 @@ class Hub:
         # its peer is on that interface (flags bit 1).
         state = self.states.get(addr)
         src = (state[1] if flags & 2 else state[0]) if state else bytes(6)
+        at = self._answer_time(addr, at)
         acked = self._carry(addr, frame, at, _Sent(src, dest, channel, rate,
                                                    data[1 + _FRAME.size - 1:_SENT_HEAD]))
         if _unicast(dest):
@@ -269,6 +292,7 @@ class Hub:
         if self.on_carry is not None:
             self.on_carry(frame, at)
         x, y = self._place(sender)
+        repeat = self._repeat(sender, frame, at, how) if isinstance(sender, Radio) else None
         reached = False
         for member, (mx, my) in self.places.items():
             if member == sender or not self._hears(member, how):
@@ -280,12 +304,91 @@ class Hub:
             if isinstance(member, Radio):
                 member.arrive(frame, rssi, at)
             else:
-                try:
-                    self.sock.sendto(b"F" + bytes([rssi & 0xFF]) + how.src + how.sealed
-                                     + frame, member)
-                except OSError:
-                    pass   # a member gone, or not reading: the air does not care
+                self._send_to(member, frame, rssi, how)
+                if repeat is not None:
+                    repeat.reach(member, at if at is not None else self.now_ms())
         return reached and _unicast(how.dest)
+
+    def _send_to(self, member, frame, rssi, how):
+        try:
+            self.sock.sendto(b"F" + bytes([rssi & 0xFF]) + how.src + how.sealed + frame,
+                             member)
+        except OSError:
+            pass   # a member gone, or not reading: the air does not care
+
+    # ---- late members: another process's badge, late on a busy laptop ----------------
+
+    def track_answers(self, asks, near_dbm, answer_ms):
+        """A crowd's healers wait for the answers of other processes' badges near enough
+        (near_dbm) to a frame that asks for one (asks(frame)), answered on time
+        answer_ms after the copy heard (see LATE_WINDOW_S)."""
+        self.answers = (asks, near_dbm, answer_ms)
+
+    def _repeat(self, sender, frame, at, how):
+        """The repeat sender (a radio of this process) is sending, this copy counted."""
+        stamp = at if at is not None else self.now_ms()
+        repeat = self.repeats.get(sender)
+        if repeat is None or repeat.frame != frame:
+            owed = set()
+            if self.answers is not None and self.answers[0](frame):
+                x, y = self._place(sender)
+                owed = {m for m, (mx, my) in self.places.items() if not isinstance(
+                    m, Radio) and rssi_at(math.hypot(mx - x, my - y)) >= self.answers[1]}
+            repeat = self.repeats[sender] = _Repeat(sender, frame, how, owed)
+        repeat.copies += 1
+        repeat.last_stamp = stamp
+        repeat.last_s = time.monotonic()
+        return repeat
+
+    def _late_window(self, member):
+        """member (another process's) opened its window: a repeat it missed, whose last
+        copy went within LATE_WINDOW_S, is given it now (its window was in the span)."""
+        for repeat in list(self.repeats.values()):
+            late_s = time.monotonic() - repeat.last_s
+            if (repeat.copies < 2 or member in repeat.reached or late_s > LATE_WINDOW_S
+                    or not self._hears(member, repeat.how)):
+                continue
+            if self.random.random() < self.loss:
+                continue
+            x, y = self._place(repeat.sender)
+            mx, my = self._place(member)
+            self._send_to(member, repeat.frame, rssi_at(math.hypot(mx - x, my - y)),
+                          repeat.how)
+            repeat.reach(member, repeat.last_stamp)
+
+    def _window_closed(self, member):
+        for repeat in self.repeats.values():
+            if member in repeat.reached:
+                repeat.owed.discard(member)   # it heard, and did not answer
+
+    def _answer_time(self, member, at):
+        """A frame of member's just came (at: when): the answer it owed a repeat it
+        heard is stamped as it would have come on time."""
+        if self.answers is None:
+            return at
+        for repeat in self.repeats.values():
+            if member in repeat.owed and member in repeat.reached:
+                repeat.owed.discard(member)
+                on_time = repeat.reached[member][0] + self.answers[2]
+                at = on_time if at is None else min(at, on_time)
+        return at
+
+    def awaits(self, sender):
+        """Whether a badge near enough to sender's last repeat (a frame asking for an
+        answer) may still answer it: one that heard it, within ANSWER_WAIT_S; one that
+        did not yet, within LATE_WINDOW_S of the last copy (its window may be late)."""
+        with self.lock:
+            repeat = self.repeats.get(sender)
+            if repeat is None or not repeat.owed:
+                return False
+            now = time.monotonic()
+            for member in repeat.owed:
+                heard = repeat.reached.get(member)
+                if heard is not None and now - heard[1] <= ANSWER_WAIT_S:
+                    return True
+                if heard is None and now - repeat.last_s <= LATE_WINDOW_S:
+                    return True
+            return False
 
     def _hears(self, member, how):
         """Whether member's radio takes this frame: on its channel, at a rate its
@@ -367,6 +470,26 @@ class _Sent:
         self.channel = channel
         self.rate = rate
         self.sealed = bytes([sealed[0] & 1]) + sealed[1:]
+
+
+class _Repeat:
+    """The last frame a radio of this process sent, as copies go (a repeat: a command,
+    a healer's search or offer): which members of other processes it reached, with the
+    copy's stamp and when (monotonic s); the near ones that owe an answer to it."""
+
+    def __init__(self, sender, frame, how, owed):
+        self.sender = sender
+        self.frame = frame
+        self.how = how
+        self.copies = 0
+        self.last_stamp = 0
+        self.last_s = 0.0
+        self.reached = {}
+        self.owed = owed
+
+    def reach(self, member, stamp):
+        if member not in self.reached:
+            self.reached[member] = (stamp, time.monotonic())
 
 
 class StampedRadio(Radio):

@@ -148,6 +148,8 @@ class Field:
         self.station = Station(key, seed_of(secret, GM_NAME), radio_id(GM_NAME), air, saved,
                                treaters)
         self.station.on_heard = self.journal.heard
+        self.station.on_doubled = lambda who: self.journal.error(twice_text(
+            self.names.get(who.hex(), who.hex())))
         self.station.ask_all(self.now())   # who is there: the table fills at once
         self.lock = threading.Lock()   # the screen's thread and the stepping one
 
@@ -191,6 +193,12 @@ class Field:
             row["name"] = self.names.get(row["id"], row["id"])
         return rows
 
+    def twice(self):
+        """The names two badges (or more) answer to, each with what to do."""
+        with self.lock:
+            ids = self.station.twice()
+        return [twice_text(self.names.get(who.hex(), who.hex())) for who in ids]
+
     def radio(self):
         """What its radio is and how it fares: a dict, for the screen and --json."""
         if self.usb is not None:
@@ -208,6 +216,14 @@ class Field:
             self.hub.close()
         if self.journal is not None:
             self.journal.close()
+
+
+def twice_text(name):
+    """What the station says of two badges answering as one: what it is, what to do."""
+    return ("TWO BADGES answer as %s (one radio id, two counters: the station sees only "
+            "one of them): two badges flashed with that character, or a cran sim or cran "
+            "air playing it too. Give each badge a row of its own (cran flash --roster "
+            "ROSTER --port P --as NAME) or stop the other one" % name)
 
 
 def end_on_signals():

@@ -25,6 +25,9 @@ from host_tools.vhw.cpython import cryptolib
 
 GM_STEPS = radio.CHAIN_STEPS
 RADIO_SECRET = "radio_secret"   # in the game settings file, beside "game_key"
+TAG_BYTES = radio._TAG_BYTES
+TAGS_KEPT = 16        # a sender's last frames heard, told from a second badge's
+DOUBLED_AFTER = 2     # frames behind a sender's counter, never heard: two badges
 GM_NAME = "gm"                  # the game master's station, as a radio id is made from
 ROLE_NAMES = ("badge", "healer", "smith")   # a roster's roles (radio.ROLES' first three)
 
@@ -131,6 +134,14 @@ class Station:
         self.badges = {}     # badge id -> its last heartbeat, with "heard" and "rssi"
         self.sending = []    # [frame, until, next copy], for a radio that sends once
         self.on_heard = None
+        # Two badges answering as one (flashed from one row, or a cran sim of a row the
+        # crowd of `cran air` plays too): one radio id, two counters. The one behind
+        # sends frames the listener drops as no newer than the last taken, yet never
+        # heard (a repeat or a replay is a copy of a frame heard). id -> their count,
+        # and each id's last tags heard.
+        self.doubled = {}
+        self._tags = {}
+        self.on_doubled = None
         air.on()   # on USB power: it listens all the time
 
     # ---- what it keeps ----------------------------------------------------------
@@ -199,7 +210,15 @@ class Station:
             self.hear(got[0], got[1], now)
 
     def hear(self, frame, rssi, now):
+        dropped = self.listener.dropped
+        before = dropped.get("replay", 0) + dropped.get("again", 0)
         got = self.listener.open(frame)
+        if got is None and dropped.get("replay", 0) + dropped.get("again", 0) > before:
+            self._older(frame)
+        if got is not None:
+            tags = self._tags.setdefault(got[1], [])
+            tags.append(bytes(frame[-TAG_BYTES:]))
+            del tags[:-TAGS_KEPT]
         if got is None or got[0] != radio.HEARTBEAT:
             return
         row = read_heartbeat(got[3])
@@ -210,6 +229,21 @@ class Station:
         self.badges[got[1]] = row
         if self.on_heard is not None:
             self.on_heard(got[1], row, now)
+
+    def _older(self, frame):
+        """A genuine frame of a sender, no newer than its last one taken: a copy of one
+        heard (a repeat, a replay), or another badge's with the same radio id."""
+        sender = struct.unpack_from(radio._HEAD, frame, 0)[2]
+        if bytes(frame[-TAG_BYTES:]) in self._tags.get(sender, ()):
+            return
+        self.doubled[sender] = self.doubled.get(sender, 0) + 1
+        if self.doubled[sender] == DOUBLED_AFTER and self.on_doubled is not None:
+            self.on_doubled(sender)
+
+    def twice(self):
+        """The radio ids two badges answer to (DOUBLED_AFTER frames of one behind the
+        other's counter, never heard before)."""
+        return sorted(who for who, n in self.doubled.items() if n >= DOUBLED_AFTER)
 
     # ---- the table ------------------------------------------------------------------
 
@@ -224,9 +258,10 @@ class Station:
             return (order[row["etat"]], row["reste"] if row["reste"] is not None else 0)
 
         out = []
+        twice = set(self.twice())
         for badge, row in sorted(self.badges.items(), key=urgency):
             ago = (now - row["heard"]) // 1000
-            row = dict(row, id=badge.hex(), ago_s=ago)
+            row = dict(row, id=badge.hex(), ago_s=ago, twice=badge in twice)
             if row["jeu"] != "stop":   # K15: a stop freezes them; else they run on
                 if row["reste"] is not None:
                     row["reste"] = max(0, row["reste"] - ago)

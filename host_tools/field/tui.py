@@ -4,6 +4,7 @@
 import threading
 import time
 
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
@@ -11,6 +12,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from host_tools import CommandError
 from host_tools.field.gamemaster import REFRESH_S, TICK_S, command, new_character
+from host_tools.terminal import driver_class
 
 COLUMNS = ("badge", "etat", "reste", "effets", "armure", "jeu", "batterie", "vu", "signal")
 _SAYS = {"stop": "Stop the game on every badge in range",
@@ -99,7 +101,7 @@ class FieldApp(App):
                 Binding("q", "quit", "quit")]
 
     def __init__(self, field):
-        super().__init__()
+        super().__init__(driver_class=driver_class())   # on stdout
         self.field = field
         self.running = True
         self.stepper = threading.Thread(target=self._step, daemon=True)
@@ -131,7 +133,10 @@ class FieldApp(App):
             self.shown) else None
         table.clear()
         for row in rows:
-            table.add_row(*row_cells(row))
+            cells = row_cells(row)
+            if row.get("twice"):
+                cells = (Text(cells[0] + " TWICE", style="bold red"),) + cells[1:]
+            table.add_row(*cells)
         self.shown = rows
         ids = [row["id"] for row in rows]
         if under is not None and under["id"] in ids:
@@ -139,7 +144,7 @@ class FieldApp(App):
         dropped = self.field.station.listener.dropped
         bad = sum(n for why, n in dropped.items() if why != "again")
         radio = self.field.radio()
-        self.query_one("#status", Static).update(
+        status = Text(
             "%s: %d badge(s) heard; frames refused: %d%s\n%s\njournal %s (cran logs "
             "--file)%s"
             % (radio_text(radio), len(rows), bad,
@@ -147,6 +152,10 @@ class FieldApp(App):
                                    if i[0] != "again") if bad else "", glance(rows),
                radio["journal"],
                "".join("\n" + note for note in radio.get("notes", ())[-2:])))
+        for said in self.field.twice():   # in red: the game is wrong there
+            status.append("\n")
+            status.append(said, style="bold red")
+        self.query_one("#status", Static).update(status)
 
     def action_send(self, word):
         def done(yes):

@@ -60,5 +60,9 @@ def _on_field(field, at, settings, character, config):
     if "radio" not in config:
         raise CommandError("--field: %s has no radio: %s" % (character, how))
     env = fieldnet.member_env(field, at)
-    kept = os.path.join(gamekey.cran_home(), "sim", "radio-%s.json" % config["radio"].get("id"))
-    return env, roster.game_key_of(settings, character) or gamekey.own_key(), kept
+    key = roster.game_key_of(settings, character) or gamekey.own_key()
+    # Per game and character: a rehearsal's Ali and the game's are two badges (their
+    # radio ids are both made from "Ali"), each with its counter.
+    kept = os.path.join(gamekey.cran_home(), "sim", gamekey.key_id(key),
+                        "radio-%s.json" % config["radio"].get("id"))
+    return env, key, kept

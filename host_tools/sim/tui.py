@@ -19,6 +19,7 @@ from textual.widgets import Footer, Input, RichLog, Static
 from cran.core.words import KEYWORDS, TIMED_EFFECTS
 from host_tools.game.times import elapsed, time_left
 from host_tools.sim.session import ClockRefused, Session
+from host_tools.terminal import driver_class
 
 TICK_S = 0.05            # the clock moves the badge on 20 times a second
 _OFF_RGB = (40, 40, 40)  # an unlit LED: dark, but still a cell you can see
@@ -207,7 +208,7 @@ class SimApp(App):
 
     def __init__(self, driver, script=None, paused=False, bell=False, watch_terminal=False,
                  field=None, game_key=None):
-        super().__init__()
+        super().__init__(driver_class=driver_class())   # on stdout
         self.session = Session(driver, script, paused, on_frame=self._new_frame,
                                on_log=self._logged, on_step=self._stepped,
                                on_melody=self._melody, field=field, game_key=game_key)

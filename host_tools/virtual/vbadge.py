@@ -37,6 +37,7 @@ import tty
 
 from host_tools import MP_DIR, CommandError
 from host_tools.vhw import VHW_DIR
+from host_tools.virtual import registry
 from host_tools.virtual.runtimes import (
     HOW_TO_GET_CIRCUITPYTHON,
     find_circuitpython,
@@ -604,6 +605,10 @@ def check_image(exe, path, new, board_file, pass_fds=()):
 
 # ---- a badge served ------------------------------------------------------------------------
 
+# What a vbadge says of itself: where cran's commands find it besides its port.
+_FOUND = ("cran status --all, cran flash --all and cran logs --all find it (with the USB "
+          "badges)")
+
 class _Stop(BaseException):
     pass
 
@@ -655,13 +660,15 @@ def _serve(exe, board_file, board, image, romfs, buttons, link, baud):
         check_image(exe, image, new, board_file, pass_fds)
         badge = VBadge(exe, image, board_file, nvs_file, pass_fds, romfs_file,
                        Finger(board_file) if buttons else None, baud)
+        registered = None
         try:
             if link:
                 _link(badge.port, link)
+            registered = registry.register(badge.port, link, board)
             print(badge.port, flush=True)
-            print("cran vbadge: %s badge on %s, flash %s (mpremote connect %s); Ctrl-C "
+            print("cran vbadge: %s badge on %s, flash %s (mpremote connect %s); %s; Ctrl-C "
                   "stops it" % (board, badge.port, "temporary" if temporary else image,
-                                link or badge.port), file=sys.stderr, flush=True)
+                                link or badge.port, _FOUND), file=sys.stderr, flush=True)
             if badge.finger is not None:   # said, or a person does not know to type
                 known = [k for k, g in GESTURES.items() if g[0] in badge.finger.buttons]
                 print("cran vbadge: its buttons here: a key then Enter, %s (a short press, "
@@ -669,6 +676,8 @@ def _serve(exe, board_file, board, image, romfs, buttons, link, baud):
                       flush=True)
             badge.serve()
         finally:
+            if registered:
+                registry.unregister(registered)
             badge.close()
             if link:
                 _unlink(link)
@@ -714,9 +723,10 @@ def serve_circuitpython(board_file, board, drive=None, link=None):
         if link:
             _link(badge.port, link)
             stack.callback(_unlink, link)
+        stack.callback(registry.unregister, registry.register(badge.port, link, board))
         print(badge.port, flush=True)
-        print("cran vbadge: %s badge (CircuitPython) on %s, drive %s; Ctrl-C stops it"
-              % (board, link or badge.port, where or "temporary"),
+        print("cran vbadge: %s badge (CircuitPython) on %s, drive %s; %s; Ctrl-C stops it"
+              % (board, link or badge.port, where or "temporary", _FOUND),
               file=sys.stderr, flush=True)
         try:
             badge.serve()
