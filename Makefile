@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STUBS := .stubs
 STAMP := $(VENV)/.installed
 
-.PHONY: all sim test lint bench chip soak install clean
+.PHONY: all sim test lint bench chip soak install browser clean
 
 all: test
 
@@ -42,13 +42,27 @@ lint: $(STAMP) $(STUBS)/.installed
 	cd firmware && ../$(BIN)/mypy --config-file ../pyproject.toml --explicit-package-bases \
 	    --follow-imports=silent cran/hal_cp code.py
 
-test: lint
+# The browser tests' own (tests/test_web.py): Debian's Chromium, never a browser downloaded
+# by a test tool, and npm for `cran web`'s WebAssembly port. As root (CI, a fresh machine)
+# apt-get installs what is missing; otherwise the tests say why they skip.
+browser:
+	@missing=""; [ -x /usr/bin/chromium ] || missing="chromium chromium-driver"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	if [ -z "$$missing" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing $$missing (apt-get), for tests/test_web.py"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	        $$missing) >/dev/null || echo "apt-get could not install $$missing: the browser tests will skip"; \
+	else echo "$$missing: not installed, and not root to install them: the browser tests will skip"; fi
+
+test: lint browser
 	$(BIN)/python -m pytest -n auto
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/mpy_size.py
 	$(BIN)/python bench/deploy.py
+	$(BIN)/python bench/web.py
 
 # The badge on the real chip's own image: the stock MicroPython ESP32 image in QEMU
 # (../shared/tools/qemu-esp32), started by its main.py, the fight at its console; the

@@ -95,13 +95,16 @@ def _verdict(ok):
     return "within" if ok else "OVER"
 
 
+HEADING = "## On the real chip's own image (`make chip`)"
+
+
 def render(chip, model=None):
     """docs/PERFORMANCE.md's lines of the real image's figures (chip: what main()
     returns), beside the model's after boot (model: {board: {"boot_radio": bytes,
     "boot": bytes}} of make bench, where it has them)."""
     model = model or {}
     lines = [
-        "## On the real chip's own image (`make chip`)", "",
+        HEADING, "",
         "The stock MicroPython image (`%s`) boots in QEMU's ESP32 machine (the emulator "
         "and its limits: ../shared/tools/qemu-esp32/README.md), the badge's files on its "
         "flash as `cran flash` writes them, started by its own `main.py`; the bench's "
@@ -117,7 +120,8 @@ def render(chip, model=None):
         "would take the IDF's largest free block, Wi-Fi's room)." % (
             chip["image"], _base(chip) / 1024, chip["budget_kb"], _capacity(chip) / 1024),
         "",
-        "| board | radio | after boot (target %d KB with the radio) | the model's after boot | "
+        "| board | radio | after boot (target %d KB with the radio) | the model's after boot "
+        "(its names' next pool charged where the bench charges it) | "
         "the fight's peak | after the quiet minute | IDF free at its lowest (target %d KB "
         "with the radio) | lives in %d KB |" % (TARGET_BOOT_KB, TARGET_IDF_KB,
                                                chip["budget_kb"]),
@@ -225,5 +229,46 @@ def count_start(qemu_dir, board, builds, results):
     return start
 
 
+def write(measured, path=None):
+    """The real image's figures into docs/PERFORMANCE.md: its section (bench/report.py's
+    chip_section, beside the model's figures of the last `make bench`) and the figures'
+    JSON at its end, the boards not measured this time kept as they were."""
+    import report
+    path = path or report_path()
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    figures = report.read_figures(path) or {}
+    kept = [r for r in (figures.get("chip") or {}).get("runs", [])
+            if (r["board"], r["radio"]) not in
+            [(n["board"], n["radio"]) for n in measured["runs"]]]
+    measured = dict(measured, runs=sorted(kept + measured["runs"],
+                                          key=lambda r: (r["board"], not r["radio"])))
+    if not measured.get("start"):
+        measured["start"] = (figures.get("chip") or {}).get("start")
+    figures["chip"] = measured
+    section = "\n".join(report.chip_section(figures)).lstrip("\n")
+    at = text.find(HEADING)
+    if at < 0:   # first time: before the method
+        at = end = text.index("\n## Method") + 1
+    else:
+        end = (text.find("\n## ", at + 1) + 1) or len(text)
+    text = text[:at] + section + "\n\n" + text[end:]
+    mark = text.rfind(report.MARK)
+    if mark >= 0:
+        close = text.index(" -->", mark)
+        text = text[:mark] + report.MARK + json.dumps(figures, sort_keys=True) + text[close:]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("written: %s" % os.path.relpath(path, REPO))
+
+
+def report_path():
+    return os.path.join(REPO, "docs", "PERFORMANCE.md")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    got = main(sys.argv[1:])
+    if got is not None:
+        print()
+        print("\n".join(render(got)))
+        write(got)

@@ -255,19 +255,40 @@ def _agreement(boards):
         "What the image was asked is in the figures as it answered: its boot, its frozen "
         "modules and ESP-NOW's objects (\"What a chip's heap holds\"), its names and its "
         "pools of names (\"Names\": the badges' headroom found so with the radio, "
-        "%d-%d names, against the 116-226 the issue \"Measured on the real chip's own "
-        "image\" gives). A whole badge's heap on the image itself is not measured "
-        "here: its start on the emulated flash takes minutes "
-        "(`../shared/tools/qemu-esp32/README.md`). Where the model and a chip differ, "
-        "and by how much: the virtual parts' few objects a little bigger than the chip's "
-        "(0.1-0.2 KB more here); the runner's asyncio queue and select in Python "
-        "(their garbage netted out of the garbage figures, not of the GC counts); "
-        "MicroPython's GC reads every word of a stack as a pointer, so a stale one keeps "
-        "a let-go module alive now and then, on a chip as here but not the same words: "
-        "two boards alike (the DevKitC and the C3 SuperMini) differ by up to 1.3 KB after "
-        "boot for that alone; and the unix port's files are not LittleFS (an open file "
-        "there holds a ~0.2 KB buffer while a save writes it, transient)." % (
-            left[0], left[-1])]
+        "%d-%d names). The whole badge on the image itself, started by its main.py, is "
+        "measured by `make chip` (\"On the real chip's own image\", below, its figures "
+        "beside the model's). Where the model and a chip differ, and by how much: the "
+        "model charges the next pool of names where fewer than %d names are left before "
+        "it, a chip takes it only when it fills its last one; the virtual parts' few "
+        "objects a little bigger than the chip's (0.1-0.2 KB more here); the runner's "
+        "asyncio queue and select in Python (their garbage netted out of the garbage "
+        "figures, not of the GC counts); MicroPython's GC reads every word of a stack as "
+        "a pointer, so a stale one keeps a let-go module alive now and then, on a chip as "
+        "here but not the same words: two boards alike (the DevKitC and the C3 SuperMini) "
+        "differ by up to 1.3 KB after boot for that alone; and the unix port's files are "
+        "not LittleFS (an open file there holds a ~0.2 KB buffer while a save writes it, "
+        "transient)." % (left[0], left[-1], NAMES_HEADROOM)]
+
+
+def chip_section(figures):
+    """The real image's figures (`make chip`, bench/chip.py), beside the model's after
+    boot: the lines of their section, or a line saying how to measure them."""
+    import chip  # bench/chip.py: the emulator's side, only its table here
+    measured = figures.get("chip")
+    if not measured:
+        return ["", chip.HEADING, "", "Not measured yet: `make chip` (the stock image in "
+                "QEMU, ../shared/tools/qemu-esp32) measures them and writes them here."]
+    radio_days = figures.get("radio", {}).get("radio_days", {})
+    model = {b: {"boot": f.get("after_boot"),
+                 "boot_radio": radio_days.get(b, {}).get("after_boot")}
+             for b, f in figures.get("boards", {}).items()}
+    return [""] + chip.render(measured, model)
+
+
+def web_section(figures):
+    """The page's figures (`cran web`, bench/web.py): its section's lines."""
+    import web  # bench/web.py
+    return [""] + web.section(figures.get("web"))
 
 
 def render(figures, previous):
@@ -492,6 +513,10 @@ def render(figures, previous):
     out += _chip_own()
     out += _names(boards)
     out += _agreement(boards)
+    figures.setdefault("chip", (previous or {}).get("chip"))
+    out += chip_section(figures)
+    figures.setdefault("web", (previous or {}).get("web"))
+    out += web_section(figures)
     runner = max(b["runner_kb"] for b in boards.values())
     runner_wake = max(b["runner_wake"] for b in boards.values())
     out += [

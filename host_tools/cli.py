@@ -15,6 +15,7 @@ COMMANDS = (
     ("config", "host_tools.commands.config"),
     ("logs", "host_tools.commands.logs"),
     ("card", "host_tools.commands.card"),
+    ("web", "host_tools.commands.web"),
     ("flash", "host_tools.commands.flash"),
     ("status", "host_tools.commands.status"),
     ("check", "host_tools.commands.check"),

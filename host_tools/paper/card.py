@@ -6,6 +6,7 @@
 # (tests/test_card.py).
 import json
 import os
+import re
 from xml.sax.saxutils import escape
 
 from cran import cues, ledviews, menu, menutree, menuwords, texts, tunes
@@ -89,6 +90,8 @@ class Card:
         self.menu = []                  # (title, entries) of the menu's pages
         self.only_coup = False          # a page entry marked * (Coup only)
         self.examples = []              # (action words, presses)
+        self.link = None                # the wearer's page (cran web): a third side
+        self.wearer = ""                # ... and whose it is
 
 
 def read_board(board_id):
@@ -99,14 +102,16 @@ def read_board(board_id):
         return json.load(f)
 
 
-def build(board, screen=None):
+def build(board, screen=None, link=None, wearer=""):
     """The card of a board file (a dict): screen None, the board's display when it
-    has one; False, an optional one left off."""
+    has one; False, an optional one left off. link: the wearer's page (`cran web`'s
+    site, host_tools.web.link), drawn as a QR code on a third side; wearer: their name."""
     if board["display"] is None:
         screen = False
     elif screen is None:
         screen = True
     card = Card(board, screen)
+    card.link, card.wearer = link, wearer
     for text, actions, when in SITUATIONS:
         card.states.append(_situation(card, text, actions, when))
     for word, character, actions, text in ANSWERS:
@@ -568,14 +573,63 @@ def _draw_snapshot(page, card, frame, x, y):
               size, size)
 
 
-def svg(card, sides=("front", "back")):
-    """The card drawn: the sides asked, side by side, a dashed fold between."""
+def _web(card, x0):
+    """The third side: the wearer's own badge in a browser (`cran web`), as a QR code of
+    its address, the character in it; and the address written out."""
+    import segno
+    page = _Page(x0)
+    page.y += 40
+    page.text(MARGIN, page.y, "Mon badge en ligne", 46, True)
+    page.y += 12
+    page.note("Scannez : votre badge%s, dans votre navigateur, avec des leçons pour "
+              "apprendre avant le jeu. Rien n'est installé, rien n'est envoyé." % (
+                  " et votre personnage (%s)" % card.wearer if card.wearer else ""),
+              TEXT, INK)
+    matrix = segno.make(card.link, error="m").matrix
+    size = len(matrix)
+    cell = (SIDE_W - 2 * MARGIN - 160) // (size + 8)   # four modules of quiet zone
+    left = (SIDE_W - cell * size) / 2
+    top = page.y + 40 + 4 * cell
+    for r, row in enumerate(matrix):
+        c = 0
+        while c < size:   # a run of dark modules, one rectangle
+            if row[c] & 1:
+                end = c
+                while end < size and row[end] & 1:
+                    end += 1
+                page.rect(left + c * cell, top + r * cell, (end - c) * cell, cell, INK)
+                c = end
+            else:
+                c += 1
+    page.y = top + size * cell + 4 * cell
+    line = ""
+    for part in re.split(r"(?=[#&])", card.link):   # cut where the address has a seam
+        if line and text_width(line + part, SMALL) > SIDE_W - 2 * MARGIN:
+            page.y += SMALL + 6
+            page.text(MARGIN, page.y, fit(line, SMALL, SIDE_W - 2 * MARGIN), SMALL, fill=GREY)
+            line = ""
+        line += part
+    page.y += SMALL + 6
+    page.text(MARGIN, page.y, fit(line, SMALL, SIDE_W - 2 * MARGIN), SMALL, fill=GREY)
+    return page
+
+
+def sides_of(card):
+    """The card's sides: front, back, and the wearer's page when it has one."""
+    return ("front", "back") + (("web",) if card.link else ())
+
+
+def svg(card, sides=None):
+    """The card drawn: the sides asked (all, by default), side by side, a dashed fold
+    between."""
+    sides = sides or sides_of(card)
     width = SIDE_W * len(sides)
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 '
            '%d %d" font-family="%s">' % (width, SIDE_H, width, SIDE_H, picture.FONT),
            '<rect width="100%" height="100%" fill="#fff"/>']
+    draw = {"front": _front, "back": _back, "web": _web}
     for i, side in enumerate(sides):
-        page = (_front if side == "front" else _back)(card, i * SIDE_W)
+        page = draw[side](card, i * SIDE_W)
         if page.y > SIDE_H - MARGIN + 10:
             raise ValueError("the card's %s runs into its bottom margin (%d)" % (side, page.y))
         out += page.out
@@ -592,9 +646,9 @@ _ZOOM = DPI / 254.0     # tenths of a millimetre to dots
 
 
 def write(card, out):
-    """The card to out: a .png of its two sides side by side, or a .pdf of two A6 pages."""
+    """The card to out: a .png of its sides side by side, or a .pdf of an A6 page a side."""
     if out.lower().endswith(".png"):
         picture.write(out, picture.png(svg(card), _ZOOM))
     else:
-        pages = [picture.png(svg(card, (side,)), _ZOOM) for side in ("front", "back")]
+        pages = [picture.png(svg(card, (side,)), _ZOOM) for side in sides_of(card)]
         picture.write(out, picture.pdf(pages, (SIDE_W / 10.0, SIDE_H / 10.0)))
