@@ -41,12 +41,13 @@ def times():
     tokens = [chain.take()[1] for _ in range(201)]
     anchor = radio.chain_step(tokens[0])   # token 0, which badges hold
     out = {}
-    stops = [radio.seal(keys, GM_ID, radio.GM, i, radio.STOP, b"", (i + 1, tokens[i]))
+    made = 1767225600   # when the station made them (its clock, sealed in the frame)
+    stops = [radio.seal(keys, GM_ID, radio.GM, i, radio.STOP, b"", (i + 1, tokens[i], made))
              for i in range(201)]
     beats = [radio.seal(keys, BADGE_ID, radio.BADGE, i, radio.HEARTBEAT,
                         bytes(HEARTBEAT_BYTES)) for i in range(201)]
     timed("seal_stop_us", lambda: radio.seal(keys, GM_ID, radio.GM, 0, radio.STOP, b"",
-                                             (1, tokens[0])), 200, out)
+                                             (1, tokens[0], made)), 200, out)
     timed("seal_heartbeat_us", lambda: radio.seal(keys, BADGE_ID, radio.BADGE, 0,
                                                   radio.HEARTBEAT, bytes(HEARTBEAT_BYTES)),
           200, out)
@@ -103,7 +104,7 @@ def heap():
         ear.seen[bytes([n, 0, 0, 0, 0, 1])] = n
     counter = radio.Counter(0, lambda mark: None)
     counter.take()
-    frame = radio.seal(keys, GM_ID, radio.GM, 0, radio.STOP, b"", (1, bytes(16)))
+    frame = radio.seal(keys, GM_ID, radio.GM, 0, radio.STOP, b"", (1, bytes(16), 0))
     ear.open(frame)
     # The badge's side, its first window opened (no heartbeat: no cryptolib here).
     wire = link.Link(_Air(), keys, ear, counter, BADGE_ID)

@@ -528,6 +528,12 @@ def test_a_config_that_is_not_utf8_or_out_of_range_says_why(micropython, tmp_pat
         (b'{"board": "atom-lite", "character": {"coma_ms": 536870912}}',
          "character.coma_ms: expected a duration above 0 and under 149 hours, got "
          "536870912 ms"),
+        # Issue 34: a 100,000-character name was a MemoryError out of the start on a
+        # badge: the file's size is checked before it is read, then a name's.
+        (b'{"board": "atom-lite", "character": {"name": "' + b"N" * 100000 + b'"}}',
+         "config.json: 100049 bytes, at most 8192 (cran config writes it)"),
+        (b'{"board": "atom-lite", "character": {"name": "' + b"N" * 65 + b'"}}',
+         "character.name: a name of 65 characters: at most 64"),
     ]
     for config, message in cases:
         (tmp_path / "config.json").write_bytes(config)
@@ -541,6 +547,68 @@ def test_a_config_that_is_not_utf8_or_out_of_range_says_why(micropython, tmp_pat
         assert lines[2].startswith("error: the badge could not start: ") and message in lines[2]
         # The error cue still finds the LEDs: the one board file there is.
         assert json.loads(lines[-1])["strips"] == {"27": [[60, 0, 0]]}
+
+
+_FAULT_KINDS = ("MemoryError", "AttributeError", "KeyError", "IndexError", "TypeError",
+                "RuntimeError", "OSError", "ValueError", "ZeroDivisionError", "ImportError",
+                "NotImplementedError", "AssertionError")
+# Where the start can fail (tests/mp/start_faults.py): main.py's check of the firmware,
+# cran.run's import, the names, the config, the state's restore, the app's making, its
+# first step, the can't-start path itself, and the journal entry before a reset.
+_START_PHASES = ("manifest", "import", "names", "config", "restore", "app", "run", "fail",
+                 "log")
+
+
+@pytest.mark.parametrize("phase", _START_PHASES)
+def test_no_exception_at_any_phase_of_the_start_leaves_the_repl(micropython, tmp_path,
+                                                                phase):
+    # Issue 34: a MemoryError in the config's load (a 100,000-character name) got out of
+    # cran.run.main, which caught ValueError and OSError alone; main.py ended, and
+    # `open('/game.key')` at the REPL printed the key. Any kind, at any phase: the
+    # locked console of a badge that can't start, a reset, or, where even its
+    # can't-start path fails, the REPL cran flash mends it through, the key gone first.
+    from host_tools.virtual.runtimes import board_file_text
+    roots = []
+    for kind in _FAULT_KINDS:
+        root = tmp_path / phase / kind
+        (root / "boards").mkdir(parents=True)
+        (root / "main.py").write_text(open(os.path.join(FIRMWARE_DIR, "main.py")).read())
+        os.symlink(os.path.join(FIRMWARE_DIR, "cran"), root / "cran")
+        (root / "config.json").write_text('{"board": "atom-lite"}')
+        (root / "boards" / "atom-lite.json").write_text(board_file_text("atom-lite"))
+        (root / "game.key").write_bytes(bytes(range(32)))
+        if phase == "manifest":   # one there to check
+            (root / "firmware.json").write_text('{"files": {"/cran/run.py": "0"}}')
+        roots.append(str(root))
+    typed = tmp_path / "typed"
+    typed.write_text("status\ncoup\n")
+    out = subprocess.run([micropython, os.path.join(MP, "start_faults.py"),
+                          *sys_path("micropython"), os.path.join(BOARDS_DIR, "atom-lite.json"),
+                          str(typed), phase, *roots], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    ends = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [e["kind"] for e in ends] == list(_FAULT_KINDS)
+    for e in ends:
+        if phase == "fail":   # nothing can say why: its REPL, for cran flash, keyless
+            assert (e["end"], e["key"]) == ("repl", False), e
+        elif phase in ("run", "log"):   # the app ran: it comes back as saved
+            assert (e["end"], e["key"]) == ("reset", True), e
+        elif phase in ("manifest", "import"):   # main.py's own: the locked console
+            assert (e["end"], e["key"]) == ("console", True), e
+            assert "injected" in e["journal"][-1], e
+        else:
+            # The start failed: said, journalled, and the locked console answers what is
+            # typed (a player's `coup` refused), waiting for more as a chip's does.
+            assert (e["end"], e["key"]) == ("console", True), e
+            why = e["said"][0]
+            assert why.startswith("cran: cannot start: ") and "injected" in why, e
+            assert e["kind"] in why or e["kind"] in ("OSError", "ValueError"), e
+            assert json.loads(e["said"][1])["error"] == why[len("cran: cannot start: "):]
+            assert e["said"][2].startswith("error: the badge could not start: "), e
+            assert e["journal"] == ["cannot start: " + why[len("cran: cannot start: "):]]
+        if phase == "run":
+            assert e["journal"] == ["the app ended: %s('injected',)" % e["kind"]], e
 
 
 def test_main_py_locks_ctrl_c_and_starts_the_watchdog_before_any_firmware():
@@ -617,3 +685,15 @@ def test_the_console_on_stdin_answers_one_line_each_and_the_state_is_saved(micro
     assert lines[0] == "error: the badge failed on this line: ZeroDivisionError('a bug',)"
     assert json.loads(lines[1])["etat"] == "blesse"
     assert json.loads(lines[-1])["error"] == "console 'boom': ZeroDivisionError('a bug',)"
+
+
+def test_a_freeze_and_a_watchdog_reset_gain_no_time(app_checks):
+    # Issue 34: an agonisant badge frozen until its watchdog reset it came back 37 s
+    # healthier. Now the time it could not see counts: by its RTC, or at worst.
+    r = app_checks("a_freeze_and_a_watchdog_reset_gain_no_time")
+    for rtc, seen in r.items():
+        assert seen["cause"] == 3 and seen["passed"] >= 45000, (rtc, seen)
+        assert seen["after"] <= seen["before"] - seen["passed"], (rtc, seen)
+    assert r["set"]["clock"] and not r["never set"]["clock"]
+    # Not much less either: a checkpoint's pessimism (10 s), and at worst a minute.
+    assert r["set"]["after"] >= r["set"]["before"] - r["set"]["passed"] - 12000

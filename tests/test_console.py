@@ -38,7 +38,7 @@ def _app(tmp_path, key):
     boot(badge, START)
     return types.SimpleNamespace(badge=badge, root=str(tmp_path), safe=False,
                                  resets_for_safe=0, locks=key is not None, key=key,
-                                 key_problem=None, lock=None, console=None)
+                                 key_problem=None, lock=None, console=None, link=None)
 
 
 def test_the_lock_is_loaded_by_the_first_line_that_needs_it(tmp_path, monkeypatch):

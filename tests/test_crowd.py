@@ -145,11 +145,12 @@ def test_a_crowd_whose_thread_is_held_up_hears_what_its_badges_would_have_heard(
     try:
         crowd.start()
         _wait(lambda: all(m.badge.link.counter.mark for m in crowd.members))   # all going
+        made = int(time.time())   # the station's clock, the crowd badges' too
         stop = radio.seal(radio.Keys(key, cryptolib.aes), radio_id(GM_NAME), radio.GM, 1,
-                          radio.STOP, b"", (1, chain_token(gm_seed, 1)))
+                          radio.STOP, b"", (1, chain_token(gm_seed, 1), made))
         # ... and another game's stop beside it, which every badge drops.
         other = radio.seal(radio.Keys(bytes(32), cryptolib.aes), radio_id(GM_NAME),
-                           radio.GM, 1, radio.STOP, b"", (1, chain_token(gm_seed, 1)))
+                           radio.GM, 1, radio.STOP, b"", (1, chain_token(gm_seed, 1), made))
         before = crowd.status()
         with crowd.lock:   # the thread held up from here
             first = crowd.now()

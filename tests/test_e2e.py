@@ -399,8 +399,10 @@ def test_a_badge_with_a_romfs_partition_gets_its_firmware_there_run_in_place(tmp
         badgeport.run(link, "os.mkdir('/cran')\nf = open('/cran/menu.mpy', 'wb')\n"
                             "f.write(b'old')\nf.close()")
         badgeport.reset(link)
+        # Its firmware can't be imported: the REPL, for the flash to mend it, but its key
+        # gone first (main.py): the flash writes it again.
         out = _flash("--roster", roster)
-        assert "0 file(s) copied" in out and "firmware in ROMFS, 1 removed" in out
+        assert "1 file(s) copied" in out and "firmware in ROMFS, 1 removed" in out
         # The partition's first block erased (a write cut short): the next flash sees
         # the image differ, writes it again, and the hit before is still there.
         link = badgeport.connect(port, ())
@@ -563,6 +565,55 @@ def test_ctrl_c_mid_flash_says_what_is_left_and_the_same_command_finishes_it(tmp
         assert copied and int(copied.group(1)) > 0 and "pleine-forme" in out, out
         r = run_cran("status", "--port", port)
         assert r.returncode == 0 and "pleine-forme" in r.stdout, r.stdout + r.stderr
+
+
+def _key_at_the_repl(port):
+    """What someone at the cable gets of the game key with the real mpremote (no key,
+    no cran): every file whose name says key, read at the REPL -> (whether a REPL
+    answered, what was read)."""
+    import subprocess
+    import sys
+    code = ("import os\nfor n in os.listdir('/'):\n if 'key' in n:\n"
+            "  print(n, open('/' + n, 'rb').read())\nprint('listed')")
+    mpremote = os.path.join(os.path.dirname(sys.executable), "mpremote")
+    try:
+        proc = subprocess.run([mpremote, "connect", port, "exec", code],
+                              capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:   # it waits for a raw REPL that never comes
+        return False, ""
+    return "listed" in proc.stdout, proc.stdout.replace("listed", "").strip()
+
+
+def test_a_flash_killed_at_any_point_leaves_no_repl_with_the_key(tmp_path):
+    # Issue 34: kill -9 during cran flash left 3 badges of 10 at an open REPL with the
+    # key: main.py set aside for the flash, the key still there. A badge at a UART's
+    # pace (a flash takes ~15 s), its flash killed once its bar has moved: a new badge,
+    # then one flashed before (its key there); the same command then mends it.
+    import signal
+
+    from conftest import Terminal
+    with vbadge.running(tmp_path / "badge.img", baud=115200) as badge:
+        port = badge.port
+        roster = _roster(tmp_path, port)
+        for case in ("new badge", "flashed before"):
+            if case == "flashed before":   # its modules gone: the next flash is long
+                link = badgeport.connect(port, ())
+                badgeport.run(link, "import os\nfor e in os.ilistdir('/cran'):\n"
+                                    " if e[1] & 0x8000:\n  os.remove('/cran/' + e[0])")
+                badgeport.close(link)
+            term = Terminal("flash", "--roster", roster)
+            deadline = time.monotonic() + 120
+            while not re.search(r"\b([2-7][0-9])%", term.text()):
+                assert time.monotonic() < deadline, term.text()[-2000:]
+                term._read(0.2)
+            os.killpg(term.proc.pid, signal.SIGKILL)
+            term.proc.wait()
+            answered, read = _key_at_the_repl(port)
+            assert answered and read == "", (case, read)   # its REPL, no key in it
+            out = _flash("--roster", roster)   # the same command mends it
+            assert re.search(r": repaired, \d+ file\(s\) copied", out), out
+            answered, read = _key_at_the_repl(port)
+            assert not answered and read == "", (case, read)   # its firmware, locked
 
 
 def test_a_newcomer_s_first_hour_one_game_kept_apart_and_no_port_waited_on(

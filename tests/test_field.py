@@ -59,8 +59,9 @@ def test_a_forged_stop_from_a_badge_with_the_game_key_stops_nobody():
     rogue = field.air.radio(10, 10)
     rogue.on()
     keys = radio.Keys(GAME_KEY, cryptolib.aes)
-    proofs = [(1, b"\x00" * 16), (1, chain_token(b"guess" * 4, 1)),
-              (2, gm_anchor(GM_SEED)), None]
+    made = field.clock()   # fresh: only the token is wrong
+    proofs = [(1, b"\x00" * 16, made), (1, chain_token(b"guess" * 4, 1), made),
+              (2, gm_anchor(GM_SEED), made), None]
     counter = 100
     for sender, role in ((STATION_ID, radio.GM), (b"\x66" * 6, radio.GM),
                          (b"\x66" * 6, radio.BADGE)):
@@ -221,8 +222,8 @@ link = Link(air, keys, radio.Listener(keys, {}), radio.Counter(0, lambda m: None
 state = new_state(Character(armor=1), Settings())
 link.tick(0, state)
 print(json.dumps({"sent": air.sent, "token": to_hex(link.chain.take()[1]),
-                  "mass": command(radio.MASS, b"peur", b"").text(),
-                  "bad": command(radio.MASS, b"\\xff", b""), "wake": link.next_wake_ms(0)}))
+                  "mass": command(radio.MASS, b"peur").text(),
+                  "bad": command(radio.MASS, b"\\xff"), "wake": link.next_wake_ms(0)}))
 """
 
 
@@ -240,9 +241,10 @@ def test_the_link_runs_in_micropython(micropython):
     assert got["wake"] == WINDOW_MS
     # Its heartbeat, made in MicroPython, read by the station's code in CPython.
     keys = radio.Keys(GAME_KEY, cryptolib.aes)
-    (frame,) = got["sent"]
+    frame, ask = got["sent"]   # its state, then the time asked (its clock unknown)
     kind, sender, role, payload = radio.Listener(keys, {}).open(bytes.fromhex(frame))
     assert (kind, sender, role) == (radio.HEARTBEAT, b"\xb0" * 6, radio.BADGE)
+    assert bytes.fromhex(ask)[16] == radio.ASK_TIME
     assert read_heartbeat(payload)["etat"] == "pleine-forme"
 
 
@@ -284,15 +286,18 @@ def test_the_stations_command_words_are_checked():
     # A new character: only the fields given, as JSON after the badge's id.
     assert command("reset:%s name='Aude de Vaux' armure=metal casque=oui" % ("ab" * 6)) == (
         radio.RESET, b"\xab" * 6 + b'{"name":"Aude de Vaux","armor":2,"helmet":true}')
-    long_name = "reset:%s name=%s" % ("ab" * 6, "x" * 190)
+    long_name = "reset:%s name=%s" % ("ab" * 6, "\u00e9" * 64)   # (\u00e9 in the frame)
     for word, says in (("stp", "stp: not a command (stop, reprise"),
                        ("masse:peurr", "masse:peurr: not a keyword"),
                        ("reset:abc", "reset:abc: reset:ID, ID a badge's radio id"),
                        ("reset:%s armr=metal helmet=peut" % ("ab" * 6),
                         "reset:%s armr=metal helmet=peut: unknown character field 'armr'; "
                         "did you mean 'armor'?; helmet: expected yes/no" % ("ab" * 6)),
-                       (long_name, "reset:%s: the character takes 201 bytes, a radio "
-                        "frame has room for 197: a shorter name" % ("ab" * 6))):
+                       (long_name, "reset:%s: the character takes 395 bytes, a radio "
+                        "frame has room for 193: a shorter name" % ("ab" * 6)),
+                       ("reset:%s name=%s" % ("ab" * 6, "x" * 190),
+                        "reset:%s name=%s: name: a name of 190 characters: at most 64"
+                        % ("ab" * 6, "x" * 190))):
         with pytest.raises(CommandError) as caught:
             command(word)
         assert str(caught.value).startswith(says), str(caught.value)
@@ -336,3 +341,35 @@ def test_two_badges_answering_as_one_are_flagged_by_the_station(loss):
     rows = field.station.rows(field.now)
     assert [r["id"] for r in rows if r["twice"]] == [field.badges[2].me.hex()]
     assert len(rows) == 6
+
+
+def test_the_station_says_its_clock_and_answers_a_badge_that_asks_for_it():
+    # Its clock goes out as it starts and every 10 minutes (a badge's drifts), never over
+    # a repeat going on; a badge that asks (its clock unknown after a power cut) is named
+    # in the next answer with its question's counter, which alone tells it the answer
+    # was made after it asked (cran.radio.orders).
+    from host_tools.field.station import CLOCK_EVERY_MS
+    field = Field(count=2, seed=5)
+    said = []
+    command = field.station.command
+
+    def counted(kind, payload=b"", now=0):
+        said.append((kind, bytes(payload), now))
+        return command(kind, payload, now)
+    field.station.command = counted
+    asker = field.badges[0]
+    asker.link.ask_time = True
+    asks = []
+    send = asker.radio.send
+    asker.radio.send = lambda peer, frame: (
+        asks.append(int.from_bytes(frame[12:16], "big")) if frame[16] == radio.ASK_TIME
+        else None, send(peer, frame))
+    field.run(PERIOD_MS * 2 + 500)
+    assert said[0] == (radio.CLOCK, b"", 1)   # as it starts
+    answer = [(kind, payload) for kind, payload, _ in said[1:]]
+    assert answer and answer[0][0] == radio.CLOCK and answer[0][1][:6] == asker.me
+    assert asker.link.ask_time is False and field.badges[1].link.ask_time is False
+    counter = int.from_bytes(answer[0][1][6:10], "big")
+    assert len(asks) == 1 and counter == asks[0] and asker.link.time_asked is None
+    field.run(CLOCK_EVERY_MS)
+    assert [(kind, payload) for kind, payload, _ in said[2:]] == [(radio.CLOCK, b"")]

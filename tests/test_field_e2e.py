@@ -122,7 +122,8 @@ def _forge(template, name, frames, key=None):
     """frames [(sender, role, kind, payload)] forged under the game key (or key) with a
     token of no chain, sent in turn over a period and more, as the station sends."""
     keys = radio.Keys(key or bytes.fromhex(template["game_key"]), cryptolib.aes)
-    forged = [radio.seal(keys, sender, role, 1 << 20, kind, payload, (50, b"\x00" * 16))
+    forged = [radio.seal(keys, sender, role, 1 << 20, kind, payload,
+                         (50, b"\x00" * 16, int(time.time())))
               for sender, role, kind, payload in frames]
     rogue = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     hub = ("127.0.0.1", fieldnet.hub_port(name))
@@ -306,7 +307,7 @@ def _forgeries_stop_and_heal_nobody(template, name, air, patient_port, healer,
 def _offers_shown(port):
     journal = run_cran("console", "--port", port, "journal").stdout
     return [(e["radio"], e["value"]) for e in map(json.loads, journal.splitlines())
-            if "radio" in e]
+            if e.get("radio") in ("offer", "offered")]
 
 
 def _the_nearest_is_healed_once_pressed(healer, crowd, air, patient, patient_name,

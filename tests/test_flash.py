@@ -489,3 +489,45 @@ def test_a_copied_renamed_or_re_exported_roster_gives_no_name_nor_character_twic
     kept[os.path.realpath(str(copy))] = {"b04": "aa04"}
     ledger.write_text(json.dumps(kept))
     assert free(copy, "g1")[0] == ["b03"]
+
+
+def test_radio_json_is_written_again_checked_its_tokens_checked_against_their_chains():
+    # Issue 34: radio.json had no check and cran flash never wrote it: one flipped bit
+    # raised a token's index for good or gave the anchor back, silently. Now it carries
+    # a CRC-32 (cran.storage.check_line) and the flash writes it again, keeping a token
+    # only if it steps back to its authority's anchor in the config it writes.
+    from cran import radio
+    from cran.radio.start import read_checked
+    from cran.storage import check_line
+    from host_tools.device.flash import radio_kept
+    from host_tools.field.station import chain_token
+    seed, gm = b"G" * 16, "5a" * 6
+    section = {"role": "badge", "authorities": {gm: ["gm", chain_token(seed, 0).hex()]}}
+
+    def kept(spent, mark=256, checked=True):
+        body = json.dumps({"mark": mark, "spent": spent}).encode()
+        return check_line(body) + body if checked else body
+
+    # A fresh badge gets a file; one as the badge wrote it is left as it is.
+    fresh, note = radio_kept(None, section)
+    assert read_checked(fresh) == {"mark": 0, "spent": {}} and note is None
+    good = kept({gm: [5, chain_token(seed, 5).hex()]})
+    assert radio_kept(good, section) == (good, None)
+    # An older firmware's, without its check: its token checks against its chain, kept.
+    older, note = radio_kept(kept({gm: [5, chain_token(seed, 5).hex()]}, checked=False),
+                             section)
+    assert read_checked(older)["spent"] == {gm: [5, chain_token(seed, 5).hex()]} and not note
+    # Damaged (the issue's `{"spent": []}`, a flipped bit): said, the counter past any
+    # number it gave, the tokens from their anchors (the badge refused them meanwhile).
+    flipped = bytearray(good)
+    flipped[len(flipped) // 2] ^= 4
+    for damaged in (b'{"spent": []}', bytes(flipped)):
+        again, note = radio_kept(damaged, section)
+        assert read_checked(again) == {"mark": 1 << 31, "spent": {}}
+        assert note.startswith("radio.json was damaged (") and "anchors" in note
+    # A token of another chain (a new game's anchors), or the badge's own refusal of a
+    # damaged file (cran.radio.start: the chain's far end): the anchor, the mark kept.
+    for spent in ({gm: [5, chain_token(b"H" * 16, 5).hex()]},
+                  {gm: [radio.CHAIN_STEPS, chain_token(seed, 0).hex()]}):
+        again, note = radio_kept(kept(spent, mark=1 << 31), section)
+        assert read_checked(again) == {"mark": 1 << 31, "spent": {}} and note is None

@@ -29,6 +29,7 @@ from cran.radio import (
     Listener,
     seal,
 )
+from cran.radio.longcheck import resume
 from host_tools import FIRMWARE_DIR
 from host_tools.field.station import chain_token
 from host_tools.vhw.cpython import cryptolib
@@ -37,6 +38,7 @@ GAME_KEY = bytes(range(32))
 OTHER_KEY = bytes(range(1, 33))
 GM_ID, HEALER_ID, BADGE_ID, PATIENT_ID = (bytes([n]) * 6 for n in (1, 2, 3, 4))
 GM_SEED, HEALER_SEED = b"g" * 16, b"h" * 16
+MADE_S = 1767225600   # when the station made its frames (its clock, sealed in them)
 
 
 def _keys(key=GAME_KEY):
@@ -51,7 +53,7 @@ def _authorities():
 
 def _gm(counter, index, kind=STOP, payload=b"", keys=None):
     return seal(keys or _keys(), GM_ID, GM, counter, kind, payload,
-                (index, chain_token(GM_SEED, index)))
+                (index, chain_token(GM_SEED, index), MADE_S))
 
 
 def _heartbeat(counter, payload=b"etat=coma", sender=BADGE_ID):
@@ -100,22 +102,96 @@ def test_roles_matter():
     (which holds the game key) cannot make a stop or a heal, with or without a token."""
     ear = Listener(_keys(), _authorities())
     keys = _keys()
+    made_up = (1, b"t" * 16, MADE_S)
     forged = [
         seal(keys, BADGE_ID, BADGE, 0, STOP),                         # a badge's stop
-        seal(keys, BADGE_ID, GM, 0, STOP, b"", (1, b"t" * 16)),      # claiming the role
-        seal(keys, GM_ID, GM, 0, STOP, b"", (1, b"t" * 16)),         # the GM's id, no token
+        seal(keys, BADGE_ID, GM, 0, STOP, b"", made_up),              # claiming the role
+        seal(keys, GM_ID, GM, 0, STOP, b"", made_up),                 # the GM's id, no token
         seal(keys, GM_ID, GM, 1, STOP),                               # no proof at all
         seal(keys, HEALER_ID, HEALER, 0, STOP, b"",                   # a healer's stop
-             (1, chain_token(HEALER_SEED, 1))),
+             (1, chain_token(HEALER_SEED, 1), MADE_S)),
         seal(keys, HEALER_ID, GM, 1, STOP, b"",                       # ... as a game master
-             (1, chain_token(HEALER_SEED, 1))),
-        seal(keys, GM_ID, GM, 2, STOP, b"", (CHAIN_STEPS + 1, b"t" * 16)),
+             (1, chain_token(HEALER_SEED, 1), MADE_S)),
+        seal(keys, GM_ID, GM, 2, STOP, b"", (CHAIN_STEPS + 1, b"t" * 16, MADE_S)),
     ]
     for frame in forged:
         assert ear.open(frame) is None
     assert ear.dropped == {"kind": 2, "token": 5}
-    heal = seal(keys, HEALER_ID, HEALER, 2, HEAL, PATIENT_ID, (1, chain_token(HEALER_SEED, 1)))
+    heal = seal(keys, HEALER_ID, HEALER, 2, HEAL, PATIENT_ID,
+                (1, chain_token(HEALER_SEED, 1), MADE_S))
     assert ear.open(heal) == (HEAL, HEALER_ID, HEALER, PATIENT_ID)
+
+
+def test_an_authoritys_frame_says_when_it_was_made():
+    ear = Listener(_keys(), _authorities())
+    assert ear.open(_gm(0, 1)) is not None and ear.made_s == MADE_S
+    assert ear.open(_heartbeat(0)) is not None and ear.made_s is None
+
+
+def _counting(monkeypatch):
+    """radio's hashes counted: the chain's steps and the frames' tags."""
+    spent = {"steps": 0, "tags": 0}
+    step, tag = radio.chain_step, radio.hmac_with
+
+    def counted_step(token):
+        spent["steps"] += 1
+        return step(token)
+
+    def counted_tag(pads, message):
+        spent["tags"] += 1
+        return tag(pads, message)
+    monkeypatch.setattr(radio, "chain_step", counted_step)
+    monkeypatch.setattr(radio, "hmac_with", counted_tag)
+    return spent
+
+
+def test_a_failed_tokens_copies_cost_one_look_up(monkeypatch):
+    # A key holder's frame with a token at the chain's far end: checked once, a slice a
+    # call (cran.radio.longcheck), then every copy of it dropped before its tag is even
+    # checked.
+    ear = Listener(_keys(), _authorities())
+    forged = seal(_keys(), GM_ID, GM, 9, STOP, b"", (CHAIN_STEPS, b"t" * 16, MADE_S))
+    spent = _counting(monkeypatch)
+    assert ear.open(forged) is None and ear.checking is not None
+    assert spent["steps"] == 0
+    calls = 0
+    while ear.checking is not None:
+        assert resume(ear, radio.chain_step) is None
+        calls += 1
+    assert calls == CHAIN_STEPS // radio.CHECK_STEPS and spent["steps"] == CHAIN_STEPS
+    before = dict(spent)
+    for _ in range(300):   # the copies a station's repeat makes
+        assert ear.open(forged) is None
+    assert spent == before and ear.dropped == {"token": 301}
+
+
+def test_a_long_check_goes_after_a_shorter_one(monkeypatch):
+    # A genuine command (a few steps) heard while a forger's far token is being checked
+    # takes its place; a second far one waits its turn (busy). No call hashes more
+    # than CHECK_STEPS.
+    ear = Listener(_keys(), _authorities())
+    far = [seal(_keys(), GM_ID, GM, 9 + n, STOP, b"", (CHAIN_STEPS - n, bytes([n]) * 16, 0))
+           for n in range(2)]
+    genuine, late = _gm(0, 3), _gm(5, 100)
+    spent = _counting(monkeypatch)
+    assert ear.open(far[0]) is None and ear.open(far[1]) is None
+    assert ear.dropped == {"busy": 1} and spent["steps"] == 0
+    resume(ear, radio.chain_step)
+    assert spent["steps"] == radio.CHECK_STEPS
+    assert ear.open(genuine) == (STOP, GM_ID, GM, b"")   # 3 steps, at once
+    assert ear.checking is not None   # the far one goes on, against the token it had
+    # A genuine token from far along the chain (a badge that missed 100 commands):
+    # checked a slice a call, then taken when the frame is opened again.
+    ear = Listener(_keys(), _authorities())
+    assert ear.open(late, -40) is None
+    got = None
+    while got is None:
+        before = spent["steps"]
+        got = resume(ear, radio.chain_step)
+        assert spent["steps"] - before <= radio.CHECK_STEPS
+    assert got == (late, -40)
+    assert ear.open(*got) == (STOP, GM_ID, GM, b"") and ear.authorities[GM_ID][1] == 100
+    assert ear.open(late) is None and ear.dropped == {"again": 1}
 
 
 def test_tokens_stay_spent_after_the_receiver_reboots():
@@ -180,7 +256,7 @@ def test_random_bytes_are_dropped_cleanly(frame):
 
 
 GENUINE = [_gm(0, 1), _heartbeat(0), seal(_keys(), HEALER_ID, HEALER, 0, HEAL, PATIENT_ID,
-                                           (1, chain_token(HEALER_SEED, 1)))]
+                                           (1, chain_token(HEALER_SEED, 1), MADE_S))]
 
 
 @hyp_settings(max_examples=300, deadline=None)
@@ -207,7 +283,8 @@ from cran.auth import from_hex
 from cran.tags import to_hex
 keys = radio.Keys(from_hex(%(key)r))
 gm, badge = from_hex(%(gm)r), from_hex(%(badge)r)
-made = [radio.seal(keys, gm, radio.GM, 0, radio.STOP, b"", (2, from_hex(%(token)r))),
+made = [radio.seal(keys, gm, radio.GM, 0, radio.STOP, b"", (2, from_hex(%(token)r),
+                                                             %(made)d)),
         radio.seal(keys, badge, radio.BADGE, 5, radio.HEARTBEAT, b"etat=coma")]
 ear = radio.Listener(keys, {gm: [radio.GM, 0, from_hex(%(anchor)r)]})
 heard = []
@@ -224,7 +301,8 @@ def test_micropython_and_cpython_make_and_open_the_same_frames(micropython):
     code = _MP_PROGRAM % {
         "firmware": FIRMWARE_DIR, "key": GAME_KEY.hex(), "gm": GM_ID.hex(),
         "badge": BADGE_ID.hex(), "token": chain_token(GM_SEED, 2).hex(),
-        "anchor": chain_token(GM_SEED, 0).hex(), "frames": [f.hex() for f in cpython_frames]}
+        "anchor": chain_token(GM_SEED, 0).hex(), "frames": [f.hex() for f in cpython_frames],
+        "made": MADE_S}
     out = subprocess.run([micropython, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)

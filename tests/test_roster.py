@@ -150,6 +150,49 @@ def test_numbers_of_any_length_are_named_not_a_traceback(tmp_path):
     ]
 
 
+def test_a_name_is_a_name_on_the_host_as_on_the_badge(tmp_path):
+    # Issue 34: a roster name of 100,000 characters passed cran config, --check and cran
+    # flash; on the badge its config's load ran out of memory, and main.py ended at the
+    # REPL. At most 64 characters, said in one line naming the row or file and field.
+    long = "N" * 100000
+    path = write(tmp_path, HEADER + "%s,metal,,,,,,atom-lite,b1\n" % long
+                 + "Bob,metal,,,,,,atom-lite,%s\n" % ("b" * 65))
+    assert faults(path) == [
+        "%s:2: name: a name of 100000 characters: at most 64" % path,
+        "%s:3: badge: a badge id of 65 characters: at most 64" % path,
+        "%s:3: port or badge: both empty (which badge is this row for?)" % path]
+    config = tmp_path / "b1.json"
+    config.write_text(json.dumps({"board": "atom-lite", "character": {"name": long}}))
+    said = "%s: character.name: a name of 100000 characters: at most 64" % config
+    r = run_cran("config", "--check", str(config))
+    assert r.returncode == 2 and said in r.stderr.splitlines(), r.stderr[:500]
+    for args in (["--board", "atom-lite", "--config", str(config)], ["--roster", path]):
+        r = run_cran("flash", "--port", "/dev/ttyNOPE0", *args)
+        assert r.returncode == 2 and len(r.stderr) < 500, r.stderr[:500]
+        assert ": a name of 100000 characters: at most 64" in r.stderr
+    # A config the badge would refuse for its size (cran.start.config.MAX_CONFIG_BYTES),
+    # though each field is right: refused on the host too, not only on the badge.
+    many = {"%012x" % n: ["healer", "00" * 16] for n in range(200)}
+    big = {"board": "atom-lite", "radio": {"role": "badge", "authorities": many}}
+    with pytest.raises(roster.RosterError) as caught:
+        roster.firmware_check(big, "row 2")
+    assert caught.value.messages == ["row 2: a config of %d bytes: a badge reads at most "
+                                     "8192" % (len(json.dumps(big, indent=2)) + 1)]
+
+
+@pytest.mark.parametrize("command", [["config", "examples/roster.csv", "--out", "OUT"],
+                                     ["field", "--virtual", "nowhere"]])
+def test_settings_nested_past_any_reader_are_one_line(tmp_path, command):
+    # 100,000 levels of [[[[: a RecursionError traceback in cran config and cran field.
+    deep = tmp_path / "game.json"
+    deep.write_text('{"radio": ' + "[" * 100000 + "]" * 100000 + "}")
+    args = [str(tmp_path / "out") if a == "OUT" else os.path.join(REPO, a)
+            if a.startswith("examples/") else a for a in command]
+    r = run_cran(*args, "--settings", str(deep))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-500:]
+    assert "%s: not readable as JSON: nested too deep" % deep in r.stderr
+
+
 def test_a_badge_used_twice_names_both_rows(tmp_path):
     path = write(tmp_path, "name,armor,board,badge,port\n"
                  "Ana,none,atom-lite,b1,\n"

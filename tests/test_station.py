@@ -424,7 +424,7 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
     seed = seed_of(secret, "Ysolde")
     for counter, token in ((1, chain_token(seed, 1)), (2, b"\x00" * 16)):
         station.hear(radio.seal(keys, radio_id("Ysolde"), radio.HEALER, counter, radio.HEAL,
-                                radio_id("Ali"), (counter, token)), -50, 0)
+                                radio_id("Ali"), (counter, token, 0)), -50, 0)
     assert station.listener.dropped == {"token": 1}   # the forged one alone
     assert station.badges == {}   # a soin is no heartbeat: no row made of it
 

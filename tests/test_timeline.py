@@ -599,13 +599,13 @@ class _TooMuch(Exception):
     pass
 
 
-def lines_run(lines, budget=None):
-    """Lines of host_tools/debrief/journal.py, timeline.py and timeline_svg.py executed to read,
-    place, print and draw a journal: their work, counted the same on any machine under
-    any load (a clock would not be). Past `budget` it stops with _TooMuch: a quadratic
-    run would take minutes here."""
+def lines_run(lines, budget=None, paths=None):
+    """Lines of host_tools/debrief/journal.py, timeline.py and timeline_svg.py (or of
+    `paths`) executed to read, place, print and draw a journal: their work, counted the
+    same on any machine under any load (a clock would not be). Past `budget` it stops
+    with _TooMuch: a quadratic run would take minutes here."""
     count = [0]
-    paths = (journal.__file__, timeline.__file__, timeline_svg.__file__)
+    paths = paths or (journal.__file__, timeline.__file__, timeline_svg.__file__)
 
     def local(frame, event, arg):
         if event == "line":
@@ -639,6 +639,25 @@ def test_cran_logs_work_grows_linearly_with_the_journal():
         lines_run(long_journal(2000), budget=10 * small)
     except _TooMuch:
         pytest.fail("8 times the entries took more than 10 times the work: quadratic again")
+
+
+def test_cran_logs_work_grows_linearly_with_a_label_s_length():
+    # A label cut to fit the picture was measured again from its start at each
+    # character cut (host_tools.paper.picture.fit): a 10 KB label took 4.5 s, 100 KB
+    # minutes, --json too. Ten times the label must cost about ten times the measuring.
+    from host_tools.paper import picture
+    sample = lines_of(GODEFROY)
+
+    def with_label(n):
+        label = json.dumps({"a": "coup normal " + "x" * n, "c": [], "s": [0, 1, 0, 0, 8],
+                            "up": 2000, "t": json.loads(sample[2])["t"] + 1})
+        return sample[:3] + [label] + sample[3:]
+
+    try:
+        small = lines_run(with_label(10000), budget=10 ** 6, paths=(picture.__file__,))
+        lines_run(with_label(100000), budget=20 * small, paths=(picture.__file__,))
+    except _TooMuch:
+        pytest.fail("a label's cut costs more than linear work: quadratic again")
 
 
 # ---- the command ------------------------------------------------------------------------

@@ -238,6 +238,8 @@ class App:
         elif what == "clock":
             badge.set_wall_clock(value, now)
             set_rtc(value)
+        elif what == "journal":   # a command refused, frames dropped: said as it is
+            badge.log(value)
         else:   # an offer for this wearer, or this healer's offer made (to whom)
             badge.log({"radio": what, "value": value})
 

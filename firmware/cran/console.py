@@ -37,10 +37,10 @@ UNKNOWN = ("error: etat inconnu: the badge lost its saved state; an organiser se
            "with `reset` (or the Orga menu's reset), then plays what is known")
 
 
-def status(badge, now):
+def status(badge, now, link=None):
     """The `status` answer of a cran.badge.Badge: everything a host or an organiser asks
     about. Here, not the badge's: only an organiser's read needs it, and the console
-    is loaded then."""
+    is loaded then. link: its radio (cran.radio.link), whose refused frames it counts."""
     badge.tick(now)
     state = badge.state
     seen = view(state, now)
@@ -58,6 +58,8 @@ def status(badge, now):
               "id": badge.names.get("id"), "badge": badge.names.get("badge"),
               "uptime_ms": badge.uptime_ms, "clock": badge.wall_clock(),
               "save_error": badge.save_error}
+    if link is not None:   # frames refused by reason (cran.radio.DROPS): a flood shows
+        answer["radio"] = link.listener.dropped
     if badge.unknown:   # nothing of the wearer is known: no field says more than that
         for key in ("armure", ARMOR_DAMAGED, "reste_ms", "combat", "jeu", "renommee"):
             answer[key] = None
@@ -147,6 +149,7 @@ def open_for(app, on_clock):
     from cran.storage import join
     console = app.console = Console(app.badge, join(app.root, "config.json"), on_clock)
     console.safe_after = app.resets_for_safe if app.safe else 0
+    console.link = app.link
     if app.locks:
         def make_lock():
             from cran.lock import ConsoleLock, set_interrupt
@@ -170,6 +173,7 @@ class Console:
         # would hold ~1.6 KB of the badge's heap for it.
         self.config_path = config_path
         self.on_clock = on_clock    # on_clock(unix seconds): also set the chip's RTC
+        self.link = None            # the badge's radio, if it has one (status says it)
 
     def answer(self, raw, now):
         """The bytes of one line from the serial port (its newline off, at most
@@ -203,7 +207,7 @@ class Console:
         if not command:
             return []
         if command == "status":
-            return [json.dumps(status(self.badge, now))]
+            return [json.dumps(status(self.badge, now, self.link))]
         if command == "journal":
             journal = self.badge.journal
             return [json.dumps(e) for e in journal.entries()] if journal else []

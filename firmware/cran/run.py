@@ -5,7 +5,9 @@
 
 def main(root="/", console=True):
     """Start the badge from root/config.json. A config or board file that is missing or
-    wrong: one console message, the error cue, then the console answers - no reboot."""
+    wrong, or any other fault of the start (a MemoryError, a bug): one console message,
+    the error cue, then the locked console answers - no reboot, never the REPL. What
+    gets out of here (a fault of that console itself) main.py takes."""
     import asyncio
     import time
 
@@ -17,9 +19,11 @@ def main(root="/", console=True):
         from cran.start.phases import start
         app = start(root)
         del start   # this frame lives all day: the function kept its module's (1.3 KB)
-    except (ValueError, OSError) as e:   # ConfigError is a ValueError
+    except Exception as e:   # (KeyboardInterrupt: only while cran.lock opens the console)
         from cran import fail  # only a badge that can't start loads it
-        message = str(e)
+        # A ConfigError (a ValueError) or OSError says it all; anything else is named.
+        message = str(e) if isinstance(e, (ValueError, OSError)) else "%s: %s" % (
+            type(e).__name__, e)
         print("cran: cannot start: %s" % message)
         fail.cannot_start(message, root, console)
         return None
@@ -28,7 +32,10 @@ def main(root="/", console=True):
     except BaseException as e:   # KeyboardInterrupt too
         if app.console_open(time.ticks_ms()):
             raise   # an organiser's Ctrl-C, or a badge without a key: the REPL
-        # A locked badge never leaves a player at the REPL: it comes back as saved.
-        app.badge.log({"error": "the app ended: %r" % (e,)})
-        machine.reset()
+        # A locked badge never leaves a player at the REPL: it comes back as saved,
+        # even when the journal can't be written.
+        try:
+            app.badge.log({"error": "the app ended: %r" % (e,)})
+        finally:
+            machine.reset()
     return app

@@ -34,6 +34,24 @@ def record_parts(payload, seq):
     return ("%s%08x\n" % (prefix, record_crc(prefix, body))).encode(), body
 
 
+def check_line(data):
+    """The line a checked file starts with: the CRC-32 of data, the rest of the file, in
+    8 hex digits and a newline (write_checked; cran.radio.start.read_checked)."""
+    return ("%08x\n" % record_crc("", data)).encode()
+
+
+def write_checked(path, data):
+    """data (bytes) written to path after its check_line: a flipped bit, a cut or a file
+    of an older firmware is told from what was written. Whole to path.new, then renamed
+    over path: a power cut leaves one or the other. radio.json is kept so (cran.radio.
+    link's save, and cran flash)."""
+    with open(path + ".new", "wb") as f:
+        f.write(check_line(data))
+        f.write(data)
+        sync(f)
+    replace(path + ".new", path)
+
+
 class StateStore:
     """The latest state, in two copies (name.a, name.b). A save never touches the copy
     holding the newest valid record, and a copy only changes by an atomic rename of a

@@ -186,6 +186,6 @@ def _is_config(path):
     try:
         with open(path, encoding="utf-8-sig") as f:
             data = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and "board" in data and "character" in data

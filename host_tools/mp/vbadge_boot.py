@@ -1,7 +1,7 @@
 # The chip of `cran vbadge` (host_tools/virtual/vbadge.py starts it on a pty), inside the
-# MicroPython unix port:
-#   micropython [-i] vbadge_boot.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR
-#                                   [WATCHDOG_FILE NVS_FILE CHIP [ROMFS_FILE]]
+# MicroPython unix port, by vbadge_start.py (Ctrl-C off first, as on a chip):
+#   micropython [-i] vbadge_start.py ACTION IMAGE BOARD_FILE CAUSE VHW_DIR
+#                                    [WATCHDOG_FILE NVS_FILE CHIP [ROMFS_FILE]]
 # The flash image is mounted at "/" (LittleFS, as an ESP32's vfs partition), so paths
 # are a badge's; NVS_FILE holds the chip's NVS partition (the virtual esp32.NVS), CHIP
 # names the chip (its unique id is made from it: a temporary image's path, /dev/fd/N,
@@ -14,6 +14,10 @@
 # ACTION  check: mount (NEW: format first) and exit;  boot: boot.py then main.py, then
 # exit (the supervisor starts the REPL);  repl (with -i): the REPL;  repl-boot (with
 # -i): boot.py, then the REPL (a soft reset in the raw REPL skips main.py, as a board's).
+# Ctrl-C interrupts where it does on an ESP32 (its pyexec): while the port's frozen
+# _boot.py runs up to its mount, and while boot.py and main.py run (not while they are
+# compiled); elsewhere it is a byte, as in the chip's C start. A Ctrl-C that stops one of
+# those files gives the REPL, main.py unrun.
 # Exit codes: EXIT_BAD_IMAGE (message on stdout), EXIT_RESET + machine reset cause.
 import os
 import sys
@@ -173,8 +177,14 @@ def fail(message):
     sys.exit(EXIT_BAD_IMAGE)
 
 
-def mount(path, new):
-    """The image at "/", the host's files out of reach (a badge has only its flash)."""
+def mount(path, new, boot=False):
+    """The image at "/", the host's files out of reach (a badge has only its flash).
+    boot: as the port's frozen _boot.py mounts it, Ctrl-C on until the mount (on a chip
+    its imports: gc, vfs, flashbdev's partition), not in it (the chip's is C, its block
+    device too: a Ctrl-C there is raised after, and its boot goes on)."""
+    import micropython
+    if boot:
+        micropython.kbd_intr(3)
     try:
         f = open(path, "r+b")
     except OSError as e:
@@ -184,6 +194,7 @@ def mount(path, new):
         fail("%s: not a flash image: %d bytes is not a whole number of %d-byte blocks, "
              "at least %d" % (path, size, BLOCK_SIZE, MIN_BLOCKS))
     flash = FlashImage(f, size // BLOCK_SIZE)
+    micropython.kbd_intr(-1)
     vfs.umount("/")
     if new:
         vfs.VfsLfs2.mkfs(flash)
@@ -280,10 +291,15 @@ def run_file(name, namespace):
         os.stat(name)
     except OSError:
         return True
+    import micropython
     try:
         with open(name) as f:
             code = compile(f.read(), name, "exec")
-        exec(code, namespace)
+        micropython.kbd_intr(3)   # as pyexec: on while the file runs, off for its compile
+        try:
+            exec(code, namespace)
+        finally:
+            micropython.kbd_intr(-1)
     except KeyboardInterrupt as e:
         sys.print_exception(e)
         return False
@@ -321,7 +337,7 @@ def main():
     if len(sys.argv) > 9:
         rom = RomPartition(open(sys.argv[9], "r+b"))
         with_rom(rom)
-    mount(image, False)
+    mount(image, False, action != "repl")
     if rom is not None:
         rom.mount()
     if action == "repl":

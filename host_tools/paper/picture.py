@@ -22,29 +22,42 @@ _WIDE = frozenset("UHNDG&OQw#+<=>^~×M%mW@—…œæŒÆÔÖÙÛÜ")  # up to 1 
 _BOLD = 1.2       # bold against regular, the worst string of them
 
 
+def _em(ch):
+    if ch in _NARROW:
+        return 0.40
+    if ch in _MEDIUM:
+        return 0.56
+    if ch in _WIDE:
+        return 1.0
+    return 0.70
+
+
 def text_width(text, size, bold=False):
     """An upper bound of `text`'s width in px at font-size `size`."""
     em = 0.0
     for ch in text:
-        if ch in _NARROW:
-            em += 0.40
-        elif ch in _MEDIUM:
-            em += 0.56
-        elif ch in _WIDE:
-            em += 1.0
-        else:
-            em += 0.70
+        em += _em(ch)
     return em * size * (_BOLD if bold else 1.0)
 
 
 def fit(text, size, room, bold=False):
     """text, or as much of its start as fits in `room` px with "…" after; "" if not
-    even "…" does."""
+    even "…" does. One pass over the start that fits: a cut measured again from the
+    start at each character took minutes for a 100 KB label (cran logs)."""
     if text_width(text, size, bold) <= room:
         return text
-    while text and text_width(text + "…", size, bold) > room:
-        text = text[:-1]
-    return text.rstrip() + "…" if text_width("…", size, bold) <= room else ""
+    bolder = _BOLD if bold else 1.0
+    ellipsis = _em("…")
+    if ellipsis * size * bolder > room:
+        return ""
+    em = 0.0
+    n = 0
+    for ch in text:   # the longest start whose width with "…" after it fits
+        em += _em(ch)
+        if (em + ellipsis) * size * bolder > room:   # as text_width sums it
+            break
+        n += 1
+    return text[:n].rstrip() + "…"
 
 
 def font_file():

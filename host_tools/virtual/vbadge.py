@@ -43,7 +43,7 @@ from host_tools.virtual.runtimes import (
     find_circuitpython,
 )
 
-BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_boot.py")
+BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_start.py")   # (vbadge_boot.py, Ctrl-C off first)
 CP_BOOT_SCRIPT = os.path.join(MP_DIR, "cpbadge_boot.py")   # a CircuitPython board's chip
 IMAGE_BYTES = 2 * 1024 * 1024   # a new image: the size of an ESP32's usual vfs partition
 # --romfs: the ROMFS partition of MicroPython's ESP32 ROMFS variant (its
@@ -185,8 +185,12 @@ def _chip_setup(supervisor, mask):
     # In the chip's process, before MicroPython: the supervisor's signal mask as it was
     # (SIGTERM was held for the fork), the pty as its controlling terminal, and death
     # with the supervisor (else a supervisor killed with SIGKILL, or its process group,
-    # leaves the chip running on, writing its flash).
+    # leaves the chip running on, writing its flash). Ctrl-C ignored until MicroPython
+    # turns it on (where a chip's pyexec does, vbadge_boot.py): an ESP32's C start has
+    # it off, and the process that starts the interpreter (PyPI's micropython is a
+    # CPython program) would otherwise take it as its own, a window no chip has.
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     die_with_parent(supervisor)
 

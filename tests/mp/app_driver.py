@@ -732,4 +732,26 @@ def clock_sets_the_rtc():
     return out
 
 
+
+@check
+def a_freeze_and_a_watchdog_reset_gain_no_time():
+    # An agonisant badge frozen (a driver that never returns) until its watchdog resets
+    # it. Back, its countdown has run through the freeze and the restart, whatever
+    # time_off_counts says (its default: no, for a badge switched off): by its RTC, which
+    # runs on through the reset, or, its clock never set, at worst. Issue 34: it came
+    # back 37 s healthier, the frozen time never counted.
+    out = {}
+    for rtc in ("set", "never set"):
+        root, app = badge("atom-lite", epoch_s=None if rtc == "set" else 946684800)
+        run_for(app, 1000)
+        app.line("coup agonisant", time.ticks_ms())
+        run_for(app, 25000)
+        before = json.loads(app.line("status", time.ticks_ms())[0])["reste_ms"]
+        t0 = vclock.elapsed_ms()
+        cause, _, app = _reboot_after_hang(root, app)
+        after = json.loads(app.line("status", time.ticks_ms())[0])["reste_ms"]
+        out[rtc] = {"cause": cause, "before": before, "passed": vclock.elapsed_ms() - t0,
+                    "after": after, "clock": app.badge.wall_clock() is not None}
+    return out
+
 run_checks()

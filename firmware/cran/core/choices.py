@@ -12,8 +12,19 @@ ARMOR_NAMES = {"none": 0, "aucune": 0, "cuir": 1, "leather": 1, "metal": 2}
 # (a config, a scenario) is checked against it before use: the state and its record
 # hold no number bigger than the rules need.
 MAX_ANSWERS = 99
+# A name is a name: what a screen, a journal and a roster show. A longer one is a
+# mistake (or an attack: 100,000 characters were a MemoryError on the badge), refused
+# in one line on the host and on the badge.
+MAX_NAME_CHARS = 64
 _YES = const(("yes", "oui", "true", "1", "o", "y"))
 _NO = const(("no", "non", "false", "0", "n"))
+
+
+def said(value, most=40):
+    """value as a refusal quotes it: its repr, cut to `most` characters (a value from
+    outside may be 100 KB: the refusal stays one short line)."""
+    text = repr(value)
+    return text if len(text) <= most else text[:most] + "..."
 
 
 def yes_no(text):
@@ -68,7 +79,7 @@ FIELDS = {
 def check(name, value):
     """A setting's value from a Python value or its text form. Raises ParseError."""
     if name not in FIELDS:
-        raise ParseError("unknown setting '%s'" % name)
+        raise ParseError("unknown setting %s" % said(name))
     kind = FIELDS[name][1]
     if isinstance(value, str):
         if kind == "duration":
@@ -77,14 +88,14 @@ def check(name, value):
             value = yes_no(value)
     if kind == "duration":
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ParseError("%s must be a duration, got %r" % (name, value))
+            raise ParseError("%s must be a duration, got %s" % (name, said(value)))
         if value >= 1 << 29:
-            raise ParseError("%s is longer than a badge can count (%r ms)" % (name, value))
+            raise ParseError("%s is longer than a badge can count (%s ms)" % (name, said(value)))
     elif kind == "bool":
         if not isinstance(value, bool):
-            raise ParseError("%s must be yes or no, got %r" % (name, value))
+            raise ParseError("%s must be yes or no, got %s" % (name, said(value)))
     elif value not in kind:
-        raise ParseError("%s must be one of %s, got %r" % (name, "/".join(kind), value))
+        raise ParseError("%s must be one of %s, got %s" % (name, "/".join(kind), said(value)))
     return value
 
 
@@ -144,7 +155,10 @@ def character_value(name, value):
     repeat the field's name: the caller says where it was."""
     if name == "name":
         if not isinstance(value, str):
-            raise ParseError("expected a string, got %r" % (value,))
+            raise ParseError("expected a string, got %s" % said(value))
+        if len(value) > MAX_NAME_CHARS:
+            raise ParseError("a name of %d characters: at most %d" % (len(value),
+                                                                    MAX_NAME_CHARS))
         return value
     if name == "armor" and isinstance(value, str):
         if value in ARMOR_NAMES:
@@ -167,7 +181,7 @@ def character_value(name, value):
             except ParseError as e:
                 raise UnknownWord(str(e), value.lower(), (_YES + _NO,)) from None
         if not isinstance(value, bool):
-            raise ParseError("expected yes or no (true or false), got %r" % (value,))
+            raise ParseError("expected yes or no (true or false), got %s" % said(value))
         return value
     if name == "resist":
         return _resisted(value)
@@ -177,7 +191,7 @@ def character_value(name, value):
         if isinstance(value, str):
             value = parse_duration(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ParseError("expected a duration, got %r" % (value,))
+            raise ParseError("expected a duration, got %s" % said(value))
         if not 0 < value <= MAX_DURATION_MS:
             raise ParseError("expected a duration above 0 and under 149 hours, got %d ms"
                              % value)
@@ -196,8 +210,8 @@ def _count(value):
         value = int(digits)
     if isinstance(value, bool) or not isinstance(value, int) or not (
             0 <= value <= MAX_ANSWERS):
-        raise ParseError("expected a whole number from 0 to %d, got %r"
-                         % (MAX_ANSWERS, value))
+        raise ParseError("expected a whole number from 0 to %d, got %s"
+                         % (MAX_ANSWERS, said(value)))
     return value
 
 
@@ -211,11 +225,11 @@ def _resisted(value):
     elif isinstance(value, (list, tuple)):
         words = list(value)
     else:
-        raise ParseError("expected a list of keywords, got %r" % (value,))
+        raise ParseError("expected a list of keywords, got %s" % said(value))
     out = []
     for word in words:
         if not isinstance(word, str):
-            raise ParseError("expected a keyword, got %r" % (word,))
+            raise ParseError("expected a keyword, got %s" % said(word))
         kw = word if word in KEYWORDS else None
         if kw is None:
             from cran.core.words import keyword, plain

@@ -17,7 +17,16 @@
 #   still cannot stop the game or heal himself, as hashing cannot be run backwards.
 #
 # Replay: each sender's counter only grows (Counter keeps it so across reboots); a
-# receiver drops a counter it has seen, and a token it has seen. The heartbeat's payload
+# receiver drops a counter it has seen, and a token it has seen. An authority's frame
+# also says when it was made (its maker's clock, sealed with it): a game master's
+# command heard late, by a badge that was off when it went out, is refused
+# (cran.radio.orders), so a captured one replayed later does nothing.
+#
+# Bounded work: checking a token costs a hash a step back along its chain, and a key
+# holder can claim the chain's far end (~4,000 hashes, about a second on an ESP32).
+# A check longer than CHECK_STEPS is carried on a slice a call (cran.radio.longcheck),
+# the show loop running between slices, one such check at a time; a frame whose token
+# failed is remembered, so its copies cost one look-up. The heartbeat's payload
 # is encrypted too (AES-128-CTR, from cryptolib's ECB, which every MicroPython with
 # cryptolib has): coma and mort look the same to anyone but the game master (S7).
 import hashlib
@@ -26,6 +35,10 @@ import struct
 from cran.core.vocab import const
 from cran.tags import hmac_with, same
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
+    from typing import Any  # noqa: F401
+
 VERSION = const(0xC1)
 MAX_FRAME = const(250)         # ESP-NOW v1's payload limit
 _HEAD = ">B4s6sBIB"
@@ -33,10 +46,15 @@ _HEAD_BYTES = const(17)
 _TAG_BYTES = const(12)          # 96 bits: a forger's odds, 2**-96 a try
 ID_BYTES = const(6)            # a badge's id: its chip's 6-byte MAC
 NEAR_DBM = const(-50)          # [choice] "the nearest badge": within ~3 m in the open
+OFFER_MS = const(10000)        # a healer's offer waits this long for the patient's press
 TOKEN_BYTES = const(16)
-_PROOF = ">H16s"               # an authority's chain index and token, before its payload
-_PROOF_BYTES = const(18)
+# An authority's proof, before its payload: its chain index and token, and when it was
+# made (its maker's wall clock, unix seconds; 0: unknown).
+_PROOF = ">H16sI"
+_PROOF_BYTES = const(22)
 CHAIN_STEPS = const(4096)      # authority frames a sender can make in one game
+CHECK_STEPS = const(32)        # hashes a token check spends a call (~8 ms on an ESP32)
+_FAILED_KEPT = const(8)        # tags of frames whose token failed, remembered
 MAX_PAYLOAD = MAX_FRAME - _HEAD_BYTES - _TAG_BYTES
 
 # Roles, as the roster names them.
@@ -57,14 +75,21 @@ HEAL = const(16)       # S10: a healer offers soin to one badge (by id)
 REPAIR = const(17)     # A4: a smith offers to repair one badge's armor
 HEARTBEAT = const(32)  # a badge's state, for the game master's eyes only
 SEEK = const(33)       # a healer or smith asks the badges around for a heartbeat
+ASK_TIME = const(34)   # a badge whose clock is unknown or off asks the station for it
 # Who may send each kind: a role's kinds carry its chain's token; BADGE's need none.
 SENDERS = {STOP: GM, RESUME: GM, NIGHT: GM, MASS: GM, RESET: GM, CLOCK: GM,
-           HEAL: HEALER, REPAIR: _SMITH, HEARTBEAT: BADGE, SEEK: BADGE}
+           HEAL: HEALER, REPAIR: _SMITH, HEARTBEAT: BADGE, SEEK: BADGE,
+           ASK_TIME: BADGE}
 _SECRET = (HEARTBEAT,)   # kinds whose payload is encrypted
 
 # Why a frame was dropped, as Listener.dropped counts them. "again": a copy of the
-# last frame taken from its sender (frames that must reach everyone are sent many times).
-DROPS = ("size", "game", "tag", "kind", "again", "replay", "token")
+# last frame taken from its sender (frames that must reach everyone are sent many times);
+# "busy": a token that needs a long check while another one is under way; "flood": a
+# listening window closed with frames unread (cran.radio.link reads a few a step); "late":
+# an authority's frame made too long ago, or at a time the badge cannot judge
+# (cran.radio.orders).
+DROPS = ("size", "game", "tag", "kind", "again", "replay", "token", "busy", "flood",
+         "late")
 
 
 class Keys:
@@ -82,10 +107,11 @@ class Keys:
 
 
 def seal(keys, sender, role, counter, kind, payload=b"", proof=None):
-    """A frame -> bytes. proof: (index, token) of the sender's chain, for a kind only
-    its role may send. ValueError when it would not fit in MAX_FRAME."""
+    """A frame -> bytes. proof: (index, token, made_s) of the sender's chain and its
+    clock (unix seconds, 0 unknown), for a kind only its role may send. ValueError when
+    it would not fit in MAX_FRAME."""
     if proof is not None:
-        payload = struct.pack(_PROOF, proof[0], proof[1]) + payload
+        payload = struct.pack(_PROOF, proof[0], proof[1], proof[2]) + payload
     if kind in _SECRET:
         payload = crypt(keys, sender, counter, payload)
     body = struct.pack(_HEAD, VERSION, keys.game, sender, role, counter, kind) + payload
@@ -96,9 +122,11 @@ def seal(keys, sender, role, counter, kind, payload=b"", proof=None):
 
 
 class Listener:
-    """Opens the frames a badge hears: open(frame) -> (kind, sender, role, payload) when
-    it is genuine, fresh and its sender may say it; else None, and dropped[why] counts
-    it (why in DROPS). Cheapest checks first: a flood of garbage costs little.
+    """Opens the frames a badge hears: open(frame, rssi) -> (kind, sender, role, payload)
+    when it is genuine, fresh and its sender may say it; else None, and dropped[why]
+    counts it (why in DROPS). Cheapest checks first: a flood of garbage costs little.
+    made_s: when the last authority's frame opened was made (its maker's clock, 0:
+    unknown), None after a badge's frame.
 
     authorities: {sender id: [role, index, token]}, the chains' anchors (index 0) or
     the last token accepted from each, updated in place; on_authority(sender, entry),
@@ -108,27 +136,54 @@ class Listener:
     max_senders: the senders whose counters are kept, the oldest heard going when a new
     one comes (~45 bytes each on an ESP32). A badge needs few: what it acts on is an
     authority's, whose spent tokens stop replays on their own; the game master's
-    station, which reads every badge's heartbeat, keeps them all."""
+    station, which reads every badge's heartbeat, keeps them all.
 
-    def __init__(self, keys, authorities, on_authority=None, max_senders=16):
+    check_steps: the hashes one call may spend on a token. A token further from the
+    last one accepted is put aside (checking) and stepped by cran.radio.longcheck's
+    resume(listener), a slice a call, one at a time."""
+
+    def __init__(self, keys, authorities, on_authority=None, max_senders=16,
+                 check_steps=CHECK_STEPS):
         self.keys = keys
         self.authorities = authorities
         self.on_authority = on_authority
         self.max_senders = max_senders
+        self.check_steps = check_steps
         self.seen = {}   # sender -> highest counter accepted
         self.dropped = {}
+        self.refused = 0        # the drops but the copies of a frame taken ("again")
+        self.made_s = None
+        self.failed = []        # the tags of the last frames whose token failed
+        # A long token check (cran.radio.longcheck): [frame, rssi, token, reached, steps
+        # left, target]; and the last one that came out right, (token, target).
+        self.checking = None  # type: Any
+        self.proven = None
 
     def _drop(self, why):
         self.dropped[why] = self.dropped.get(why, 0) + 1
+        if why != "again":
+            self.refused += 1
 
-    def open(self, frame):
+    def _failed(self, frame):
+        # Its copies (a command is sent ~300 times) are then dropped at one look-up,
+        # before their tag is even checked.
+        failed = self.failed
+        if len(failed) >= _FAILED_KEPT:
+            failed.pop(0)
+        failed.append(bytes(frame[-_TAG_BYTES:]))
+        return self._drop("token")
+
+    def open(self, frame, rssi=None):
         if not _HEAD_BYTES + _TAG_BYTES <= len(frame) <= MAX_FRAME or frame[0] != VERSION:
             return self._drop("size")
         keys = self.keys
         if frame[1:5] != keys.game:
             return self._drop("game")
+        tag = frame[-_TAG_BYTES:]
+        if tag in self.failed:
+            return self._drop("token")
         body = memoryview(frame)[:-_TAG_BYTES]
-        if not same(hmac_with(keys.pads, body)[:_TAG_BYTES], frame[-_TAG_BYTES:]):
+        if not same(hmac_with(keys.pads, body)[:_TAG_BYTES], tag):
             return self._drop("tag")
         _, _, sender, role, counter, kind = struct.unpack_from(_HEAD, frame, 0)
         if SENDERS.get(kind) != role:
@@ -140,11 +195,16 @@ class Listener:
         payload = bytes(body[_HEAD_BYTES:])
         if kind in _SECRET:
             payload = crypt(keys, sender, counter, payload)
+        self.made_s = None
         if role != BADGE:
             entry = self.authorities.get(sender)
-            if (entry is None or entry[0] != role or len(payload) < _PROOF_BYTES
-                    or not self._spend(entry, payload)):
-                return self._drop("token")
+            if entry is None or entry[0] != role or len(payload) < _PROOF_BYTES:
+                return self._failed(frame)
+            index, token, made_s = struct.unpack_from(_PROOF, payload, 0)
+            spent = self._spend(entry, index, token, frame, rssi)
+            if not spent:
+                return None if spent is None else self._failed(frame)
+            self.made_s = made_s
             payload = payload[_PROOF_BYTES:]
             if self.on_authority is not None:
                 self.on_authority(sender, entry)
@@ -153,19 +213,25 @@ class Listener:
         seen[sender] = counter
         return kind, sender, role, payload
 
-    @staticmethod
-    def _spend(entry, payload):
+    def _spend(self, entry, index, token, frame, rssi):
         # Token `index` is accepted if hashing it (index - last) times gives the last
         # token accepted: then it is the new last, and every token before it is spent.
-        index, token = struct.unpack_from(_PROOF, payload, 0)
+        # -> True (spent), False (not a token of the chain), None (a long check: put
+        # aside, or dropped as busy).
         steps = index - entry[1]
         if steps <= 0 or index > CHAIN_STEPS:
             return False
-        x = token
-        for _ in range(steps):
-            x = chain_step(x)
-        if not same(x, entry[2]):
-            return False
+        if steps > self.check_steps:
+            if self.proven != (token, entry[2]):   # (not proven by its long check)
+                from cran.radio.longcheck import put_aside
+                return put_aside(self, frame, rssi, token, steps, entry[2])
+        else:
+            x = token
+            for _ in range(steps):
+                x = chain_step(x)
+            if not same(x, entry[2]):
+                return False
+        self.proven = None
         entry[1], entry[2] = index, token
         return True
 

@@ -5,6 +5,7 @@
 # A fault is a ValueError("FIELD: PROBLEM"): cran.start.config, which loads this module while
 # it reads the file, names the file (this module imports nothing of it).
 from cran.auth import from_hex
+from cran.core.choices import said
 
 FIELDS = ("id", "role", "authorities", "seed")
 _ROLES = ("badge", "healer", "smith", "gm")
@@ -28,7 +29,7 @@ def _fail(field, problem):
 def _hex(field, value, size):
     data = from_hex(value) if isinstance(value, str) else None
     if data is None or len(data) != size:
-        _fail(field, "expected %d hex digits, got %r" % (2 * size, value))
+        _fail(field, "expected %d hex digits, got %s" % (2 * size, said(value)))
     return data
 
 
@@ -39,14 +40,14 @@ def read(raw):
     r.id = None if raw.get("id") is None else _hex("radio.id", raw["id"], 6)
     role = raw.get("role", "badge")
     if role not in _ROLES[:3]:
-        _fail("radio.role", "expected badge, healer or smith, got %r" % (role,))
+        _fail("radio.role", "expected badge, healer or smith, got %s" % said(role))
     r.role = _ROLES.index(role)
     authorities = raw.get("authorities", {})
     if not isinstance(authorities, dict):
         _fail("radio.authorities", "expected an object: badge id -> [role, anchor]")
     r.authorities = {}
     for badge_id in sorted(authorities):
-        field = "radio.authorities." + badge_id
+        field = "radio.authorities." + badge_id[:12]   # (an id is 12 hex digits)
         entry = authorities[badge_id]
         if (not isinstance(entry, list) or len(entry) != 2
                 or entry[0] not in _ROLES[1:]):

@@ -8,9 +8,18 @@
 #   1. the healer's badge, asked by its wearer, listens a whole period and sends SEEK
 #      over it; each badge that hears a SEEK answers in its window with a heartbeat;
 #   2. the healer picks the strongest answer at or above NEAR_DBM, and sends HEAL (or
-#      REPAIR) to that badge alone, with its chain's token, for a whole period;
-#   3. that badge shows the offer for OFFER_MS; its wearer's press takes it (accept()),
-#      and only then is the soin applied. A badge never heals itself for a frame.
+#      REPAIR) to that badge alone, with its chain's token and the counter of the
+#      answer it picked, for a whole period;
+#   3. that badge, if that answer is its last one and recent (a heal captured and
+#      replayed later names an older one), shows the offer for OFFER_MS; its wearer's
+#      press takes it (accept()), and only then is the soin applied. A badge never
+#      heals itself for a frame.
+#
+# Bounded work: a step opens at most FRAMES_PER_TICK frames and steps a long token
+# check by a slice (cran.radio.Listener); a window opens FRAMES_PER_WINDOW at most, and
+# what it has not read when it closes goes with it (Listener.dropped["flood"] counts
+# those windows). A flood of frames, forged or not, never holds the show loop, the
+# console or the watchdog for more than a step's few milliseconds.
 import json
 import struct
 
@@ -33,8 +42,14 @@ if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
 PERIOD_MS = const(900)
 WINDOW_MS = const(25)
 REPEAT_MS = const(3)
-HEARTBEAT_MS = const(60000)   # a badge's heartbeat when nothing changes
-OFFER_MS = const(10000)       # a healer's offer waits this long for the patient's press
+HEARTBEAT_MS = const(60000)   # a badge's heartbeat when nothing changes; the time asked
+OFFER_MS = radio.OFFER_MS     # a healer's offer waits this long for the patient's press
+# Frames a step opens; more, and the next step comes at once (the show loop's first).
+# A window opens FRAMES_PER_WINDOW at most (a station's command: ~8 copies; it takes
+# the first), the rest going with it when it closes: under a flood, a period's work is
+# ~16 tags (~26 ms on an ESP32) and a token check's slices.
+FRAMES_PER_TICK = const(4)
+FRAMES_PER_WINDOW = const(16)
 NEAR_DBM = radio.NEAR_DBM
 _EVERYONE = b"\xff" * 6       # ESP-NOW's broadcast address
 
@@ -44,6 +59,7 @@ _NO_TIME = const(0xFFFF)
 _PLAYS = ("en-jeu", "hors-jeu", "stop")
 _NOTHING = ()                 # Link.tick's answer when nothing came
 _ORDERS = const(("cran.radio.orders",))
+_LONGCHECK = const(("cran.radio.longcheck",))
 
 
 def heartbeat(state, now, battery=None):
@@ -66,10 +82,13 @@ class Link:
     tick(now, state) -> what the app must do, as (what, value): ("act", Action) to play
     at once, ("clock", unix seconds), ("offer", "soin" or "repare") to show until the
     wearer takes it (accept) or it runs out, ("offered", badge id in hex or None) for
-    the healer. next_wake_ms(now): when tick has something to do. on_ms: radio-on time."""
+    the healer, ("journal", an entry): a command refused, frames dropped.
+    next_wake_ms(now): when tick has something to do. on_ms: radio-on time. clock: ->
+    the badge's wall clock (unix seconds) or None, which judges a command's age
+    (cran.radio.orders)."""
 
     def __init__(self, air, keys, listener, counter, me, role=radio.BADGE, chain=None,
-                 battery=None):
+                 battery=None, clock=None):
         self.air = air
         self.keys = keys
         self.listener = listener
@@ -88,16 +107,26 @@ class Link:
         self.answer = False      # a SEEK heard: a heartbeat in this window
         self.offer = None        # (verb, until): a healer's, for this wearer to take
         self.sending = None      # (frame, until, next copy): sent again and again
-        self.seeking = None      # (until, [(rssi, badge id)]): a healer's search
+        self.seeking = None      # (until, [(rssi, badge id, counter)]): a healer's search
         self.kept = None         # the file save() writes, or None
+        self.clock = clock
+        self.ask_time = True     # the clock is unknown, or a command found it off
+        # (the counter of the first ASK_TIME not answered yet, the tick of the last)
+        self.time_asked = None
+        self.answered = None     # (counter, tick) of the last answer to a SEEK
+        self.more = False        # a step left frames unread: the next comes at once
+        self.reads = 0           # frames opened in this window (a healer's search: all)
+        self.cut = False         # ... as many as a window may: the rest left unread
+        self.refused_said = None   # (listener.refused, tick) the journal last heard
 
     def save(self, *_):
         """What must outlive a reboot (the counter's mark, the tokens spent, this badge's
-        own chain's next token) written whole, then renamed over the old: a cut leaves
-        one or the other. Called before what it covers goes out or is acted on."""
+        own chain's next token) written whole after its check (cran.storage.
+        write_checked), then renamed over the old: a cut leaves one or the other, a
+        flipped bit is seen. Called before what it covers goes out or is acted on."""
         if self.kept is None:
             return
-        from cran.compat import replace
+        from cran.storage import write_checked
         spent = {}
         for who, entry in self.listener.authorities.items():
             if entry[1]:
@@ -105,9 +134,7 @@ class Link:
         kept = {"mark": self.counter.mark, "spent": spent}
         if self.chain is not None:
             kept["next"] = self.chain.next_index
-        with open(self.kept + ".new", "w") as f:
-            f.write(json.dumps(kept))
-        replace(self.kept + ".new", self.kept)
+        write_checked(self.kept, json.dumps(kept).encode())
 
     # ---- the window ------------------------------------------------------------
 
@@ -124,14 +151,31 @@ class Link:
         the journal. The offer on show: offered()."""
         # A list only when something was heard: most windows hear nothing.
         out = _NOTHING  # type: Any
+        listener = self.listener
+        if listener.checking is not None:   # a long token check: a slice a step
+            from cran.radio.longcheck import resume
+            got = resume(listener, radio.chain_step)
+            if listener.checking is None:
+                forget(_LONGCHECK)
+            if got is not None:
+                out = []
+                self._heard(got[0], got[1], now, out)
         if self.listening:
+            self.more = False
             while True:
                 got = self.air.recv()
                 if got is None:
                     break
+                if self.reads >= FRAMES_PER_WINDOW and self.seeking is None:
+                    self.cut = True   # a window's worth opened: the rest go with it
+                    break
+                self.reads += 1
                 if out is _NOTHING:
                     out = []
                 self._heard(got[0], got[1], now, out)
+                if self.reads % FRAMES_PER_TICK == 0:
+                    self.more = True   # the rest at the next step, after the show loop's
+                    break
             if out and ticks_diff(self.window_end, now) <= 0:
                 # Open a moment longer: the app applies what came, and the window's
                 # close says the change (below) before the radio goes off.
@@ -139,12 +183,15 @@ class Link:
         if self.next_window is None or ticks_diff(now, self.next_window) >= 0:
             self.next_window = ticks_add(now, PERIOD_MS)
             self.window_end = ticks_add(now, WINDOW_MS)
+            self.reads, self.cut = 0, False
             self._on(now)
             if self.sending is None:
                 # Frames go out in counter order: a heartbeat between two copies of a
                 # repeat would make the later copies look replayed (radio.Listener) to
                 # whoever heard it. It is said at the window's close, the repeat done.
                 self._beat(state, now)
+                if self.ask_time:
+                    self._ask(now)
         sending = self.sending
         if sending is not None and ticks_diff(now, sending[2]) >= 0:
             self.air.send(_EVERYONE, sending[0])
@@ -162,18 +209,32 @@ class Link:
         if self.offer is not None and ticks_diff(now, self.offer[1]) >= 0:
             self.offer = None
         if (self.listening and ticks_diff(now, self.window_end) >= 0
-                and self.sending is None and self.seeking is None):
+                and self.sending is None and self.seeking is None and not self.more):
             # What changed in the window (a stop heard, applied since) and a SEEK's
             # answer are said before the radio goes off, not a period later.
             self._beat(state, now)
+            if self.cut:   # a flood: what the window has not read goes with it
+                listener._drop("flood")
+            said = self.refused_said
+            if listener.refused and (said is None or listener.refused != said[0]
+                                     and ticks_diff(now, said[1]) >= HEARTBEAT_MS):
+                # Frames refused (forged, replayed, a flood's): the journal hears of
+                # them once a minute at most, their counts so far.
+                self.refused_said = (listener.refused, now)
+                if out is _NOTHING:
+                    out = []
+                out.append(("journal", {"radio": "dropped",
+                                        "value": dict(listener.dropped)}))
             self._off(now)
         return out
 
     def next_wake_ms(self, now):
-        if self.next_window is None:
+        if self.next_window is None or self.listener.checking is not None:
             return 0
         wait = ticks_diff(self.next_window, now)
         if self.listening:
+            if self.more:
+                return 0
             wait = min(wait, ticks_diff(self.window_end, now))
             if self.sending is not None:
                 wait = min(wait, ticks_diff(self.sending[2], now))
@@ -219,15 +280,26 @@ class Link:
         what = (state.etat, state.armor_answers(), state.play(), state.renown,
                 tuple(state.effects()))
         if due or last is None or last[1] != what:
+            if self.answer:   # what a healer's offer to this badge names (cran.radio.orders)
+                self.answered = (self.counter.next, now)
             self._send(radio.HEARTBEAT, heartbeat(state, now,
                                                   self.battery() if self.battery else None))
             self.last_beat = (now, what)
             self.answer = False
 
+    def _ask(self, now):
+        # The station answers with its time and this badge's counter, which a frame
+        # captured before cannot name (cran.radio.orders): once a minute at most.
+        asked = self.time_asked
+        if asked is None or ticks_diff(now, asked[1]) >= HEARTBEAT_MS:
+            self.time_asked = (self.counter.next if asked is None else asked[0], now)
+            self._send(radio.ASK_TIME)
+
     # ---- what it hears ------------------------------------------------------------
 
     def _heard(self, frame, rssi, now, out):
-        got = self.listener.open(frame)
+        listener = self.listener
+        got = listener.open(frame, rssi)
         if got is None:
             return
         kind, sender, role, payload = got
@@ -235,24 +307,11 @@ class Link:
             self.answer = True   # said before this window closes
         elif kind == radio.HEARTBEAT:
             if self.seeking is not None:
-                self.seeking[1].append((rssi, sender))
-        elif kind in (radio.HEAL, radio.REPAIR):
-            if payload[:radio.ID_BYTES] == self.me and rssi >= NEAR_DBM:
-                self.offer = ("soin" if kind == radio.HEAL else "repare",
-                              ticks_add(now, OFFER_MS))
-                out.append(("offer", self.offer[0]))
-        elif kind == radio.CLOCK:
-            if len(payload) == 4:
-                out.append(("clock", struct.unpack(">I", payload)[0]))
-        elif (kind == radio.RESET and len(payload) > radio.ID_BYTES
-              and payload[:radio.ID_BYTES] == self.me):   # with a new character
-            out.append(("recast", bytes(payload[radio.ID_BYTES:])))
-        else:   # a game master's order: rare, loaded for it
-            from cran.radio.orders import command
-            action = command(kind, payload, self.me)
+                self.seeking[1].append((rssi, sender, listener.seen[sender]))
+        elif role != radio.BADGE:   # an authority's: rare, its judging loaded for it
+            from cran.radio.orders import judge
+            judge(self, kind, payload, rssi, now, out)
             forget(_ORDERS)
-            if action is not None:
-                out.append(("act", action))
 
     # ---- what the wearer asks -------------------------------------------------------
 

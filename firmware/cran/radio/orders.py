@@ -1,12 +1,74 @@
-# A game master's orders heard on the radio (cran.radio.link): the stop, its end, the
-# night, an effect «de masse» (K11), a reset. Rare in a game, and none needs an answer
-# within a frame: loaded when one is heard and let go after, as cran.radio.recast is.
+# An authority's frame heard on the radio (cran.radio.link), its token spent already
+# (cran.radio.Listener): a game master's order (the stop, its end, the night, an effect
+# «de masse» (K11), a reset, the clock) or a healer's or smith's offer, judged here and
+# what it asks of this badge said. Rare in a game, and none needs an answer within a
+# frame: loaded when one is heard and let go after, as cran.radio.recast is.
+#
+# Heard late, refused. A game master's frame carries the station's clock (sealed with
+# it), and is good for FRESH_S either side of it by the badge's clock: one heard later
+# (by a badge that was off when it went out, or captured and replayed) is refused and
+# journalled with its age, its token spent all the same, so its copies are dropped
+# before this. The badge's clock is set by cran flash and by every game master's frame
+# it takes; the station says its clock every few minutes (host_tools/field/station.py),
+# so a badge's drift (its clock runs on an RC oscillator while it sleeps: a few percent)
+# stays well inside FRESH_S. A badge that cannot judge a frame (its clock unknown after
+# a power cut, or found off) asks the station for the time (cran.radio.link's
+# ASK_TIME): the station's CLOCK answer names it with that question's counter, which no
+# frame made before the question can; that answer alone sets a clock the badge could
+# not judge it by.
+#
+# A healer's or smith's offer names the patient's answer it picked (its counter): it is
+# taken only if that is this badge's last answer to a search, made at most ANSWERED_MS
+# ago. A captured offer replayed later names an older one: refused, whatever the
+# badges' clocks say (a game without a station keeps no clock in step).
+import struct
+
 from cran import radio
-from cran.core.vocab import KEYWORDS, Action
+from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.vocab import KEYWORDS, Action, const
+
+FRESH_S = const(60)      # [choice] a command's life either side of its making
+ANSWERED_MS = const(10000)   # a healer's offer names an answer at most this old
+ANSWER = ">6sI"          # a CLOCK's answer to a badge: its id, its question's counter
+ANSWER_BYTES = const(10)
+# The journal's words for what was refused.
+_WORDS = {radio.STOP: "stop", radio.RESUME: "reprise", radio.NIGHT: "nuit",
+          radio.MASS: "masse", radio.RESET: "reset", radio.CLOCK: "clock",
+          radio.HEAL: "soin", radio.REPAIR: "repare"}
 
 
-def command(kind, payload, me):
-    """A game master's frame -> the Action it asks of this badge, or None."""
+def judge(link, kind, payload, rssi, now, out):
+    """An authority's frame heard by link (cran.radio.link.Link): what it asks of this
+    badge added to out, as Link.tick says them; refused when heard late."""
+    made = link.listener.made_s
+    if kind in (radio.HEAL, radio.REPAIR):
+        return _offer(link, kind, payload, rssi, made, now, out)
+    if kind == radio.RESET and payload[:radio.ID_BYTES] != link.me:
+        return None   # another badge's
+    if kind == radio.CLOCK and _answers(link, payload):
+        link.ask_time, link.time_asked = False, None
+        out.append(("clock", made))
+        return None
+    age = _age(link, made)
+    if age is None or not -FRESH_S <= age <= FRESH_S:
+        link.ask_time = True   # the clock unknown or off; or a replay: asked all the same
+        return _refused(link, kind, age, out)
+    link.ask_time, link.time_asked = False, None
+    out.append(("clock", made))   # the station's clock: this badge's kept to it
+    if kind == radio.RESET:
+        if len(payload) > radio.ID_BYTES:   # with a new character (cran.radio.recast)
+            out.append(("recast", bytes(payload[radio.ID_BYTES:])))
+        else:
+            out.append(("act", Action("reset")))
+        return None
+    action = command(kind, payload)
+    if action is not None:
+        out.append(("act", action))
+    return None
+
+
+def command(kind, payload):
+    """A game master's order to every badge -> the Action it asks, or None."""
     if kind == radio.STOP:
         return Action("stop")
     if kind == radio.RESUME:
@@ -19,6 +81,43 @@ def command(kind, payload, me):
         except UnicodeError:
             return None
         return Action("effet", name, masse=True) if name in KEYWORDS else None
-    if kind == radio.RESET and payload[:radio.ID_BYTES] == me:
-        return Action("reset")
     return None
+
+
+def _answers(link, payload):
+    # Whether this CLOCK names this badge with the counter of a question it has asked
+    # since its clock was last known (or a later frame of its).
+    asked = link.time_asked
+    if asked is None:
+        return False
+    for at in range(0, len(payload) - ANSWER_BYTES + 1, ANSWER_BYTES):
+        who, counter = struct.unpack_from(ANSWER, payload, at)
+        if who == link.me and counter >= asked[0]:
+            return True
+    return False
+
+
+def _offer(link, kind, payload, rssi, made, now, out):
+    if payload[:radio.ID_BYTES] != link.me or rssi < radio.NEAR_DBM:
+        return None   # another's, or not the nearest's
+    answered = link.answered
+    if (answered is None or len(payload) < radio.ID_BYTES + 4
+            or struct.unpack_from(">I", payload, radio.ID_BYTES)[0] < answered[0]
+            or ticks_diff(now, answered[1]) > ANSWERED_MS):
+        return _refused(link, kind, _age(link, made), out)
+    verb = "soin" if kind == radio.HEAL else "repare"
+    link.offer = (verb, ticks_add(now, radio.OFFER_MS))
+    out.append(("offer", verb))
+    return None
+
+
+def _age(link, made):
+    # Seconds since the frame was made, by this badge's clock; None when either clock
+    # is unknown.
+    wall = link.clock() if link.clock is not None else None
+    return None if wall is None or not made else wall - made
+
+
+def _refused(link, kind, age, out):
+    link.listener._drop("late")
+    out.append(("journal", {"radio": "refused", "kind": _WORDS[kind], "age_s": age}))

@@ -2,6 +2,8 @@
 # offer to the nearest badge once a search ends. Only their badges load it (with their
 # chain, at the start: cran.radio.start); a player's badge, most of a field, keeps none
 # of it in its heap.
+import struct
+
 from cran import radio
 from cran.core.vocab import const
 from cran.tags import to_hex
@@ -42,20 +44,23 @@ class Chain:
 
 
 def offer_nearest(link, heard, now, out):
-    """A search's end (cran.radio.link.Link.tick): the strongest answer at or above radio.NEAR_DBM
-    gets this chain's next token in a HEAL or REPAIR, sent for a period (link._repeat);
-    out hears ("offered", its id in hex), or ("offered", None) when none was near or
-    the chain is spent."""
+    """A search's end (cran.radio.link.Link.tick): the strongest answer at or above
+    radio.NEAR_DBM, heard as (rssi, badge id, its counter), gets this chain's next token
+    in a HEAL or REPAIR naming that answer (cran.radio.orders takes no other), sent for
+    a period (link._repeat); out hears ("offered", its id in hex), or ("offered", None)
+    when none was near or the chain is spent."""
     near = [h for h in heard if h[0] >= radio.NEAR_DBM]
     if not near:
         out.append(("offered", None))
         return
-    target = max(near)[1]
+    _, target, counter = max(near)   # (the latest answer of the nearest, if it gave two)
     proof = link.chain.take()
     if proof is None:
         out.append(("offered", None))
         return
     link.save()   # before the token goes out
     kind = radio.HEAL if link.role == radio.HEALER else radio.REPAIR
-    link._repeat(kind, target, now, proof)
+    made = link.clock() if link.clock is not None else None
+    link._repeat(kind, target + struct.pack(">I", counter), now,
+                 (proof[0], proof[1], made or 0))
     out.append(("offered", to_hex(target)))

@@ -1,9 +1,10 @@
 # The badge's own file, /config.json: which board it is, who wears it, how this game
 # plays (Settings), the screen's language. Checked here: a fault names the field.
 import json
+import os
 
 from cran.compat import forget
-from cran.core.choices import CHARACTER_FIELDS
+from cran.core.choices import CHARACTER_FIELDS, MAX_NAME_CHARS, said
 from cran.core.rules import Character, Settings
 from cran.core.vocab import ParseError
 from cran.storage import join
@@ -13,6 +14,10 @@ _KEYS = ("board", "badge", "character", "settings", "lang", "light_sleep", "volu
 
 
 ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+# The biggest config.json a badge reads: cran config writes 1-3 KB (a radio game's
+# authorities ~70 bytes each). Checked before the file is read: a 100 KB one was a
+# MemoryError out of the start, and main.py then ended at the REPL.
+MAX_CONFIG_BYTES = 8192
 # What the badge reads of its board file: `cran flash` checks the file on the host
 # (gamefiles.board) and writes every part with its optional keys filled in, so the badge
 # never loads the checker (~10 KB of RAM on an ESP32).
@@ -78,6 +83,9 @@ class Config:
 
 
 def _fail(path, field, problem):
+    # A field's name is a key of the file: cut, as a value is (said), to keep one line.
+    if len(field) > MAX_NAME_CHARS:
+        field = field[:MAX_NAME_CHARS] + "..."
     raise ConfigError("%s: %s: %s" % (path, field, problem))
 
 
@@ -110,6 +118,10 @@ def load(root):
     BoardError (both ValueError) saying which file and field, OSError never."""
     path = join(root, "config.json")
     try:
+        size = os.stat(path)[6]
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError("%s: %d bytes, at most %d (cran config writes it)"
+                              % (path, size, MAX_CONFIG_BYTES))
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
@@ -143,14 +155,15 @@ def from_dict(raw, path, boards_dir):
         if key not in _KEYS:
             _fail(path, key, "unknown field (known: %s)" % ", ".join(_KEYS))
     board_id = raw.get("board")
-    if not isinstance(board_id, str) or not board_id or [
+    if not isinstance(board_id, str) or not 0 < len(board_id) <= MAX_NAME_CHARS or [
             ch for ch in board_id if ch not in ID_CHARS]:
-        _fail(path, "board", "expected a board id such as \"atom-lite\", got %r" % (board_id,))
+        _fail(path, "board", "expected a board id such as \"atom-lite\", got %s"
+              % said(board_id))
     badge = raw.get("badge")
-    if badge is not None and (not isinstance(badge, str) or not badge or [
-            ch for ch in badge.lower() if ch not in ID_CHARS + "_."]):
-        _fail(path, "badge", "expected a badge id (letters, digits, '-', '_', '.'), got %r"
-              % (badge,))
+    if badge is not None and (not isinstance(badge, str) or not 0 < len(badge) <= MAX_NAME_CHARS
+                              or [ch for ch in badge.lower() if ch not in ID_CHARS + "_."]):
+        _fail(path, "badge", "expected a badge id (letters, digits, '-', '_', '.'; at most "
+              "%d), got %s" % (MAX_NAME_CHARS, said(badge)))
     if raw.get("lang", "fr") not in ("fr", "en"):
         _fail(path, "lang", "expected \"fr\" or \"en\"")
     if not isinstance(raw.get("light_sleep", True), bool):
@@ -197,5 +210,5 @@ def from_dict(raw, path, boards_dir):
     if code is not None and (not isinstance(code, str) or not 4 <= len(code) <= 12
                              or code.strip("SL")):
         _fail(path, "orga_code", "expected 4 to 12 presses, S (short) or L (long), "
-                                 "such as \"SLLSLS\", got %r" % (code,))
+                                 "such as \"SLLSLS\", got %s" % said(code))
     return config

@@ -25,6 +25,11 @@ from cran.core.vocab import (
 # machine.reset_cause() -> the journal's word for it
 _CAUSE_NAMES = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deepsleep", 5: "soft"}
 _PLAUSIBLE_WALL_S = const(1704067200)   # 2024-01-01: an RTC showing less was never set
+# A reset the badge lived through (its watchdog's, a soft one) with its clock unknown:
+# the time it could not see, at worst. The watchdog resets a badge stuck 45 s after
+# its last step (cran.app.WDT_TIMEOUT_MS), whose save, pessimistic by a checkpoint,
+# covers the moments before (cran.badge); then the start's few seconds, with room.
+_UNSEEN_AT_WORST_MS = const(60000)
 
 
 def restored_badge(root, config):
@@ -76,7 +81,7 @@ def boot(badge, now, reset_cause=None, wall_s=None):
     if wall_s is not None:
         badge.set_wall_clock(wall_s, now)
     badge._advance(now)
-    found = _restore(badge, now)
+    found = _restore(badge, now, reset_cause)
     # Who and what, so a journal pulled alone still says whose it is (cran logs), and
     # the state the badge came back with: the debrief reads it, never works it out
     # from what follows (a copy missing, a state lost). Its etat None when the state is
@@ -90,7 +95,7 @@ def boot(badge, now, reset_cause=None, wall_s=None):
         badge.log(entry)
 
 
-def _restore(badge, now):
+def _restore(badge, now, reset_cause=None):
     """The saved state put back into badge. -> the journal's entries saying what was
     found, in order."""
     store = badge.store
@@ -112,7 +117,7 @@ def _restore(badge, now):
         found.append({"error": problem, "e": code})
     if record is None:
         return found
-    off_ms = _time_off_ms(badge, record)
+    off_ms = _time_off_ms(badge, record, reset_cause)
     try:
         # Timers restart from now; with time_off_counts, from when power went.
         badge.state = from_record(record, badge.character, badge.settings,
@@ -127,13 +132,20 @@ def _restore(badge, now):
     return found
 
 
-def _time_off_ms(badge, record):
-    """ms the badge spent switched off, if the game counts it and both ends of the gap
-    are known by the wall clock; else 0 (paused)."""
+def _time_off_ms(badge, record, reset_cause=None):
+    """ms of the countdowns the badge could not see since its last save. Switched off
+    (a power-on, or a cause unknown): if the game counts it and both ends of the gap are
+    known by the wall clock; else 0 (paused, the rulebook's [choice]). Any other reset
+    (the watchdog's after a freeze, a soft one) is the badge's, not its wearer's: the
+    time counts, whatever time_off_counts says, by the RTC, which runs on through it,
+    or at worst (_UNSEEN_AT_WORST_MS) when the clock is unknown: never healthier."""
     saved_wall = record.get("wall_s")
     wall = badge.wall_clock()
-    if (not badge.settings.time_off_counts or not isinstance(saved_wall, int)
-            or wall is None):
+    known = isinstance(saved_wall, int) and wall is not None
+    if reset_cause not in (None, "power-on") and not known:
+        return _UNSEEN_AT_WORST_MS
+    if not known or (reset_cause in (None, "power-on")
+                     and not badge.settings.time_off_counts):
         return 0
     # Bounded: tick arithmetic holds up to half the runtime's tick period (2**29 ms on
     # MicroPython, 2**28 on CircuitPython); longer is "very long" anyway. Past it, a
