@@ -17,7 +17,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e ".[dev]"
-	$(BIN)/python -m host_tools.device.cplibs install
+	$(BIN)/python -m host_tools.cplibs install
 	touch $@
 	@echo "cran is installed: .venv/bin/cran (\`. .venv/bin/activate\` puts cran on this terminal's PATH)"
 

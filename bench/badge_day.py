@@ -10,10 +10,10 @@ import tempfile
 from cran.core.words import parse_action
 from cran.menu import Menu
 from host_tools import MP_DIR
-from host_tools.device.build import compile_firmware, manifest_text
+from host_tools.boards import BOARDS_DIR
+from host_tools.build import compile_firmware, manifest_text
 from host_tools.vhw import sys_path
 from host_tools.virtual.runtimes import (
-    BOARDS_DIR,
     RADIO_GAME,
     OutOfMemory,
     badge_job,

@@ -7,8 +7,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from host_tools import FIRMWARE_DIR  # noqa: E402
-from host_tools.device import build  # noqa: E402
+from host_tools import (
+    FIRMWARE_DIR,  # noqa: E402
+    build,  # noqa: E402
+)
 
 ARCH = "-march=xtensawin"   # the ESP32's; bytecode-only modules are the same for all
 

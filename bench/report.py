@@ -98,7 +98,7 @@ CHIP_HEAPS = (
 
 
 def _boards_of(chips):
-    from host_tools.virtual.runtimes import BOARDS_DIR
+    from host_tools.boards import BOARDS_DIR
     out = []
     for name in sorted(os.listdir(BOARDS_DIR)):
         if name.endswith(".json"):

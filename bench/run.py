@@ -13,12 +13,11 @@ import badge_day  # noqa: E402
 import report  # noqa: E402
 
 from host_tools import FIRMWARE_DIR  # noqa: E402
+from host_tools.boards import BOARDS_DIR, board_ids  # noqa: E402
 from host_tools.virtual.runtimes import (  # noqa: E402
     BADGE_HEAP_KB,
-    BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
     NAMES_HEADROOM,
-    board_ids,
     find_micropython,
     find_micropython32,
 )
@@ -183,7 +182,7 @@ def radio(mp64):
     import json
     import tempfile
 
-    from host_tools.device.build import compile_firmware
+    from host_tools.build import compile_firmware
     script = os.path.join(REPO, "bench", "radio_bench.py")
     out = {}
     with tempfile.TemporaryDirectory(prefix="cran-bench-radio-") as tmp:

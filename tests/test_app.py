@@ -18,16 +18,15 @@ from conftest import (
 )
 from cran.console import UNKNOWN
 from host_tools import FIRMWARE_DIR
+from host_tools.boards import BOARDS_DIR, board_ids
 from host_tools.debrief import journal
 from host_tools.vhw import sys_path
 from host_tools.virtual.runtimes import (
     BADGE_HEAP_KB,
-    BOARDS_DIR,
     NO_RADIO_HEAP_KB,
     RADIO_GAME,
     ROMFS_HEAP_KB,
     badge_job,
-    board_ids,
     find_micropython32,
     run_badge_jobs,
     run_on_badge,
@@ -567,7 +566,7 @@ def test_no_exception_at_any_phase_of_the_start_leaves_the_repl(micropython, tmp
     # `open('/game.key')` at the REPL printed the key. Any kind, at any phase: the
     # locked console of a badge that can't start, a reset, or, where even its
     # can't-start path fails, the REPL cran flash mends it through, the key gone first.
-    from host_tools.virtual.runtimes import board_file_text
+    from host_tools.boards import board_file_text
     roots = []
     for kind in _FAULT_KINDS:
         root = tmp_path / phase / kind

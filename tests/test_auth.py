@@ -17,9 +17,9 @@ from cran.core.ticks import ticks_add
 from cran.lock import UNLOCK_MS, ConsoleLock, key_id
 from cran.tags import same
 from host_tools import FIRMWARE_DIR, CommandError
+from host_tools.boards import BOARDS_DIR
 from host_tools.game import gamekey
 from host_tools.vhw import sys_path
-from host_tools.virtual.runtimes import BOARDS_DIR
 
 MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 

@@ -10,8 +10,8 @@ from cran import cues, menu, menutree, tunes
 from cran.core.vocab import CUE_SAY
 from cran.core.words import parse_action
 from host_tools import cli
+from host_tools.boards import board_ids
 from host_tools.paper import card
-from host_tools.virtual.runtimes import board_ids
 
 BOARDS = board_ids()
 

@@ -20,16 +20,11 @@ from cran.core import ticks
 from gamefiles import scenario
 from gamefiles.board import BoardError, load_board, read_board_file
 from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
-from host_tools.device.cplibs import copy_libraries, library_files
+from host_tools.boards import BOARDS_DIR, board_ids
+from host_tools.cplibs import copy_libraries, library_files
 from host_tools.vcp import VCP_DIR
 from host_tools.vcp.cp_boards import BOARDS as CP_BOARDS
-from host_tools.virtual.runtimes import (
-    BOARDS_DIR,
-    HOW_TO_GET_CIRCUITPYTHON,
-    board_ids,
-    find_circuitpython,
-    run_on_badge,
-)
+from host_tools.virtual.runtimes import HOW_TO_GET_CIRCUITPYTHON, find_circuitpython, run_on_badge
 
 CP_BOARD_IDS = board_ids(runtime="circuitpython")
 # CircuitPython's supervisor.ticks_ms wraps at 2**29 ms: a minute before it.

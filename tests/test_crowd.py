@@ -19,8 +19,8 @@ from host_tools import CommandError
 from host_tools.field import fieldnet
 from host_tools.field.crowd import Crowd, specs
 from host_tools.field.crowdview import changes
-from host_tools.field.station import GM_NAME, chain_token, radio_id
 from host_tools.game import roster
+from host_tools.game.chains import GM_NAME, chain_token, radio_id
 from host_tools.vhw.cpython import cryptolib
 
 

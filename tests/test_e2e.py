@@ -13,7 +13,8 @@ import pytest
 from conftest import REPO, run_cran
 from cran.core.view import FIELDS
 from gamefiles import scenario
-from host_tools.device import badgeport, build, flash
+from host_tools import build
+from host_tools.device import badgeport, flash
 from host_tools.virtual import vbadge
 
 FIGHT = ["coup", "coup blesse", "effet peur", "coup"]   # Godefroy's, then a fear

@@ -20,7 +20,8 @@ from host_tools.field.fieldsim import (
     FieldBadge,
 )
 from host_tools.field.fieldsim import everyone as _everyone
-from host_tools.field.station import chain_token, gm_anchor, read_heartbeat
+from host_tools.field.station import read_heartbeat
+from host_tools.game.chains import chain_token, gm_anchor
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
 

@@ -19,8 +19,8 @@ import pytest
 from conftest import REPO, run_cran
 from cran import radio
 from host_tools.field import fieldnet
-from host_tools.field.station import GM_NAME, radio_id
 from host_tools.game import roster
+from host_tools.game.chains import GM_NAME, radio_id
 from host_tools.sim.session import ClockRefused
 from host_tools.vhw.cpython import cryptolib
 from host_tools.virtual import vbadge

@@ -11,8 +11,8 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import FIRMWARE_DIR
-from host_tools.device import badgeport, build
+from host_tools import FIRMWARE_DIR, build
+from host_tools.device import badgeport
 from host_tools.virtual import runtimes
 
 
@@ -297,7 +297,7 @@ def test_a_sleeping_badge_is_knocked_awake():
 
 
 def test_the_manifest_names_every_module_and_what_the_cannot_start_path_imports():
-    from host_tools.device import build
+    from host_tools import build
     needs = build.imported_by("cran.fail")
     # What importing cran.fail runs, packages included; not what cran's functions
     # import when they run (cran.start.phases.start imports the app).
@@ -500,7 +500,7 @@ def test_radio_json_is_written_again_checked_its_tokens_checked_against_their_ch
     from cran.radio.start import read_checked
     from cran.storage import check_line
     from host_tools.device.flash import radio_kept
-    from host_tools.field.station import chain_token
+    from host_tools.game.chains import chain_token
     seed, gm = b"G" * 16, "5a" * 6
     section = {"role": "badge", "authorities": {gm: ["gm", chain_token(seed, 0).hex()]}}
 

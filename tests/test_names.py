@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from host_tools.device import build
+from host_tools import build
+from host_tools.boards import BOARDS_DIR
 from host_tools.vhw import sys_path
-from host_tools.virtual.runtimes import BOARDS_DIR
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "names_driver.py")
 
@@ -113,10 +113,10 @@ def test_every_badge_has_room_for_its_names_or_pays_its_next_pool(firmware_files
     # than NAMES_HEADROOM are left, the badge's figures charge that pool (the bench says
     # so: docs/PERFORMANCE.md, "Names"), so that a feature that adds names does not cost
     # ~9 KB unseen.
+    from host_tools.boards import board_ids
     from host_tools.virtual.runtimes import (
         NAMES_HEADROOM,
         badge_names,
-        board_ids,
         names_headroom,
         names_modules,
     )

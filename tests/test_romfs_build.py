@@ -7,7 +7,7 @@ import ast
 import csv
 import os
 
-from host_tools.device import build
+from host_tools import build
 from host_tools.vhw import VHW_DIR
 
 ROMFS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),

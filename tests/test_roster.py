@@ -434,7 +434,7 @@ def _radio_game(tmp_path, **changes):
 
 
 def test_a_radio_game_gives_each_badge_its_role_and_only_its_own_seed(tmp_path):
-    from host_tools.field.station import GM_NAME, chain_token, radio_id, seed_of
+    from host_tools.game.chains import GM_NAME, chain_token, radio_id, seed_of
     game, secret = _radio_game(tmp_path)
     secret = bytes.fromhex(secret)
     configs = {info["name"]: config for info, config in

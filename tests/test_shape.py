@@ -83,7 +83,12 @@ def _modules(folder, package):
 
 def cycles(modules):
     """The import cycles among modules ({name: path}): their strongly connected sets."""
-    graph = {m: sorted(imported(p, m) & set(modules) - {m}) for m, p in modules.items()}
+    return cycles_of({m: sorted(imported(p, m) & set(modules) - {m})
+                      for m, p in modules.items()})
+
+
+def cycles_of(graph):
+    """The strongly connected sets of more than one node of graph ({node: [nodes]})."""
     index, low, stack, on, found = {}, {}, [], set(), []
 
     def visit(v):   # Tarjan's
@@ -116,9 +121,44 @@ def test_no_host_tools_module_is_part_of_an_import_cycle():
     assert cycles(_modules(os.path.join(REPO, "host_tools"), "host_tools")) == []
 
 
+def package_cycles(modules, depth):
+    """The cycles among packages (a module's name cut to depth parts: host_tools.field):
+    modules of two packages importing each other's, each way, are one."""
+    def package(name):
+        return ".".join(name.split(".")[:depth])
+    grouped = {}
+    for m, p in modules.items():
+        grouped.setdefault(package(m), set()).update(
+            package(w) for w in imported(p, m) & set(modules))
+    graph = {pkg: sorted(used - {pkg}) for pkg, used in grouped.items()}
+    return cycles_of(graph)
+
+
+def test_no_host_tools_package_is_part_of_an_import_cycle():
+    # host_tools.game and host_tools.field, say: one layer uses the other, not both.
+    modules = _modules(os.path.join(REPO, "host_tools"), "host_tools")
+    assert package_cycles(modules, 2) == []
+
+
 def test_no_firmware_module_is_part_of_an_import_cycle():
     # The package's own __init__ counts: importing any of its modules runs it first.
     assert cycles(_modules(os.path.join(REPO, "firmware", "cran"), "cran")) == []
+
+
+def test_the_package_cycle_finder_finds_one():
+    # Two packages whose modules import each other's, no module cycle among them.
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for folder in ("a", "b"):
+            os.mkdir(os.path.join(d, folder))
+            open(os.path.join(d, folder, "__init__.py"), "w").close()
+        with open(os.path.join(d, "a", "one.py"), "w") as f:
+            f.write("from pkg.b import two\n")
+        with open(os.path.join(d, "b", "three.py"), "w") as f:
+            f.write("def later():\n    from pkg.a import four\n")
+        modules = _modules(d, "pkg")
+        assert cycles(modules) == []
+        assert package_cycles(modules, 2) == [["pkg.a", "pkg.b"]]
 
 
 def test_the_cycle_finder_finds_one():

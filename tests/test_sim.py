@@ -503,7 +503,7 @@ def test_on_a_field_the_badge_lives_in_real_time(tmp_path):
     # opened with it.
     from cran import radio
     from host_tools.field import fieldnet
-    from host_tools.field.station import radio_id
+    from host_tools.game.chains import radio_id
     from host_tools.sim.session import Session
     hub = fieldnet.Hub("simrt%d" % os.getpid())
     heard = []

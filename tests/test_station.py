@@ -10,8 +10,7 @@ import sys
 import pytest
 
 from conftest import check_results
-from host_tools import FIRMWARE_DIR
-from host_tools.device import build
+from host_tools import FIRMWARE_DIR, build
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "station_driver.py")
 RUNTIMES = ("micropython", "cpython")
@@ -182,7 +181,7 @@ def _row(etat="pleine-forme", jeu="en-jeu", effets=None, abimee=False, rssi=-50)
 
 
 def test_the_stations_journal_says_each_change_once_and_reads_back_as_a_fight(tmp_path):
-    from host_tools.debrief import timeline
+    from host_tools.debrief import fieldread, timeline
     from host_tools.field import fieldlog
     path = tmp_path / "field.jsonl"
     one, two = b"\x01" * 6, b"\x02" * 6
@@ -216,8 +215,8 @@ def test_the_stations_journal_says_each_change_once_and_reads_back_as_a_fight(tm
 
     lines.insert(3, "{not json")                   # a torn line, named, skipped
     lines.append('{"badge": "%s", "heard": "x", "up": 9000}' % one.hex())   # edited by hand
-    assert fieldlog.is_journal(lines) and not fieldlog.is_journal(['{"up": 0, "boot": 1}'])
-    items, problems = fieldlog.timelines(lines, "field.jsonl")
+    assert fieldread.is_journal(lines) and not fieldread.is_journal(['{"up": 0, "boot": 1}'])
+    items, problems = fieldread.timelines(lines, "field.jsonl")
     assert problems == [   # by the station journal's own lines
         "field.jsonl:4: unreadable, skipped (not a station's journal entry)",
         "field.jsonl:%d: unreadable, skipped (cues are not [kind, value] pairs)"
@@ -409,7 +408,8 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
     from cran import radio
     from host_tools.field.fieldsim import GAME_KEY
     from host_tools.field.gamemaster import names_of
-    from host_tools.field.station import Station, chain_token, radio_id, seed_of
+    from host_tools.field.station import Station
+    from host_tools.game.chains import chain_token, radio_id, seed_of
     from host_tools.vhw import air
     from host_tools.vhw.cpython import cryptolib
     rows = tmp_path / "roster.csv"

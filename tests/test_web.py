@@ -23,8 +23,9 @@ from cran.core.view import FIELDS
 from cran.core.vocab import STATES
 from gamefiles import scenario
 from host_tools import cli
+from host_tools.boards import board_ids
 from host_tools.game.scenarios import events_as_records
-from host_tools.virtual.runtimes import board_ids, run_scenario
+from host_tools.virtual.runtimes import run_scenario
 from host_tools.web import lessons, link, site
 
 CHROMIUM = "/usr/bin/chromium"
@@ -58,7 +59,7 @@ def test_the_site_is_small_and_holds_the_pinned_port_and_the_firmware_cran_flash
         assert "loadMicroPython" in f.read()
     # Every module of the firmware as `cran flash` compiles it, byte for byte, in the
     # image the page mounts; nothing in the page loaded from elsewhere.
-    from host_tools.device import build
+    from host_tools import build
     with open(os.path.join(out, "badge.romfs"), "rb") as f:
         image = f.read()
     compiled = build.compile_firmware(str(tmp_path / "fw"))

@@ -13,6 +13,7 @@ from host_tools import CommandError
 from host_tools.field import crowdview, fieldnet
 from host_tools.field.gamemaster import EXIT_BAD_INPUT, end_on_signals
 from host_tools.game import gamekey
+from host_tools.home import cran_home
 
 HELP = "a virtual field's air alone, for virtual badges and a virtual station badge"
 
@@ -58,7 +59,7 @@ def run(args):
     the_crowd = None
     try:
         if crowded:
-            folder = os.path.join(gamekey.cran_home(), "crowd", gamekey.key_id(key))
+            folder = os.path.join(cran_home(), "crowd", gamekey.key_id(key))
             the_crowd = crowd.Crowd(hub, key, gm_seed, members, folder,
                                     [name for name, _ in left])
             the_crowd.start()

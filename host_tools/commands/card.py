@@ -4,8 +4,8 @@
 import os
 
 from host_tools import CommandError
+from host_tools.boards import board_ids
 from host_tools.paper.card import EXIT_BAD_INPUT, build, read_board, write
-from host_tools.virtual.runtimes import board_ids
 
 HELP = "draw a player's card for a board (French, A6, two sides): PNG or PDF"
 

@@ -13,9 +13,8 @@ import os
 import sys
 
 from host_tools import CommandError
-from host_tools.debrief import gather, timeline, timeline_svg
+from host_tools.debrief import fieldread, gather, timeline, timeline_svg
 from host_tools.debrief.gather import EXIT_BAD_INPUT
-from host_tools.field import fieldlog
 from host_tools.paper import picture
 
 HELP = "pull badges' journals: print their timeline and draw it (SVG or PNG)"
@@ -113,7 +112,7 @@ def run(args):
         raise CommandError("--save is for --port: the journal file is already saved",
                            EXIT_BAD_INPUT)
     if len(ports) + len(args.file) > 1 or args.all or (
-            args.file and fieldlog.is_journal(gather.read_lines(args.file[0]))):
+            args.file and fieldread.is_journal(gather.read_lines(args.file[0]))):
         return _run_several(args, ports, out)
     config = gather.read_config(args.config) if args.config else None
     if ports:

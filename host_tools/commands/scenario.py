@@ -1,8 +1,9 @@
 # `cran scenario FILE`: parse (exit 2 on a malformed file, nothing run), replay on the
 # chosen runtime, check every expect (exit 1 if one failed), print a timeline or JSON.
 from host_tools import CommandError
+from host_tools.boards import check_board
 from host_tools.game.scenarios import run_file
-from host_tools.virtual.runtimes import RUNTIMES, check_board, runtime_for
+from host_tools.virtual.runtimes import RUNTIMES, runtime_for
 
 HELP = "run a scenario file and check its expect lines"
 

@@ -6,9 +6,10 @@ import os
 import sys
 
 from host_tools import CommandError
+from host_tools.boards import check_board
 from host_tools.game import scenarios
 from host_tools.sim.start import DEFAULT_BOARD, DEMO_SCENARIO, prepare
-from host_tools.virtual.runtimes import RUNTIMES, check_board, find_micropython, runtime_for
+from host_tools.virtual.runtimes import RUNTIMES, find_micropython, runtime_for
 
 HELP = "the badge on your desktop: the real firmware app, live in the terminal"
 

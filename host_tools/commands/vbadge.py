@@ -3,14 +3,9 @@
 import os
 
 from host_tools import CommandError
+from host_tools.boards import BOARDS_DIR, board_runtime, check_board
 from host_tools.virtual import vbadge
-from host_tools.virtual.runtimes import (
-    BOARDS_DIR,
-    HOW_TO_GET_MICROPYTHON,
-    board_runtime,
-    check_board,
-    find_micropython,
-)
+from host_tools.virtual.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython
 
 HELP = "a virtual badge on a pseudo-terminal, for mpremote and `cran flash`"
 

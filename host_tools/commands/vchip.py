@@ -12,12 +12,10 @@ import re
 import sys
 
 from host_tools import MP_DIR, CommandError
+from host_tools.boards import BOARDS_DIR, board_runtime, check_board
 from host_tools.vhw import VHW_DIR
 from host_tools.virtual.runtimes import (
-    BOARDS_DIR,
     HOW_TO_GET_MICROPYTHON,
-    board_runtime,
-    check_board,
     find_micropython,
     find_micropython32,
 )

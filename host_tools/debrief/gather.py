@@ -6,8 +6,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from host_tools import CommandError
-from host_tools.debrief import journal, timeline
-from host_tools.field import fieldlog
+from host_tools.debrief import fieldread, journal, timeline
 
 EXIT_BAD_INPUT = 2
 
@@ -86,8 +85,8 @@ def fight(journals):
     none). The station's journal gives a timeline a badge it heard."""
     items, failed = [], 0
     for source, lines, config in journals:
-        if fieldlog.is_journal(lines):   # the station's: a group a badge it heard
-            found, problems = fieldlog.timelines(lines, source)
+        if fieldread.is_journal(lines):   # the station's: a group a badge it heard
+            found, problems = fieldread.timelines(lines, source)
             for problem in problems:
                 print(problem, file=sys.stderr)
             items += found

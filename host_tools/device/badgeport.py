@@ -497,7 +497,7 @@ def _ask(conn, port, line, timeout, again):
 
 
 def _install(port, board=None):
-    from host_tools.virtual.runtimes import board_ids
+    from host_tools.boards import board_ids
     if board is not None:
         return "`cran flash --port %s`" % port
     return "`cran flash --port %s --board BOARD` (BOARD: %s)" % (port, ", ".join(board_ids()))
@@ -523,7 +523,7 @@ def no_firmware(port):
             close(link)
     except (CommandError, ValueError):
         pass   # said as for a badge with no config: --board mends it as well
-    from host_tools.virtual.runtimes import board_ids, unknown_board
+    from host_tools.boards import board_ids, unknown_board
     if board is not None and (not isinstance(board, str) or unknown_board(board)):
         board = None
     if python == "circuitpython":

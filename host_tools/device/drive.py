@@ -50,8 +50,8 @@ def read_boot_out(drive):
 
 def drive_files(board, config_text, key, out_dir):
     """{path on the drive: bytes} of everything the badge needs, code.py included."""
-    from host_tools.device import build, cplibs
-    from host_tools.virtual.runtimes import board_file_text
+    from host_tools import build, cplibs
+    from host_tools.boards import board_file_text
     cross = mpy_cross_circuitpython()
     sources = list(build._sources(runtime="circuitpython"))
     libs = [(path, "lib/" + rel) for rel, path in cplibs.library_files().items()]
@@ -152,7 +152,7 @@ def update(drive, board_id, config_text, key):
     was given) and config_text as device/jobs.config reads them; key: the game key it
     gets. Says what was done. -> the exit code."""
     from gamefiles.board import BoardError, read_board_file
-    from host_tools.virtual.runtimes import BOARDS_DIR, board_file_text
+    from host_tools.boards import BOARDS_DIR, board_file_text
     if board_id is None:
         raise CommandError("--drive: which board? give --board ID or --config FILE")
     board_file_text(board_id)   # unknown or broken: said here
@@ -169,7 +169,7 @@ def update(drive, board_id, config_text, key):
 def _stale(drive, files):
     """Firmware and library files on the drive that the new firmware doesn't have (and
     .new files a cut copy left): cran/ and lib/'s own packages only, not the user's."""
-    from host_tools.device import cplibs
+    from host_tools import cplibs
     ours = ["cran"] + sorted({rel.split("/")[0].split(".")[0]
                               for rel in cplibs.library_files()})
     out = []

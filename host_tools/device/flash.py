@@ -18,10 +18,10 @@ import threading
 import time
 
 from cran.lock import key_id
-from host_tools import CommandError
-from host_tools.device import badgeport, build
+from host_tools import CommandError, build
+from host_tools.boards import BOARDS_DIR, board_file_text, board_ids
+from host_tools.device import badgeport
 from host_tools.game import gamekey
-from host_tools.virtual.runtimes import BOARDS_DIR, board_file_text, board_ids
 
 MAIN = "/main.py"
 CONFIG = "/config.json"

@@ -7,9 +7,9 @@ import os
 import threading
 
 from host_tools import CommandError
+from host_tools.boards import check_board
 from host_tools.device import badgeport, flash
 from host_tools.game.given import NamedRows
-from host_tools.virtual.runtimes import check_board
 
 
 def ports(given, every=False, roster_ports=()):

@@ -22,7 +22,7 @@ from cran.radio.link import NEAR_DBM, PERIOD_MS, WINDOW_MS
 from gamefiles.scenario import grammar_word
 from host_tools import CommandError
 from host_tools.field.fieldsim import FieldBadge
-from host_tools.field.station import GM_NAME, gm_anchor, radio_id, radio_sections, seed_of
+from host_tools.game.chains import GM_NAME, gm_anchor, radio_id, radio_sections, seed_of
 from host_tools.game.suggest import did_you_mean
 from host_tools.vhw.cpython import cryptolib
 

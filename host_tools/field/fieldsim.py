@@ -12,7 +12,8 @@ from cran.radio.config import Radio as RadioSpec
 from cran.radio.link import Link
 from cran.radio.start import wire
 from cran.radio.treat import Chain
-from host_tools.field.station import Station, chain_token, gm_anchor
+from host_tools.field.station import Station
+from host_tools.game.chains import chain_token, gm_anchor
 from host_tools.vhw import air as vair
 from host_tools.vhw.cpython import cryptolib
 

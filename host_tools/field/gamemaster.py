@@ -10,8 +10,10 @@ import time
 from cran import radio
 from host_tools import CommandError
 from host_tools.field import fieldlog, fieldnet
-from host_tools.field.station import GM_NAME, Station, radio_id, seed_of, treater_anchors
+from host_tools.field.station import Station
 from host_tools.game import gamekey
+from host_tools.game.chains import GM_NAME, radio_id, seed_of, treater_anchors
+from host_tools.home import cran_home
 
 EXIT_BAD_INPUT = 2
 REFRESH_S = 0.5
@@ -144,7 +146,7 @@ class Field:
         if self.usb is not None:
             self.usb.on_note = self.journal.error
         # Its counter and chain kept per game, so a restarted station gives no token twice.
-        saved = os.path.join(gamekey.cran_home(), "station-%s.json" % gamekey.key_id(key))
+        saved = os.path.join(cran_home(), "station-%s.json" % gamekey.key_id(key))
         self.station = Station(key, seed_of(secret, GM_NAME), radio_id(GM_NAME), air, saved,
                                treaters)
         self.station.on_heard = self.journal.heard

@@ -6,14 +6,12 @@
 # every command carries it (a badge refuses one heard late: cran.radio.orders), it says
 # it every CLOCK_EVERY_MS, and it answers a badge that asks for it (after a power cut
 # its clock is unknown) naming that badge's question.
-import hashlib
 import json
 import os
 import struct
 import time
 
 from cran import radio
-from cran.auth import derive
 from cran.core.vocab import STATES
 from cran.radio.link import (
     _HEARTBEAT,
@@ -26,16 +24,14 @@ from cran.radio.link import (
     WINDOW_MS,
 )
 from cran.radio.orders import ANSWER, ANSWER_BYTES
-from host_tools.game import gamekey
+from host_tools.game.chains import chain_token, gm_anchor
+from host_tools.home import write_private
 from host_tools.vhw.cpython import cryptolib
 
 GM_STEPS = radio.CHAIN_STEPS
-RADIO_SECRET = "radio_secret"   # in the game settings file, beside "game_key"
 TAG_BYTES = radio._TAG_BYTES
 TAGS_KEPT = 16        # a sender's last frames heard, told from a second badge's
 DOUBLED_AFTER = 2     # frames behind a sender's counter, never heard: two badges
-GM_NAME = "gm"                  # the game master's station, as a radio id is made from
-ROLE_NAMES = ("badge", "healer", "smith")   # a roster's roles (radio.ROLES' first three)
 # The station's clock said to every badge this often: a badge's own drifts a few
 # percent (an RC oscillator while it sleeps), and must stay within cran.radio.orders'
 # FRESH_S of it. A token each time: ~430 of the chain's 4,096 in a 72-hour game.
@@ -44,21 +40,6 @@ CLOCK_EVERY_MS = 10 * 60000
 # each time, whoever asks: a key holder's flood of questions costs the chain ~60 an
 # hour at worst). An answer names ANSWERS_AT_MOST of them.
 ANSWERS_AT_MOST = (radio.MAX_PAYLOAD - radio._PROOF_BYTES) // ANSWER_BYTES
-
-
-def chain_token(seed, index):
-    """Token `index` (0: the anchor badges hold) of the chain grown from seed. Made here
-    only: a badge checks a token by stepping it back (cran.radio.chain_step) and a
-    healer's badge steps its own chain from where it stands (cran.radio.treat)."""
-    x = seed[:radio.TOKEN_BYTES]
-    for _ in range(radio.CHAIN_STEPS - index):
-        x = radio.chain_step(x)
-    return x
-
-
-def gm_anchor(seed):
-    """What every badge's config holds of the game master's chain: its token 0."""
-    return chain_token(seed, 0)
 
 
 def read_heartbeat(payload):
@@ -83,43 +64,6 @@ def read_heartbeat(payload):
             "armure": armor, "armure-abimee": bool(damaged), "jeu": _PLAYS[play],
             "renommee": renown, "batterie": None if battery == 255 else battery,
             "effets": effects}
-
-
-# ---- a game's radio, from its settings' secret -------------------------------------------
-# The radio secret is the organisers' alone (the game settings file): no badge holds it.
-# From it come the chains' seeds: the game master's, and each healer's or smith's (by
-# the roster's name), which only that one badge gets. Badges get the anchors.
-
-def radio_id(name):
-    """A badge's 6-byte radio id, from its roster name: the station names who it hears."""
-    return hashlib.sha256(b"cran radio id " + name.encode()).digest()[:radio.ID_BYTES]
-
-
-def seed_of(secret, name):
-    """The chain seed of the game master (GM_NAME) or of a healer or smith by name."""
-    return derive(secret, b"chain " + name.encode())[:radio.TOKEN_BYTES]
-
-
-def treater_anchors(secret, rows):
-    """rows: [(name, role)] of the roster -> {radio id: (role, its chain's anchor)} of its
-    healers and smiths, whose soins and repairs every badge (and the station) checks."""
-    return {radio_id(name): (role, chain_token(seed_of(secret, name), 0))
-            for name, role in rows if role != "badge"}
-
-
-def radio_sections(secret, rows):
-    """rows: [(name, role)] of the whole roster (role: ROLE_NAMES) -> {name: the radio
-    section of that badge's config (cran.start.config's "radio")}."""
-    authorities = {radio_id(GM_NAME).hex(): ["gm", gm_anchor(seed_of(secret, GM_NAME)).hex()]}
-    for who, (role, anchor) in treater_anchors(secret, rows).items():
-        authorities[who.hex()] = [role, anchor.hex()]
-    out = {}
-    for name, role in rows:
-        section = {"id": radio_id(name).hex(), "role": role, "authorities": authorities}
-        if role != "badge":
-            section["seed"] = seed_of(secret, name).hex()
-        out[name] = section
-    return out
 
 
 class Station:
@@ -177,7 +121,7 @@ class Station:
     def _store(self, **changes):
         self.kept.update(changes)
         if self.saved is not None:   # whole, then renamed: a cut leaves one or the other
-            gamekey.write_private(self.saved, json.dumps(self.kept))
+            write_private(self.saved, json.dumps(self.kept))
 
     def _save_mark(self, mark):
         self._store(counter_mark=mark)

@@ -6,27 +6,15 @@
 # does. Badges only ever see proofs made with a key (cran.auth), never the key itself.
 import os
 import secrets
-import threading
 
 from cran import lock
 from cran.lock import KEY_BYTES, key_id
 from cran.tags import to_hex
 from host_tools import CommandError
+from host_tools.home import cran_home, write_private
 
 KEY_FILE = "game.key"       # beside a config (cran config --out), and on the badge
 _OWN = "own.key"
-
-
-def cran_home():
-    """The user's cran folder: $CRAN_HOME, else the platform's config folder."""
-    home = os.environ.get("CRAN_HOME")
-    if home:
-        return home
-    if os.name == "nt" and os.environ.get("APPDATA"):
-        return os.path.join(os.environ["APPDATA"], "cran")
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"),
-                                                              ".config")
-    return os.path.join(base, "cran")
 
 
 def new_key():
@@ -57,18 +45,6 @@ def _ring():
 
 def write_key_file(path, key):
     write_private(path, to_hex(key) + "\n")
-
-
-def write_private(path, text):
-    """text as the whole of path, in the user's cran folder: readable by the user
-    alone, written to a temp file then renamed (a cut leaves the old file or the new)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    # A temp name of its own: cran flash's threads (a badge each) may write at once.
-    temp = "%s.%d-%d.tmp" % (path, os.getpid(), threading.get_ident())
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(temp, path)
 
 
 def own_key():

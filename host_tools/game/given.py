@@ -6,7 +6,7 @@
 import json
 import os
 
-from host_tools.game import gamekey
+from host_tools.home import cran_home, write_private
 
 # {"games": {key id: {badge name, lower case: {"badge", "id": chip id, "name":
 # character}}}}; a cran before this one kept {roster path: {badge name: chip id}}, still
@@ -15,7 +15,7 @@ LEDGER = "badges.json"
 
 
 def _path():
-    return os.path.join(gamekey.cran_home(), LEDGER)
+    return os.path.join(cran_home(), LEDGER)
 
 
 def read_ledger():
@@ -99,4 +99,4 @@ class NamedRows:
         if not isinstance(games, dict):
             games = ledger["games"] = {}
         games.setdefault(self.game, {}).update(names)
-        gamekey.write_private(_path(), json.dumps(ledger, indent=1, sort_keys=True))
+        write_private(_path(), json.dumps(ledger, indent=1, sort_keys=True))

@@ -40,14 +40,14 @@ from cran.start import config as badge_config
 from cran.tags import to_hex
 from gamefiles.board import BoardError
 from host_tools import CommandError
+from host_tools.boards import BOARDS_DIR, board_ids, unknown_board
 from host_tools.game import gamekey
 from host_tools.game.suggest import did_you_mean, nearest, offer
 from host_tools.game.times import duration_words
-from host_tools.virtual.runtimes import BOARDS_DIR, board_ids, unknown_board
 
 EXIT_BAD_INPUT = 2
 GAME_KEY = "game_key"      # in the game settings file: the game's key, in hex
-RADIO_SECRET = "radio_secret"   # ... and the radio's secret (host_tools.field.station)
+RADIO_SECRET = "radio_secret"   # ... and the radio's secret (its chains: game.chains)
 
 # What each setting means, for the template's "_about" (docs/rules.md IDs in front).
 ABOUT = {
@@ -418,7 +418,7 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR,
     seen = {}       # key, and file name (case-blind file systems), -> the row it is from
     radio = None
     if secret is not None:   # every row's radio, from every row's name and role
-        from host_tools.field.station import radio_sections
+        from host_tools.game.chains import radio_sections
         named = {}
         for number, row in rows:
             name = row.get("name", ("", ""))[1]

@@ -8,16 +8,10 @@ from cran.core.view import FIELDS
 from cran.core.vocab import CUE_SAY
 from gamefiles import scenario
 from host_tools import CommandError
+from host_tools.boards import board_runtime, check_board
 from host_tools.game.suggest import did_you_mean
 from host_tools.game.times import elapsed
-from host_tools.virtual.runtimes import (
-    OutOfMemory,
-    RuntimeFailure,
-    board_runtime,
-    check_board,
-    run_on_badge,
-    run_scenario,
-)
+from host_tools.virtual.runtimes import OutOfMemory, RuntimeFailure, run_on_badge, run_scenario
 
 EXIT_OK, EXIT_EXPECT_FAILED, EXIT_MALFORMED = 0, 1, 2
 

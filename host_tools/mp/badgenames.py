@@ -12,7 +12,7 @@
 import gc
 import sys
 
-# The modules cran flash makes to make the badge's names (host_tools/device/build.py
+# The modules cran flash makes to make the badge's names (host_tools/build.py
 # names_sources); cran.start loads those of its board's parts and game.
 MODULES = ("cran.names", "cran.names_display", "cran.names_ssd1306", "cran.names_st7789",
            "cran.names_buzzer", "cran.names_leds", "cran.names_radio")

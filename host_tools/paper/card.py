@@ -18,9 +18,9 @@ from cran.core.words import parse_action
 from cran.looks import UNKNOWN_LOOK
 from cran.screenwords import label, not_saved
 from host_tools import CommandError
+from host_tools.boards import BOARDS_DIR, unknown_board
 from host_tools.paper import picture
 from host_tools.paper.picture import fit, text_width
-from host_tools.virtual.runtimes import BOARDS_DIR, unknown_board
 
 EXIT_BAD_INPUT = 2
 

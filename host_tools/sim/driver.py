@@ -9,13 +9,13 @@ import tempfile
 
 from gamefiles import scenario
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
-from host_tools.game.gamekey import KEY_FILE, write_private
+from host_tools.boards import BOARDS_DIR, check_board
+from host_tools.game.gamekey import KEY_FILE
+from host_tools.home import write_private
 from host_tools.vhw import sys_path
 from host_tools.virtual.runtimes import (
-    BOARDS_DIR,
     HOW_TO_GET_CIRCUITPYTHON,
     HOW_TO_GET_MICROPYTHON,
-    check_board,
     circuitpython_path,
     interpreter,
 )

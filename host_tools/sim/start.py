@@ -5,8 +5,10 @@
 import os
 
 from host_tools import FIRMWARE_DIR, CommandError
+from host_tools.boards import check_board
 from host_tools.game import scenarios
-from host_tools.virtual.runtimes import check_board, runtime_for
+from host_tools.home import cran_home
+from host_tools.virtual.runtimes import runtime_for
 
 DEMO_SCENARIO = os.path.join(os.path.dirname(FIRMWARE_DIR), "examples", "scenarios",
                              "exemple-godefroy.txt")   # the rulebook's example fight
@@ -63,6 +65,6 @@ def _on_field(field, at, settings, character, config):
     key = roster.game_key_of(settings, character) or gamekey.own_key()
     # Per game and character: a rehearsal's Ali and the game's are two badges (their
     # radio ids are both made from "Ali"), each with its counter.
-    kept = os.path.join(gamekey.cran_home(), "sim", gamekey.key_id(key),
+    kept = os.path.join(cran_home(), "sim", gamekey.key_id(key),
                         "radio-%s.json" % config["radio"].get("id"))
     return env, key, kept

@@ -474,6 +474,9 @@ def _radio_off():
     del _inbox[:]
 
 
+network.on_radio_off = _radio_off
+
+
 def reset():
     """A new chip: ESP-NOW off, nothing sent or heard."""
     global dropped

@@ -36,6 +36,9 @@ _up = [False, False]   # each interface's active(), by its index
 _protocol = [MODE_11B | MODE_11G | MODE_11N] * 2
 _channel = [1]
 on_change = None   # called when what the air must know changes (vhw/espnow.py's field)
+# Called when the radio goes off (vhw/espnow.py sets it as it loads: what it heard is
+# lost then, as on the chip). A hook, not an import: espnow imports network.
+on_radio_off = None
 
 
 def _mac(interface):
@@ -91,8 +94,8 @@ class WLAN:
         elif not is_active() and _active_since is not None:
             machine.radio_on_ms += vclock.elapsed_ms() - _active_since
             _active_since = None
-            import espnow
-            espnow._radio_off()
+            if on_radio_off is not None:
+                on_radio_off()
         _changed()
         return None
 

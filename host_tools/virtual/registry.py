@@ -8,20 +8,20 @@ import json
 import os
 import time
 
-from host_tools.game import gamekey
+from host_tools.home import cran_home, write_private
 
 FOLDER = "vbadges"
 
 
 def _folder():
-    return os.path.join(gamekey.cran_home(), FOLDER)
+    return os.path.join(cran_home(), FOLDER)
 
 
 def register(port, link=None, board=None):
     """This process serves a virtual badge on port (link: a symlink to it). -> the
     file that says so, for unregister()."""
     path = os.path.join(_folder(), "%d.json" % os.getpid())
-    gamekey.write_private(path, json.dumps({
+    write_private(path, json.dumps({
         "pid": os.getpid(), "port": port, "link": os.path.abspath(link) if link else None,
         "board": board, "started": time.time()}))
     return path

@@ -8,6 +8,7 @@ import sys
 
 from gamefiles import scenario
 from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, MP_DIR, CommandError
+from host_tools.boards import BOARDS_DIR, board_runtime
 
 RUNTIMES = ("cpython", "micropython", "circuitpython")
 HOW_TO_GET_MICROPYTHON = (
@@ -89,55 +90,6 @@ def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None, cwd=No
         raise RuntimeFailure("%s failed (exit %d):\n%s%s" % (
             runtime, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
     return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-
-
-BOARDS_DIR = os.path.join(os.path.dirname(FIRMWARE_DIR), "boards")
-
-
-def board_ids(boards_dir=BOARDS_DIR, runtime="micropython"):
-    """The boards of boards_dir: those of one runtime (a board file's "runtime",
-    MicroPython's where it says none), or every one with runtime None."""
-    ids = sorted(name[:-5] for name in os.listdir(boards_dir) if name.endswith(".json"))
-    if runtime is None:
-        return ids
-    return [b for b in ids if board_runtime(b, boards_dir) == runtime]
-
-
-def board_runtime(board_id, boards_dir=BOARDS_DIR):
-    """The runtime a board file names ("micropython" where it names none, or can't be
-    read: its checker says what is wrong with it)."""
-    try:
-        with open(os.path.join(boards_dir, board_id + ".json"), encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return "micropython"
-    return (data.get("runtime") if isinstance(data, dict) else None) or "micropython"
-
-
-def unknown_board(board_id, boards_dir=BOARDS_DIR):
-    """-> what to say of a board id that boards/ has no file for, or None when it has."""
-    known = board_ids(boards_dir, runtime=None)
-    if board_id in known:
-        return None
-    return "unknown board '%s' (known: %s)" % (board_id, ", ".join(known))
-
-
-def check_board(board_id):
-    problem = unknown_board(board_id)
-    if problem:
-        raise CommandError(problem)
-
-
-def board_file_text(board_id):
-    """The board file as the badge keeps it: checked here (the badge has no checker),
-    every part with its optional keys filled in, without the notes and sources."""
-    from gamefiles.board import BoardError, read_board_file
-    check_board(board_id)
-    try:
-        board = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json"))
-    except BoardError as e:
-        raise CommandError(str(e)) from None
-    return json.dumps(board.badge_data(), sort_keys=True)
 
 
 # The budget: the badge's own heap, in KB, in which every board must live the example
@@ -246,11 +198,11 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
     with tempfile.TemporaryDirectory(prefix="cran-badge-") as tmp:
         firmware = FIRMWARE_DIR
         if mpy or romfs:
-            from host_tools.device.build import compile_firmware
+            from host_tools.build import compile_firmware
             firmware = os.path.join(tmp, "firmware")
             compiled_files = compile_firmware(firmware)
         if romfs:
-            from host_tools.device.build import romfs_image
+            from host_tools.build import romfs_image
             modules = {}
             for path, local in compiled_files.items():
                 with open(local, "rb") as f:
@@ -265,7 +217,7 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
             # Each job's flash as cran flash leaves a badge's: its main.py runs it.
             manifest = None
             if mpy or romfs:
-                from host_tools.device.build import manifest_text
+                from host_tools.build import manifest_text
                 modules = {}
                 for path, local in compiled_files.items():
                     with open(local, "rb") as f:
@@ -327,7 +279,7 @@ def circuitpython_path(tmp):
     """The CircuitPython runner's path: the strict virtual CircuitPython modules, then
     Adafruit's libraries from the installed packages (copied to tmp/lib, as on a
     CIRCUITPY drive)."""
-    from host_tools.device.cplibs import copy_libraries
+    from host_tools.cplibs import copy_libraries
     from host_tools.vcp import VCP_DIR
     lib = os.path.join(tmp, "lib")
     copy_libraries(lib)
@@ -337,7 +289,7 @@ def circuitpython_path(tmp):
 def compile_runner(out_dir):
     """badge_driver.py and the virtual hardware compiled to .mpy in out_dir, as the
     firmware is (build.compile_modules). -> the virtual hardware's folders, for sys.path"""
-    from host_tools.device.build import compile_modules
+    from host_tools.build import compile_modules
     from host_tools.vhw import VHW_DIR, sys_path
     folders = sys_path("micropython")
     sources = [(os.path.join(MP_DIR, name), name)
@@ -409,7 +361,7 @@ def main_names(main):
     """The names (qstrs) a chip makes compiling main.py (it runs it as source)."""
     import tempfile
 
-    from host_tools.device.build import mpy_cross_path, mpy_qstrs
+    from host_tools.build import mpy_cross_path, mpy_qstrs
     with tempfile.TemporaryDirectory(prefix="cran-main-") as tmp:
         out = os.path.join(tmp, "main.mpy")
         subprocess.run([mpy_cross_path(), "-o", out, main], check=True, capture_output=True)
@@ -432,7 +384,7 @@ def badge_names(files, modules):
     local file}, as build.compile_firmware gives them): main.py's, its modules' as the
     names modules `modules` (names_modules) make them, those modules' own paths
     (their __file__: made as they load), RUN_NAMES."""
-    from host_tools.device.build import names_of
+    from host_tools.build import names_of
     groups = names_of(files)
     made = main_names(files["/main.py"]) | set(RUN_NAMES)
     for module in modules:

@@ -14,10 +14,9 @@ import shutil
 import subprocess
 import tempfile
 
-from host_tools import GAMEFILES_ROOT, MP_DIR, CommandError
-from host_tools.device import build
+from host_tools import GAMEFILES_ROOT, MP_DIR, CommandError, build
+from host_tools.boards import BOARDS_DIR, board_ids
 from host_tools.vhw import VHW_DIR
-from host_tools.virtual.runtimes import BOARDS_DIR, board_ids
 from host_tools.web import lessons
 
 WEB_DIR = os.path.dirname(os.path.abspath(__file__))

@@ -20,8 +20,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [REPO]
 
 from host_tools import FIRMWARE_DIR  # noqa: E402
+from host_tools.boards import BOARDS_DIR  # noqa: E402
 from host_tools.vhw import sys_path  # noqa: E402
-from host_tools.virtual.runtimes import BOARDS_DIR  # noqa: E402
 
 sys.path[:0] = sys_path("cpython") + [FIRMWARE_DIR]
 

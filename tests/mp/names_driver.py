@@ -1,6 +1,6 @@
 # The names (qstrs) a badge makes, inside the MicroPython unix port, with the firmware as
 # .mpy and the modules that make its names, as cran flash installs them
-# (host_tools/device/build.py names_sources):
+# (host_tools/build.py names_sources):
 # every qstr is made by cran.start.phases.start, none later, whatever the console is sent.
 #   micropython names_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR BOARD VHW...
 # Prints each of after_boot, after_lazy, after_lines followed by micropython.qstr_info's

@@ -78,7 +78,7 @@ def _let_go(names):
     forget(names)
 
 
-# The modules cran flash makes to make the badge's names (host_tools/device/build.py
+# The modules cran flash makes to make the badge's names (host_tools/build.py
 # names_sources), and the board part each one's are for: a screen's driver's, by its
 # kind (a board makes its own screen's, not every kind's).
 _NAMES = (("cran.names", None), ("cran.names_display", "display"),

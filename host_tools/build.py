@@ -234,7 +234,7 @@ def names_sources(files, src_dir):
         rel = "cran/%s.py" % module
         idents = sorted(n for n in names if _attribute(n))
         short = sorted(n for n in names if not _attribute(n))
-        lines = ["# Made by cran flash (host_tools/device/build.py names_sources): loading this",
+        lines = ["# Made by cran flash (host_tools/build.py names_sources): loading this",
                  "# makes the names of the badge's modules; cran.start._make_names.",
                  "LATER = %r" % " ".join(sorted(later)),
                  "", "", "def _(x):"]

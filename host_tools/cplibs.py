@@ -1,7 +1,7 @@
 # The Adafruit libraries the CircuitPython build runs (neopixel, adafruit_pixelbuf,
 # asyncio, adafruit_ticks): the packages of cran's "circuitpython" extra (pyproject.toml),
 # installed from PyPI by `make install` into .circuitpython/ beside the repository
-# without their dependencies (`python -m host_tools.device.cplibs install`), and their own .py
+# without their dependencies (`python -m host_tools.cplibs install`), and their own .py
 # files from there, as a CIRCUITPY drive's lib/ folder holds them (cran flash --drive)
 # and as the tests give them to the CircuitPython interpreter.
 import os
@@ -39,7 +39,7 @@ def library_files(lib_dir=LIB_DIR):
         dist = found.get(name)
         if dist is None:
             raise CommandError("%s is not in %s: the CircuitPython build needs it (make "
-                               "install, or python -m host_tools.device.cplibs install)"
+                               "install, or python -m host_tools.cplibs install)"
                                % (name, lib_dir))
         for entry in dist.files or ():
             path = str(entry).replace(os.sep, "/")
@@ -58,5 +58,5 @@ def copy_libraries(lib_dir):
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["install"]:
-        sys.exit("usage: python -m host_tools.device.cplibs install")
+        sys.exit("usage: python -m host_tools.cplibs install")
     install()
