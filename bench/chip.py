@@ -19,8 +19,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "bench"))
 
+from host_tools.boards import BOARDS_DIR, board_ids  # noqa: E402
 from host_tools.device import flash, qemu  # noqa: E402
-from host_tools.virtual.runtimes import BOARDS_DIR, board_ids  # noqa: E402
 
 # What the badge is left of the chip's heap (the issue "Measured on the real chip's own
 # image"): its GC heap of two areas (~112 KB) less what Wi-Fi needs once ESP-NOW runs.
@@ -141,7 +141,10 @@ def render(chip, model=None):
             run["board"], "yes" if radio else "no", boot_text,
             "%s KB" % _kb(seen) if seen else "-", _kb(run.get("peak")),
             _kb(run.get("after_quiet")), idf_text,
-            "yes" if run["lived"] else "no: " + run["error"]))
+            ("yes" if run["lived"] else "no: " + run["error"])
+            + ("" if not run.get("absent") else " (the emulator has no %s: its bus "
+               "answers nothing, the badge said so and played on)"
+               % " or ".join(run["absent"]))))
     for board, why in chip.get("skipped", {}).items():
         lines.append("| %s | - | not measured: %s | | | | | |" % (board, why))
     start = chip.get("start")

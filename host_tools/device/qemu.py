@@ -326,6 +326,10 @@ def chip_config(board_id, radio):
     return config
 
 
+# What the badge journals of a part whose bus answers nothing: on the emulator, the I2C
+# devices it does not model.
+ABSENT = "no answer ([Errno 19] ENODEV)"
+
 # The emulator's watchdogs off (the timer groups'): a start on the stock mount takes
 # minutes there (each flash operation ~8 ms), not on a chip.
 NO_WATCHDOG = ("-global", "driver=timer.esp32.timg,property=wdt_disable,value=true")
@@ -425,10 +429,15 @@ def play(qemu_dir, board_id, radio, budget, workdir, builds=None, on_step=None):
             chip.ask("lock")
             quiet = chip.wait_ticks(QUIET_MS)
             out["after_quiet"] = quiet.alloc - share
-            errors = [e for e in (json.loads(x) for x in chip.ask("journal")
-                                  if x.startswith("{")) if "error" in e]
+            errors = [e["error"] for e in (json.loads(x) for x in chip.ask("journal")
+                                           if x.startswith("{")) if "error" in e]
+            # A part on a bus the emulator does not model (the StickC's screen and
+            # power chip on I2C): the badge says so and plays on, as it would on a chip
+            # whose part is gone; not a death, but said.
+            out["absent"] = [e.split(":")[0] for e in errors if ABSENT in e]
+            errors = [e for e in errors if ABSENT not in e]
             if errors:
-                raise ChipDied("the badge journaled %s" % errors[0]["error"])
+                raise ChipDied("the badge journaled %s" % errors[0])
         except ChipDied as e:
             out["error"] = str(e)
         chip.read_samples()
