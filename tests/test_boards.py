@@ -10,8 +10,7 @@ import pytest
 
 from conftest import REPO
 from gamefiles.board import BoardError, load_board, read_board_file
-from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
-from host_tools.virtual import runtimes
+from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, boards
 
 BOARD_DIR = os.path.join(REPO, "boards")
 DRIVER = os.path.join(os.path.dirname(__file__), "mp", "board_driver.py")
@@ -77,7 +76,7 @@ def test_a_badge_reads_the_board_file_cran_flash_writes(tmp_path):
     from cran.start.config import ConfigError, read_board
     path = str(tmp_path / "b.json")
     with open(path, "w") as f:
-        f.write(runtimes.board_file_text("m5stickc-plus"))
+        f.write(boards.board_file_text("m5stickc-plus"))
     board = read_board(path)
     assert board.display["optional"] is False and board.buttons[1]["pull"] is None
     with open(path, "w") as f:

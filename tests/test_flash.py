@@ -11,9 +11,8 @@ import pytest
 import serial
 
 from conftest import run_cran
-from host_tools import FIRMWARE_DIR, build
+from host_tools import FIRMWARE_DIR, boards, build
 from host_tools.device import badgeport
-from host_tools.virtual import runtimes
 
 
 def test_no_port_is_a_clear_error():
@@ -138,7 +137,7 @@ def test_what_a_badge_gets(tmp_path):
         os.path.join(FIRMWARE_DIR, p[1:].replace(".mpy", ".py")))] == []
     with open(files["/cran/app.mpy"], "rb") as f:
         assert f.read(1) == b"M"   # the .mpy header
-    board = json.loads(runtimes.board_file_text("m5stickc-plus"))
+    board = json.loads(boards.board_file_text("m5stickc-plus"))
     assert "notes" not in board and "sources" not in board and board["id"] == "m5stickc-plus"
 
 

@@ -6,6 +6,7 @@ import os
 import re
 import time
 
+from cran.core.vocab import ARMOR_DAMAGED
 from host_tools import CommandError
 
 CONSOLE_TIMEOUT_S = 8.0
@@ -562,7 +563,7 @@ def status(port, timeout=CONSOLE_TIMEOUT_S):
     # A badge flashed before its status said armure-abimee (the scenario's word) says
     # armure_abimee: read as today's, so a fleet of mixed firmware reads as one.
     if "armure_abimee" in found:
-        found["armure-abimee"] = found.pop("armure_abimee")
+        found[ARMOR_DAMAGED] = found.pop("armure_abimee")
     return found
 
 

@@ -6,7 +6,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from cran.core.vocab import INCONNU
+from cran.core.vocab import ARMOR_DAMAGED, INCONNU
 from host_tools import CommandError
 from host_tools.device import badgeport
 from host_tools.game.times import time_left
@@ -52,7 +52,7 @@ def table(ports, answers):
         if s.get("save_error"):
             etat += " NOT SAVED"
         armure = "-" if s.get("armure") is None else "%d%s%s" % (
-            s["armure"], " abimee" if s.get("armure-abimee") else "",
+            s["armure"], " abimee" if s.get(ARMOR_DAMAGED) else "",
             ", casque" if s.get("casque") else "")
         rows.append((port, badgeport.badge_names(s.get("id"), s.get("badge")),
                      s.get("personnage") or "-", etat, armure, _effects(s),
@@ -158,7 +158,7 @@ def one(port, s, as_json):
     if s["etat"] == INCONNU:
         print("  the badge lost its saved state: an organiser sets it with `reset`")
     else:
-        print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get("armure-abimee") else ""))
+        print("  armure    %d%s" % (s["armure"], " (abimee)" if s.get(ARMOR_DAMAGED) else ""))
     if "casque" in s:   # (a firmware before it did not say)
         print("  casque    %s" % ("oui" if s["casque"] else "non"))
     print("  effets    %s" % _effects(s))

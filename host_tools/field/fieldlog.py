@@ -13,6 +13,8 @@ import json
 import os
 import time
 
+from cran.core.vocab import ARMOR_DAMAGED
+
 
 class FieldJournal:
     """The journal, appended to path (a station started again goes on in it). names:
@@ -56,7 +58,7 @@ class FieldJournal:
 
 
 def _seen(row):
-    return (row["etat"], row["jeu"], tuple(sorted(row["effets"])), row["armure-abimee"])
+    return (row["etat"], row["jeu"], tuple(sorted(row["effets"])), row[ARMOR_DAMAGED])
 
 
 def _changes(before, now):

@@ -12,7 +12,7 @@ import struct
 import time
 
 from cran import radio
-from cran.core.vocab import STATES
+from cran.core.vocab import ARMOR_DAMAGED, STATES
 from cran.radio.link import (
     _HEARTBEAT,
     _HEARTBEAT_BYTES,
@@ -61,7 +61,7 @@ def read_heartbeat(payload):
     except ValueError:
         return None
     return {"etat": STATES[etat], "reste": None if left == _NO_TIME else left,
-            "armure": armor, "armure-abimee": bool(damaged), "jeu": _PLAYS[play],
+            "armure": armor, ARMOR_DAMAGED: bool(damaged), "jeu": _PLAYS[play],
             "renommee": renown, "batterie": None if battery == 255 else battery,
             "effets": effects}
 

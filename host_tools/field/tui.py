@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from cran.core.vocab import ARMOR_DAMAGED
 from host_tools import CommandError
 from host_tools.field.gamemaster import REFRESH_S, TICK_S, command, new_character
 from host_tools.terminal import driver_class
@@ -25,7 +26,7 @@ def row_cells(row):
     reste = "" if row["reste"] is None else "%d:%02d" % divmod(row["reste"], 60)
     effets = " ".join("%s %d:%02d" % ((name,) + divmod(s, 60))
                       for name, s in sorted(row["effets"].items())) or "-"
-    armure = "%d%s" % (row["armure"], " (abimee)" if row["armure-abimee"] else "")
+    armure = "%d%s" % (row["armure"], " (abimee)" if row[ARMOR_DAMAGED] else "")
     battery = "?" if row["batterie"] is None else "%d%%" % row["batterie"]
     return (row["name"], row["etat"], reste, effets, armure, row["jeu"], battery,
             "%ds ago" % row["ago_s"], "%d dBm" % row["rssi"])

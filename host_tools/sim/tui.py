@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, RichLog, Static
 
+from cran.core.vocab import ARMOR_DAMAGED
 from cran.core.words import KEYWORDS, TIMED_EFFECTS
 from host_tools.game.times import elapsed, time_left
 from host_tools.sim.session import ClockRefused, Session
@@ -413,7 +414,7 @@ class SimApp(App):
             armor = "-"
         else:
             armor = "%d answer%s left" % (s["armure"], "" if s["armure"] == 1 else "s")
-        out.append("armure     %s%s\n" % (armor, ", damaged" if s["armure-abimee"] else ""))
+        out.append("armure     %s%s\n" % (armor, ", damaged" if s[ARMOR_DAMAGED] else ""))
         effects = ", ".join("%s %s" % (name, time_left(ms))
                             for name, ms in sorted(s["effets"].items())) or "-"
         out.append("effets     %s\n" % effects)

@@ -16,7 +16,7 @@ def make_root(root, boards_dir, board_id, config):
     os.mkdir(root + "/boards")
     with open("%s/%s.json" % (boards_dir, board_id)) as f:
         text = f.read()
-    # As cran flash writes it (host_tools.virtual.runtimes.board_file_text): the parts, without
+    # As cran flash writes it (host_tools.boards.board_file_text): the parts, without
     # what is for people; boards/*.json spell every part out (tests/test_boards.py).
     data = json.loads(text)
     for key in ("sources", "notes"):
