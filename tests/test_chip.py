@@ -57,7 +57,8 @@ def test_the_badge_runs_on_the_stock_image_from_its_main_py(tmp_path):
     got = qemu.play(QEMU_DIR, "atom-lite", True, 0, str(tmp_path), on_step=steps.append)
     assert got["error"] is None, "\n".join(steps + [got["error"]])
     assert got["lived"]
-    # The start in the chip's own time (an emulated flash operation is slower than a
-    # chip's: this is an upper bound) within the watchdog's 45 s, with room.
-    assert got["start_ms"] < 30000
+    # The start in the chip's own time within main.py's 45 s watchdog (the emulator's is
+    # off: each emulated flash operation costs ~7 ms, far more than a chip's, so this is
+    # an upper bound; `CHIP_START=1 make chip` times it as a chip's).
+    assert got["start_ms"] < 45000
     assert got["after_quiet"] - got["after_boot"] < 1024, got
