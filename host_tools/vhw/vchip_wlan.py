@@ -15,26 +15,20 @@ import machine
 import network
 import vclock
 
-STAT_IDLE = 1000
-STAT_CONNECTING = 1001
-STAT_GOT_IP = 1010
-STAT_BEACON_TIMEOUT = 200
-STAT_NO_AP_FOUND = 201
-STAT_WRONG_PASSWORD = 202
-STAT_ASSOC_FAIL = STAT_CONNECT_FAIL = 203
-STAT_HANDSHAKE_TIMEOUT = 204
-_ASSOC_LEAVE = 8   # WIFI_REASON_ASSOC_LEAVE: after disconnect()
+# The port's statuses and security modes, as network.py (the badge's part) has them.
+from network import (
+    STAT_BEACON_TIMEOUT,
+    STAT_CONNECTING,
+    STAT_GOT_IP,
+    STAT_IDLE,
+    STAT_NO_AP_FOUND,
+    STAT_WRONG_PASSWORD,
+)
 
-SEC_OPEN = 0
-SEC_WEP = 1
-SEC_WPA = 2
-SEC_WPA2 = 3
-SEC_WPA_WPA2 = 4
-SEC_WPA2_ENT = 5
-SEC_WPA3 = 6
-SEC_WPA2_WPA3 = 7
-SEC_WAPI = 8
-SEC_OWE = 9
+SEC_OPEN = network.WLAN.SEC_OPEN
+SEC_OWE = network.WLAN.SEC_OWE
+
+_ASSOC_LEAVE = 8   # WIFI_REASON_ASSOC_LEAVE: after disconnect()
 
 _SCAN_MS = 2500    # what a scan of the 13 channels takes the ESP-IDF, about
 _JOIN_MS = 300     # authentication, association, the 4-way handshake and DHCP
