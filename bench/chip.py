@@ -247,9 +247,7 @@ def write(measured, path=None):
     chip_section, beside the model's figures of the last `make bench`) and the figures'
     JSON at its end, the boards not measured this time kept as they were."""
     import report
-    path = path or report_path()
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    path = path or report.PERFORMANCE
     figures = report.read_figures(path) or {}
     kept = [r for r in (figures.get("chip") or {}).get("runs", [])
             if (r["board"], r["radio"]) not in
@@ -259,24 +257,7 @@ def write(measured, path=None):
     if not measured.get("start"):
         measured["start"] = (figures.get("chip") or {}).get("start")
     figures["chip"] = measured
-    section = "\n".join(report.chip_section(figures)).lstrip("\n")
-    at = text.find(HEADING)
-    if at < 0:   # first time: before the method
-        at = end = text.index("\n## Method") + 1
-    else:
-        end = (text.find("\n## ", at + 1) + 1) or len(text)
-    text = text[:at] + section + "\n\n" + text[end:]
-    mark = text.rfind(report.MARK)
-    if mark >= 0:
-        close = text.index(" -->", mark)
-        text = text[:mark] + report.MARK + json.dumps(figures, sort_keys=True) + text[close:]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("written: %s" % os.path.relpath(path, REPO))
-
-
-def report_path():
-    return os.path.join(REPO, "docs", "PERFORMANCE.md")
+    report.write_section(path, HEADING, report.chip_section(figures)[1:], figures)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,11 @@ import os
 import platform
 import time
 
-from host_tools.device.bench_figures import MARK, read_figures  # noqa: F401 (run.py's)
+from host_tools.device.bench_figures import (  # noqa: F401 (run.py's)
+    MARK,
+    PERFORMANCE,
+    read_figures,
+)
 from host_tools.virtual import esp32image
 from host_tools.virtual.runtimes import NAMES_HEADROOM, RUN_NAMES
 
@@ -268,6 +272,29 @@ def _agreement(boards):
         "differ by up to 1.3 KB after boot for that alone; and the unix port's files are "
         "not LittleFS (an open file there holds a ~0.2 KB buffer while a save writes it, "
         "transient)." % (left[0], left[-1], NAMES_HEADROOM)]
+
+
+def write_section(path, heading, lines, figures):
+    """A section of docs/PERFORMANCE.md (at path) measured apart from `make bench` (make
+    chip's, the web's) written in place: lines, its heading first, where a section
+    under heading is, else before the method; and figures, the file's whole JSON, at
+    its end."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    at = text.find(heading)
+    if at < 0:
+        at = end = text.index("\n## Method") + 1
+    else:
+        end = (text.find("\n## ", at + 1) + 1) or len(text)
+    text = text[:at] + "\n".join(lines) + "\n\n" + text[end:]
+    mark = text.rfind(MARK)
+    if mark >= 0:
+        close = text.index(" -->", mark)
+        text = text[:mark] + MARK + json.dumps(figures, sort_keys=True) + text[close:]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("written: %s" % os.path.relpath(path, os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
 
 
 def chip_section(figures):

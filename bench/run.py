@@ -307,7 +307,7 @@ def main():
     figures["battery"] = battery(mp64)
     print()
     figures["radio"] = radio(mp64)
-    path = os.path.join(REPO, "docs", "PERFORMANCE.md")
+    path = report.PERFORMANCE
     previous = report.read_figures(path)
     print()
     text = report.render(figures, previous)

@@ -4,7 +4,6 @@
 # section, and its figures in the JSON at the end (bench/report.py keeps both).
 import functools
 import http.server
-import json
 import os
 import statistics
 import sys
@@ -150,25 +149,10 @@ def write(web, path=None):
     """The section into docs/PERFORMANCE.md (before the method), the figures into its
     JSON."""
     import report
-    path = path or os.path.join(REPO, "docs", "PERFORMANCE.md")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    path = path or report.PERFORMANCE
     figures = report.read_figures(path) or {}
     figures["web"] = web
-    lines = "\n".join(section(web))
-    at = text.find(HEADING)
-    if at < 0:
-        at = end = text.index("\n## Method") + 1
-    else:
-        end = (text.find("\n## ", at + 1) + 1) or len(text)
-    text = text[:at] + lines + "\n\n" + text[end:]
-    mark = text.rfind(report.MARK)
-    if mark >= 0:
-        close = text.index(" -->", mark)
-        text = text[:mark] + report.MARK + json.dumps(figures, sort_keys=True) + text[close:]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("written: %s" % os.path.relpath(path, REPO))
+    report.write_section(path, HEADING, section(web), figures)
 
 
 if __name__ == "__main__":
