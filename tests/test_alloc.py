@@ -62,7 +62,7 @@ CONSOLE = ["cran.console", "cran.core.view"]
 
 @pytest.mark.parametrize("board", board_ids())
 def test_start_only_modules_and_the_console_are_let_go(allocations, board):
-    after_boot, after_line, after_quiet, answer, _, _, sounding, _ = allocations[board][
+    after_boot, after_line, after_quiet, answer, _, _, sounding, _, _ = allocations[board][
         "modules"]
     assert answer[0].startswith("ok effet peur"), answer
     assert "cran.app" in after_boot and "cran.core.engine" in after_boot
@@ -121,3 +121,14 @@ def test_the_open_menus_code_is_loaded_while_it_is_open(allocations, board):
     assert ("cran.ledviews" in while_open) == leds
     after_boot = allocations[board]["modules"][0]
     assert "cran.menutree" not in after_boot and after_close == after_boot
+
+
+@pytest.mark.parametrize("board", board_ids())
+def test_an_action_lines_grammar_is_gone_before_its_action_plays(allocations, board):
+    # cran.console reads the line with cran.core.words (~5 KB of a badge's heap, ~9 KB
+    # here), and lets it go before the action plays: the peak of an organiser's line is
+    # the action played beside the console (and the rules of an order, cran.core.orders),
+    # not beside its grammar too. The live heap as the action starts to play is the
+    # line's answered heap and the line's own few objects, not the grammar's kilobytes.
+    at_play, after_line = allocations[board]["modules"][8]
+    assert at_play - after_line < 2048, (at_play, after_line)

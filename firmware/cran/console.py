@@ -243,6 +243,7 @@ class Console:
         except ParseError as e:
             return ["error: %s" % e]
         finally:   # let go before the action plays: its look and sound load their own
+            del parse_action   # (a function keeps its module's globals: all of it)
             forget(_GRAMMAR)
         if self.badge.unknown and action.verb != "reset":
             return [UNKNOWN]

@@ -120,6 +120,15 @@ def hit(app):
     return [used, view(app.badge.state, now)["etat"]]
 
 
+def heap_at_call(function, seen):
+    """function, noting in seen the live heap at each call, before it runs."""
+    def measured(*args):
+        gc.collect()
+        seen.append(gc.mem_alloc())
+        return function(*args)
+    return measured
+
+
 def resident():
     return sorted(name for name in sys.modules if name.startswith("cran"))
 
@@ -133,7 +142,14 @@ def main():
         app = boot(board, n)
         after_boot = resident()
         threshold = gc.threshold()
+        # The live heap as the line's action starts to play, and once the line is
+        # answered: the grammar that read it is gone by then (cran.console).
+        playing = []
+        app.badge.apply = heap_at_call(app.badge.apply, playing)
         answer = app.line("effet peur", time.ticks_ms())
+        del app.badge.apply
+        gc.collect()
+        heap_during = [playing[0], gc.mem_alloc()]
         after_line = resident()
         app.last_input = time.ticks_ms()   # as the console loop notes a line
         quiet = time.ticks_add(time.ticks_ms(), CONSOLE_QUIET_MS)
@@ -154,7 +170,8 @@ def main():
         app.badge.apply(Action("stop"), time.ticks_ms())
         ordered = [app.badge.state.stopped, resident()]
         results["modules"] = [after_boot, after_line, after_quiet, answer,
-                              menu_open + menu_closed, threshold, sounding, ordered]
+                              menu_open + menu_closed, threshold, sounding, ordered,
+                              heap_during]
         machine.reboot()
         for line in IDLE:
             n += 1
