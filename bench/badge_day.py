@@ -54,11 +54,11 @@ def presses_for(text, buttons, has_screen):
         for button, kind in inputs:
             m = Menu(buttons, has_screen)
             m.__dict__.update(menu.__dict__)
-            m._stack = list(menu._stack)
+            m.stack = list(menu.stack)
             results = m.press(button, kind, (len(seq) + 1) * 2 * PAUSE_MS)
             if [r for r in results if r[0] == "action" and r[1].text() == text]:
                 return seq + [(button, kind)]
-            key = (m.divin,) + tuple((id(p), c, g) for p, c, g in m._stack)
+            key = (m.divin,) + tuple((id(p), c, g) for p, c, g in m.stack)
             if m.is_open() and key not in seen and len(seq) < 16:
                 seen.add(key)
                 todo.append((m, seq + [(button, kind)]))

@@ -19,7 +19,7 @@
 #   line_bytes        one `status` line typed on the console, read by the console loop
 #                     and answered, less its 8 bytes' reading (line_byte_bytes each)
 #   press_led_us, press_saved_us   real microseconds from the app hearing of the press
-#                     (App._on_button, from the button driver) to the call of the LEDs'
+#                     (App.on_button, from the button driver) to the call of the LEDs'
 #                     write() and to the state record saved (StateStore.save returned),
 #                     one per hit (press_led_us: [] without LEDs)
 # Allocations are counted with the GC held off (gc.mem_alloc before and after).
@@ -48,16 +48,16 @@ def _mark(name):
 
 
 def hook_press():
-    """The app hears of a press through its _on_button (the button driver's callback,
+    """The app hears of a press through its on_button (the button driver's callback,
     bound when the app is made): wrapped before the app is."""
     from cran.app import App
-    heard = App._on_button
+    heard = App.on_button
 
     def on_button(self, name, kind, tick):
         if _marks["press"] is None:
             _marks["press"] = utime.ticks_us()
         heard(self, name, kind, tick)
-    App._on_button = on_button
+    App.on_button = on_button
     # The packages found here: the badge's main.py finds them again on its flash (the
     # modules loaded so far are kept: the same App).
     for name in [n for n, m in sys.modules.items() if n.split(".")[0] == "cran"

@@ -640,7 +640,7 @@ def render(figures, previous):
             runner_wake, boards[sorted(boards)[0]]["hits_timed"],
             max(b.get("line_byte", 0) for b in boards.values())),
         "- Press times: real microseconds (the port's own `utime.ticks_us`; the firmware "
-        "sees the virtual clock) from the app hearing of the press (`App._on_button`, "
+        "sees the virtual clock) from the app hearing of the press (`App.on_button`, "
         "called by the button driver) to the call of the virtual NeoPixel's `write()` "
         "(its per-pixel checks, Python here, C on a badge, count in it) and to "
         "`StateStore.save` returning, fastest and median of %d hits (the fastest is the "

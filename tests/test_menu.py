@@ -97,7 +97,7 @@ def test_two_buttons_reach_every_action_in_four_presses():
         for button, kind in INPUTS:
             m = Menu(*TWO)
             m.__dict__.update(menu.__dict__)
-            m._stack = list(menu._stack)
+            m.stack = list(menu.stack)
             for r in m.press(button, kind, ticks_add(now, GAP_MS)):
                 key = r[1].text() if r[0] == "action" else r[0]
                 if key not in best or len(best[key]) > depth:

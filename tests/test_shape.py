@@ -223,3 +223,38 @@ def test_a_command_module_defines_only_its_help_arguments_and_run():
             public[module] = extra
         assert {"HELP", "setup", "run"} <= names, module
     assert public == {}
+
+
+def private_uses(folder):
+    """["path:line name.attr"] of every private attribute (a leading "_", not a dunder)
+    reached through anything but self or cls: another object's field or method."""
+    found = []
+    for where, _, files in os.walk(folder):
+        for f in sorted(files):
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(where, f)
+            with open(path, encoding="utf-8") as src:
+                tree = ast.parse(src.read())
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                        and not node.attr.startswith("__")
+                        and not (isinstance(node.value, ast.Name)
+                                 and node.value.id in ("self", "cls"))):
+                    found.append("%s:%d %s.%s" % (os.path.relpath(path, REPO), node.lineno,
+                                                  ast.unparse(node.value), node.attr))
+    return sorted(found)
+
+
+def test_no_firmware_module_reaches_into_another_objects_private_parts():
+    # What one object needs of another is a public field or verb of it: a reader (or
+    # mypy) follows it, and the owner may change its private ones freely.
+    assert private_uses(os.path.join(REPO, "firmware")) == []
+
+
+def test_the_private_use_finder_finds_one():
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "a.py"), "w") as f:
+            f.write("class A:\n    def f(self, b):\n        self._mine = b._theirs\n")
+        assert [u.split(" ", 1)[1] for u in private_uses(d)] == ["b._theirs"]

@@ -127,13 +127,13 @@ class App:
 
     # ---- inputs -----------------------------------------------------------------
 
-    def _on_button(self, name, kind, tick):
+    def on_button(self, name, kind, tick):
         # Runs from micropython.schedule (the button's IRQ) or from show(): note it only.
         self.events.append((name, kind, tick))
         self.spurious_wakes = 0
-        self._poke()
+        self.poke()
 
-    def _on_cues(self, kind, now, cues):
+    def on_cues(self, kind, now, cues):
         if kind != "timer" and self.in_show and self.leds is not None:
             # A press's action or undo (the menu closed by it): its look first, then
             # the bookkeeping, here and in the show step (which finds it shown). Not
@@ -149,9 +149,9 @@ class App:
                 if kind == "act":
                     self.news_before = self.news
                 self.news = self.screen.news_of(cues) or self.news
-        self._poke()
+        self.poke()
 
-    def _poke(self):
+    def poke(self):
         if self.flag is not None and not self.in_show:
             self.flag.set()
 
@@ -412,7 +412,7 @@ class App:
         for button in self.buttons:
             button.catch_up()
         if ticks_diff(time.ticks_ms(), slept_at) < wait_ms - _EARLY_WAKE_MS:
-            self.spurious_wakes += 1    # until a press comes of it (_on_button)
+            self.spurious_wakes += 1    # until a press comes of it (on_button)
             if self.spurious_wakes >= _SPURIOUS_WAKES:
                 self.can_sleep = False
                 self.badge.log({"light_sleep": "off: woken %d times with no press"

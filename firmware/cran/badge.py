@@ -80,7 +80,7 @@ class Badge:
 
     # ---- time -------------------------------------------------------------------
 
-    def _advance(self, now):
+    def advance(self, now):
         # Uptime never wraps: ticks do, so only their differences are added.
         if self._last_now is not None:
             self.uptime_ms += max(0, ticks_diff(now, self._last_now))
@@ -93,7 +93,7 @@ class Badge:
         return self.wall_s + (self.uptime_ms - self._wall_set_uptime) // 1000
 
     def set_wall_clock(self, seconds, now):
-        self._advance(now)
+        self.advance(now)
         self.wall_s = seconds
         self._wall_set_uptime = self.uptime_ms
 
@@ -183,14 +183,14 @@ class Badge:
 
     def checkpoint(self, now):
         """Save the state exactly as of now: for a clean restart, which loses no time."""
-        self._advance(now)
+        self.advance(now)
         self._save(now, exact=True)
 
     def tick(self, now):
         """Let time pass. -> cues of the timers that ran out."""
         if now == self._idle_at and self.state is self._idle_state:
             return ()
-        self._advance(now)
+        self.advance(now)
         if (self._checkpoints() and ticks_diff(now, self.saved_at)
                 >= CHECKPOINT_MS - _CHECKPOINT_EARLY_MS):
             self._save(now)

@@ -36,16 +36,16 @@ class Menu:
         # as the menu opens and held by the stack alone) and the code that walks it
         # (~2 KB) exist only while the menu is open: most presses are a plain hit, and a
         # closed menu needs none of it.
-        self._stack = []            # [(page, cursor, group)]; empty: the menu is closed
+        self.stack = []            # [(page, cursor, group)]; empty: the menu is closed
         self.divin = False
         self._last_press = 0
 
     def is_open(self):
-        return bool(self._stack)
+        return bool(self.stack)
 
     def tick(self, now):
         """Close an idle menu. -> True if it closed."""
-        if self._stack and ticks_diff(now, self._last_press) >= _IDLE_MS:
+        if self.stack and ticks_diff(now, self._last_press) >= _IDLE_MS:
             self.close()
             return True
         return False
@@ -57,7 +57,7 @@ class Menu:
     def press(self, button, kind, now):
         self.tick(now)
         self._last_press = now
-        if self._stack:
+        if self.stack:
             from cran.menutree import press
             return press(self, button, kind, now)
         if kind == "long" and self.offer is not None and (button == "a" or not self.direct):
@@ -83,7 +83,7 @@ class Menu:
         open_top(self, group)
 
     def close(self):
-        self._stack.clear()   # (in place: closing allocates nothing)
+        self.stack.clear()   # (in place: closing allocates nothing)
         self.divin = False
         forget(_OPEN_ONLY)    # the GC takes the tree back, and the code that walked it
 
@@ -93,20 +93,20 @@ class Menu:
         """None when closed, else (group, depth, index): group 0-3 (peek, coup, effet,
         other) gives the LED colour, depth the page level, index the 1-based entry under
         the cursor (0 on direct boards, which show the page's title)."""
-        if not self._stack:
+        if not self.stack:
             return None
-        page, cursor, group = self._stack[-1]
+        page, cursor, group = self.stack[-1]
         from cran.menutree import CODE  # (loaded: the menu is open)
         if page is CODE:   # the presses typed so far
-            return (group, len(self._stack) - 1, len(self.code))
+            return (group, len(self.stack) - 1, len(self.code))
         if self.direct:
-            return (group, len(self._stack) - 1, 0)
-        return (group, len(self._stack) - 1, cursor + 1)
+            return (group, len(self.stack) - 1, 0)
+        return (group, len(self.stack) - 1, cursor + 1)
 
     def page_here(self):
         """(page, cursor) of the open menu, or None: for the screen's words
         (cran.menuwords, loaded on boards with a screen while the menu is open)."""
-        if not self._stack:
+        if not self.stack:
             return None
-        page, cursor, _ = self._stack[-1]
+        page, cursor, _ = self.stack[-1]
         return page, cursor

@@ -109,7 +109,7 @@ def build_tree(treats=None):
 
 def press(menu, button, kind, now):
     """A press while menu (cran.menu.Menu) is open -> its results, as Menu.press."""
-    if menu._stack[-1][0] is CODE:
+    if menu.stack[-1][0] is CODE:
         return _code_press(menu, kind, now)
     if not menu.direct:
         return _scroll(menu, kind, now)
@@ -117,7 +117,7 @@ def press(menu, button, kind, now):
         return _back(menu)
     if (button, kind) in SLOTS:
         i = SLOTS.index((button, kind))
-        page = menu._stack[-1][0]
+        page = menu.stack[-1][0]
         if i < len(page.entries):
             return _choose(menu, page.entries[i], now)
     return []
@@ -128,20 +128,20 @@ def open_top(menu, group=None):
     direct board the top page's entry `group` (1-3) with its LED colour."""
     top = build_tree(menu.treats)   # the stack holds what of it is on the way
     if group is None:
-        menu._stack.append((top, 0, 0))
+        menu.stack.append((top, 0, 0))
     else:
-        menu._stack.append((top.entries[group], 0, group))
+        menu.stack.append((top.entries[group], 0, group))
 
 
 def _scroll(menu, kind, now):
-    page, cursor, group = menu._stack[-1]
+    page, cursor, group = menu.stack[-1]
     if kind == "short":
-        menu._stack[-1] = (page, (cursor + 1) % len(page.entries), group)
+        menu.stack[-1] = (page, (cursor + 1) % len(page.entries), group)
         return []
     if kind == "double":
         return _back(menu)
     entry = page.entries[cursor]
-    if len(menu._stack) == 1:     # the top menu: its groups give the LED colour
+    if len(menu.stack) == 1:     # the top menu: its groups give the LED colour
         group = cursor
     return _choose(menu, entry, now, group)
 
@@ -155,7 +155,7 @@ def _choose(menu, entry, now, group=None):
         menu.code = ""
         entry = CODE
     if isinstance(entry, Page):
-        menu._stack.append((entry, 0, menu._stack[-1][2] if group is None else group))
+        menu.stack.append((entry, 0, menu.stack[-1][2] if group is None else group))
         return []
     if entry == DIVIN:
         menu.divin = not menu.divin
@@ -180,11 +180,11 @@ def _code_press(menu, kind, now):
     code = menu.orga_code
     if len(menu.code) < len(code):
         return []
-    group = menu._stack[-1][2]
-    menu._stack.pop()
+    group = menu.stack[-1][2]
+    menu.stack.pop()
     if menu.code == code:
         menu.wrong = 0
-        menu._stack.append((ORGA, 0, group))
+        menu.stack.append((ORGA, 0, group))
         return []
     menu.wrong += 1
     if menu.wrong >= _CODE_TRIES:
@@ -195,7 +195,7 @@ def _code_press(menu, kind, now):
 
 
 def _back(menu):
-    menu._stack.pop()
-    if not menu._stack:
+    menu.stack.pop()
+    if not menu.stack:
         menu.close()
     return []

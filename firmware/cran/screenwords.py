@@ -24,7 +24,7 @@ def not_saved(lang):
 
 # Private news the wearer must be told, on the peek: the reminder of S8 and the theft
 # noticed (K13), as the (kind, value) of their cues. The app notes the last at each
-# change (App._on_cues); cran.texts words it on the peek.
+# change (App.on_cues); cran.texts words it on the peek.
 NEWS = ((CUE_FORGET, "-"), (CUE_NOTICED, "vol"))
 
 

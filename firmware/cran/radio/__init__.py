@@ -159,39 +159,39 @@ class Listener:
         self.checking = None  # type: Any
         self.proven = None
 
-    def _drop(self, why):
+    def drop(self, why):
         self.dropped[why] = self.dropped.get(why, 0) + 1
         if why != "again":
             self.refused += 1
 
-    def _failed(self, frame):
+    def token_failed(self, frame):
         # Its copies (a command is sent ~300 times) are then dropped at one look-up,
         # before their tag is even checked.
         failed = self.failed
         if len(failed) >= _FAILED_KEPT:
             failed.pop(0)
         failed.append(bytes(frame[-_TAG_BYTES:]))
-        return self._drop("token")
+        return self.drop("token")
 
     def open(self, frame, rssi=None):
         if not _HEAD_BYTES + _TAG_BYTES <= len(frame) <= MAX_FRAME or frame[0] != VERSION:
-            return self._drop("size")
+            return self.drop("size")
         keys = self.keys
         if frame[1:5] != keys.game:
-            return self._drop("game")
+            return self.drop("game")
         tag = frame[-_TAG_BYTES:]
         if tag in self.failed:
-            return self._drop("token")
+            return self.drop("token")
         body = memoryview(frame)[:-_TAG_BYTES]
         if not same(hmac_with(keys.pads, body)[:_TAG_BYTES], tag):
-            return self._drop("tag")
+            return self.drop("tag")
         _, _, sender, role, counter, kind = struct.unpack_from(_HEAD, frame, 0)
         if SENDERS.get(kind) != role:
-            return self._drop("kind")
+            return self.drop("kind")
         seen = self.seen
         last = seen.get(sender, -1)
         if counter <= last:
-            return self._drop("again" if counter == last else "replay")
+            return self.drop("again" if counter == last else "replay")
         payload = bytes(body[_HEAD_BYTES:])
         if kind in _SECRET:
             payload = crypt(keys, sender, counter, payload)
@@ -199,11 +199,11 @@ class Listener:
         if role != BADGE:
             entry = self.authorities.get(sender)
             if entry is None or entry[0] != role or len(payload) < _PROOF_BYTES:
-                return self._failed(frame)
+                return self.token_failed(frame)
             index, token, made_s = struct.unpack_from(_PROOF, payload, 0)
             spent = self._spend(entry, index, token, frame, rssi)
             if not spent:
-                return None if spent is None else self._failed(frame)
+                return None if spent is None else self.token_failed(frame)
             self.made_s = made_s
             payload = payload[_PROOF_BYTES:]
             if self.on_authority is not None:

@@ -214,7 +214,7 @@ class Link:
             # answer are said before the radio goes off, not a period later.
             self._beat(state, now)
             if self.cut:   # a flood: what the window has not read goes with it
-                listener._drop("flood")
+                listener.drop("flood")
             said = self.refused_said
             if listener.refused and (said is None or listener.refused != said[0]
                                      and ticks_diff(now, said[1]) >= HEARTBEAT_MS):
@@ -259,7 +259,7 @@ class Link:
         self.air.send(_EVERYONE, frame)
         return frame
 
-    def _repeat(self, kind, payload, now, proof=None):
+    def repeat(self, kind, payload, now, proof=None):
         """kind sent now and every REPEAT_MS for a period and a window: every badge in
         range has a window in that time."""
         self._on(now)
@@ -326,7 +326,7 @@ class Link:
         window for the badges around, then offer to the nearest (tick says which)."""
         if self.chain is None:
             return False
-        self._repeat(radio.SEEK, b"", now)
+        self.repeat(radio.SEEK, b"", now)
         self.seeking = (ticks_add(now, PERIOD_MS + 2 * WINDOW_MS), [])
         return True
 

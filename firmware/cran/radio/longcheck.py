@@ -12,9 +12,9 @@ def put_aside(listener, frame, rssi, token, steps, target):
     thousands), the other dropped as busy. -> None"""
     checking = listener.checking
     if checking is not None and checking[4] <= steps:
-        return listener._drop("busy")
+        return listener.drop("busy")
     if checking is not None:
-        listener._drop("busy")   # the one put aside, for this shorter one
+        listener.drop("busy")   # the one put aside, for this shorter one
     listener.checking = [bytes(frame), rssi, token, token, steps, target]
     return None
 
@@ -35,6 +35,6 @@ def resume(listener, step):
         return None
     listener.checking = None
     if not same(x, checking[5]):
-        return listener._failed(checking[0])
+        return listener.token_failed(checking[0])
     listener.proven = (checking[2], checking[5])
     return checking[0], checking[1]

@@ -119,5 +119,5 @@ def _age(link, made):
 
 
 def _refused(link, kind, age, out):
-    link.listener._drop("late")
+    link.listener.drop("late")
     out.append(("journal", {"radio": "refused", "kind": _WORDS[kind], "age_s": age}))

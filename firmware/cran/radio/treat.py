@@ -47,7 +47,7 @@ def offer_nearest(link, heard, now, out):
     """A search's end (cran.radio.link.Link.tick): the strongest answer at or above
     radio.NEAR_DBM, heard as (rssi, badge id, its counter), gets this chain's next token
     in a HEAL or REPAIR naming that answer (cran.radio.orders takes no other), sent for
-    a period (link._repeat); out hears ("offered", its id in hex), or ("offered", None)
+    a period (link.repeat); out hears ("offered", its id in hex), or ("offered", None)
     when none was near or the chain is spent."""
     near = [h for h in heard if h[0] >= radio.NEAR_DBM]
     if not near:
@@ -61,6 +61,6 @@ def offer_nearest(link, heard, now, out):
     link.save()   # before the token goes out
     kind = radio.HEAL if link.role == radio.HEALER else radio.REPAIR
     made = link.clock() if link.clock is not None else None
-    link._repeat(kind, target + struct.pack(">I", counter), now,
+    link.repeat(kind, target + struct.pack(">I", counter), now,
                  (proof[0], proof[1], made or 0))
     out.append(("offered", to_hex(target)))

@@ -135,7 +135,7 @@ def assemble(app, root, config, restored):
     badge = app.badge = restored[0]
     app.resets_for_safe = restored[1]
     app.safe = restored[1] > 0
-    badge.on_cues = app._on_cues
+    badge.on_cues = app.on_cues
     # The game key locks the console and Ctrl-C from the moment the app runs (no key:
     # open for good; a damaged one: shut for good). The console and its lock are made
     # when a byte comes (App.session).
@@ -181,7 +181,7 @@ def assemble(app, root, config, restored):
         # The window's code, cran.radio.link, stays; the keys are made (cran.auth).
         forget(("cran.radio.start", "cran.auth"))
     app.events = []        # (button, kind, tick) waiting for the show loop
-    app.buttons = [] if app.safe else hal.buttons(board, app._on_button, app._poke)
+    app.buttons = [] if app.safe else hal.buttons(board, app.on_button, app.poke)
     app.menu = None if app.safe else Menu(
         len(app.buttons), app.screen is not None,
         app.link.treats() if app.link is not None else None, config.orga_code)

@@ -80,7 +80,7 @@ def boot(badge, now, reset_cause=None, wall_s=None):
     (time off counts as paused); what was found journaled."""
     if wall_s is not None:
         badge.set_wall_clock(wall_s, now)
-    badge._advance(now)
+    badge.advance(now)
     found = _restore(badge, now, reset_cause)
     # Who and what, so a journal pulled alone still says whose it is (cran logs), and
     # the state the badge came back with: the debrief reads it, never works it out
