@@ -38,6 +38,14 @@ def _int(value):
     return machine._int(value)
 
 
+def _unit(args):
+    """The number a part's constructor takes first (Timer, UART, I2S: the port's
+    mp_arg_check_num wants one positional argument at least)."""
+    if not args:
+        raise TypeError("function missing 1 required positional arguments")
+    return _int(args[0])
+
+
 # ---- interrupts ------------------------------------------------------------------------
 
 _irq_off = [False]   # disable_irq() in force
@@ -161,9 +169,7 @@ class Timer(_Source):
     PERIODIC = 1
 
     def __new__(cls, *args, **kwargs):
-        if not args:
-            raise TypeError("function missing 1 required positional arguments")
-        n = _int(args[0]) & 0xFFFFFFFF   # mp_obj_get_int into a uint32_t
+        n = _unit(args) & 0xFFFFFFFF   # mp_obj_get_int into a uint32_t
         if n >= (4 if _classic() else 2):
             raise ValueError("invalid Timer number")
         timer = _slots[n]
@@ -281,9 +287,7 @@ class UART(_Pollable, _Source):
     _FIFO = 128
 
     def __new__(cls, *args, **kwargs):
-        if not args:
-            raise TypeError("function missing 1 required positional arguments")
-        n = _int(args[0])
+        n = _unit(args)
         if not 0 <= n < _uart_count():
             raise ValueError("UART(%d) does not exist" % n)
         uart = _slots[4 + n]
@@ -574,9 +578,7 @@ class I2S(_Source):
     MONO = 0
 
     def __new__(cls, *args, **kwargs):
-        if not args:
-            raise TypeError("function missing 1 required positional arguments")
-        n = _int(args[0])
+        n = _unit(args)
         if not 0 <= n < (2 if _classic() else 1):
             raise ValueError("invalid id")
         i2s = _slots[7 + n]
