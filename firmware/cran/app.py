@@ -274,6 +274,7 @@ class App:
         if cues and not self.safe:
             from cran.tunes import melody_for
             melody = melody_for(cues)
+            del melody_for   # (it keeps its module's globals: all of it, past forget)
             forget(_TUNES)
         buzzer = self.buzzer
         if melody:

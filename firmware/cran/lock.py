@@ -118,6 +118,7 @@ class ConsoleLock:
             if tag is None or not same(tag, unlock_tag(self.key, nonce)):
                 return "error: unlock refused (a new `challenge` for another try)"
         finally:
+            del from_hex   # (it keeps its module's globals: all of it, past forget)
             forget(_AUTH)
         self.opened(now)
         return "ok unlocked %d" % (self.open_ms // 1000)

@@ -153,7 +153,18 @@ def main():
         after_line = resident()
         app.last_input = time.ticks_ms()   # as the console loop notes a line
         quiet = time.ticks_add(time.ticks_ms(), CONSOLE_QUIET_MS)
+        # The live heap as the buzzer's player starts the line's notes, and once the
+        # show step that sounds them is done: the melodies that made them are gone by
+        # then (cran.app's _sound).
+        starting = []
+        if app.buzzer_pwm is not None:
+            import cran.hal.buzzer
+            player = cran.hal.buzzer.Buzzer
+            player.play = heap_at_call(player.play, starting)
+            player = None
         app.show(quiet)   # the console let go; the line's cues sound from here
+        gc.collect()
+        heap_sounding = [starting[0] if starting else None, gc.mem_alloc()]
         sounding = resident()
         app.show(time.ticks_add(quiet, 10000))   # their notes played
         after_quiet = resident()
@@ -171,7 +182,7 @@ def main():
         ordered = [app.badge.state.stopped, resident()]
         results["modules"] = [after_boot, after_line, after_quiet, answer,
                               menu_open + menu_closed, threshold, sounding, ordered,
-                              heap_during]
+                              heap_during, heap_sounding]
         machine.reboot()
         for line in IDLE:
             n += 1

@@ -48,6 +48,7 @@ class Screen:
         else:
             from cran.texts import draw
         draw(app, state, now, where, peeking, unknown, fault)
+        del draw   # (it keeps its module's globals: all of it, past forget)
         if public:
             forget(_TEXTS)
 

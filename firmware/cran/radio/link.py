@@ -311,6 +311,7 @@ class Link:
         elif role != radio.BADGE:   # an authority's: rare, its judging loaded for it
             from cran.radio.orders import judge
             judge(self, kind, payload, rssi, now, out)
+            del judge   # (it keeps its module's globals: all of it, past forget)
             forget(_ORDERS)
 
     # ---- what the wearer asks -------------------------------------------------------
