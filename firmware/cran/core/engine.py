@@ -212,9 +212,9 @@ def _fire_rank(name):
 def _fire(s, name, deadline, cues):
     if name == COUNTDOWN:
         # A countdown that follows another starts at the previous deadline (no drift).
-        set_etat(s, COMA if s.etat == AGONISANT else MORT, deadline, cues)
+        _set_etat(s, COMA if s.etat == AGONISANT else MORT, deadline, cues)
     elif name == _COMBAT:
-        end_combat(s, deadline, cues)
+        _end_combat(s, deadline, cues)
     elif name == _VOL:
         cues.append((deadline, CUE_NOTICED, "vol", True))   # K13: the theft is noticed
     else:
@@ -232,7 +232,7 @@ def announce(old, etat, at, cues):
         cues.append((at, CUE_LOOK, PUBLIC_LOOK[etat], False))
 
 
-def set_etat(s, etat, base, cues):
+def _set_etat(s, etat, base, cues):
     if etat == s.etat:
         return   # (K5 on a wearer already that low, or lower: nothing to say)
     announce(s.etat, etat, base, cues)
@@ -249,7 +249,7 @@ def set_etat(s, etat, base, cues):
             del s.timers[gone.pop()]
 
 
-def end_combat(s, at, cues):
+def _end_combat(s, at, cues):
     s.timers.pop(_COMBAT, None)
     cues.append((at, CUE_COMBAT, "fin", True))
     if s.armor_left != s.character.armor:
@@ -305,7 +305,7 @@ def _order(state, action, now, cues):
         s = _reset(s, now, cues)
     else:
         from cran.core.orders import order
-        order(s, verb, action, now, cues, set_etat, end_combat)
+        order(s, verb, action, now, cues, _set_etat, _end_combat)
     update_freeze(s, now)
     return s, cues
 
@@ -330,7 +330,7 @@ def _receive(state, action, now, cues):
         pass                     # (the cue says why)
     elif action.kw == "dissipe":
         from cran.core.orders import dissipe  # rare: loaded for it, as an order is
-        s = dissipe(s, action.target, now, cues, tick, announce, start_combat)
+        s = dissipe(s, action.target, now, cues, tick, announce, _start_combat)
     else:
         # States are values, so the one given can be kept as is, unless it holds a
         # snapshot itself: then a copy without it keeps the chain one link long.
@@ -338,7 +338,7 @@ def _receive(state, action, now, cues):
         s.last_kw = action.kw or "coup"
         if action.kw == "resiste":
             s.before = None      # K9: nobody dissipates a «Résiste»
-        start_combat(s, now, cues)
+        _start_combat(s, now, cues)
         took_hold = not _absorbed(s, action, now, cues) and _take(s, action, now, cues)
         # K1, K2: a harmful action that took hold ends the effects running before it
         # (a repeated effect just starts again); with single_effect off they stack.
@@ -388,7 +388,7 @@ def _ignored(s, action, now, cues):
     return why
 
 
-def start_combat(s, now, cues):
+def _start_combat(s, now, cues):
     # s.in_combat() and _set_timer() spelled out: every hit comes here.
     timers = s.timers
     if _COMBAT not in timers:
@@ -457,12 +457,12 @@ def _take(s, action, now, cues):
         if action.kw is None or action.kw == "blesse":       # S2, K4
             if s.etat <= BLESSE or (s.etat == AGONISANT and (
                     action.kw is None or s.settings.blesse_from_agonisant == "coma")):
-                set_etat(s, s.etat + 1, now, cues)
+                _set_etat(s, s.etat + 1, now, cues)
         elif action.kw == "mort-si-coma":                    # K6
             if s.etat == COMA:
-                set_etat(s, MORT, now, cues)
+                _set_etat(s, MORT, now, cues)
         elif STATES.index(action.kw) > s.etat or s.settings.keyword_state_raises:   # K5
-            set_etat(s, STATES.index(action.kw), now, cues)   # (the same: says nothing)
+            _set_etat(s, STATES.index(action.kw), now, cues)   # (the same: says nothing)
         if s.etat > old and action.verb == "coup" and s.character.armor and not s.armor_damaged:
             s.armor_damaged = True                   # A4: wounded through the armor
             cues.append((now, CUE_ARMOR, "abimee", False))
