@@ -149,6 +149,11 @@ def svg_size(svg_text):
     return float(root.get("width")), float(root.get("height"))
 
 
+def _sigint_default():
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """`cran ARGS` run as a person runs it: stdin, stdout and stderr on one
     pseudo-terminal of 120x40 (stderr: a file instead, given its path). wait_for(text)
@@ -166,9 +171,12 @@ class Terminal:
                         **(env or {}))
         # stderr: a file its stderr goes to instead (`cran sim 2>err.log`).
         err = side if stderr is None else open(stderr, "wb")
+        # Ctrl-C (SIGINT) as a terminal's foreground command gets it: a suite started in
+        # the background (`make test &`, nohup) hands its children SIGINT ignored, and
+        # Python then never raises KeyboardInterrupt.
         self.proc = subprocess.Popen([sys.executable, "-m", "host_tools", *args], cwd=cwd,
                                      env=full_env, stdin=side, stdout=side, stderr=err,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=_sigint_default)
         if stderr is not None:
             err.close()
         os.close(side)
