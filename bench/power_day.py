@@ -16,9 +16,9 @@ import meter  # noqa: E402
 import vclock  # noqa: E402
 import world  # noqa: E402
 
-from cran.app import App  # noqa: E402
+from cran.config import load  # noqa: E402
 from cran.core.words import parse_action  # noqa: E402
-from cran.start.config import load  # noqa: E402
+from cran.start.parts import build  # noqa: E402
 
 HOURS = 12
 # One fight an hour: two hits on button a (a finger: it wakes a sleeping badge), then
@@ -49,7 +49,7 @@ def main():
         with open(root + "/game.key", "wb") as f:
             f.write(bytes(range(32)))
     world.wire(board)                     # the StickC's screen needs its power chip
-    app = App(root, load(root))
+    app = build(root, load(root))
     pin = board["buttons"][0]["pin"]
     level = 0 if board["buttons"][0]["active_low"] else 1
     start = vclock.elapsed_ms()

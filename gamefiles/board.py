@@ -4,8 +4,8 @@
 
 import json
 
-from cran.start.config import BOARD_KEYS, ID_CHARS
-from cran.start.config import Board as BadgeBoard
+from cran.config import BOARD_KEYS, ID_CHARS
+from cran.config import Board as BadgeBoard
 
 
 class BoardError(ValueError):
@@ -375,7 +375,7 @@ class Board(BadgeBoard):
     has no such part, with optional keys filled in so drivers need no .get()."""
 
     def __init__(self, data, claims):
-        for key in BOARD_KEYS:      # what the badge reads (cran.start.config.read_board)
+        for key in BOARD_KEYS:      # what the badge reads (cran.config.read_board)
             setattr(self, key, data[key])
         self.name = data["name"]
         self.imu = data["imu"]

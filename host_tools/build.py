@@ -174,7 +174,8 @@ PART_MODULES = {"cran.texts": "display", "cran.texts_en": "display",
                 "cran.hal.axp192": "st7789", "cran.tunes": "buzzer",
                 "cran.hal.buzzer": "buzzer", "cran.hal.leds": "leds", "cran.cues": "leds",
                 "cran.ledviews": "leds",
-                "cran.hal.espnow": "radio", "cran.hal.battery": "radio"}
+                "cran.hal.espnow": "radio", "cran.hal.battery": "radio",
+                "cran.recast": "radio"}
 # ... and every module of the radio's package (cran.radio, cran.radio.*): radio games only.
 RADIO_PACKAGE = "cran.radio"
 NAMES_MODULES = ("names", "names_display", "names_ssd1306", "names_st7789", "names_buzzer",

@@ -51,9 +51,9 @@ def test_a_hit_allocates_within_its_bound(allocations, board):
 # Modules a badge needs only at its start, or while its console is in use: each one's code
 # is RAM on a badge (cran.start.phases.start, cran.app's session). Let go, they must not be in
 # sys.modules.
-START_ONLY = ("cran.start", "cran.start.config", "cran.core.choices", "cran.start.parts",
-              "cran.start.boots", "cran.start.rescue", "cran.start.restore",
-              "cran.start.records")
+START_ONLY = ("cran.start", "cran.config", "cran.core.choices", "cran.start.parts",
+              "cran.boots", "cran.start.rescue", "cran.start.restore",
+              "cran.records")
 # An action line loads the console (with the fields it says: cran.core.view), and the
 # grammar for that line only; a badge without a game key, as these are, has no lock to
 # load (cran.console.open_for).

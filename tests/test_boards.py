@@ -64,7 +64,7 @@ def test_every_board_file_loads(path):
 
 @pytest.mark.parametrize("path", board_files(), ids=os.path.basename)
 def test_every_board_file_spells_out_what_the_badge_reads(path):
-    # The badge reads its board file unchecked (cran.start.config.read_board, no defaults):
+    # The badge reads its board file unchecked (cran.config.read_board, no defaults):
     # the files the virtual badges copy as they are must be what cran flash writes.
     with open(path) as f:
         raw = json.load(f)
@@ -73,7 +73,7 @@ def test_every_board_file_spells_out_what_the_badge_reads(path):
 
 
 def test_a_badge_reads_the_board_file_cran_flash_writes(tmp_path):
-    from cran.start.config import ConfigError, read_board
+    from cran.config import ConfigError, read_board
     path = str(tmp_path / "b.json")
     with open(path, "w") as f:
         f.write(boards.board_file_text("m5stickc-plus"))

@@ -115,12 +115,12 @@ def test_a_countdown_past_half_the_period_would_misfire(monkeypatch):
 
 
 def _config(board, **character):
-    from cran.start.config import from_dict
+    from cran.config import from_dict
     return from_dict({"board": board, "character": character}, "b01.json", BOARDS_DIR)
 
 
 def test_a_circuitpython_config_refuses_durations_its_clock_misreads():
-    from cran.start.config import ConfigError
+    from cran.config import ConfigError
     hours = 3600000
     assert _config("atoms3-lite", agonisant_ms=74 * hours).character.agonisant_ms \
         == 74 * hours
@@ -131,7 +131,7 @@ def test_a_circuitpython_config_refuses_durations_its_clock_misreads():
         "b01.json: character.coma_ms: 360000000 ms (100.0 hours) is longer than a "
         "CircuitPython badge can count: 74 hours at most (its clock, supervisor.ticks_ms, "
         "wraps at 2**29 ms)")
-    from cran.start.config import from_dict
+    from cran.config import from_dict
     with pytest.raises(ConfigError) as e:
         from_dict({"board": "atoms3-lite", "settings": {"effect_ms": "80h"}}, "b01.json",
                   BOARDS_DIR)

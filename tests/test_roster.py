@@ -6,9 +6,9 @@ import os
 import pytest
 
 from conftest import REPO, run_cran
+from cran import config as badge_config
 from cran.core.choices import FIELDS
 from cran.core.rules import Settings
-from cran.start import config as badge_config
 from host_tools import cli
 from host_tools.game import roster
 
@@ -170,7 +170,7 @@ def test_a_name_is_a_name_on_the_host_as_on_the_badge(tmp_path):
         r = run_cran("flash", "--port", "/dev/ttyNOPE0", *args)
         assert r.returncode == 2 and len(r.stderr) < 500, r.stderr[:500]
         assert ": a name of 100000 characters: at most 64" in r.stderr
-    # A config the badge would refuse for its size (cran.start.config.MAX_CONFIG_BYTES),
+    # A config the badge would refuse for its size (cran.config.MAX_CONFIG_BYTES),
     # though each field is right: refused on the host too, not only on the badge.
     many = {"%012x" % n: ["healer", "00" * 16] for n in range(200)}
     big = {"board": "atom-lite", "radio": {"role": "badge", "authorities": many}}

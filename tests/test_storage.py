@@ -13,7 +13,7 @@ from cran.core.engine import act, new_state
 from cran.core.record import to_record
 from cran.core.rules import Settings
 from cran.core.vocab import COPY_BAD, COPY_MISSING
-from cran.start.records import decode_record
+from cran.records import decode_record
 from cran.storage import FORMAT_VERSION, record_parts
 from gamefiles import scenario
 from host_tools import FIRMWARE_DIR

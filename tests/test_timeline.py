@@ -313,7 +313,7 @@ def test_a_journal_of_both_versions_goes_on_across_the_reflash_a3():
 
 
 def test_a_new_character_over_the_radio_counts_its_own_armor():
-    # The game master's reset to a new character (cran.radio.recast): armor 2 (metal) until
+    # The game master's reset to a new character (cran.recast): armor 2 (metal) until
     # it, cuir's 1 after it, and the name the timeline gives is the new one.
     lines = ['{"boot": "0.1.0", "name": "Godefroy", "armor": 2, "s": [0, 2, 0, 0, 0], '
              '"up": 0, "t": %d}' % EPOCH_S,

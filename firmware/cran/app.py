@@ -49,7 +49,7 @@ _PLAYER = const(("cran.hal.buzzer",))
 # The LEDs' frames of the open menu and of the peek, loaded while they show.
 _LEDVIEWS = const(("cran.ledviews",))
 # The LEDs' patterns (cran.cues, ~4 KB of a badge's heap with their names), bound by
-# _use_lights on a board with LEDs: a board without any never loads them. Globals, as
+# use_lights on a board with LEDs: a board without any never loads them. Globals, as
 # an import would make them: a hit's path reads them with no frame or lookup more.
 KEY_BITS: "Any" = None
 frame_code: "Any" = None
@@ -57,7 +57,8 @@ frame_of: "Any" = None
 next_change_ms: "Any" = None
 
 
-def _use_lights(cues):
+def use_lights(cues):
+    """Bind the LEDs' patterns (cran.cues), for a board with LEDs (cran.start.parts.build)."""
     global KEY_BITS, frame_code, frame_of, next_change_ms
     KEY_BITS = cues.KEY_BITS
     frame_code = cues.frame_code
@@ -66,8 +67,10 @@ def _use_lights(cues):
 
 
 class App:
-    # The fields cran.start.parts.assemble sets, for mypy: annotations alone are no code on
-    # MicroPython (see assemble for what each one is).
+    # The fields cran.start.parts.build sets, for mypy: annotations alone are no code on
+    # MicroPython (see build for what each one is). The app is made and wired there, by
+    # start-only code let go once it is built (bytecode in a badge's RAM): no method of
+    # the app builds it, so that it imports nothing of the start.
     board_id: "Any"
     lang: "Any"
     resets_for_safe: "Any"
@@ -110,20 +113,6 @@ class App:
     last_input: "Any"
     unread: "Any"
     link: "Any"
-
-    def __init__(self, root, config, restored=None):
-        """The badge of config (cran.start.config.Config) with its flash at root: restored,
-        cran.start.restore.restored_badge(root, config) (made here if not given), and its
-        parts made and wired by cran.start.parts.assemble. Both are start-only code, let go
-        once the app is built (bytecode in a badge's RAM): the fields are listed there."""
-        if restored is None:
-            from cran.start.restore import restored_badge
-            restored = restored_badge(root, config)
-        from cran.start import parts
-        parts.assemble(self, root, config, restored)
-        if self.leds is not None:
-            from cran import cues
-            _use_lights(cues)
 
     # ---- inputs -----------------------------------------------------------------
 
@@ -233,7 +222,7 @@ class App:
         if what == "act":   # a game master's command: no undo for it
             badge.apply(value, now, save=False)
         elif what == "recast":   # a reset to a new character: rare, loaded for it
-            from cran.radio.recast import recast
+            from cran.recast import recast
             recast(self, value, now)
         elif what == "clock":
             badge.set_wall_clock(value, now)
@@ -496,8 +485,8 @@ class App:
                     print(out)
                 raw = bytearray()
                 out = ""   # (its last answer line let go too)
-                if console.reboot:   # rare, so its code is loaded for it (cran.start.boots)
-                    from cran.start.boots import reboot
+                if console.reboot:   # rare, so its code is loaded for it (cran.boots)
+                    from cran.boots import reboot
                     reboot(self.badge, self.root)
             # Nothing of the console held while the next byte is awaited: this frame
             # would keep it, and its module's every function with it (4.4 KB), all day

@@ -30,7 +30,7 @@ _GRAMMAR = const(("cran.core.words",))
 # kept past the bound (a badge's heap is small, and no command needs more).
 _MAX_LINE_BYTES = const(256)
 TOO_LONG = "error: a line of more than %d bytes: dropped" % _MAX_LINE_BYTES
-# What a badge in safe mode (cran.start.boots) still answers: what reads, and the lock's.
+# What a badge in safe mode (cran.boots) still answers: what reads, and the lock's.
 _SAFE_COMMANDS = const(("status", "journal", "config", "clock", "echo", "help", "?",
                         "challenge", "unlock", "lock", "reboot"))
 UNKNOWN = ("error: etat inconnu: the badge lost its saved state; an organiser sets it "

@@ -45,7 +45,7 @@ def _read_board(root):
 
 
 def _hal(board):
-    # The drivers of the board's runtime, chosen here as cran.start.parts.assemble chooses
+    # The drivers of the board's runtime, chosen here as cran.start.parts.build chooses
     # them: CircuitPython's (cran.hal_cp.parts) for a board file that says so.
     if board.get("runtime", "micropython") != "micropython":
         from cran.hal_cp import parts

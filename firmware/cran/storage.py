@@ -8,7 +8,7 @@ from cran.compat import forget, missing, replace, sync
 from cran.core.record import FORMAT_VERSION, MAGIC, MAX_RECORD_BYTES, record_crc
 from cran.core.vocab import const
 
-_READING = const(("cran.start.records",))   # the records' reading (StateStore.load)
+_READING = const(("cran.records",))   # the records' reading (StateStore.load)
 _COMPACT = const((",", ":"))       # JSON's separators, spaces left out
 
 
@@ -73,10 +73,10 @@ class StateStore:
         per copy skipped ((COPY_BAD, "state.b: crc mismatch"), codes of
         cran.core.vocab). None means start from a safe default.
         A leftover temp file is a save cut short: never read, overwritten by the next.
-        Read at boot and after a failed save only: the reading code (cran.start.records) is
+        Read at boot and after a failed save only: the reading code (cran.records) is
         loaded for it, and let go by the caller at such a time (the start's restore
         phase, save() after a failed one)."""
-        from cran.start.records import newest
+        from cran.records import newest
         best, problems, self._newest, self.seq = newest(self._slots, self.names)
         self._known = True
         return best, problems

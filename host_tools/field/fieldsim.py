@@ -91,9 +91,9 @@ class FieldBadge:
         self.next_wake = now + self.link.next_wake_ms(now)
 
     def recast(self, fields, now):
-        """The game master's reset to a new character (JSON fields), as cran.radio.recast
+        """The game master's reset to a new character (JSON fields), as cran.recast
         plays it on a badge: checked, then P3 with it; refused, nothing changes."""
-        from cran.radio.recast import read_character, with_character
+        from cran.recast import read_character, with_character
         try:
             _, character = read_character(fields)
         except ValueError:

@@ -50,7 +50,7 @@ def treater_anchors(secret, rows):
 
 def radio_sections(secret, rows):
     """rows: [(name, role)] of the whole roster (role: ROLE_NAMES) -> {name: the radio
-    section of that badge's config (cran.start.config's "radio")}."""
+    section of that badge's config (cran.config's "radio")}."""
     authorities = {radio_id(GM_NAME).hex(): ["gm", gm_anchor(seed_of(secret, GM_NAME)).hex()]}
     for who, (role, anchor) in treater_anchors(secret, rows).items():
         authorities[who.hex()] = [role, anchor.hex()]

@@ -1,6 +1,6 @@
 # The organisers' roster (CSV, one character a row) -> one checked config.json per badge;
 # the game settings file (the [choice]s of docs/rules.md); a badge's config.json checked
-# on its own. The badge's own checks (cran.start.config, cran.core.rules) have the last word:
+# on its own. The badge's own checks (cran.config, cran.core.rules) have the last word:
 # every config made here passes through them. `cran config` writes them (commands/config.py),
 # `cran flash --roster`, `cran field` and `cran air` read them.
 """Roster and game settings:
@@ -10,17 +10,18 @@ badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR)
     port. row_info: {"row", "key", "file", "name", "board", "port", "badge"} (port and
     badge None when the column is empty). config: the whole /config.json for that badge
     (board, character, settings, lang, light_sleep, volume_percent), already checked by
-    cran.start.config.load. Raises RosterError whose .messages holds every fault, each
+    cran.config.load. Raises RosterError whose .messages holds every fault, each
     "ROSTER:ROW: column: problem" (or "GAME.json: key: problem").
 read_settings(path) -> cran.core.rules.Settings; raises RosterError.
 settings_template() -> dict: every setting at its default, with "_about" explaining each.
-check_config(path, boards_dir=BOARDS_DIR) -> cran.start.config.Config; raises RosterError.
+check_config(path, boards_dir=BOARDS_DIR) -> cran.config.Config; raises RosterError.
 """
 import csv
 import io
 import json
 import os
 
+from cran import config as badge_config
 from cran.core.choices import (
     FIELDS,
     MAX_DURATION_MS,
@@ -36,7 +37,6 @@ from cran.core.words import (
     is_digits,
     plain,
 )
-from cran.start import config as badge_config
 from cran.tags import to_hex
 from gamefiles.board import BoardError
 from host_tools import CommandError
@@ -392,7 +392,7 @@ def _row_config(path, number, row, settings, boards_dir, problems):
 def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR,
                   defaults=False):
     """The roster (and game settings file) -> {key: (row_info, config)}, every config
-    checked by the firmware's own cran.start.config; each row_info's "defaulted" says what the
+    checked by the firmware's own cran.config; each row_info's "defaulted" says what the
     character columns left out give (missing_columns), or is None. Raises RosterError
     with every fault. defaults: a missing armor column is meant (--defaults)."""
     problems = []
@@ -463,8 +463,8 @@ def badge_configs(roster_path, settings_path=None, boards_dir=BOARDS_DIR,
 
 
 def firmware_check(config, label, boards_dir=BOARDS_DIR):
-    """A whole config (dict) through the badge's own check (cran.start.config.from_dict), as
-    the badge will read it -> cran.start.config.Config. Raises RosterError naming `label`
+    """A whole config (dict) through the badge's own check (cran.config.from_dict), as
+    the badge will read it -> cran.config.Config. Raises RosterError naming `label`
     (where the config came from) and the field."""
     try:
         checked = badge_config.from_dict(config, label, boards_dir)
@@ -581,7 +581,7 @@ def settings_template():
 # ---- one badge's config -----------------------------------------------------------------
 
 def check_config(path, boards_dir=BOARDS_DIR):
-    """A badge's config.json -> cran.start.config.Config, as the badge would load it.
+    """A badge's config.json -> cran.config.Config, as the badge would load it.
     Raises RosterError naming the file and field."""
     raw = read_json(path)
     problem = (unknown_board(raw["board"], boards_dir)

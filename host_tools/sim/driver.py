@@ -178,7 +178,7 @@ def read_wearer(path):
 
 
 def check_wearer(board, config, named):
-    """The firmware's own checks (cran.start.config.load) on the config the badge will boot
+    """The firmware's own checks (cran.config.load) on the config the badge will boot
     with; a fault -> CommandError naming `named` (the file it came from) and the field."""
     from host_tools.game.roster import RosterError, firmware_check
     check_board(board)

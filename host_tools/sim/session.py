@@ -147,7 +147,7 @@ class Session:
     def recast(self, fields):
         """`character FIELD=VALUE ...` -> the answer lines: the new character, or the
         fault of every field that is wrong (the word meant for a misspelt one)."""
-        from cran.start.config import character_from
+        from cran.config import character_from
         from gamefiles import scenario
         from host_tools.game.roster import describe
         from host_tools.game.suggest import did_you_mean

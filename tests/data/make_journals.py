@@ -35,8 +35,8 @@ vclock.patch_cpython_time()
 # The app reads the wall clock with time.time(): the virtual one, so every run is the same.
 time.time = vclock.time
 
-from cran.app import App  # noqa: E402
-from cran.start.config import load  # noqa: E402
+from cran.config import load  # noqa: E402
+from cran.start.parts import build  # noqa: E402
 from cran.storage import Journal  # noqa: E402
 from gamefiles import scenario  # noqa: E402
 
@@ -56,7 +56,7 @@ class Driven:
         self.boot()
 
     def boot(self):
-        self.app = App(self.root, load(self.root))
+        self.app = build(self.root, load(self.root))
         self.app.start_watchdog()
         self.t0 = vclock.elapsed_ms()
 

@@ -16,11 +16,12 @@ import vclock  # noqa: E402
 from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 
 from cran import storage  # noqa: E402
-from cran.app import MAX_SLEEP_MS, App  # noqa: E402
+from cran.app import MAX_SLEEP_MS  # noqa: E402
+from cran.config import load  # noqa: E402
 from cran.core.view import view  # noqa: E402
 from cran.cues import frame_code, frame_of, led_frame, look  # noqa: E402
 from cran.hal.leds import cap  # noqa: E402
-from cran.start.config import load  # noqa: E402
+from cran.start.parts import build  # noqa: E402
 from cran.storage import StateStore  # noqa: E402
 
 BOARDS, FLASH = sys.argv[2], sys.argv[3]
@@ -125,7 +126,7 @@ def hit_shows_before_it_is_saved():
     app.badge.store.save = cut
     run_for(app, 1000, press(39))
     machine.reboot()
-    again = App(root, load(root))
+    again = build(root, load(root))
     return {"etat_before_cut": etat(app), "frame_before": before,
             "at_save": seen_at_save[:1], "etat_after_reboot": etat(again)}
 
@@ -304,7 +305,7 @@ def _reboot_after_hang(root, app):
         cause = e.cause
     took = vclock.elapsed_ms() - t0
     machine.reboot()
-    return cause, took, App(root, load(root))
+    return cause, took, build(root, load(root))
 
 
 @check
@@ -333,7 +334,7 @@ def watchdog_and_safe_mode():
     machine.reboot()
     machine.reset_all(machine.PWRON_RESET)
     machine.set_board_pull(39, 1)
-    out["after_power_on"] = App(root, load(root)).safe
+    out["after_power_on"] = build(root, load(root)).safe
     return out
 
 
@@ -375,7 +376,7 @@ def a_lost_state_comes_back_from_nvs_or_is_unknown():
     saved = json.loads(app.line("status", time.ticks_ms())[0])
     # Both records gone: the copy in NVS brings the state back, and says so.
     _lost(root)
-    app = App(root, load(root))
+    app = build(root, load(root))
     now = json.loads(app.line("status", time.ticks_ms())[0])
     out["restored"] = [now["etat"], now["effets"] == saved["effets"], _kinds(app)]
     # The flash rolled back to older, healthier records: the newer copy wins.
@@ -390,11 +391,11 @@ def a_lost_state_comes_back_from_nvs_or_is_unknown():
     for name, data in (("state.a", a), ("state.b", b)):      # the older two, back
         with open(root + "/" + name, "wb") as f:
             f.write(data)
-    app = App(root, load(root))
+    app = build(root, load(root))
     out["rolled_back"] = [etat(app), _kinds(app)]
     # Records and copy both lost: etat inconnu, on the console, the LEDs, the buttons.
     _lost(root, copy_too=True)
-    app = App(root, load(root))
+    app = build(root, load(root))
     run_for(app, 1000)
     out["unknown"] = [etat(app), _kinds(app)]
     status = json.loads(app.line("status", time.ticks_ms())[0])
@@ -415,19 +416,19 @@ def a_lost_state_comes_back_from_nvs_or_is_unknown():
     out["frames"] = sorted(frames)
     out["saved_nothing"] = sorted(n for n in os.listdir(root) if n.startswith("state"))
     machine.reboot()                                        # still unknown after a reboot
-    app = App(root, load(root))
+    app = build(root, load(root))
     out["reboot"] = etat(app)
     out["reset"] = app.line("reset", time.ticks_ms())[0][:19]
     app.line("coup", time.ticks_ms())
     machine.reboot()
-    app = App(root, load(root))
+    app = build(root, load(root))
     out["after_reset"] = [etat(app), _kinds(app)]
     # The StickC has no LED: its screen says so, peeked or not.
     root, app = badge("m5stickc-plus", i2c=True)
     run_for(app, 1000)
     app.line("coup", time.ticks_ms())
     _lost(root, copy_too=True)
-    app = App(root, load(root))
+    app = build(root, load(root))
     run_for(app, 1000)
     out["screen"] = app.screen.shown
     return out
@@ -452,9 +453,9 @@ def nvs_commit_cut_short():
         except machine.VirtualReset:
             cut = k
         machine.reboot()
-        kept = etat(App(root, load(root)))
+        kept = etat(build(root, load(root)))
         _lost(root)
-        out.append([cut, kept, etat(App(root, load(root)))])
+        out.append([cut, kept, etat(build(root, load(root)))])
     return out
 
 
@@ -726,7 +727,7 @@ def clock_sets_the_rtc():
     out["answer"] = app.line("clock 1767225600", time.ticks_ms())
     run_for(app, 5000)
     machine.reboot()   # a watchdog or soft reset: the RTC runs on
-    again = App(root, load(root))
+    again = build(root, load(root))
     out["after_reset"] = again.badge.wall_clock()
     out["rtc"] = list(machine.RTC().datetime())
     return out

@@ -43,8 +43,8 @@ def fresh_badge(flash, boards, board, config, start=0, epoch_s=None, i2c=False,
     import vclock
     import world
 
-    from cran.app import App
-    from cran.start.config import load
+    from cran.config import load
+    from cran.start.parts import build
     vclock.start(start, epoch_s if epoch_s is not None else vclock.DEFAULT_EPOCH_S)
     machine.reset_all()
     _roots[0] += 1
@@ -53,7 +53,7 @@ def fresh_badge(flash, boards, board, config, start=0, epoch_s=None, i2c=False,
     if game_key is not None:
         with open(root + "/game.key", "wb") as f:
             f.write(game_key)
-    return root, App(root, load(root))
+    return root, build(root, load(root))
 
 
 def run_for(app, ms, during=None, console=False):

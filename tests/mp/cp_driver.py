@@ -157,12 +157,12 @@ def a_floating_key_is_refused():
 def cue_frames_reach_the_strip_as_cues_asks():
     # The badge's own drivers on the AtomS3 Lite: each look the app shows, the bytes
     # neopixel_write got are the cue frame's colours capped to max_brightness, GRB.
-    from cran.app import App
+    from cran.config import load
     from cran.cues import frame_of
-    from cran.start.config import load
+    from cran.start.parts import build
     _fresh()
     root = _atoms3_root("frames", {"character": {"armor": 1}})
-    app = App(root, load(root))
+    app = build(root, load(root))
     leds = app.leds
     seen = []
     now = supervisor.ticks_ms()
@@ -188,7 +188,7 @@ def durations_past_half_the_period_are_refused_and_74_hours_count():
     # The config of a CircuitPython board refuses a countdown its ticks would misread
     # (75 hours, past 2**28 ms), naming the field; 74 hours, the longest it takes, runs
     # across the 2**29 wrap inside this interpreter (the pytest side compares the trace).
-    from cran.start.config import ConfigError, load
+    from cran.config import ConfigError, load
     from gamefiles import scenario
     out = []
     for n, hours in enumerate((75, 74)):
@@ -221,13 +221,13 @@ def a_badge_that_cannot_start_shows_it():
 def a_button_held_at_boot_is_no_press():
     # The AtomS3 Lite's key (GPIO41, active low) held as the badge starts, released
     # 300 ms later: nothing happens; a press after that is a normal hit (S2).
-    from cran.app import App
+    from cran.config import load
     from cran.core.vocab import STATES
-    from cran.start.config import load
+    from cran.start.parts import build
     _fresh()
     root = _atoms3_root("held", {"character": {"armor": 0}})
     microcontroller.drive(41, 0)
-    app = App(root, load(root))
+    app = build(root, load(root))
     out = []
     for level, ms in ((0, 300), (1, 2000), (0, 150), (1, 2000)):
         microcontroller.drive(41, level)
@@ -248,12 +248,12 @@ def _read_only(root, at):
 
 @check
 def three_watchdog_resets_make_safe_mode_with_a_read_only_drive():
-    # cran.start.boots' stamps in nvm: three watchdog resets within 5 minutes and the badge
+    # cran.boots' stamps in nvm: three watchdog resets within 5 minutes and the badge
     # starts in safe mode, though the drive can't be written; a power-on ends it.
     import os
 
-    from cran.app import App
-    from cran.start.config import load
+    from cran.config import load
+    from cran.start.parts import build
     _fresh()
     root = _read_only(_atoms3_root("safe", {}), "/safe")
     wrote = _raises(lambda: open(root + "/boots.json", "w"), OSError)
@@ -261,7 +261,7 @@ def three_watchdog_resets_make_safe_mode_with_a_read_only_drive():
     for reason in ("WATCHDOG", "WATCHDOG", "WATCHDOG", "POWER_ON"):
         microcontroller.reboot()
         microcontroller.cpu.reset_reason = reason
-        app = App(root, load(root))
+        app = build(root, load(root))
         safe.append(app.safe)
         vclock.advance(60000)
     return [wrote is not None, safe, sorted(os.listdir(root))]

@@ -19,10 +19,10 @@ import vclock  # noqa: E402
 from checks import check, fresh_badge, run_checks, run_for  # noqa: E402
 
 from cran import radio  # noqa: E402
-from cran.app import App  # noqa: E402
+from cran.config import load  # noqa: E402
 from cran.core.view import view  # noqa: E402
 from cran.radio.treat import Chain  # noqa: E402
-from cran.start.config import load  # noqa: E402
+from cran.start.parts import build  # noqa: E402
 from cran.tags import to_hex  # noqa: E402
 
 BOARDS, FLASH = sys.argv[2], sys.argv[3]
@@ -117,7 +117,7 @@ def stop_and_resume_over_the_radio():
         out["kept"] = read_checked(f.read())
     # Rebooted: the old stop, replayed, is refused (its token was spent before).
     machine.reboot()
-    app = App(root, load(root))
+    app = build(root, load(root))
     run_for(app, 10, sent_again(gm(radio.STOP, 1, 7), 1000))
     out["replayed_stop_after_reboot"] = jeu(app)
     out["dropped"] = app.link.listener.dropped
@@ -167,12 +167,12 @@ def a_reset_to_a_new_character_over_the_radio():
         out[name] = seen()
     out["config_after"] = config_character()
     out["modules_left"] = sorted(m for m in sys.modules if m in (
-        "cran.radio.recast", "cran.start.config", "cran.core.choices"))
+        "cran.recast", "cran.config", "cran.core.choices"))
     out["journal"] = [e for e in app.badge.journal.entries()
                       if e.get("radio") == "reset" or e.get("a") == "reset"
                       or "recast" in e]
     machine.reboot()   # it comes back as the new character
-    app = App(root, load(root))
+    app = build(root, load(root))
     run_for(app, 100)
     out["rebooted"] = seen()
     return out
@@ -253,7 +253,7 @@ def a_damaged_radio_json_refuses_what_it_cannot_trust():
         with open(path, "wb") as f:
             f.write(data)
         machine.reboot()
-        app = App(root, load(root))
+        app = build(root, load(root))
         run_for(app, 10, sent_again(gm(radio.STOP, 1, 7), 1000))   # captured, replayed
         replayed = jeu(app)
         run_for(app, 10, sent_again(gm(radio.STOP, 3, 8), 1000))   # a new one: untrusted
@@ -310,7 +310,7 @@ def a_command_captured_while_the_badge_was_off_is_refused():
         vclock.advance(300000)
         if rtc == "lost":
             vclock.set_time(946684800)
-        app = App(root, load(root))
+        app = build(root, load(root))
         run_for(app, 2000)
         app.badge.apply(parse_action("coup coma"), time.ticks_ms())
         run_for(app, 1000)

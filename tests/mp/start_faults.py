@@ -111,14 +111,14 @@ def inject(phase, kind):
         import cran.start.phases
         cran.start.phases._make_names = raiser(kind)
     elif phase == "config":
-        import cran.start.config
-        cran.start.config.load = raiser(kind)
+        import cran.config
+        cran.config.load = raiser(kind)
     elif phase == "restore":
         import cran.start.restore
         cran.start.restore.restored_badge = raiser(kind)
-    elif phase == "app":
-        import cran.app
-        cran.app.App.__init__ = raiser(kind)
+    elif phase == "app":   # the app's build (its drivers, its fields)
+        import cran.start.parts
+        cran.start.parts.build = raiser(kind)
     elif phase == "run":   # out of the running app (its show loop keeps its own faults)
         import cran.app
 
@@ -126,9 +126,9 @@ def inject(phase, kind):
             raise kind("injected")
         cran.app.App.console_loop = console_loop
     elif phase == "fail":   # the can't-start path itself fails
+        import cran.config
         import cran.fail
-        import cran.start.config
-        cran.start.config.load = raiser(ValueError)
+        cran.config.load = raiser(ValueError)
         cran.fail.cannot_start = raiser(kind)
     elif phase == "log":   # the app ends, and its journal entry before the reset fails
         import cran.app

@@ -9,7 +9,7 @@ from cran.core.vocab import ARMOR_DAMAGED, STATES
 
 RECORD_VERSION = 1
 # A record as a file: b"cran-state <FORMAT_VERSION> <seq> <body length> <crc32 hex>\n"
-# and the JSON body (cran.storage writes it, cran.start.records reads it back).
+# and the JSON body (cran.storage writes it, cran.records reads it back).
 FORMAT_VERSION = 1
 MAGIC = "cran-state"
 # A state record is 250-600 bytes; a bigger file is garbage, and reading it whole would

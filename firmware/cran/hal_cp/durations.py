@@ -1,7 +1,7 @@
 # The longest a CircuitPython badge counts: its clock (supervisor.ticks_ms) wraps at
 # 2**29 ms, and a deadline is read right only within half of that, 2**28 ms (74.5
 # hours); MicroPython's 2**30 counts every duration a config may hold (149 hours,
-# cran.core.choices.MAX_DURATION_MS). cran.start.config checks a CircuitPython board's config
+# cran.core.choices.MAX_DURATION_MS). cran.config checks a CircuitPython board's config
 # with it, on the host as on the badge. Here, not there: a MicroPython badge never
 # loads this module, nor keeps its strings.
 LONGEST_MS = (1 << 28) - 1
@@ -9,7 +9,7 @@ LONGEST_MS = (1 << 28) - 1
 
 def check(character, settings):
     """ValueError("FIELD: PROBLEM") for the first duration of character and settings
-    (checked otherwise) past LONGEST_MS: the caller names the file (cran.start.config, which
+    (checked otherwise) past LONGEST_MS: the caller names the file (cran.config, which
     this module imports nothing of)."""
     from cran.core.choices import FIELDS
     found = [("character." + n, getattr(character, n)) for n in ("agonisant_ms", "coma_ms")]

@@ -5,7 +5,7 @@
 import microcontroller
 
 # microcontroller.nvm: the state's two records first, the journal's ring after them,
-# the count of watchdog resets (cran.start.boots) in the last bytes.
+# the count of watchdog resets (cran.boots) in the last bytes.
 _RECORD_BYTES = 1536   # a record is 250-600 bytes; a bigger one is refused (StateStore)
 _BOOTS_BYTES = 64      # "<crc> [three stamps]\n" is ~45
 
@@ -72,7 +72,7 @@ def stores(root, copy):
 
 
 def boots():
-    """-> where cran.start.boots keeps its stamps of watchdog resets: nvm too (boots.json could
+    """-> where cran.boots keeps its stamps of watchdog resets: nvm too (boots.json could
     not be written while a computer has the drive, and safe mode would never come)."""
     from cran.hal_cp.nvm import NvmBoots
     nvm = _nvm()

@@ -1,8 +1,8 @@
-# The config's radio section (cran.start.config loads it, in a game with the radio only: its
+# The config's radio section (cran.config loads it, in a game with the radio only: its
 # checker and the names it makes cost the others nothing): this badge's radio id, its
 # role, the anchors of the chains of those who may command or treat (cran.radio), and
 # its own chain's seed if it treats.
-# A fault is a ValueError("FIELD: PROBLEM"): cran.start.config, which loads this module while
+# A fault is a ValueError("FIELD: PROBLEM"): cran.config, which loads this module while
 # it reads the file, names the file (this module imports nothing of it).
 from cran.auth import from_hex
 from cran.core.choices import said
@@ -34,7 +34,7 @@ def _hex(field, value, size):
 
 
 def read(raw):
-    """The config's "radio", an object of FIELDS only (cran.start.config checks that) ->
+    """The config's "radio", an object of FIELDS only (cran.config checks that) ->
     Radio; a fault is a ValueError naming the field."""
     r = Radio()
     r.id = None if raw.get("id") is None else _hex("radio.id", raw["id"], 6)

@@ -2,7 +2,7 @@
 # (cran.radio.Listener): a game master's order (the stop, its end, the night, an effect
 # «de masse» (K11), a reset, the clock) or a healer's or smith's offer, judged here and
 # what it asks of this badge said. Rare in a game, and none needs an answer within a
-# frame: loaded when one is heard and let go after, as cran.radio.recast is.
+# frame: loaded when one is heard and let go after, as cran.recast is.
 #
 # Heard late, refused. A game master's frame carries the station's clock (sealed with
 # it), and is good for FRESH_S either side of it by the badge's clock: one heard later
@@ -56,7 +56,7 @@ def judge(link, kind, payload, rssi, now, out):
     link.ask_time, link.time_asked = False, None
     out.append(("clock", made))   # the station's clock: this badge's kept to it
     if kind == radio.RESET:
-        if len(payload) > radio.ID_BYTES:   # with a new character (cran.radio.recast)
+        if len(payload) > radio.ID_BYTES:   # with a new character (cran.recast)
             out.append(("recast", bytes(payload[radio.ID_BYTES:])))
         else:
             out.append(("act", Action("reset")))

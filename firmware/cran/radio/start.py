@@ -1,4 +1,4 @@
-# The badge's radio wired at its start (cran.start.parts.assemble): what radio.json kept read
+# The badge's radio wired at its start (cran.start.parts.build): what radio.json kept read
 # back, the game's keys, the listener, the counter and, on a healer's or smith's badge,
 # its chain (cran.radio.treat). Start-only: let go with cran.start.parts once the app is built, as
 # the window's code (cran.radio.link) is all a badge keeps of the radio in play.
@@ -14,7 +14,7 @@ _KEPT = "radio.json"   # beside the state: the counter's mark, spent tokens, own
 
 def start(root, spec, key, badge, power=None):
     """The badge's radio from its config's (cran.radio.config.Radio) and the game key,
-    or None with the reason journaled (cran.start.parts.assemble). power: the board's power
+    or None with the reason journaled (cran.start.parts.build). power: the board's power
     part, whose battery its heartbeats then carry (cran.hal.battery)."""
     if key is None:
         badge.log({"error": "radio: no game key on this badge (cran flash installs it)"})

@@ -1,4 +1,5 @@
 # The badge's start: modules it needs only to start (cran.start.phases.start runs them),
-# let go as one once the app is built. Empty, so that a rare path that loads one of them
-# again (records after a failed save, boots for the console's reboot, config for a radio
-# reset) loads nothing more.
+# let go as one once the app is built. What a rare path loads again after the start (the
+# records after a failed save: cran.records; the console's reboot: cran.boots; a radio's
+# reset checks its character: cran.config) is outside it, so that no module the start
+# builds on imports it back. Empty, so that loading one of its modules loads nothing more.

@@ -120,14 +120,20 @@ def _backlight(board, light):
         lcd_power_on(i2c, bus["addr"])
 
 
-def assemble(app, root, config, restored):
-    """App.__init__: the badge app of config with its flash at root, around restored
-    (cran.start.restore.restored_badge's): the console and its lock, the drivers of the
-    board's parts, and every field the app keeps. Start-only, as this whole module."""
+def build(root, config, restored=None):
+    """The badge app (cran.app.App) of config (cran.config.Config) with its flash at
+    root, around restored (cran.start.restore.restored_badge's, read here if not given):
+    the console and its lock, the drivers of the board's parts, and every field the app
+    keeps. Start-only, as this whole module."""
+    from cran.app import App
     from cran.compat import forget
     from cran.lock import locks, read_key, set_interrupt
     from cran.menu import Menu
     from cran.storage import join
+    if restored is None:
+        from cran.start.restore import restored_badge
+        restored = restored_badge(root, config)
+    app = App()
     now = time.ticks_ms()
     board = config.board
     app.board_id = board.id
@@ -162,7 +168,7 @@ def assemble(app, root, config, restored):
     else:
         import cran.start.parts as mp_parts
         hal = mp_parts
-    app.leds = hal.leds(board)   # their patterns: App.__init__
+    app.leds = hal.leds(board)   # their patterns: cran.app.use_lights, below
     # The buzzer's PWM; its player (cran.hal.buzzer) is made by a change that sounds and
     # let go when its notes are played (App._sound).
     app.buzzer_pwm = hal.buzzer_pwm(board)
@@ -211,3 +217,8 @@ def assemble(app, root, config, restored):
     app.wdt = None
     app.last_input = now   # tick of the last console byte; boot counts as one
     app.unread = None      # a poll of the console's input, once it is read
+    if app.leds is not None:
+        from cran import cues
+        from cran.app import use_lights
+        use_lights(cues)
+    return app

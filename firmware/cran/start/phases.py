@@ -12,12 +12,12 @@ from cran.compat import MICROPYTHON, forget
 # peak), the state's records read back with their copy in NVS and the count of
 # watchdog resets before the app's modules load (the same), and the app's assembly and
 # the wiring of its drivers once the app is built (the lock, loaded again with the
-# console, and the radio's wiring and key making are let go by parts.assemble as soon
+# console, and the radio's wiring and key making are let go by parts.build as soon
 # as they have served; named here too for a start that failed half-way), with the
 # StickC's power chip's code, which lit its screen once.
-_CONFIG_ONLY = ("cran.start.config", "cran.core.choices", "cran.core.words")
-_RESTORE_ONLY = ("cran.start.restore", "cran.start.records", "cran.start.rescue",
-                 "cran.start.boots")
+_CONFIG_ONLY = ("cran.config", "cran.core.choices", "cran.core.words")
+_RESTORE_ONLY = ("cran.start.restore", "cran.records", "cran.start.rescue",
+                 "cran.boots")
 _BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start", "cran.auth",
               "cran.hal.axp192", "cran.hal.ssd1306", "cran.hal.st7789")
 
@@ -50,8 +50,8 @@ def start(root):
         # and its start-only wiring, not also the reading of the records.
         restored = _restored(root, config)
         _let_go(_RESTORE_ONLY)
-        from cran.app import App
-        app = App(root, config, restored)
+        from cran.start.parts import build
+        app = build(root, config, restored)
         _let_go(_BOOT_ONLY)
         return app
     finally:   # the package and what of it is still in, this module last: popped, not
@@ -135,5 +135,5 @@ def _restored(root, config):
 
 
 def _checked_config(root):
-    from cran.start.config import load
+    from cran.config import load
     return load(root)

@@ -2,7 +2,7 @@
 # own), what a damaged LittleFS can't take: storage.StateStore writes it at every save,
 # this reads it once, at boot. Start-only: let go once the app is built (cran.start).
 from cran.core.vocab import NVS_BAD, const
-from cran.start.records import decode_record
+from cran.records import decode_record
 from cran.storage import MAX_RECORD_BYTES
 
 # A missing key: check_esp_err's OSError(-ESP_ERR_NVS_NOT_FOUND, ...); ENOENT too, should

@@ -35,12 +35,13 @@ _UNSEEN_AT_WORST_MS = const(60000)
 def restored_badge(root, config):
     """The wearer's badge as it was when it stopped, from root's flash: its state, its
     journal, its count of watchdog resets. -> (Badge, resets): resets is the count
-    that puts the badge in safe mode (cran.start.boots), else 0. First of the start, before
+    that puts the badge in safe mode (cran.boots), else 0. First of the start, before
     the app's modules: this module and those it loads go before they come."""
     import machine
 
+    from cran import boots
     from cran.badge import Badge, epoch_shift
-    from cran.start import boots, rescue
+    from cran.start import rescue
     from cran.storage import Journal, StateStore, join
     # The clock first: restored timers run on from the instant the badge came back,
     # not after the screen's slow start.

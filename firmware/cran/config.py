@@ -101,7 +101,7 @@ def object_fields(path, field, raw, known):
 
 def character_from(path, raw):
     """A character as JSON reads it -> Character; ConfigError naming path and the field
-    (the config's, and a game master's reset over the radio, cran.radio.recast)."""
+    (the config's, and a game master's reset over the radio, cran.recast)."""
     object_fields(path, "character", raw, CHARACTER_FIELDS)
     c = Character()
     for name in CHARACTER_FIELDS:

@@ -8,14 +8,14 @@ from cran.core.vocab import Action
 from cran.storage import join
 
 # The config's checker, loaded for the character and let go with this module.
-_ONLY_HERE = ("cran.radio.recast", "cran.start.config", "cran.core.choices")
+_ONLY_HERE = ("cran.recast", "cran.config", "cran.core.choices")
 _WHO = "the radio's reset"   # where the character came from, as the journal says it
 
 
 def read_character(fields):
     """The frame's character (JSON bytes) -> (its fields as JSON reads them, Character),
     checked as a badge's config checks its character; ValueError saying what is wrong."""
-    from cran.start.config import character_from
+    from cran.config import character_from
     try:
         raw = json.loads(fields)
     except ValueError as e:
