@@ -319,7 +319,7 @@ def test_the_show_loop_sleeps(app_checks):
     for board in ("atom-lite", "atom-matrix", "esp32-devkitc"):
         assert 14 <= r[board] <= 15, r
     assert r["m5stickc-plus"] <= 2, r        # no LEDs: nothing blinks
-    # Blinking states wake once per change of their rhythm (docs/ARCHITECTURE.md):
+    # Blinking states wake once per change of their rhythm (docs/POWER.md):
     assert r["atom-lite coup"] in (59, 60)   # blesse: 1 s on, 1 s off
     assert r["atom-lite coup coma"] <= 31  # inerte: one blip every 4 s
     assert r["atom-lite hors-jeu"] <= 31   # long on, short off, every 4 s

@@ -4,6 +4,7 @@
 # rules, every setting has its rule, every test it names exists; and its rules are those
 # of the game's shared catalogue (RULES.md), when that sits beside the repository.
 import ast
+import functools
 import io
 import os
 import re
@@ -345,3 +346,151 @@ def test_the_docs_say_all_finds_the_vbadges_and_what_its_finding_none_exits():
            "on this computer" in commands
     assert "`--all` finding no port too" in commands
     assert "and every virtual badge (`cran vbadge`) running on this computer" in organiser
+
+
+# ---- docs/ARCHITECTURE.md: the map, the rules of the house, the recipes -----------------
+# It is short enough to be read, and every module, file or folder it names is there: a
+# map that names what was renamed or removed (a `startup._let_go`) sends its reader to
+# nothing. The detail is beside the code it explains.
+
+ARCHITECTURE_DOC = os.path.join(REPO, "docs", "ARCHITECTURE.md")
+# Where each package named with dots lives.
+_PACKAGES = {"cran": ("firmware", "cran"), "host_tools": ("host_tools",),
+             "gamefiles": ("gamefiles",)}
+_DOTTED = re.compile(r"(?<![\w./-])(?:cran|host_tools|gamefiles)(?:\.[A-Za-z_]\w*)+")
+_PATH = re.compile(r"(?<![\w./-])(?:firmware|host_tools|gamefiles|tests|bench|boards|docs|"
+                   r"examples)/[\w./<>*-]*")
+# A class's member, in code: `App.show`, `Badge.flush`.
+_MEMBER = re.compile(r"`([A-Z]\w*)\.([A-Za-z_]\w*)")
+
+
+def _defined(tree):
+    """{name: its node} of what a module (or a class body) defines at its top level;
+    a class also has what its methods set on self."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[node.name] = node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for t in ast.walk(target):
+                    if isinstance(t, ast.Name):
+                        found[t.id] = node
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                found[(alias.asname or alias.name).split(".")[0]] = node
+        elif isinstance(node, (ast.If, ast.Try)):   # try: ... except ImportError: ...
+            found.update(_defined(ast.Module(body=node.body, type_ignores=[])))
+            for handler in getattr(node, "handlers", []):
+                found.update(_defined(ast.Module(body=handler.body, type_ignores=[])))
+    if isinstance(tree, ast.ClassDef):
+        for t in ast.walk(tree):
+            if (isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store)
+                    and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                found.setdefault(t.attr, t)
+    return found
+
+
+def _parse(path):
+    return ast.parse(_read(path))
+
+
+def _dotted_resolves(dotted, repo=REPO):
+    """Whether a dotted name is a package or module of the repository, or a name such a
+    module defines (and, for a class, one of its members)."""
+    parts = dotted.split(".")
+    folder = os.path.join(repo, *_PACKAGES[parts[0]])
+    module = os.path.join(folder, "__init__.py")
+    i = 1
+    while i < len(parts) and folder is not None:
+        below = os.path.join(folder, parts[i])
+        if os.path.isdir(below):
+            folder, module = below, os.path.join(below, "__init__.py")
+        elif os.path.isfile(below + ".py"):
+            folder, module = None, below + ".py"
+        else:
+            break
+        i += 1
+    rest = parts[i:]
+    if not rest:
+        return True
+    if not os.path.isfile(module):
+        return False
+    node = _defined(_parse(module)).get(rest[0])
+    if node is None:
+        return False
+    if len(rest) > 1 and isinstance(node, ast.ClassDef):
+        return rest[1] in _defined(node)
+    return True
+
+
+def _path_exists(path, repo=REPO):
+    """Whether a path of the repository exists; a placeholder (<id>, NAME) or a * in it
+    stands for any name, of which one must be there."""
+    import glob
+    pattern = re.sub(r"<[^>]*>|\bNAME\b", "*", path)
+    if "*" in pattern:
+        return bool(glob.glob(os.path.join(repo, pattern)))
+    return os.path.exists(os.path.join(repo, path))
+
+
+@functools.cache
+def _classes(repo=REPO):
+    """{class name: its members} of the firmware, gamefiles and the host tool (a name
+    defined twice: the members of both)."""
+    found = {}
+    for top in (os.path.join("firmware", "cran"), "gamefiles", "host_tools"):
+        for folder, _, names in os.walk(os.path.join(repo, top)):
+            for name in names:
+                if name.endswith(".py"):
+                    for node in ast.walk(_parse(os.path.join(folder, name))):
+                        if isinstance(node, ast.ClassDef):
+                            found.setdefault(node.name, set()).update(_defined(node))
+    return found
+
+
+def stale_names(text, repo=REPO):
+    """The modules, files and class members a doc names that the repository lacks."""
+    stale = []
+    for dotted in _DOTTED.findall(text):
+        if not _dotted_resolves(dotted, repo):
+            stale.append(dotted)
+    for path in _PATH.findall(text):
+        path = path.rstrip(".,;:")
+        if not _path_exists(path, repo):
+            stale.append(path)
+    classes = _classes(repo)
+    for cls, member in _MEMBER.findall(text):
+        if cls in classes and member not in classes[cls]:
+            stale.append("%s.%s" % (cls, member))
+    return sorted(set(stale))
+
+
+def test_the_architecture_is_read_in_a_sitting():
+    with open(ARCHITECTURE_DOC, "rb") as f:
+        assert len(f.read()) <= 15000
+
+
+def test_every_module_and_file_the_architecture_names_exists():
+    text = _read(ARCHITECTURE_DOC)
+    assert stale_names(text) == []
+    # And it names enough for the check to mean something: the rules core and its
+    # engine, the start, a command's folder.
+    named = set(_DOTTED.findall(text)) | set(_PATH.findall(text))
+    assert {"cran.core.engine", "cran.start.parts", "host_tools/commands/"} <= named
+
+
+def test_the_name_finder_catches_a_stale_name_and_not_a_word():
+    stale = ("`cran.startup` lets go of `cran.start._make_names`, then "
+             "`cran.core.engine.nothing_here` and `cran.app.App.no_such_field`; see "
+             "firmware/cran/startup.py, host_tools/orders/ and `App.no_such_verb`.")
+    assert stale_names(stale) == sorted([
+        "cran.startup", "cran.start._make_names", "cran.core.engine.nothing_here",
+        "cran.app.App.no_such_field", "firmware/cran/startup.py", "host_tools/orders/",
+        "App.no_such_verb"])
+    fine = ("cran flash writes the firmware, and the host_tools command runs the tests; "
+            "see the docs. `cran.core` and `cran.core.engine.act`, `cran.app.App.show`, "
+            "`App.show`, `README.md`, firmware/main.py, host_tools/commands/NAME.py, "
+            "boards/<id>.json, host_tools/commands/, docs/rules.md.")
+    assert stale_names(fine) == []

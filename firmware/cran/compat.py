@@ -5,7 +5,7 @@ import os
 import sys
 
 # Whether modules can be let go to take their bytecode back (forget, below) and names
-# made ahead (cran.start._make_names): a badge's heap holds its modules' code;
+# made ahead (cran.start.phases._make_names): a badge's heap holds its modules' code;
 # CPython's does not, and a module imported again there makes new classes (`except
 # ConfigError` would no longer match).
 MICROPYTHON = sys.implementation.name == "micropython"

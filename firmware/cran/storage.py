@@ -114,7 +114,7 @@ class StateStore:
         # included: a copy older than the newest record would bring a countdown back with
         # more time left. NVS takes it cheaply: ~23 entries of 32 bytes a save, 192 saves
         # and each 4 KB sector erased ~6 times in the bench's game day, ~45 years of
-        # daily play at 100,000 cycles (docs/ARCHITECTURE.md, «Damaged flash»); LittleFS already
+        # daily play at 100,000 cycles (docs/RELIABILITY.md, «Damaged flash»); LittleFS already
         # erases a 4 KB block at every save. Two blobs, not one: joined, they would
         # need ~600 bytes more of the heap in one block at every save. Each change of a
         # commit lands whole, in order (esp32.NVS): body, head, then seq. A cut between
