@@ -223,7 +223,7 @@ def names_sources(files, src_dir):
     """{badge path: local .mpy} -> the sources, written in src_dir, of the modules that
     make the badge's names (qstrs) when they load, as (path, rel) for compile_modules:
     cran/names.py for every module but the parts', cran/names_PART.py for each part's.
-    Loaded by cran.start._make_names at the start: a .mpy's names are made by MicroPython's
+    Loaded by cran.start.phases._make_names at the start: a .mpy's names are made by MicroPython's
     loader, in C, at a module load's speed. Identifiers are written as attributes and
     short strings as literals (each a qstr of the .mpy); what is neither (dotted module
     names, source names: strings of more than 10 characters are constant objects, not
@@ -236,7 +236,7 @@ def names_sources(files, src_dir):
         idents = sorted(n for n in names if _attribute(n))
         short = sorted(n for n in names if not _attribute(n))
         lines = ["# Made by cran flash (host_tools/build.py names_sources): loading this",
-                 "# makes the names of the badge's modules; cran.start._make_names.",
+                 "# makes the names of the badge's modules; cran.start.phases._make_names.",
                  "LATER = %r" % " ".join(sorted(later)),
                  "", "", "def _(x):"]
         lines += ["    x.%s" % n for n in idents]

@@ -1,4 +1,4 @@
-# The badge's names (qstrs), made as its start makes them (cran.start._make_names),
+# The badge's names (qstrs), made as its start makes them (cran.start.phases._make_names),
 # for the runner's measures of the badge's heap. A name is kept for good: its characters
 # in chunks, its entry in a pool, and a full pool's next one is one block of twice its
 # size. The runner makes ~580 names of its own before the badge starts (the virtual
