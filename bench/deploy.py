@@ -10,6 +10,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from host_tools.boards import read_board  # noqa: E402
 from host_tools.device import (
     build,  # noqa: E402
     flash,  # noqa: E402
@@ -26,11 +27,12 @@ def main():
             files = build.compile_firmware(os.path.join(tmp, out))
             times.append(time.monotonic() - t)
         compiled = flash.Builds(tmp)
+        atom_lite = read_board("atom-lite")
         with vbadge.running(os.path.join(tmp, "badge.img")) as badge:
-            rows = [("fresh badge", flash.flash_one(badge.port, "atom-lite", None, compiled)),
-                    ("nothing changed", flash.flash_one(badge.port, "atom-lite", None,
+            rows = [("fresh badge", flash.flash_one(badge.port, atom_lite, None, compiled)),
+                    ("nothing changed", flash.flash_one(badge.port, atom_lite, None,
                                                         compiled)),
-                    ("one file (config)", flash.flash_one(badge.port, "atom-lite",
+                    ("one file (config)", flash.flash_one(badge.port, atom_lite,
                                                           '{"board": "atom-lite", "lang": '
                                                           '"en"}', compiled))]
     print("deploy to a vbadge (cran flash; compiling, resets and `status` after boot "

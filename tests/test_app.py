@@ -566,7 +566,7 @@ def test_no_exception_at_any_phase_of_the_start_leaves_the_repl(micropython, tmp
     # `open('/game.key')` at the REPL printed the key. Any kind, at any phase: the
     # locked console of a badge that can't start, a reset, or, where even its
     # can't-start path fails, the REPL cran flash mends it through, the key gone first.
-    from host_tools.boards import board_file_text
+    from host_tools.boards import board_file_text, read_board
     roots = []
     for kind in _FAULT_KINDS:
         root = tmp_path / phase / kind
@@ -574,7 +574,7 @@ def test_no_exception_at_any_phase_of_the_start_leaves_the_repl(micropython, tmp
         (root / "main.py").write_text(open(os.path.join(FIRMWARE_DIR, "main.py")).read())
         os.symlink(os.path.join(FIRMWARE_DIR, "cran"), root / "cran")
         (root / "config.json").write_text('{"board": "atom-lite"}')
-        (root / "boards" / "atom-lite.json").write_text(board_file_text("atom-lite"))
+        (root / "boards" / "atom-lite.json").write_text(board_file_text(read_board("atom-lite")))
         (root / "game.key").write_bytes(bytes(range(32)))
         if phase == "manifest":   # one there to check
             (root / "firmware.json").write_text('{"files": {"/cran/run.py": "0"}}')

@@ -76,7 +76,7 @@ def test_a_badge_reads_the_board_file_cran_flash_writes(tmp_path):
     from cran.config import ConfigError, read_board
     path = str(tmp_path / "b.json")
     with open(path, "w") as f:
-        f.write(boards.board_file_text("m5stickc-plus"))
+        f.write(boards.board_file_text(boards.read_board("m5stickc-plus")))
     board = read_board(path)
     assert board.display["optional"] is False and board.buttons[1]["pull"] is None
     with open(path, "w") as f:
@@ -326,3 +326,84 @@ def test_micropython_checks_every_board_like_cpython(micropython):
     # And CPython in the driver agrees with CPython in this process.
     messages = [r[1] for r in on_cpython[len(PINS):len(PINS) + len(BROKEN)]]
     assert messages == ["%s: %s" % (WHERE, m) for _, _, m in BROKEN]
+
+
+# ---- a command reads and checks its board once (host_tools.boards) -------------------
+
+class BoardReads:
+    """Counts, in this process, each open of a board file (by the module that opened
+    it) and each run of the board checker (gamefiles.board.read_board_file)."""
+
+    def __init__(self, monkeypatch):
+        import builtins
+
+        import gamefiles.board
+        self.opened, self.checked = [], 0
+        real_open, real_check = builtins.open, gamefiles.board.read_board_file
+
+        def spy_open(file, *args, **kwargs):
+            if isinstance(file, str) and os.path.realpath(os.path.dirname(file)) == \
+                    os.path.realpath(BOARD_DIR):
+                caller = sys._getframe(1).f_code.co_filename
+                self.opened.append(os.path.relpath(caller, REPO))
+            return real_open(file, *args, **kwargs)
+
+        def spy_check(path):
+            self.checked += 1
+            return real_check(path)
+        monkeypatch.setattr(builtins, "open", spy_open)
+        monkeypatch.setattr(gamefiles.board, "read_board_file", spy_check)
+
+
+# The firmware's own check of the wearer's config (cran.start.config.from_dict) reads the
+# board file as the badge will: the host can't hand it the Board it checked.
+FIRMWARE_CONFIG_CHECK = os.path.join("firmware", "cran", "start", "config.py")
+
+
+def test_cran_sim_headless_reads_and_checks_its_board_once(monkeypatch, capsys):
+    from host_tools import cli
+    reads = BoardReads(monkeypatch)
+    assert cli.main(["sim", "--headless", "--board", "m5stickc-plus",
+                     "--runtime", "cpython"]) == 0
+    assert "as a m5stickc-plus badge lives it" in capsys.readouterr().out
+    assert (reads.opened, reads.checked) == ([os.path.join("gamefiles", "board.py")], 1)
+
+
+def test_cran_sim_reads_and_checks_its_board_once(monkeypatch):
+    from host_tools.sim.start import prepare
+    reads = BoardReads(monkeypatch)
+    driver, _, _ = prepare("cpython", board="m5stickc-plus")
+    driver.close()
+    assert (reads.opened, reads.checked) == (
+        [os.path.join("gamefiles", "board.py"), FIRMWARE_CONFIG_CHECK], 1)
+
+
+def test_cran_flash_reads_and_checks_its_board_once(micropython, tmp_path, monkeypatch):
+    from host_tools import cli
+    from host_tools.virtual import vbadge
+    with vbadge.running(tmp_path / "badge.img") as badge:
+        reads = BoardReads(monkeypatch)
+        assert cli.main(["flash", "--port", badge.port, "--board", "atom-lite"]) == 0
+        monkeypatch.undo()
+    assert (reads.opened, reads.checked) == ([os.path.join("gamefiles", "board.py")], 1)
+
+
+def test_a_broken_board_file_is_named_by_every_command_before_it_runs(
+        tmp_path, monkeypatch, capsys):
+    from host_tools import cli
+    for name in os.listdir(BOARD_DIR):
+        if name.endswith(".json"):
+            os.symlink(os.path.join(BOARD_DIR, name), tmp_path / name)
+    broken = base("atom-lite")
+    broken.update(id="broken", leds=dict(broken["leds"], pin=6))
+    (tmp_path / "broken.json").write_text(json.dumps(broken))
+    monkeypatch.setattr(boards, "BOARDS_DIR", str(tmp_path))
+    script = os.path.join(REPO, "examples", "scenarios", "exemple-godefroy.txt")
+    for argv in (["sim", "--headless", "--board", "broken"],
+                 ["scenario", "--badge", "broken", script],
+                 ["flash", "--port", str(tmp_path / "noport"), "--board", "broken"],
+                 ["vbadge", "--board", "broken"], ["vchip", "--board", "broken", "-c", "1"],
+                 ["card", "--board", "broken", "--out", str(tmp_path / "c.png")]):
+        assert cli.main(argv) == 2, argv
+        assert capsys.readouterr().err == "cran: %s: leds.pin: 6 is a flash pin on " \
+            "esp32-pico-d4\n" % (tmp_path / "broken.json"), argv

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from host_tools.boards import read_board
 from host_tools.device import flash, qemu
 from host_tools.virtual.runtimes import find_micropython
 
@@ -17,7 +18,8 @@ pytestmark = pytest.mark.skipif(QEMU_DIR is None or find_micropython() is None,
 
 def test_the_chip_image_holds_the_badges_files(tmp_path):
     key = os.urandom(32)
-    files = flash.player_files(flash.Builds(str(tmp_path)), qemu.IMPL, "atom-lite", key)
+    files = flash.player_files(flash.Builds(str(tmp_path)), qemu.IMPL,
+                               read_board("atom-lite"), key)
     files["/config.json"] = json.dumps(qemu.chip_config("atom-lite", True)).encode()
     image = qemu.flash_image(QEMU_DIR, files)
     assert len(image) == qemu.FLASH_SIZE

@@ -14,6 +14,7 @@ from conftest import REPO, run_cran
 from cran.core.view import FIELDS
 from gamefiles import scenario
 from host_tools import build
+from host_tools.boards import read_board
 from host_tools.device import badgeport, flash
 from host_tools.virtual import vbadge
 
@@ -168,7 +169,7 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
 
         with_cut_files = _OtherBuild(str(tmp_path))
         with pytest.raises(badgeport.LostBadge):   # cran flash adds: plug it back in, again
-            flash.flash_one(port, "atom-lite", None, with_cut_files, cut)
+            flash.flash_one(port, read_board("atom-lite"), None, with_cut_files, cut)
         assert with_cut[0]
     with vbadge.running(image) as badge:
         port = badge.port
@@ -178,7 +179,7 @@ def test_power_cut_mid_flash_then_the_next_flash_repairs(tmp_path):
         assert badgeport.run(link, "import os\nprint(sorted(os.listdir('/')))").count(
             "main.py.off") == 1
         badgeport.close(link)
-        report = flash.flash_one(port, "atom-lite", None, with_cut_files)
+        report = flash.flash_one(port, read_board("atom-lite"), None, with_cut_files)
         assert report.repaired and 0 < len(report.copied) < len(with_cut_files.files(None))
         assert report.status["etat"] == "pleine-forme"
 

@@ -119,11 +119,11 @@ def test_the_chip_is_read_from_what_micropython_says_it_is(machine, chip):
     assert flash.chip_of(machine) == chip
     board = {"esp32": "atom-lite", "esp32c3": "esp32c3-supermini"}.get(chip)
     if board is not None or chip is None:   # a board for it: it fits
-        flash.check_chip("P", board or "atom-lite", machine)
+        flash.check_chip("P", boards.read_board(board or "atom-lite"), machine)
     else:
         with pytest.raises(flash.CommandError, match="cran has no board file for an %s"
                            % chip.upper()):
-            flash.check_chip("P", "atom-lite", machine)
+            flash.check_chip("P", boards.read_board("atom-lite"), machine)
 
 
 def test_what_a_badge_gets(tmp_path):
@@ -137,7 +137,7 @@ def test_what_a_badge_gets(tmp_path):
         os.path.join(FIRMWARE_DIR, p[1:].replace(".mpy", ".py")))] == []
     with open(files["/cran/app.mpy"], "rb") as f:
         assert f.read(1) == b"M"   # the .mpy header
-    board = json.loads(boards.board_file_text("m5stickc-plus"))
+    board = json.loads(boards.board_file_text(boards.read_board("m5stickc-plus")))
     assert "notes" not in board and "sources" not in board and board["id"] == "m5stickc-plus"
 
 

@@ -266,3 +266,25 @@ def test_the_private_use_finder_finds_one():
         with open(os.path.join(d, "a.py"), "w") as f:
             f.write("class A:\n    def f(self, b):\n        self._mine = b._theirs\n")
         assert [u.split(" ", 1)[1] for u in private_uses(d)] == ["b._theirs"]
+
+
+def board_checker_callers(folder):
+    """The modules of folder (relative to REPO) that call gamefiles.board's checker
+    (read_board_file, load_board) themselves."""
+    found = []
+    for where, _, files in os.walk(os.path.join(REPO, folder)):
+        for f in sorted(files):
+            if f.endswith(".py"):
+                path = os.path.join(where, f)
+                with open(path, encoding="utf-8") as src:
+                    tree = ast.parse(src.read())
+                if any(isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1]
+                       in ("read_board_file", "load_board") for node in ast.walk(tree)):
+                    found.append(os.path.relpath(path, REPO))
+    return sorted(found)
+
+
+def test_a_board_is_read_and_checked_in_the_registry_alone():
+    # host_tools/boards.py reads and checks a board, and the commands pass the Board it
+    # gives on: a second reader is where a board came to be read twice per command.
+    assert board_checker_callers("host_tools") == [os.path.join("host_tools", "boards.py")]

@@ -114,5 +114,5 @@ def _drive(args):
     if args.port or args.all or args.roster or args.micropython or args.station:
         raise CommandError("--drive flashes the one CircuitPython badge whose drive it is: "
                            "no --port, --all, --roster, --micropython or --station with it")
-    board_id, config_text = jobs.config(args.config, args.board)
-    return drive.update(args.drive, board_id, config_text, key)
+    board, config_text = jobs.config(args.config, args.board)
+    return drive.update(args.drive, board, config_text, key)

@@ -1,7 +1,7 @@
 # `cran scenario FILE`: parse (exit 2 on a malformed file, nothing run), replay on the
 # chosen runtime, check every expect (exit 1 if one failed), print a timeline or JSON.
 from host_tools import CommandError
-from host_tools.boards import check_board
+from host_tools.boards import read_board
 from host_tools.game.scenarios import run_file
 from host_tools.virtual.runtimes import RUNTIMES, runtime_for
 
@@ -51,9 +51,10 @@ def _heap_kb(text):
 
 def run(args):
     runtime = args.runtime or ("micropython" if args.badge else "cpython")
+    board = None
     if args.badge:
-        check_board(args.badge)
-        runtime = runtime_for(args.badge, args.runtime, runtime)
+        board = read_board(args.badge)
+        runtime = runtime_for(board, args.runtime, runtime)
     for flag, given in (("--mpy", args.mpy), ("--romfs", args.romfs),
                         ("--heap", args.heap is not None)):
         if given and not args.badge:
@@ -63,5 +64,5 @@ def run(args):
             raise CommandError("%s needs --runtime micropython (CPython has no .mpy and "
                                "no heap of its own)" % flag)
     return run_file(args.file, runtime, args.json, args.start_tick,
-                    badge=args.badge, reboot_every=args.reboot_every, mpy=args.mpy,
+                    badge=board, reboot_every=args.reboot_every, mpy=args.mpy,
                     heap_kb=args.heap, romfs=args.romfs)

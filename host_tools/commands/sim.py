@@ -6,7 +6,7 @@ import os
 import sys
 
 from host_tools import CommandError
-from host_tools.boards import check_board
+from host_tools.boards import read_board
 from host_tools.game import scenarios
 from host_tools.sim.start import DEFAULT_BOARD, DEMO_SCENARIO, prepare
 from host_tools.virtual.runtimes import RUNTIMES, find_micropython, runtime_for
@@ -75,12 +75,13 @@ def _headless(args, runtime):
     board = args.board or DEFAULT_BOARD
     board = None if board == "none" else board
     if board is not None:
-        check_board(board)
+        board = read_board(board)
         runtime = runtime_for(board, args.runtime, runtime)
     script = args.script or DEMO_SCENARIO
     title = ("the rulebook's example fight" if script == DEMO_SCENARIO
              else os.path.basename(script))
-    print("cran: %s, as a %s badge lives it (%s)\n" % (title, board or "bare-engine", runtime))
+    print("cran: %s, as a %s badge lives it (%s)\n" % (
+        title, board.id if board else "bare-engine", runtime))
     return scenarios.run_file(script, runtime, False, 0, verbose=True, badge=board)
 
 

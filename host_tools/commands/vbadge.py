@@ -3,7 +3,7 @@
 import os
 
 from host_tools import CommandError
-from host_tools.boards import BOARDS_DIR, board_runtime, check_board
+from host_tools.boards import board_path, read_board
 from host_tools.virtual import vbadge
 from host_tools.virtual.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython
 
@@ -46,9 +46,9 @@ def setup(p):
 
 
 def run(args):
-    check_board(args.board)
-    board_file = os.path.join(BOARDS_DIR, args.board + ".json")
-    if board_runtime(args.board) == "circuitpython":
+    board = read_board(args.board)   # unknown or broken: said before the badge starts
+    board_file = board_path(board.id)   # the virtual hardware reads it, as a badge does
+    if board.runtime == "circuitpython":
         return _run_circuitpython(board_file, args)
     if getattr(args, "drive", None):
         raise CommandError("--drive: board %s runs MicroPython, whose flash is --image FILE"

@@ -12,7 +12,7 @@ import re
 import sys
 
 from host_tools import MP_DIR, CommandError
-from host_tools.boards import BOARDS_DIR, board_runtime, check_board
+from host_tools.boards import board_path, read_board
 from host_tools.vhw import VHW_DIR
 from host_tools.virtual.runtimes import (
     HOW_TO_GET_MICROPYTHON,
@@ -79,8 +79,8 @@ def _interpreter():
 
 
 def run(args):
-    check_board(args.board)
-    if board_runtime(args.board) != "micropython":
+    board = read_board(args.board)   # unknown or broken: said before the chip starts
+    if board.runtime != "micropython":
         raise CommandError("--board %s runs CircuitPython, which has no ESP-NOW nor "
                            "esp32 module: cran vchip is MicroPython's ESP32" % args.board)
     if args.at is not None and args.field is None:
@@ -115,7 +115,7 @@ def run(args):
     else:
         program = ["stdin"]
     argv = [exe, "-X", "heapsize=%d" % heap] + options
-    argv += [_BOOT_SCRIPT, os.path.join(BOARDS_DIR, args.board + ".json"), VHW_DIR,
+    argv += [_BOOT_SCRIPT, board_path(board.id), VHW_DIR,
              "%d/%d" % (program_heap, heap), os.path.abspath(args.lib) if args.lib != "/lib"
              else "/lib"] + program
     os.execve(exe, argv, env)

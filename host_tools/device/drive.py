@@ -66,7 +66,7 @@ def drive_files(board, config_text, key, out_dir):
         for path, rel in sources + libs:
             with open(path, "rb") as f:
                 files[rel] = f.read()
-    files["boards/%s.json" % board.id] = board_file_text(board.id).encode()
+    files["boards/%s.json" % board.id] = board_file_text(board).encode()
     if config_text is not None:
         files["config.json"] = config_text.encode()
     files["game.key"] = key
@@ -147,19 +147,12 @@ def flash_drive(drive, board, config_text, key, say=print):
     return sorted(todo) + [CODE], need, stale
 
 
-def update(drive, board_id, config_text, key):
-    """`cran flash --drive PATH [--board ID | --config FILE]`: board_id (None: neither
-    was given) and config_text as device/jobs.config reads them; key: the game key it
-    gets. Says what was done. -> the exit code."""
-    from gamefiles.board import BoardError, read_board_file
-    from host_tools.boards import BOARDS_DIR, board_file_text
-    if board_id is None:
+def update(drive, board, config_text, key):
+    """`cran flash --drive PATH [--board ID | --config FILE]`: board (a Board; None:
+    neither was given) and config_text as device/jobs.config reads them; key: the game
+    key it gets. Says what was done. -> the exit code."""
+    if board is None:
         raise CommandError("--drive: which board? give --board ID or --config FILE")
-    board_file_text(board_id)   # unknown or broken: said here
-    try:
-        board = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json"))
-    except BoardError as e:
-        raise CommandError(str(e)) from None
     written, size, removed = flash_drive(drive, board, config_text, key)
     print("%s: %s" % (drive, "%d file(s) written (%d B), %d removed" % (
         len(written), size, len(removed)) if written or removed else "already up to date"))

@@ -19,7 +19,7 @@ import time
 
 from cran.lock import key_id
 from host_tools import CommandError, build
-from host_tools.boards import BOARDS_DIR, board_file_text, board_ids
+from host_tools.boards import board_file_text, board_ids, read_board
 from host_tools.device import badgeport
 from host_tools.game import gamekey
 
@@ -181,11 +181,12 @@ def _look(link, paths):
     return json.loads(badgeport.run(link, _LOOK % (json.dumps(sorted(paths)), PARKED_MAIN)))
 
 
-def flash_one(port, board_id, config_text, builds, progress=lambda done, total: None,
+def flash_one(port, board, config_text, builds, progress=lambda done, total: None,
               find=None, key=None, station=False):
-    """Bring one badge up to date. config_text None: keep the badge's own config (the
-    board alone where it has none). board_id None: find(chip id, config's badge name,
-    config's board, whether its config is a station's) -> (board id, config text) says
+    """Bring one badge up to date: board, a Board (host_tools.boards.read_board, read
+    once for the whole command). config_text None: keep the badge's own config (the
+    board alone where it has none). board None: find(chip id, config's badge name,
+    config's board, whether its config is a station's) -> (Board, config text) says
     what this badge gets; (None, None): it stays the station it is. key: the game key
     it gets (GAME_KEY; default: this computer's own, host_tools.game.gamekey), or, for a
     station, the one that may unlock it (a player's badge it becomes). station: the
@@ -199,20 +200,20 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     link = badgeport.connect(port, [key])
     try:
         names = json.loads(badgeport.run(link, _NAMES))
-        if board_id is None and not station:
-            board_id, config_text = find(*names)
-            station = board_id is None   # a station flashed again stays one
+        if board is None and not station:
+            board, config_text = find(*names)
+            station = board is None   # a station flashed again stays one
         impl = json.loads(badgeport.run(link, _IMPL))
         if station:
             files, image, rom_todo = _station_files(builds, impl)
             config_text = STATION_CONFIG
         else:
-            config_text = _player_config(link, port, board_id, config_text, names, impl)
-            files, image, rom_todo = _player_files(link, builds, impl, board_id, key, report)
+            config_text = _player_config(link, port, board, config_text, names, impl)
+            files, image, rom_todo = _player_files(link, builds, impl, board, key, report)
         seen = _look(link, list(files) + [CONFIG, GAME_KEY, BOOT_PY])
         on_badge = seen["hashes"]
         if config_text is None and on_badge.get(CONFIG) is None:
-            config_text = json.dumps({"board": board_id})
+            config_text = json.dumps({"board": board.id})
         if config_text is not None:
             files[CONFIG] = config_text.encode()
         if not station:
@@ -261,11 +262,12 @@ def flash_one(port, board_id, config_text, builds, progress=lambda done, total: 
     return report
 
 
-def _player_config(link, port, board_id, config_text, names, impl):
+def _player_config(link, port, board, config_text, names, impl):
     """The config text a player's badge gets (None: it keeps its own), its board
     checked against its chip first."""
     machine = impl.get("machine", "")
-    check_chip(port, board_id, machine, config_text is not None)
+    check_chip(port, board, machine, config_text is not None)
+    board_id = board.id
     its_board = names[2]
     if config_text is None and names[3]:
         return json.dumps({"board": board_id})   # a station made a player: a blank one
@@ -281,32 +283,33 @@ def _player_config(link, port, board_id, config_text, names, impl):
     return config_text
 
 
-def _player_files(link, builds, impl, board_id, key, report):
+def _player_files(link, builds, impl, board, key, report):
     """-> (what a player's badge gets on its file system {badge path: bytes}, its
     firmware's ROMFS image or None, whether that image must be written)."""
     image, rom_todo = _romfs_for(link, builds, impl)
     if image is None:
-        return player_files(builds, impl, board_id, key), None, rom_todo
+        return player_files(builds, impl, board, key), None, rom_todo
     # The modules go to its ROMFS partition, run in place.
     report.romfs = "as it was"
     modules = builds.files(impl)
     files = {p: d for p, d in modules.items() if not p.startswith("/cran/")}
     files[build.MANIFEST] = build.manifest_text(modules, ROM).encode()
-    return _with_board_and_key(files, board_id, key), image, rom_todo
+    return _with_board_and_key(files, board, key), image, rom_todo
 
 
-def player_files(builds, impl, board_id, key):
+def player_files(builds, impl, board, key):
     """-> {badge path: bytes}: what a player's badge on the stock MicroPython image (no
     ROMFS partition) gets on its file system, but its config: the firmware as files, the
-    manifest main.py checks them against, its board file and the game key. (The
+    manifest main.py checks them against, its board file (board: a Board) and the game
+    key. (The
     emulated chip of host_tools.device.qemu is given the same.)"""
     files = builds.files(impl)
     files[build.MANIFEST] = build.manifest_text(files).encode()   # main.py checks
-    return _with_board_and_key(files, board_id, key)
+    return _with_board_and_key(files, board, key)
 
 
-def _with_board_and_key(files, board_id, key):
-    files["/boards/%s.json" % board_id] = board_file_text(board_id).encode()
+def _with_board_and_key(files, board, key):
+    files["/boards/%s.json" % board.id] = board_file_text(board).encode()
     files[GAME_KEY] = key
     return files
 
@@ -339,9 +342,9 @@ def chip_of(machine):
 
 
 def board_chip(board_id):
-    """A board's chip family, from its board file."""
-    from gamefiles.board import read_board_file
-    return chip_family(read_board_file(os.path.join(BOARDS_DIR, board_id + ".json")).chip)
+    """Another board's chip family, from its board file (the badge's own config's, the
+    boards to suggest for a chip: the board flashed is read once, its .chip)."""
+    return chip_family(read_board(board_id).chip)
 
 
 def fits(board_id, machine):
@@ -357,26 +360,26 @@ def _with_board(link, board_id):
     return json.dumps(config)
 
 
-def check_chip(port, board_id, machine, config_given=False):
+def check_chip(port, board, machine, config_given=False):
     """A board file is for one chip: a badge whose MicroPython says another is not that
     board (its pins, its MicroPython image differ). CommandError naming both, and the
     boards for the chip found: to give as --board, or in the config given (a --config
     file, a roster row), which has the wrong one."""
     found = chip_of(machine)
-    wanted = board_chip(board_id)
+    wanted = chip_family(board.chip)
     if found is None or found == wanted:
         return
     those = [b for b in board_ids() if board_chip(b) == found]
     if not those:
         fix = "cran has no board file for an %s (boards/)" % found.upper()
     else:
-        board = ("board %s" % those[0] if len(those) == 1 else "the board of an %s (%s or %s)"
+        named = ("board %s" % those[0] if len(those) == 1 else "the board of an %s (%s or %s)"
                  % (found.upper(), ", ".join(those[:-1]), those[-1]))
-        fix = ("its config (--config file or roster row) needs %s" % board if config_given
+        fix = ("its config (--config file or roster row) needs %s" % named if config_given
                else "give --board %s" % those[0] if len(those) == 1
-               else "give %s as --board" % board)
+               else "give %s as --board" % named)
     raise CommandError("%s: board %s is an %s, but this badge is an %s (its MicroPython "
-                       "says \"%s\"): %s" % (port, board_id, wanted.upper(), found.upper(),
+                       "says \"%s\"): %s" % (port, board.id, wanted.upper(), found.upper(),
                                               machine, fix))
 
 
@@ -660,10 +663,8 @@ def _status_after_boot(port):
 
 # ---- many badges at once -----------------------------------------------------------
 
-def install_micropython(port, image, board_id):
-    from gamefiles.board import read_board_file
-    chip = read_board_file(os.path.join(BOARDS_DIR, board_id + ".json")).chip
-    chip = "esp32c3" if chip.startswith("esp32c3") else "esp32"
+def install_micropython(port, image, board):
+    chip = "esp32c3" if board.chip.startswith("esp32c3") else "esp32"
     if not os.path.isfile(image):
         raise CommandError("%s: no such image file (MicroPython's for this board: "
                            "https://micropython.org/download/%s/, the .bin of a stable "

@@ -7,7 +7,7 @@ import os
 import threading
 
 from host_tools import CommandError
-from host_tools.boards import check_board
+from host_tools.boards import read_board
 from host_tools.device import badgeport, flash
 from host_tools.game.given import NamedRows
 
@@ -33,13 +33,13 @@ def ports(given, every=False, roster_ports=()):
 
 
 def config(path=None, board=None):
-    """--config FILE, --board ID -> (board id, config text or None); (None, None): the
-    board the badge's own config names, found at connect (board_of_its_config)."""
+    """--config FILE, --board ID -> (Board, config text or None), the board read and
+    checked here, once, before any port opens; (None, None): the board the badge's own
+    config names, found at connect (board_of_its_config)."""
     if not path:
         if not board:
             return None, None
-        check_board(board)   # an unknown board: said before any port opens
-        return board, None
+        return read_board(board), None
     from host_tools.game.roster import RosterError, check_config
     try:
         its_board = check_config(path).board.id   # the badge's own checks
@@ -48,7 +48,7 @@ def config(path=None, board=None):
     if board and board != its_board:
         raise CommandError("%s: board is %r but --board says %r" % (path, its_board, board))
     with open(path, encoding="utf-8-sig") as f:
-        return its_board, f.read()
+        return read_board(its_board), f.read()
 
 
 def board_of_its_config(chip_id, name, board, station=False):
@@ -59,14 +59,13 @@ def board_of_its_config(chip_id, name, board, station=False):
     if not board:
         raise CommandError("badge %s has no config yet: which board is it? give --board ID "
                            "or a --config" % badgeport.badge_names(chip_id, name))
-    check_board(board)
-    return board, None
+    return read_board(board), None
 
 
 def jobs(given, every=False, roster=None, settings=None, defaults=False, as_badge=None,
          config_path=None, board=None):
     """`cran flash`'s --port (given), --all (every), --roster, --settings, --defaults,
-    --as, --config, --board -> ({port: (board id, config text or None) or None: found
+    --as, --config, --board -> ({port: (Board, config text or None) or None: found
     at connect}, find(chip_id, name, board=None, station=False) -> that pair or None,
     the NamedRows or None)."""
     if not roster:
@@ -88,8 +87,11 @@ def jobs(given, every=False, roster=None, settings=None, defaults=False, as_badg
     if defaulted:
         print("%s: %s" % (roster, defaulted))
     by_port, by_badge, named_rows = {}, {}, []
+    boards = {}   # each board the rows name, read once
     for info, its_config in rows.values():
-        job = (info["row"], info["board"], json.dumps(its_config, sort_keys=True))
+        if info["board"] not in boards:
+            boards[info["board"]] = read_board(info["board"])
+        job = (info["row"], boards[info["board"]], json.dumps(its_config, sort_keys=True))
         port = info["port"]
         if port in by_port:
             raise CommandError("%s:%d: port %s is row %d's too: one badge, one row"

@@ -22,6 +22,7 @@ import threading
 import time
 
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
+from host_tools.boards import read_board
 from host_tools.device import flash
 from host_tools.game import gamekey
 
@@ -346,7 +347,7 @@ MEASURE_READ_SIZE = 256
 
 def _image(qemu_dir, board_id, radio, builds, harness):
     key = os.urandom(32)
-    files = flash.player_files(builds, IMPL, board_id, key)
+    files = flash.player_files(builds, IMPL, read_board(board_id), key)
     files["/config.json"] = json.dumps(chip_config(board_id, radio)).encode()
     files["/boot.py"] = harness.encode()
     return flash_image(qemu_dir, files), key

@@ -8,7 +8,6 @@ from cran.core.view import FIELDS
 from cran.core.vocab import CUE_SAY
 from gamefiles import scenario
 from host_tools import CommandError
-from host_tools.boards import board_runtime, check_board
 from host_tools.game.suggest import did_you_mean
 from host_tools.game.times import elapsed
 from host_tools.virtual.runtimes import OutOfMemory, RuntimeFailure, run_on_badge, run_scenario
@@ -80,14 +79,13 @@ def events_as_records(events, parsed):
 
 def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, reboot_every=0,
              mpy=False, heap_kb=None, romfs=False):
-    """badge: a board id to run the whole badge app on virtual hardware instead of the
+    """badge: a Board (checked) to run the whole badge app on virtual hardware instead of the
     bare engine; reboot_every N: restart it from flash after every N steps; mpy: its
     firmware as .mpy, as cran flash makes it; romfs: those .mpy in a ROMFS image, run in
     place; heap_kb: the badge's own heap (MicroPython)."""
     text, parsed = load(path)
     if badge is not None:
-        check_board(badge)
-        if board_runtime(badge) == "circuitpython":
+        if badge.runtime == "circuitpython":
             # What its config would refuse (the badge could not start), said here.
             from cran.core.rules import Settings
             from cran.hal_cp.durations import check
@@ -101,14 +99,14 @@ def run_file(path, runtime, as_json, start_tick, verbose=False, badge=None, rebo
         else:
             def told(runner):
                 print(runner.describe(heap_kb), file=sys.stderr)
-            result = run_on_badge([(badge, text)], runtime, start_tick, reboot_every,
+            result = run_on_badge([(badge.id, text)], runtime, start_tick, reboot_every,
                                   mpy=mpy, heap_kb=heap_kb, romfs=romfs, on_heap=told)[0]
             if isinstance(result, OutOfMemory):
                 raise RuntimeFailure(result)
             if isinstance(result, str):
                 raise RuntimeFailure("the badge failed: " + result)
             events = result
-            runtime = "%s, badge %s" % (runtime, badge)
+            runtime = "%s, badge %s" % (runtime, badge.id)
     except RuntimeFailure as e:
         raise CommandError(str(e), 3) from None
     records = events_as_records(events, parsed)

@@ -4,8 +4,6 @@
 # rhythms are the badge's own; the sounds are tunes', the screen's words texts', the
 # presses found in menu's own tree. A change in the firmware is a change on the card
 # (tests/test_card.py).
-import json
-import os
 import re
 from xml.sax.saxutils import escape
 
@@ -17,8 +15,7 @@ from cran.core.vocab import CUE_SAY, STATES
 from cran.core.words import parse_action
 from cran.looks import UNKNOWN_LOOK
 from cran.screenwords import label, not_saved
-from host_tools import CommandError
-from host_tools.boards import BOARDS_DIR, unknown_board
+from host_tools import boards
 from host_tools.paper import picture
 from host_tools.paper.picture import fit, text_width
 
@@ -95,11 +92,9 @@ class Card:
 
 
 def read_board(board_id):
-    problem = unknown_board(board_id)
-    if problem:
-        raise CommandError(problem, EXIT_BAD_INPUT)
-    with open(os.path.join(BOARDS_DIR, board_id + ".json"), encoding="utf-8") as f:
-        return json.load(f)
+    """The board, read and checked (host_tools.boards) -> its parts as the badge keeps
+    them (a dict); unknown or broken -> CommandError, EXIT_BAD_INPUT."""
+    return boards.read_board(board_id, EXIT_BAD_INPUT).badge_data()
 
 
 def build(board, screen=None, link=None, wearer=""):

@@ -9,7 +9,7 @@ import tempfile
 
 from gamefiles import scenario
 from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
-from host_tools.boards import BOARDS_DIR, check_board
+from host_tools.boards import BOARDS_DIR
 from host_tools.game.gamekey import KEY_FILE
 from host_tools.home import write_private
 from host_tools.vhw import sys_path
@@ -179,10 +179,10 @@ def read_wearer(path):
 
 def check_wearer(board, config, named):
     """The firmware's own checks (cran.config.load) on the config the badge will boot
-    with; a fault -> CommandError naming `named` (the file it came from) and the field."""
+    with on board (a Board, checked); a fault -> CommandError naming `named` (the file it
+    came from) and the field."""
     from host_tools.game.roster import RosterError, firmware_check
-    check_board(board)
-    cfg = {"board": board}
+    cfg = {"board": board.id}
     cfg.update(config)
     try:
         firmware_check(cfg, named)

@@ -5,7 +5,7 @@
 import os
 
 from host_tools import FIRMWARE_DIR, CommandError
-from host_tools.boards import check_board
+from host_tools.boards import read_board
 from host_tools.game import scenarios
 from host_tools.home import cran_home
 from host_tools.virtual.runtimes import runtime_for
@@ -34,17 +34,17 @@ def prepare(runtime, board=None, script=None, character=None, asked_runtime=None
     board = board or file_board or DEFAULT_BOARD
     if board == "none":
         raise CommandError("the terminal UI needs a board (--board none is for --headless)")
-    check_board(board)
+    board = read_board(board)
     runtime = runtime_for(board, asked_runtime, runtime)
     check_wearer(board, config, character or script or "the default character")
     env = key = kept = None
     if field is not None:
         if runtime == "circuitpython":
             raise CommandError("--field: board %s runs CircuitPython, whose badge has no "
-                               "radio (cran.radio.link is MicroPython's espnow)" % board)
+                               "radio (cran.radio.link is MicroPython's espnow)" % board.id)
         env, key, kept = _on_field(field, at, settings, character, config)
     try:
-        return BadgeDriver(board, config, runtime, field=env, game_key=key,
+        return BadgeDriver(board.id, config, runtime, field=env, game_key=key,
                            radio_kept=kept), played, key
     except DriverError as e:
         raise CommandError(str(e), 3) from None

@@ -8,7 +8,7 @@ import sys
 
 from gamefiles import scenario
 from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, MP_DIR, CommandError
-from host_tools.boards import BOARDS_DIR, board_runtime
+from host_tools.boards import BOARDS_DIR, read_board
 
 RUNTIMES = ("cpython", "micropython", "circuitpython")
 HOW_TO_GET_MICROPYTHON = (
@@ -254,8 +254,11 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
             # job's badge is charged what its own weigh, made alone as on a badge; and
             # what the chip's own heap holds that the virtual parts don't put in the
             # badge's (host_tools.virtual.esp32image), made in it by the runner.
-            jobs = [dict(job, names=names_weight(runtime, firmware, job, tmp,
-                                                 compiled_files), **chip_heap(job))
+            # Each board read once, however many jobs run on it.
+            boards = {b: read_board(b) for b in set(job["board"] for job in jobs)}
+            jobs = [dict(job, names=names_weight(runtime, firmware, job, tmp, compiled_files,
+                                                 boards[job["board"]]),
+                         **chip_heap(job, boards[job["board"]]))
                     for job in jobs]
             stdin = "".join(_job_lines(job) for job in jobs)
         options = ()
@@ -303,32 +306,31 @@ def compile_runner(out_dir):
             for f in folders]
 
 
-def names_modules(job):
+def names_modules(job, board=None):
     """The names modules (host_tools/mp/badgenames.py) a job's badge makes names from at
     its start, as cran.start picks them: every module's, its board's parts', and the
-    radio's when its game has one."""
-    with open(os.path.join(BOARDS_DIR, job["board"] + ".json")) as f:
-        board = json.load(f)
-    screen = board.get("display")
+    radio's when its game has one. board: the job's Board, when the caller has read it."""
+    board = board or read_board(job["board"])
+    screen = board.display
     return (["cran.names"] + ["cran.names_" + part for part in ("display", "buzzer", "leds")
-                              if board.get(part) is not None]
+                              if getattr(board, part) is not None]
             + (["cran.names_" + screen["kind"]] if screen is not None else [])
             + (["cran.names_radio"] if "radio" in job.get("config", {}) else []))
 
 
-def names_weight(runtime, firmware, job, cwd, files):
+def names_weight(runtime, firmware, job, cwd, files, board=None):
     """Heap bytes a job's badge keeps for its names (qstrs): their characters, weighed
     as a fresh interpreter makes them from `firmware` (a folder of .mpy, or a ROMFS
     image; files: its {badge path: local file}) as a badge's start does, main.py's first
     as a chip compiles it, those the chip's image holds in flash (chip_held) made
     before; and the pools that hold them, as the chip's image makes them
     (esp32image.names_pools), with the next pool when their headroom is under
-    NAMES_HEADROOM (the cliff paid). A folder is run from, as a chip runs its files
-    from its root: found through sys.path's "" entry, a module's path (its __file__, a
-    name it keeps) is "cran/app.mpy" there, not "firmware/cran/app.mpy": 9 bytes more for
-    each module, ~0.6 KB in all."""
+    NAMES_HEADROOM (the cliff paid); board: the job's Board (names_modules). A folder is
+    run from, as a chip runs its files from its root: found through sys.path's "" entry,
+    a module's path (its __file__, a name it keeps) is "cran/app.mpy" there, not
+    "firmware/cran/app.mpy": 9 bytes more for each module, ~0.6 KB in all."""
     from host_tools.virtual.esp32image import names_pools
-    modules = names_modules(job)
+    modules = names_modules(job, board)
     made = badge_names(files, modules)
     if not firmware.endswith(".romfs"):
         cwd, firmware = os.path.join(cwd, firmware), ""
@@ -406,15 +408,16 @@ def chip_held(names):
     return set(names) - in_ram(names)
 
 
-def chip_heap(job):
+def chip_heap(job, board=None):
     """A job's "chip" and "ring" for the badge driver: the bytes the chip's own heap
     holds that the virtual parts don't put in the badge's, as measured on the stock image
-    (host_tools.virtual.esp32image), for its board and game."""
+    (host_tools.virtual.esp32image), for its board and game. board: the job's Board,
+    when the caller has read it."""
     from host_tools.virtual import esp32image
-    with open(os.path.join(BOARDS_DIR, job["board"] + ".json")) as f:
-        board = json.load(f)
+    board = board or read_board(job["board"])
     radio = "radio" in job.get("config", {})
-    return {"chip": [size for _, size in esp32image.chip_allocations(board, radio)],
+    return {"chip": [size for _, size in esp32image.chip_allocations(board.badge_data(),
+                                                                        radio)],
             "ring": esp32image.RING_BYTES if radio else 0}
 
 
@@ -454,14 +457,15 @@ def out_of_memory(board_id, heap_kb, line):
 
 
 def runtime_for(board, asked, default):
-    """The runtime board's badge runs on, as `cran scenario --badge` and `cran sim` take
-    it: a board runs one firmware, CircuitPython's boards on its interpreter, the others
-    on MicroPython's (or CPython's, the same app on a plain loop: default). asked:
-    --runtime, None when not given; one that contradicts the board -> CommandError."""
-    wants = board_runtime(board)
+    """The runtime board's badge (a Board, checked) runs on, as `cran scenario --badge`
+    and `cran sim` take it: a board runs one firmware, CircuitPython's boards on its
+    interpreter, the others on MicroPython's (or CPython's, the same app on a plain loop:
+    default). asked: --runtime, None when not given; one that contradicts the board ->
+    CommandError."""
+    wants = board.runtime
     if asked is None:
         return wants if wants == "circuitpython" else default
     if (wants == "circuitpython") != (asked == "circuitpython"):
         raise CommandError("board %s runs on %s: give --runtime %s, or leave it out"
-                           % (board, wants, wants))
+                           % (board.id, wants, wants))
     return asked
