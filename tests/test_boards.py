@@ -355,9 +355,9 @@ class BoardReads:
         monkeypatch.setattr(gamefiles.board, "read_board_file", spy_check)
 
 
-# The firmware's own check of the wearer's config (cran.start.config.from_dict) reads the
+# The firmware's own check of the wearer's config (cran.config.from_dict) reads the
 # board file as the badge will: the host can't hand it the Board it checked.
-FIRMWARE_CONFIG_CHECK = os.path.join("firmware", "cran", "start", "config.py")
+FIRMWARE_CONFIG_CHECK = os.path.join("firmware", "cran", "config.py")
 
 
 def test_cran_sim_headless_reads_and_checks_its_board_once(monkeypatch, capsys):
