@@ -8,7 +8,7 @@ from cran.core.choices import (  # noqa: F401  (UnknownWord: the host takes it h
     parse_duration,
     yes_no,
 )
-from cran.core.engine import act, new_state, next_deadline, tick
+from cran.core.engine import EFFECT_TIMERS, act, new_state, next_deadline, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.view import FIELDS, view
@@ -17,7 +17,6 @@ from cran.core.words import (
     MAX_RENOWN,
     SPACES,
     STATES,
-    TIMED_EFFECTS,
     ParseError,
     is_digits,
     keyword,
@@ -89,7 +88,6 @@ _SAID_ALIASES = {"armor": "armure", "armour": "armure", "resist": "resiste",
                  "shout": "cri", "cry": "cri", "none": "-"}
 _PLAY_ALIASES = {"in": "en-jeu", "in-game": "en-jeu", "out": "hors-jeu",
                  "out-of-game": "hors-jeu", "stopped": "stop"}
-_EFFECT_NAMES = TIMED_EFFECTS + ("desarme", "vol")
 
 
 class Scenario:
@@ -300,10 +298,10 @@ def _expect_list(field, value):
     if field == "effets":
         for i, name in enumerate(names):
             names[i] = keyword(name) or name
-            if names[i] not in _EFFECT_NAMES:
+            if names[i] not in EFFECT_TIMERS:
                 raise UnknownWord("bad value for effets: '%s' is not a timed effect (%s)"
-                                   % (name, ", ".join(_EFFECT_NAMES)), name,
-                                   (_EFFECT_NAMES,))
+                                   % (name, ", ".join(EFFECT_TIMERS)), name,
+                                   (EFFECT_TIMERS,))
     return ",".join(sorted(names)) or "-"
 
 

@@ -7,7 +7,7 @@ from PIL import Image
 
 from conftest import overlapping, svg_size, text_boxes
 from cran import cues, menu, menutree, tunes
-from cran.core.vocab import CUE_SAY
+from cran.core.vocab import CUE_SAY, EFFECTS
 from cran.core.words import parse_action
 from host_tools import cli
 from host_tools.boards import board_ids
@@ -66,7 +66,7 @@ def test_a_colour_changed_in_cues_is_changed_on_the_card(monkeypatch):
     colour, mask, bar = cues._LOOKS["blesse"]
     monkeypatch.setitem(cues._LOOKS, "blesse", ((0, 50, 100), mask, bar))
     effects = list(cues._EFFECT_RGB)
-    effects[cues.EFFECTS.index("peur")] = (0, 120, 0)
+    effects[EFFECTS.index("peur")] = (0, 120, 0)
     monkeypatch.setattr(cues, "_EFFECT_RGB", tuple(effects))
     c = card.build(card.read_board("atom-lite"))
     wounded = [row for row in c.states if row.text.startswith("Blessé")][0]
@@ -94,9 +94,9 @@ def test_every_look_and_effect_of_cues_is_on_the_card():
     # "debout" is pleine-forme with the game's idle_look "steady"; the card draws the
     # default, "veille" (one flash every 8 s).
     assert set(cues._LOOKS) - looks == {"debout"}
-    assert [row.text for row in c.effects] == [card.EFFECT_NAMES[n] for n in cues.EFFECTS]
+    assert [row.text for row in c.effects] == [card.EFFECT_NAMES[n] for n in EFFECTS]
     codes = [tuple(frame[0] for frame in row.frames) for row in c.effects]
-    assert len(set(codes)) == len(cues.EFFECTS)     # each its own code
+    assert len(set(codes)) == len(EFFECTS)     # each its own code
     assert [row.text for row in c.peeks] == ["Pleine forme", "Blessé", "Agonisant", "Coma",
                                              "Mort"]
 

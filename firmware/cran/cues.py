@@ -6,8 +6,8 @@
 # module being bytecode in RAM.
 
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import const
-from cran.looks import EFFECTS, SAY_MS, SAYS, SLOT_MS, look, shown_effect, warning_due
+from cran.core.vocab import EFFECTS, const
+from cran.looks import SAY_MS, SAYS, SLOT_MS, look, shown_effect, warning_due
 
 _SLOTS = const(32)              # a pattern is 32 steps: 4096 ms
 # Steps are read from now & (period - 1). Both periods (4096, 8192 ms) divide the tick
@@ -58,7 +58,8 @@ _LOOKS = {
 _LOOK_NAMES = ("blesse", "au-sol", "inerte", "armure", "resiste", "cri", "alerte", "debout",
                "hors-jeu", "inconnu", "stop", "veille")
 
-# The effects' colours, in the order of EFFECTS (cran.looks).
+# The effects' colours, in the order of EFFECTS (cran.core.vocab). An effect added after
+# them takes them again from the first: its flashes (its number) tell it apart.
 _EFFECT_RGB = const(((255, 255, 255), (255, 255, 0), (255, 0, 160), (255, 60, 0),
                      (120, 120, 0), (0, 80, 255), (200, 0, 255), (0, 255, 160),
                      (160, 0, 60), (180, 180, 255), (255, 100, 100)))
@@ -181,7 +182,7 @@ def _paint(seen, effect, key, n, layout, cap):
         return frame
     if _single(layout, n):
         if key & _SECOND:
-            colour = _EFFECT_RGB[EFFECTS.index(effect)]
+            colour = _EFFECT_RGB[EFFECTS.index(effect) % len(_EFFECT_RGB)]
         if key & _ON:
             frame = [cap(colour)] * n
         return frame
@@ -198,7 +199,7 @@ def _paint(seen, effect, key, n, layout, cap):
         else:
             frame[:bar] = [colour] * bar
     if effect is not None and key & _LIT2:
-        rgb = cap(_EFFECT_RGB[EFFECTS.index(effect)])
+        rgb = cap(_EFFECT_RGB[EFFECTS.index(effect) % len(_EFFECT_RGB)])
         if matrix:
             frame[:5] = [rgb] * 5                               # the top row
         else:

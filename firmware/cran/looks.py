@@ -5,7 +5,7 @@
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_diff
-from cran.core.vocab import AGONISANT, COMA, CUE_WARNING, STATES, TIMED_EFFECTS
+from cran.core.vocab import AGONISANT, COMA, CUE_WARNING, EFFECTS, STATES
 
 SLOT_MS = 128            # one step of every LED pattern, and of an answer's motif
 WARNING_MS = 60000       # the last minute before coma (or, privately, before death)
@@ -19,10 +19,6 @@ UNKNOWN_LOOK = "inconnu"   # the app shows it in place of look() while the state
 SAYS = ("armure", "resiste", "cri")
 SAY_MS = 3 * 8 * SLOT_MS    # a motif of 8 steps, three times: 3072 ms
 
-# Effects shown (on LEDs, on a screen): the 5-minute ones and desarme. vol is never shown
-# (K13: the wearer must not know yet). On LEDs, code n = n // 5 long flashes then n % 5
-# short ones.
-EFFECTS = TIMED_EFFECTS + ("desarme",)
 
 
 def look(state, now):

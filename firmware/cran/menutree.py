@@ -57,10 +57,17 @@ def _keyword_entries(verb):
     return [
         Page("Etats", "States", _kws, verb, states),
         Page("Effets 1", "Effects 1", _kws, verb, TIMED_EFFECTS[:5]),
-        Page("Effets 2", "Effects 2", _kws, verb, TIMED_EFFECTS[5:]),
+        Page("Effets 2", "Effects 2", _effects, verb, TIMED_EFFECTS[5:]),
         Page("Autres", "Others", _others, verb),
         DIVIN,
     ]
+
+
+def _effects(verb, names):
+    # A page holds five entries: an effect added beyond them goes on, behind "Suite".
+    if len(names) <= 5:
+        return _kws(verb, names)
+    return _kws(verb, names[:4]) + [Page("Suite", "More", _effects, verb, names[4:])]
 
 
 def _others(verb):

@@ -5,8 +5,8 @@
 
 from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_add, ticks_diff
-from cran.core.vocab import CUE_FORGET, CUE_NOTICED, STATES, const
-from cran.looks import EFFECTS, SAY_MS, WARNING_MS, saying
+from cran.core.vocab import CUE_FORGET, CUE_NOTICED, EFFECTS, STATES, const
+from cran.looks import SAY_MS, WARNING_MS, saying
 from cran.screenwords import label, not_saved
 
 # Screens' fonts are ASCII: words without accents. French is the keywords themselves;

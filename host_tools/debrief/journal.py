@@ -18,7 +18,7 @@ import json
 
 from cran.badge import UNDO_MS
 from cran.core.choices import ARMOR_NAMES
-from cran.core.engine import TIMED_EFFECTS, TIMER_NAMES
+from cran.core.engine import EFFECT_TIMERS, TIMER_NAMES
 from cran.core.vocab import (
     COPY_BAD,
     COPY_MISSING,
@@ -45,7 +45,6 @@ from cran.core.vocab import (
 ERROR_CODES = (COPY_MISSING, COPY_BAD, NVS_BAD)
 FRESH = "no state saved yet"   # why a new badge starts fresh
 # The effects a lane is drawn for: the 5-minute ones, desarme and vol (State.effects).
-_EFFECT_TIMERS = ("desarme", "vol") + TIMED_EFFECTS
 
 
 class Seen:
@@ -269,7 +268,7 @@ def summary_seen(s, of):
     running = [name for i, name in enumerate(TIMER_NAMES) if timers >> i & 1]
     return Seen(INCONNU if etat is None else STATES[etat], answers, damaged == 1,
                 PLAYS[play], "combat" in running,
-                sorted(name for name in running if name in _EFFECT_TIMERS), s[5:], of=of)
+                sorted(name for name in running if name in EFFECT_TIMERS), s[5:], of=of)
 
 
 def _first_etat(entries):

@@ -11,7 +11,7 @@ from cran import cues, ledviews, menu, menutree, menuwords, texts, tunes
 from cran.core.engine import COUNTDOWN, act, new_state, tick
 from cran.core.rules import Character, Settings
 from cran.core.ticks import ticks_add
-from cran.core.vocab import CUE_SAY, STATES
+from cran.core.vocab import CUE_SAY, EFFECTS, STATES
 from cran.core.words import parse_action
 from cran.looks import UNKNOWN_LOOK
 from cran.screenwords import label, not_saved
@@ -111,7 +111,7 @@ def build(board, screen=None, link=None, wearer=""):
         card.states.append(_situation(card, text, actions, when))
     for word, character, actions, text in ANSWERS:
         card.answers.append(_answer(card, word, character, actions, text))
-    for name in cues.EFFECTS:
+    for name in EFFECTS:
         card.effects.append(_effect(card, name))
     for etat, name in enumerate(STATES):
         card.peeks.append(_peek(card, etat, name))

@@ -22,6 +22,7 @@ from cran.core.vocab import (
     CUE_SAY,
     CUE_SHOW,
     CUE_STATE,
+    EFFECTS,
     MORT,
     PLAYS,
     PLEINE_FORME,
@@ -37,8 +38,10 @@ _DESARME = const("desarme")       # K8
 _VOL = const("vol")               # K13
 # Every timer a state can hold, in the order those due at one tick fire (_fire_rank).
 # The journal writes the running ones as bits of their places here (summary()): a new
-# timer goes at the end, after the effects.
+# timer or effect goes at the end, never between (tests/test_effects.py pins them).
 TIMER_NAMES = (COUNTDOWN, _DESARME, _VOL, _COMBAT) + TIMED_EFFECTS
+# The timers that are effects (State.effects): those shown, and vol (K13), never shown.
+EFFECT_TIMERS = EFFECTS + (_VOL,)
 
 # S7: what the people around see. coma and mort must look alike.
 PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
@@ -122,8 +125,8 @@ class State:
         return max(0, ticks_diff(value, now))
 
     def effects(self):
-        """Running timed effects, sorted: the 5-minute ones, desarme, vol."""
-        return sorted(n for n in self.timers if n in TIMED_EFFECTS or n in (_DESARME, _VOL))
+        """Running timed effects, sorted: EFFECT_TIMERS'."""
+        return sorted(n for n in self.timers if n in EFFECT_TIMERS)
 
     def in_combat(self):
         return _COMBAT in self.timers
@@ -426,7 +429,7 @@ def _end_effects(s, keep, now, cues):
     # The 5-minute effects running before the action, but keep: read from the timers
     # now, not listed before the action, since all it can add is keep itself (or end
     # them all, on death). Most hits find none: the few timers are looked over, and a
-    # list is made only for effects to end, in their sorted order (the cues' order).
+    # list is made only for effects to end, in TIMED_EFFECTS' order (the cues' order).
     # -> whether it ended one.
     for name in s.timers:
         if name != keep and name in TIMED_EFFECTS:
@@ -440,7 +443,7 @@ def _end_all(s, keep, now, cues):
     # Apart from _end_effects: this loop and its cue would not fit the frame of a hit's
     # path in 11 words (see act), and few hits come here.
     timers = s.timers
-    for name in TIMED_EFFECTS:   # sorted already
+    for name in TIMED_EFFECTS:   # in their order: the cues' order
         if name != keep and name in timers:
             del timers[name]
             cues.append((now, CUE_END, name, False))

@@ -89,9 +89,15 @@ COPY_MISSING = const(1)    # a copy of the state record (state.a, state.b) is no
 COPY_BAD = const(2)        # a copy is there but unreadable, or not a record of this format
 NVS_BAD = const(3)         # the record's copy in NVS can't be opened or read
 
-# K3: the 5-minute effects, sorted (the engine ends them in this order).
-TIMED_EFFECTS = ("assomme", "aveugle", "charme", "douleur", "faiblesse", "immobilise",
-                 "obeis", "paralyse", "peur", "statue")
+# The effects a badge shows (K3's 5-minute ones and K8's desarme; vol, never shown, is
+# not one), in the order they were added to the game: an effect's place is its number on
+# the LEDs (cran.cues) and, for a 5-minute one, its timer's bit in the journal
+# (cran.core.engine.TIMER_NAMES). A new one goes at the end, never between, or every
+# journal and card written before would read another effect (tests/test_effects.py).
+EFFECTS = ("assomme", "aveugle", "charme", "douleur", "faiblesse", "immobilise", "obeis",
+           "paralyse", "peur", "statue", "desarme")
+# K3: the 5-minute effects, in that order (the engine ends them in it).
+TIMED_EFFECTS = tuple(name for name in EFFECTS if name != "desarme")
 KEYWORDS = ("agonisant", "assomme", "aveugle", "blesse", "brise", "charme", "coma",
             "desarme", "dissipe", "douleur", "faiblesse", "immobilise", "invisible",
             "message", "mort", "obeis", "paralyse", "peur", "regard", "resiste", "statue",
