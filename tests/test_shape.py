@@ -288,3 +288,55 @@ def test_a_board_is_read_and_checked_in_the_registry_alone():
     # host_tools/boards.py reads and checks a board, and the commands pass the Board it
     # gives on: a second reader is where a board came to be read twice per command.
     assert board_checker_callers("host_tools") == [os.path.join("host_tools", "boards.py")]
+
+
+def bare_name_modules(folders, built_in=()):
+    """{name: path} of the modules an interpreter finds under bare names (`import machine`)
+    with folders first on its path, searched in order: the first file of a name wins, and
+    a name in built_in is the interpreter's own module (no file on its path shadows it)."""
+    found = {}
+    for folder in folders:
+        for f in sorted(os.listdir(folder)):
+            if f.endswith(".py") and f != "__init__.py" and f[:-3] not in built_in:
+                found.setdefault(f[:-3], os.path.join(folder, f))
+    return found
+
+
+def test_no_virtual_hardware_module_is_part_of_an_import_cycle():
+    # host_tools/vhw and host_tools/vcp run inside MicroPython and CircuitPython under bare
+    # names, their folders first on the interpreter's path: vhw/machine.py's `import esp32`
+    # is no module of host_tools to the test above. Each path as its runtime searches it:
+    # MicroPython's, where a file shadows the port's own time and select; CPython's, whose
+    # built-in modules (its time) win; cran vbadge's and vchip's, vhw alone, the port's
+    # time loaded before it (host_tools/mp/vbadge_boot.py); CircuitPython's, vcp.
+    import sys
+
+    from host_tools.vcp import VCP_DIR
+    from host_tools.vhw import VHW_DIR, sys_path
+    paths = {"micropython": (sys_path("micropython"), ()),
+             "cpython": (sys_path("cpython"), sys.builtin_module_names),
+             "vbadge, vchip": ([VHW_DIR], ("time",)),
+             "circuitpython": ([VCP_DIR], ())}
+    found = {runtime: cycles(bare_name_modules(folders, built_in))
+             for runtime, (folders, built_in) in paths.items()}
+    assert found == {runtime: [] for runtime in paths}
+
+
+def test_the_cycle_finder_finds_one_among_bare_names():
+    # Two folders on one path: machine imports esp32 inside a function, esp32 imports
+    # machine; time and vclock import each other, unless time is the interpreter's own.
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        folders = [os.path.join(d, "one"), os.path.join(d, "two")]
+        for folder in folders:
+            os.mkdir(folder)
+        for folder, name, text in ((0, "machine", "def wake():\n    import esp32\n"),
+                                   (1, "esp32", "import machine\n"),
+                                   (1, "machine", "x = 1\n"),   # shadowed by one/'s
+                                   (0, "time", "from vclock import ticks_ms\n"),
+                                   (1, "vclock", "def patch():\n    import time\n")):
+            with open(os.path.join(folders[folder], name + ".py"), "w") as f:
+                f.write(text)
+        assert sorted(cycles(bare_name_modules(folders))) == [["esp32", "machine"],
+                                                               ["time", "vclock"]]
+        assert cycles(bare_name_modules(folders, ("time",))) == [["esp32", "machine"]]

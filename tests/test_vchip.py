@@ -473,10 +473,11 @@ print(120 < took < 400)   # 200 ms of samples, the DMA's 1024 bytes (64 ms) left
 def test_on_virtual_time_a_timer_is_an_alarm_of_the_clock():
     # The same parts under CPython, as the sims run them: virtual time fires a periodic
     # timer every period, its callback run at once; a UART's bytes come when they are
-    # due (5 bytes at 9600 baud: 5.2 ms), not before.
+    # due (5 bytes at 9600 baud: 5.2 ms), not before. vchip_machine imported as the chip's
+    # boot imports it: it adds Timer and UART to machine.
     code = """import sys
 sys.path[:0] = [%r, %r]
-import machine, vclock
+import machine, vchip_machine, vclock
 vclock.start()
 at = []
 machine.Timer(0, period=100, callback=lambda t: at.append(vclock.elapsed_ms()))

@@ -8,8 +8,7 @@ WAKEUP_ANY_HIGH = True
 HEAP_DATA = 4
 HEAP_EXEC = 1
 
-# The classic ESP32's RTC GPIOs (ESP32 datasheet, RTC IO MUX).
-_RTC_GPIOS = (0, 2, 4, 12, 13, 14, 15, 25, 26, 27, 32, 33, 34, 35, 36, 37, 38, 39)
+_RTC_GPIOS = machine._RTC_GPIOS   # the classic ESP32's: machine's Pin.irq wakes on them too
 _C3_WAKE_GPIOS = (0, 1, 2, 3, 4, 5)
 
 chip = "esp32"   # set by world.wire() from the board file
@@ -353,16 +352,13 @@ def _write_snapshot():
     _file.flush()
 
 
+# The rest of the port's esp32 (Partition, idf_heap_info), for `cran vchip`: vchip_esp32.py,
+# layered above this module, puts itself here when imported (the chip's boot imports it);
+# a badge never uses them. (A list kept here: a program may empty sys.modules later.)
 _more = []
 
 
 def __getattr__(name):
-    # The rest of the port's esp32 (Partition, idf_heap_info), loaded when a program
-    # first asks for it (vchip_esp32.py): a badge's tests never do.
-    if not name.startswith("_"):
-        if not _more:   # (kept: a program may empty sys.modules, or sys.path, later)
-            import vchip_esp32
-            _more.append(vchip_esp32)
-        if name in _more[0].NAMES:
-            return getattr(_more[0], name)
+    if _more and name in _more[0].NAMES:
+        return getattr(_more[0], name)
     raise AttributeError("module 'esp32' has no attribute '%s'" % name)

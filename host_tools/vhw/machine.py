@@ -246,6 +246,9 @@ _board_pull = {}   # pin id -> level of a resistor on the board (G37/G39 pull-up
 _pins = {}         # pin id -> its Pin object
 _irqs = {}         # pin id -> (pin object, handler, trigger)
 chip = "esp32"     # as the board file names it (world.wire): the GPIOs it has
+# The classic ESP32's RTC GPIOs (ESP32 datasheet, RTC IO MUX): the pins that wake it, from
+# a light sleep (Pin.irq's wake=) or through esp32's wake sources. Held here, below esp32.
+_RTC_GPIOS = (0, 2, 4, 12, 13, 14, 15, 25, 26, 27, 32, 33, 34, 35, 36, 37, 38, 39)
 
 
 def _gpio_exists(n):
@@ -377,8 +380,7 @@ class Pin:
     def _wake(self, trigger, wake):
         if not isinstance(wake, int) or not 2 <= wake <= 7:
             raise ValueError("bad wake value")
-        import esp32
-        if self.id not in esp32._RTC_GPIOS:
+        if self.id not in _RTC_GPIOS:
             raise ValueError("invalid pin for wake")
         ext0 = wake_sources.get("ext0")
         if ext0 is not None and ext0[0] != (self.id,):
@@ -867,8 +869,7 @@ def reboot():
     _drop_alarms(WDT)
     _watchdog[0] = None
     SPI._objects.clear()
-    more = sys.modules.get("vchip_machine")   # Timer, UART, I2S, if a program used them
-    if more is not None:
+    for more in _more:   # Timer, UART, I2S, on `cran vchip`
         more.reset()
     espnow = sys.modules.get("espnow")   # the radio, if the firmware started it: off
     if espnow is not None and hasattr(espnow, "reset"):
@@ -905,17 +906,14 @@ def reset_all(cause=PWRON_RESET):
     console.lost = 0
 
 
+# The rest of the ESP32 port's machine (Timer, UART, I2S, disable_irq, mem8...), for `cran
+# vchip`: vchip_machine.py, layered above this module, puts itself here when imported (the
+# chip's boot imports it). A badge never uses them: its runners don't carry them in their
+# heap. (A list kept here: a program may empty sys.modules, or sys.path, later.)
 _more = []
 
 
 def __getattr__(name):
-    # The rest of the ESP32 port's machine (Timer, UART, I2S, disable_irq, mem8...),
-    # loaded when a program first asks for it (vchip_machine.py): the badge's own tests,
-    # which never do, don't carry it in their heap.
-    if not name.startswith("_"):
-        if not _more:   # (kept: a program may empty sys.modules, or sys.path, later)
-            import vchip_machine
-            _more.append(vchip_machine)
-        if name in _more[0].NAMES:
-            return getattr(_more[0], name)
+    if _more and name in _more[0].NAMES:
+        return getattr(_more[0], name)
     raise AttributeError("module 'machine' has no attribute '%s'" % name)

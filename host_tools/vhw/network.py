@@ -8,7 +8,7 @@
 # as esp_wifi_set_channel wants), each interface's 802.11 protocols (PROTOCOL_DEFAULT
 # and/or PROTOCOL_LR, Espressif's long range, which ESP-NOW's LR rates need at both
 # ends). An access point and stations joining it, between chips on one virtual field,
-# are vchip_wlan.py's (loaded when first used). A parameter it doesn't know is refused
+# are vchip_wlan.py's (`cran vchip`'s). A parameter it doesn't know is refused
 # as the port refuses it.
 import machine
 import vclock
@@ -180,13 +180,16 @@ class WLAN:
         return None
 
 
-_wlan = []   # vchip_wlan, once loaded (kept: a program may empty sys.modules later)
+# Wi-Fi beyond ESP-NOW (an access point, joining one), for `cran vchip`: vchip_wlan.py,
+# layered above this module, puts itself here when imported (the chip's boot imports it).
+# A badge only ever uses ESP-NOW. (A list kept here: a program may empty sys.modules later.)
+_wlan = []
 
 
 def _more():
     if not _wlan:
-        import vchip_wlan
-        _wlan.append(vchip_wlan)
+        raise NotImplementedError("Wi-Fi beyond ESP-NOW is cran vchip's (vchip_wlan.py): "
+                                  "not loaded here")
     return _wlan[0]
 
 

@@ -1,10 +1,13 @@
-# The ESP32 port's esp32 module beyond what a badge uses, for `cran vchip` (esp32.py hands
-# these names over when a program first asks for one): Partition, over the chip's 4 MB of
-# flash laid out as MicroPython's ESP32_GENERIC lays it out (partitions-4MiB.csv), and
-# idf_heap_info. Held to ports/esp32/esp32_partition.c and modesp32.c (v1.28.0) and to
-# the ESP-IDF calls behind them: the same arguments, the IDF's errors as check_esp_err
-# raises them, flash as NOR flash behaves (an erase sets a 4 KB sector to ones, a write
-# only clears bits).
+# The ESP32 port's esp32 module beyond what a badge uses, for `cran vchip` (imported by
+# its boot, it adds these names to esp32.py's, which never imports it back): Partition,
+# over the chip's 4 MB of flash laid out as MicroPython's ESP32_GENERIC lays it out
+# (partitions-4MiB.csv), and idf_heap_info. Held to ports/esp32/esp32_partition.c and
+# modesp32.c (v1.28.0) and to the ESP-IDF calls behind them: the same arguments, the
+# IDF's errors as check_esp_err raises them, flash as NOR flash behaves (an erase sets a
+# 4 KB sector to ones, a write only clears bits).
+import sys
+
+import esp32
 import machine
 
 NAMES = ("Partition", "idf_heap_info")
@@ -274,3 +277,7 @@ def idf_heap_info(capabilities):
                 free, largest, least = free - radio, largest - radio, least - radio
             out.append((size, free, largest, least))
     return out
+
+
+# From here on esp32's: esp32.Partition and idf_heap_info come from this module.
+esp32._more.append(sys.modules[__name__])

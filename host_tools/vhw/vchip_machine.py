@@ -1,11 +1,11 @@
-# The ESP32 port's machine beyond what a badge uses, for `cran vchip` (machine.py hands
-# these names over when a program first asks for one): Timer, UART, I2S, disable_irq,
-# enable_irq, mem8/mem16/mem32. Held to the port's C sources (v1.28.0: ports/esp32/
-# machine_timer.c, machine_uart.c, machine_i2s.c, modmachine.c; extmod/machine_mem.c):
-# the same arguments, checks and words, one object a peripheral. Their interrupts run as
-# the port's do, through MicroPython's scheduler: on virtual time they are the clock's
-# alarms; in real time (`cran vchip`) a thread of their own watches the time, as the
-# chip's timer and UART interrupts run beside the program.
+# The ESP32 port's machine beyond what a badge uses, for `cran vchip` (imported by its
+# boot, it adds these names to machine.py's, which never imports it back): Timer, UART,
+# I2S, disable_irq, enable_irq, mem8/mem16/mem32. Held to the port's C sources (v1.28.0:
+# ports/esp32/machine_timer.c, machine_uart.c, machine_i2s.c, modmachine.c;
+# extmod/machine_mem.c): the same arguments, checks and words, one object a peripheral.
+# Their interrupts run as the port's do, through MicroPython's scheduler: on virtual
+# time they are the clock's alarms; in real time (`cran vchip`) a thread of their own
+# watches the time, as the chip's timer and UART interrupts run beside the program.
 import sys
 
 import machine
@@ -756,3 +756,7 @@ class _Mem:
 mem8 = _Mem(1)
 mem16 = _Mem(2)
 mem32 = _Mem(4)
+
+
+# From here on machine's: machine.Timer and the rest come from this module.
+machine._more.append(sys.modules[__name__])

@@ -1,15 +1,17 @@
-# Wi-Fi beyond ESP-NOW, for `cran vchip` (network.py hands these over): an access point
-# that stations of other chips on the same virtual field join, as the ESP32 port's
-# network.WLAN does it (ports/esp32/network_wlan.c, v1.28.0). The AP's beacon and the
-# stations joined to it are files in a folder of the field's (its hub's port): an AP
-# active with an SSID is seen by a station's scan; connect(ssid, key) joins it when the
-# key is its key (WPA/WPA2/WPA3), moving the radio to its channel, with an address
-# from its DHCP (192.168.4.x); the AP going off (active(False)), or its program ending,
-# drops its stations as its deauthentication does. Not modelled: the IP traffic itself
-# (no socket goes through), signal strength (every AP on the field is in range).
-# Statuses and errors are the port's: STAT_CONNECTING while it searches, STAT_GOT_IP,
+# Wi-Fi beyond ESP-NOW, for `cran vchip` (imported by its boot, it serves network.py's
+# WLAN, which never imports it back): an access point that stations of other chips on
+# the same virtual field join, as the ESP32 port's network.WLAN does it
+# (ports/esp32/network_wlan.c, v1.28.0). The AP's beacon and the stations joined to it
+# are files in a folder of the field's (its hub's port): an AP active with an SSID is
+# seen by a station's scan; connect(ssid, key) joins it when the key is its key
+# (WPA/WPA2/WPA3), moving the radio to its channel, with an address from its DHCP
+# (192.168.4.x); the AP going off (active(False)), or its program ending, drops its
+# stations as its deauthentication does. Not modelled: the IP traffic itself (no socket
+# goes through), signal strength (every AP on the field is in range). Statuses and
+# errors are the port's: STAT_CONNECTING while it searches, STAT_GOT_IP,
 # STAT_NO_AP_FOUND, STAT_WRONG_PASSWORD; OSError("Wifi Not Started") etc.
 import os
+import sys
 
 import machine
 import network
@@ -304,3 +306,7 @@ def reset():
     disconnect()
     _sta["reason"] = 0
     _ap.update(ssid=None, key="", security=SEC_OPEN, hidden=False, max_clients=10)
+
+
+# From here on network's: its WLAN's access point and station joins are this module's.
+network._wlan.append(sys.modules[__name__])

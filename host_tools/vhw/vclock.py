@@ -199,11 +199,9 @@ def patch_cpython_time():
     """CPython's `time` is built in and no time.py on sys.path can shadow it: give it
     MicroPython's tick functions on this clock instead. time.time/sleep stay CPython's
     (its own library needs them)."""
-    import time as _time
-    for name, fn in (("ticks_ms", ticks_ms), ("ticks_us", ticks_us), ("ticks_add", ticks_add),
-                     ("ticks_diff", ticks_diff), ("sleep_ms", sleep_ms),
-                     ("sleep_us", sleep_us)):
-        setattr(_time, name, fn)
+    import cpython_time  # (cpython/: see there why not `import time` here)
+    cpython_time.add(ticks_ms=ticks_ms, ticks_us=ticks_us, ticks_add=ticks_add,
+                     ticks_diff=ticks_diff, sleep_ms=sleep_ms, sleep_us=sleep_us)
 
 
 # ---- the calendar (the RTCs: vhw machine.RTC, vcp rtc and time) ----------------------
