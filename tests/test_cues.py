@@ -10,8 +10,9 @@ import pytest
 
 from conftest import REPO, WRAP_START, scenario_files
 from cran import cues, ledviews, texts, tunes
-from cran.core.engine import PUBLIC_LOOK, act, new_state, tick
+from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
+from cran.core.steps import PUBLIC_LOOK
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_KINDS
 from cran.core.words import ParseError, parse_action

@@ -12,8 +12,9 @@ import tempfile
 import pytest
 
 from cran import cues
-from cran.core.engine import PUBLIC_LOOK, act, new_state
+from cran.core.engine import act, new_state
 from cran.core.rules import Character, Settings
+from cran.core.steps import PUBLIC_LOOK
 from cran.core.vocab import Action
 from cran.menu import Menu
 from cran.menutree import Page, build_tree

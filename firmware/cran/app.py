@@ -10,7 +10,7 @@ from micropython import const
 from cran import compat
 from cran.badge import epoch_shift
 from cran.compat import forget, wake_flag
-from cran.core.engine import COUNTDOWN
+from cran.core.steps import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.looks import SLOT_MS, UNKNOWN_LOOK, warning_cue, warning_due
 

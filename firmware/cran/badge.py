@@ -4,15 +4,14 @@ import sys
 
 from cran.compat import forget
 from cran.core.engine import (
-    COUNTDOWN,
     act,
-    announce,
     new_state,
     next_deadline,
     summary,
     tick,
 )
 from cran.core.record import to_record
+from cran.core.steps import COUNTDOWN, announce
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_KINDS, const
 

@@ -6,7 +6,7 @@ import json
 
 import cran
 from cran.compat import forget
-from cran.core.engine import COUNTDOWN
+from cran.core.steps import COUNTDOWN
 from cran.core.view import view
 from cran.core.vocab import (
     ARMOR_DAMAGED,

@@ -3,7 +3,7 @@
 # Pure: time comes in as a tick. The LEDs' patterns of these looks are cran.cues (loaded
 # on a board with LEDs), a screen's words cran.texts.
 
-from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
+from cran.core.steps import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_diff
 from cran.core.vocab import AGONISANT, COMA, CUE_WARNING, EFFECTS, STATES
 

@@ -3,7 +3,7 @@
 # (cran.hal.display.Screen.draw); one without never does. The open menu's words are
 # cran.menuwords'.
 
-from cran.core.engine import COUNTDOWN, PUBLIC_LOOK
+from cran.core.steps import COUNTDOWN, PUBLIC_LOOK
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import CUE_FORGET, CUE_NOTICED, EFFECTS, STATES, const
 from cran.looks import SAY_MS, WARNING_MS, saying

@@ -8,8 +8,9 @@ import re
 from xml.sax.saxutils import escape
 
 from cran import cues, ledviews, menu, menutree, menuwords, texts, tunes
-from cran.core.engine import COUNTDOWN, act, new_state, tick
+from cran.core.engine import act, new_state, tick
 from cran.core.rules import Character, Settings
+from cran.core.steps import COUNTDOWN
 from cran.core.ticks import ticks_add
 from cran.core.vocab import CUE_SAY, EFFECTS, STATES
 from cran.core.words import parse_action

@@ -4,6 +4,14 @@
 # what comes rarely beside hits and timers, an order or a dissipe, are cran.core.orders,
 # which act() loads for one.
 
+from cran.core.steps import (
+    COUNTDOWN,
+    PUBLIC_LOOK,
+    end_combat,
+    set_etat,
+    set_timer,
+    start_combat,
+)
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import (
     AGONISANT,
@@ -11,8 +19,6 @@ from cran.core.vocab import (
     COMA,
     CUE_ARMOR,
     CUE_BROKEN,
-    CUE_COMBAT,
-    CUE_COUNTDOWN,
     CUE_EFFECT,
     CUE_END,
     CUE_IGNORED,
@@ -21,7 +27,6 @@ from cran.core.vocab import (
     CUE_RESET,
     CUE_SAY,
     CUE_SHOW,
-    CUE_STATE,
     EFFECTS,
     MORT,
     PLAYS,
@@ -32,8 +37,7 @@ from cran.core.vocab import (
 )
 
 # Timer names besides the 5-minute effects, which are timers named after themselves.
-COUNTDOWN = "countdown"    # S3/S4: agonisant -> coma -> mort
-_COMBAT = const("combat")         # C1
+_COMBAT = const("combat")         # C1 (cran.core.steps's)
 _DESARME = const("desarme")       # K8
 _VOL = const("vol")               # K13
 # Every timer a state can hold, in the order those due at one tick fire (_fire_rank).
@@ -43,8 +47,6 @@ TIMER_NAMES = (COUNTDOWN, _DESARME, _VOL, _COMBAT) + TIMED_EFFECTS
 # The timers that are effects (State.effects): those shown, and vol (K13), never shown.
 EFFECT_TIMERS = EFFECTS + (_VOL,)
 
-# S7: what the people around see. coma and mort must look alike.
-PUBLIC_LOOK = ("debout", "blesse", "au-sol", "inerte", "inerte")
 # K7: at most this many things broken at once. A target is a word of at most 24
 # characters (cran.core.words), kept in the state and in K9's state before it: so the
 # state record stays a few KB below its slot (storage.MAX_RECORD_BYTES, tests/
@@ -215,52 +217,13 @@ def _fire_rank(name):
 def _fire(s, name, deadline, cues):
     if name == COUNTDOWN:
         # A countdown that follows another starts at the previous deadline (no drift).
-        _set_etat(s, COMA if s.etat == AGONISANT else MORT, deadline, cues)
+        set_etat(s, COMA if s.etat == AGONISANT else MORT, deadline, cues)
     elif name == _COMBAT:
-        _end_combat(s, deadline, cues)
+        end_combat(s, deadline, cues)
     elif name == _VOL:
         cues.append((deadline, CUE_NOTICED, "vol", True))   # K13: the theft is noticed
     else:
         cues.append((deadline, CUE_END, name, False))        # K3, K8: the effect is over
-
-
-def _set_timer(s, name, base, duration_ms):
-    s.timers[name] = duration_ms if s.frozen else ticks_add(base, duration_ms)
-
-
-def announce(old, etat, at, cues):
-    """The cues of a change of etat, old -> etat, at tick `at`, added to cues."""
-    cues.append((at, CUE_STATE, STATES[etat], etat >= COMA))   # S7: coma and mort are private
-    if PUBLIC_LOOK[etat] != PUBLIC_LOOK[old]:             # S7: coma -> mort shows nothing
-        cues.append((at, CUE_LOOK, PUBLIC_LOOK[etat], False))
-
-
-def _set_etat(s, etat, base, cues):
-    if etat == s.etat:
-        return   # (K5 on a wearer already that low, or lower: nothing to say)
-    announce(s.etat, etat, base, cues)
-    s.etat = etat
-    s.answer = None   # the new look shows at once
-    if etat in (AGONISANT, COMA):
-        _set_timer(s, COUNTDOWN, base, s.countdown_ms())
-        cues.append((base, CUE_COUNTDOWN, STATES[etat], True))
-    else:
-        s.timers.pop(COUNTDOWN, None)
-    if etat == MORT:
-        gone = s.effects()   # (not a for loop: its iterator takes 5 words of the frame)
-        while gone:
-            del s.timers[gone.pop()]
-
-
-def _end_combat(s, at, cues):
-    s.timers.pop(_COMBAT, None)
-    cues.append((at, CUE_COMBAT, "fin", True))
-    if s.armor_left != s.character.armor:
-        s.armor_left = s.character.armor          # A3: answers come back
-        if not s.armor_damaged:
-            cues.append((at, CUE_ARMOR, "rechargee", True))
-    if s.settings.creature_per_combat:
-        s.creature_left = s.character.creature   # A6
 
 
 def update_freeze(s, now):
@@ -308,7 +271,7 @@ def _order(state, action, now, cues):
         s = _reset(s, now, cues)
     else:
         from cran.core.orders import order
-        order(s, verb, action, now, cues, _set_etat, _end_combat)
+        order(s, verb, action, now, cues)
     update_freeze(s, now)
     return s, cues
 
@@ -333,7 +296,7 @@ def _receive(state, action, now, cues):
         pass                     # (the cue says why)
     elif action.kw == "dissipe":
         from cran.core.orders import dissipe  # rare: loaded for it, as an order is
-        s = dissipe(s, action.target, now, cues, tick, announce, _start_combat)
+        s = dissipe(s, action.target, now, cues, tick)
     else:
         # States are values, so the one given can be kept as is, unless it holds a
         # snapshot itself: then a copy without it keeps the chain one link long.
@@ -341,7 +304,7 @@ def _receive(state, action, now, cues):
         s.last_kw = action.kw or "coup"
         if action.kw == "resiste":
             s.before = None      # K9: nobody dissipates a «Résiste»
-        _start_combat(s, now, cues)
+        start_combat(s, now, cues)
         took_hold = not _absorbed(s, action, now, cues) and _take(s, action, now, cues)
         # K1, K2: a harmful action that took hold ends the effects running before it
         # (a repeated effect just starts again); with single_effect off they stack.
@@ -389,15 +352,6 @@ def _ignored(s, action, now, cues):
     if why:
         cues.append((now, CUE_IGNORED, why, True))
     return why
-
-
-def _start_combat(s, now, cues):
-    # s.in_combat() and _set_timer() spelled out: every hit comes here.
-    timers = s.timers
-    if _COMBAT not in timers:
-        cues.append((now, CUE_COMBAT, "debut", True))
-    rest = s.settings.combat_rest_ms                        # C1
-    timers[_COMBAT] = rest if s.frozen else ticks_add(now, rest)
 
 
 def _absorbed(s, action, now, cues):
@@ -460,18 +414,18 @@ def _take(s, action, now, cues):
         if action.kw is None or action.kw == "blesse":       # S2, K4
             if s.etat <= BLESSE or (s.etat == AGONISANT and (
                     action.kw is None or s.settings.blesse_from_agonisant == "coma")):
-                _set_etat(s, s.etat + 1, now, cues)
+                set_etat(s, s.etat + 1, now, cues)
         elif action.kw == "mort-si-coma":                    # K6
             if s.etat == COMA:
-                _set_etat(s, MORT, now, cues)
+                set_etat(s, MORT, now, cues)
         elif STATES.index(action.kw) > s.etat or s.settings.keyword_state_raises:   # K5
-            _set_etat(s, STATES.index(action.kw), now, cues)   # (the same: says nothing)
+            set_etat(s, STATES.index(action.kw), now, cues)   # (the same: says nothing)
         if s.etat > old and action.verb == "coup" and s.character.armor and not s.armor_damaged:
             s.armor_damaged = True                   # A4: wounded through the armor
             cues.append((now, CUE_ARMOR, "abimee", False))
         return s.etat != old
     if action.kw in TIMED_EFFECTS:               # K2, K3
-        _set_timer(s, action.kw, now, s.settings.effect_ms)
+        set_timer(s, action.kw, now, s.settings.effect_ms)
         cues.append((now, CUE_EFFECT, action.kw, False))
     elif action.kw == "brise":                   # K7
         if action.target not in s.broken:
@@ -483,10 +437,10 @@ def _take(s, action, now, cues):
             s.armor_damaged = True               # a broken armor answers nothing
         cues.append((now, CUE_BROKEN, action.target, False))
     elif action.kw == "desarme":                 # K8
-        _set_timer(s, _DESARME, now, s.settings.desarme_ms)
+        set_timer(s, _DESARME, now, s.settings.desarme_ms)
         cues.append((now, CUE_EFFECT, "desarme", False))
     elif action.kw == "vol":                     # K13: noticed only later
-        _set_timer(s, _VOL, now, s.settings.vol_notice_ms)
+        set_timer(s, _VOL, now, s.settings.vol_notice_ms)
     elif action.kw == "resiste":                 # K12: «your action did nothing»
         return False
     else:                                        # K14: honour system, shown only

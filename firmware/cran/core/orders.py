@@ -4,9 +4,10 @@
 # cran.core.engine.act hands it any action but a Coup or Effet received, after the
 # state's copy, and freezes or thaws the timers after it; and an Effet Dissipe. Both
 # are rare beside hits, so a badge loads this for one and lets it go after it
-# (cran.badge): ~1.2 KB of a 32-bit heap less all day. The engine's own steps that a
-# hit takes too (set_etat, end_combat, tick...) are given to it: it can't import the
-# module that loads it.
+# (cran.badge): ~1.2 KB of a 32-bit heap less all day. The steps a hit takes too are
+# cran.core.steps'; the engine's tick, which a dissipe replays, is given to it: it can't
+# import the module that loads it.
+from cran.core.steps import announce, end_combat, set_etat, start_combat
 from cran.core.vocab import (
     AGONISANT,
     BLESSE,
@@ -34,11 +35,11 @@ def rank(renown):
     return "-"
 
 
-def order(s, verb, action, now, cues, set_etat, end_combat):
+def order(s, verb, action, now, cues):
     """The order verb (action's, or "stop" for K15's statue) applied to s, a copy of
     the state, in place; its cues added to cues."""
     if verb in ("soin", "soin-complet"):
-        _heal(s, verb == "soin-complet", now, cues, set_etat)
+        _heal(s, verb == "soin-complet", now, cues)
     elif verb == "repare":
         _repair(s, action.target, now, cues)
     elif verb == "nuit":
@@ -62,7 +63,7 @@ def order(s, verb, action, now, cues, set_etat, end_combat):
         raise ValueError("no rule for action %r" % verb)
 
 
-def _heal(s, full, now, cues, set_etat):
+def _heal(s, full, now, cues):
     if s.etat == MORT:                         # S6
         cues.append((now, CUE_IGNORED, "mort", True))
         return
@@ -97,11 +98,11 @@ def _repair(s, target, now, cues):
         s.broken = tuple(broken)
 
 
-def dissipe(s, named, now, cues, tick, announce, start_combat):
+def dissipe(s, named, now, cues, tick):
     """K9: cancel the Coup/Effet just received (named or not), and end the named
     effect if it still runs (it may have run before, renewed or resisted). A dissipe
-    is a keyword received: the combat goes on (C1). -> the new state. tick, announce,
-    start_combat: the engine's."""
+    is a keyword received: the combat goes on (C1). -> the new state. tick: the
+    engine's."""
     done = False
     if s.before is not None and (named is None or named == s.last_kw):
         restored, fired = tick(s.before.copy(), now)

@@ -1,7 +1,7 @@
 # The wearer as a scenario's `expect` reads them (docs/scenarios.md) and the console's
 # `status` says them: each field as text. Loaded by what reads (the console, the host's
 # tools), not kept by a badge that plays: ~0.3 KB of its heap all day.
-from cran.core.engine import COUNTDOWN
+from cran.core.steps import COUNTDOWN
 from cran.core.vocab import ARMOR_DAMAGED, STATES
 
 # Fields of a scenario's `expect`, in the order traces show them.

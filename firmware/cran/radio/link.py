@@ -25,7 +25,7 @@ import struct
 
 from cran import radio
 from cran.compat import forget
-from cran.core.engine import COUNTDOWN
+from cran.core.steps import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import Action, const
 from cran.tags import to_hex
