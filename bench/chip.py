@@ -243,12 +243,12 @@ def count_start(qemu_dir, board, builds, results):
 
 
 def write(measured, path=None):
-    """The real image's figures into docs/PERFORMANCE.md: its section (bench/report.py's
-    chip_section, beside the model's figures of the last `make bench`) and the figures'
+    """The real image's figures into docs/PERFORMANCE.md: its section (section,
+    beside the model's figures of the last `make bench`) and the figures'
     JSON at its end, the boards not measured this time kept as they were."""
-    import report
-    path = path or report.PERFORMANCE
-    figures = report.read_figures(path) or {}
+    from host_tools.device.bench_figures import PERFORMANCE, read_figures, write_section
+    path = path or PERFORMANCE
+    figures = read_figures(path) or {}
     kept = [r for r in (figures.get("chip") or {}).get("runs", [])
             if (r["board"], r["radio"]) not in
             [(n["board"], n["radio"]) for n in measured["runs"]]]
@@ -257,7 +257,21 @@ def write(measured, path=None):
     if not measured.get("start"):
         measured["start"] = (figures.get("chip") or {}).get("start")
     figures["chip"] = measured
-    report.write_section(path, HEADING, report.chip_section(figures)[1:], figures)
+    write_section(path, HEADING, section(figures)[1:], figures)
+
+
+def section(figures):
+    """The real image's figures (`make chip`, bench/chip.py), beside the model's after
+    boot: the lines of their section, or a line saying how to measure them."""
+    measured = figures.get("chip")
+    if not measured:
+        return ["", HEADING, "", "Not measured yet: `make chip` (the stock image in "
+                "QEMU, ../shared/tools/qemu-esp32) measures them and writes them here."]
+    radio_days = figures.get("radio", {}).get("radio_days", {})
+    model = {b: {"boot": f.get("after_boot"),
+                 "boot_radio": radio_days.get(b, {}).get("after_boot")}
+             for b, f in figures.get("boards", {}).items()}
+    return [""] + render(measured, model)
 
 
 if __name__ == "__main__":

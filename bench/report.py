@@ -274,44 +274,6 @@ def _agreement(boards):
         "transient)." % (left[0], left[-1], NAMES_HEADROOM)]
 
 
-def write_section(path, heading, lines, figures):
-    """A section of docs/PERFORMANCE.md (at path) measured apart from `make bench` (make
-    chip's, the web's) written in place: lines, its heading first, where a section
-    under heading is, else before the method; and figures, the file's whole JSON, at
-    its end."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    at = text.find(heading)
-    if at < 0:
-        at = end = text.index("\n## Method") + 1
-    else:
-        end = (text.find("\n## ", at + 1) + 1) or len(text)
-    text = text[:at] + "\n".join(lines) + "\n\n" + text[end:]
-    mark = text.rfind(MARK)
-    if mark >= 0:
-        close = text.index(" -->", mark)
-        text = text[:mark] + MARK + json.dumps(figures, sort_keys=True) + text[close:]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("written: %s" % os.path.relpath(path, os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
-
-
-def chip_section(figures):
-    """The real image's figures (`make chip`, bench/chip.py), beside the model's after
-    boot: the lines of their section, or a line saying how to measure them."""
-    import chip  # bench/chip.py: the emulator's side, only its table here
-    measured = figures.get("chip")
-    if not measured:
-        return ["", chip.HEADING, "", "Not measured yet: `make chip` (the stock image in "
-                "QEMU, ../shared/tools/qemu-esp32) measures them and writes them here."]
-    radio_days = figures.get("radio", {}).get("radio_days", {})
-    model = {b: {"boot": f.get("after_boot"),
-                 "boot_radio": radio_days.get(b, {}).get("after_boot")}
-             for b, f in figures.get("boards", {}).items()}
-    return [""] + chip.render(measured, model)
-
-
 def web_section(figures):
     """The page's figures (`cran web`, bench/web.py): its section's lines."""
     import web  # bench/web.py
@@ -541,7 +503,8 @@ def render(figures, previous):
     out += _names(boards)
     out += _agreement(boards)
     figures.setdefault("chip", (previous or {}).get("chip"))
-    out += chip_section(figures)
+    import chip  # bench/chip.py: the emulator's side, only its section here
+    out += chip.section(figures)
     figures.setdefault("web", (previous or {}).get("web"))
     out += web_section(figures)
     runner = max(b["runner_kb"] for b in boards.values())

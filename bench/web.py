@@ -148,11 +148,11 @@ def section(web):
 def write(web, path=None):
     """The section into docs/PERFORMANCE.md (before the method), the figures into its
     JSON."""
-    import report
-    path = path or report.PERFORMANCE
-    figures = report.read_figures(path) or {}
+    from host_tools.device.bench_figures import PERFORMANCE, read_figures, write_section
+    path = path or PERFORMANCE
+    figures = read_figures(path) or {}
     figures["web"] = web
-    report.write_section(path, HEADING, section(web), figures)
+    write_section(path, HEADING, section(web), figures)
 
 
 if __name__ == "__main__":

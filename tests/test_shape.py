@@ -340,3 +340,10 @@ def test_the_cycle_finder_finds_one_among_bare_names():
         assert sorted(cycles(bare_name_modules(folders))) == [["esp32", "machine"],
                                                                ["time", "vclock"]]
         assert cycles(bare_name_modules(folders, ("time",))) == [["esp32", "machine"]]
+
+
+def test_no_bench_module_is_part_of_an_import_cycle():
+    # bench/'s scripts import one another under bare names (`import report`), each run
+    # with its folder on the path: the sections measured apart (chip, web) write through
+    # host_tools.device.bench_figures, and the report reads their sections, not back.
+    assert cycles(bare_name_modules([os.path.join(REPO, "bench")])) == []

@@ -1,5 +1,6 @@
 # What `make bench` last measured, as it leaves it at the end of docs/PERFORMANCE.md (a
-# JSON comment, written by bench/report.py and read back there to say what changed):
+# JSON comment, written by bench/report.py (write_section for the sections measured apart:
+# bench/chip.py's, bench/web.py's) and read back there to say what changed):
 # the figures `cran check` sets a real badge beside.
 import json
 import os
@@ -25,3 +26,25 @@ def read_figures(path=PERFORMANCE):
         return json.loads(text[at + len(MARK):text.index(" -->", at)])
     except ValueError:
         return None
+
+
+def write_section(path, heading, lines, figures):
+    """A section of docs/PERFORMANCE.md (at path) measured apart from `make bench` (make
+    chip's, the web's) written in place: lines, its heading first, where a section
+    under heading is, else before the method; and figures, the file's whole JSON, at
+    its end."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    at = text.find(heading)
+    if at < 0:
+        at = end = text.index("\n## Method") + 1
+    else:
+        end = (text.find("\n## ", at + 1) + 1) or len(text)
+    text = text[:at] + "\n".join(lines) + "\n\n" + text[end:]
+    mark = text.rfind(MARK)
+    if mark >= 0:
+        close = text.index(" -->", mark)
+        text = text[:mark] + MARK + json.dumps(figures, sort_keys=True) + text[close:]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("written: %s" % os.path.relpath(path, os.path.dirname(os.path.dirname(PERFORMANCE))))
