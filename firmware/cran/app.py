@@ -14,9 +14,21 @@ from cran.core.steps import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.looks import SLOT_MS, UNKNOWN_LOOK, warning_cue, warning_due
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
+# mypy's reading only: a constant False, so that MicroPython compiles nothing of the block
+# (a badge has no typing module, and its names would be the badge's).
+TYPE_CHECKING = const(False)
+if TYPE_CHECKING:
     from typing import Any  # noqa: F401
+
+    from cran.badge import Badge
+    from cran.console import Console
+    from cran.hal.buttons import Button
+    from cran.hal.buzzer import Buzzer
+    from cran.hal.display import Screen
+    from cran.hal.leds import Leds
+    from cran.lock import ConsoleLock
+    from cran.menu import Menu
+    from cran.radio.link import Link
 
 # The show loop sleeps at most MAX_SLEEP_MS, so an idle badge wakes twice a minute to
 # feed a watchdog whose whole-second timeout leaves it half a sleep of slack.
@@ -67,52 +79,52 @@ def use_lights(cues):
 
 
 class App:
-    # The fields cran.start.parts.build sets, for mypy: annotations alone are no code on
-    # MicroPython (see build for what each one is). The app is made and wired there, by
-    # start-only code let go once it is built (bytecode in a badge's RAM): no method of
-    # the app builds it, so that it imports nothing of the start.
-    board_id: "Any"
-    lang: "Any"
-    resets_for_safe: "Any"
-    safe: "Any"
-    badge: "Any"
-    lock: "Any"
+    # The fields cran.start.parts.build sets, typed for mypy and a reader: annotations
+    # alone are no code on MicroPython (see build for what each one is). The app is made
+    # and wired there, by start-only code let go once it is built (bytecode in a badge's
+    # RAM): no method of the app builds it, so that it imports nothing of the start.
+    board_id: "str"
+    lang: "str"
+    resets_for_safe: "int"
+    safe: "bool"
+    badge: "Badge"
+    lock: "ConsoleLock | None"
     key: "Any"
-    key_problem: "Any"
-    locks: "Any"
-    root: "Any"
-    console: "Any"
-    layout: "Any"
-    leds: "Any"
-    buzzer: "Any"
+    key_problem: "str | None"
+    locks: "bool"
+    root: "str"
+    console: "Console | None"
+    layout: "str"
+    leds: "Leds"           # None without LEDs: used behind a check of it
+    buzzer: "Buzzer | None"
     buzzer_pwm: "Any"
-    volume_percent: "Any"
-    screen: "Any"
-    events: "Any"
-    buttons: "Any"
-    menu: "Any"
-    can_sleep: "Any"
-    spurious_wakes: "Any"
-    pending: "Any"
-    peek_until: "Any"
+    volume_percent: "int"
+    screen: "Screen | None"
+    events: "list"
+    buttons: "list[Button]"
+    menu: "Menu"           # None in safe mode, which has no buttons
+    can_sleep: "bool"
+    spurious_wakes: "int"
+    pending: "list"
+    peek_until: "int | None"
     news: "Any"
     news_before: "Any"
     warned: "Any"
-    wakeups: "Any"
-    faulted: "Any"
+    wakeups: "int"
+    faulted: "bool"
     on_fault: "Any"
     flag: "Any"
-    clock_due: "Any"
-    in_show: "Any"
+    clock_due: "int"
+    in_show: "bool"
     frame_code: "Any"
-    frames: "Any"
+    frames: "dict"
     frames_look: "Any"
     old_look: "Any"
-    fault_shown: "Any"
+    fault_shown: "bool"
     wdt: "Any"
-    last_input: "Any"
+    last_input: "Any"      # a tick (time.ticks_ms())
     unread: "Any"
-    link: "Any"
+    link: "Link"           # None without the radio: used behind a check of it
 
     # ---- inputs -----------------------------------------------------------------
 

@@ -179,7 +179,9 @@ def build(root, config, restored=None):
     app.screen, problem = screen(board)
     if problem:
         badge.log({"error": problem})
-    app.link = None        # the radio (cran.radio.link), when the game has one
+    # The radio (cran.radio.link), when the game has one. App types it and the menu as
+    # theirs, so that mypy follows their calls: every use of them checks for None.
+    app.link = None  # type: ignore[assignment]
     if config.radio is not None and not app.safe:
         from cran.radio.start import start
         app.link = start(root, config.radio, key, badge, board.power)
@@ -188,7 +190,7 @@ def build(root, config, restored=None):
         forget(("cran.radio.start", "cran.auth"))
     app.events = []        # (button, kind, tick) waiting for the show loop
     app.buttons = [] if app.safe else hal.buttons(board, app.on_button, app.poke)
-    app.menu = None if app.safe else Menu(
+    app.menu = None if app.safe else Menu(  # type: ignore[assignment]
         len(app.buttons), app.screen is not None,
         app.link.treats() if app.link is not None else None, config.orga_code)
     app.can_sleep = config.light_sleep
