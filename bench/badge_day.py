@@ -2,6 +2,7 @@
 # MicroPython (host_tools/mp/badge_driver.py, as `cran scenario --badge --mpy --heap`),
 # one fight an hour, crossing the tick wrap; and the probe of bench/badge_probe.py.
 # Figures are the badge's own: the runner's share of the heap is measured and left out.
+import copy
 import json
 import os
 import subprocess
@@ -42,6 +43,24 @@ HOLD_MS = {"short": 100, "long": 1000}
 PAUSE_MS = 700
 
 
+def fork(menu):
+    """A copy of menu (cran.menu.Menu) that presses on apart from it: its lists (the
+    pages it has open) its own."""
+    m = copy.copy(menu)
+    m.__dict__.update((k, list(v)) for k, v in vars(menu).items() if isinstance(v, list))
+    return m
+
+
+def open_pages(menu):
+    """[(page, cursor, group)] menu has open, the one on show first: read through its
+    own verbs, on a copy taken down a page at a time."""
+    m, pages = fork(menu), []
+    while m.is_open():
+        pages.append(m.page_here() + m.where()[:1])
+        m.pop()
+    return pages
+
+
 def presses_for(text, buttons, has_screen):
     """The shortest presses [(button, kind)] that give the action `text` from a closed
     menu (cran.menu, as the badge has it: `buttons` buttons, a screen or not)."""
@@ -52,13 +71,11 @@ def presses_for(text, buttons, has_screen):
     while todo:
         menu, seq = todo.pop(0)
         for button, kind in inputs:
-            m = Menu(buttons, has_screen)
-            m.__dict__.update(menu.__dict__)
-            m.stack = list(menu.stack)
+            m = fork(menu)
             results = m.press(button, kind, (len(seq) + 1) * 2 * PAUSE_MS)
             if [r for r in results if r[0] == "action" and r[1].text() == text]:
                 return seq + [(button, kind)]
-            key = (m.divin,) + tuple((id(p), c, g) for p, c, g in m.stack)
+            key = (m.divin,) + tuple((id(p), c, g) for p, c, g in open_pages(m))
             if m.is_open() and key not in seen and len(seq) < 16:
                 seen.add(key)
                 todo.append((m, seq + [(button, kind)]))

@@ -1,5 +1,7 @@
 # Buttons to actions (cran.menu, docs/controls.md): one press for a normal hit, every
 # action reachable on one button, at most 4 presses with two buttons and a screen.
+import copy
+
 from conftest import WRAP_START
 from cran import texts
 from cran.core.ticks import ticks_add
@@ -95,9 +97,9 @@ def test_two_buttons_reach_every_action_in_four_presses():
 
     def search(menu, now, depth, seq):
         for button, kind in INPUTS:
-            m = Menu(*TWO)
-            m.__dict__.update(menu.__dict__)
-            m.stack = list(menu.stack)
+            m = copy.copy(menu)   # its own pages (lists), the tree's shared
+            m.__dict__.update((k, list(v)) for k, v in vars(menu).items()
+                              if isinstance(v, list))
             for r in m.press(button, kind, ticks_add(now, GAP_MS)):
                 key = r[1].text() if r[0] == "action" else r[0]
                 if key not in best or len(best[key]) > depth:
@@ -289,3 +291,33 @@ def test_a_healer_treats_from_the_jeu_page_and_takes_an_offer_with_a_long_press(
     menu.offer = "soin"   # the app sets it while a healer's offer shows
     assert menu.press("a", "long", ticks_add(now, 2 * GAP_MS)) == [("take",)]
     assert not menu.is_open() and menu.offer is None
+
+
+def test_the_menu_s_pages_move_by_its_own_verbs():
+    # The open pages are the menu's own: cran.menutree shows one by push(page, cursor,
+    # group) and takes it away by pop(), and reads them by where() and page_here().
+    menu = Menu(*ONE)
+    menu.press("a", "long", 0)
+    top = menu.page_here()[0]
+    coup = top.entries[1]
+    menu.push(coup, 2, 1)
+    assert menu.page_here() == (coup, 2) and menu.where() == (1, 1, 3)
+    menu.pop()
+    assert menu.page_here() == (top, 0) and menu.where() == (0, 0, 1)
+    menu.pop()
+    assert not menu.is_open() and menu.where() is None and menu.page_here() is None
+
+
+def test_each_press_of_a_closed_menu_on_each_kind_of_board():
+    # -> its results and where the menu then is (None: still closed).
+    hit, undo = [("action", Action("coup"))], [("undo",)]
+    scroll = {"short": (hit, None), "long": ([], (0, 0, 1)), "double": (undo, None)}
+    boards = {ONE: {("a", k): v for k, v in scroll.items()},
+              (2, False): {(b, k): v for b in "ab" for k, v in scroll.items()},
+              TWO: {("a", "short"): (hit, None), ("a", "long"): ([], (1, 0, 0)),
+                    ("a", "double"): (undo, None), ("b", "short"): ([("peek",)], None),
+                    ("b", "long"): ([], (2, 0, 0)), ("b", "double"): ([], (3, 0, 0))}}
+    for board, presses in boards.items():
+        for (button, kind), expected in presses.items():
+            menu = Menu(*board)
+            assert (menu.press(button, kind, 0), menu.where()) == expected, (board, button, kind)

@@ -35,17 +35,18 @@ class Menu:
         # The tree (some 60 actions and pages, ~5 KB in 32-bit, made by cran.menutree
         # as the menu opens and held by the stack alone) and the code that walks it
         # (~2 KB) exist only while the menu is open: most presses are a plain hit, and a
-        # closed menu needs none of it.
-        self.stack = []            # [(page, cursor, group)]; empty: the menu is closed
+        # closed menu needs none of it. cran.menutree moves on it by push() and pop(),
+        # and reads it by where() and page_here().
+        self._stack = []           # [(page, cursor, group)]; empty: the menu is closed
         self.divin = False
         self._last_press = 0
 
     def is_open(self):
-        return bool(self.stack)
+        return bool(self._stack)
 
     def tick(self, now):
         """Close an idle menu. -> True if it closed."""
-        if self.stack and ticks_diff(now, self._last_press) >= _IDLE_MS:
+        if self._stack and ticks_diff(now, self._last_press) >= _IDLE_MS:
             self.close()
             return True
         return False
@@ -57,33 +58,39 @@ class Menu:
     def press(self, button, kind, now):
         self.tick(now)
         self._last_press = now
-        if self.stack:
+        if self._stack:
             from cran.menutree import press
             return press(self, button, kind, now)
-        if kind == "long" and self.offer is not None and (button == "a" or not self.direct):
+        hit_button = button == "a" or not self.direct
+        if kind == "long" and self.offer is not None and hit_button:
             self.offer = None
             return [("take",)]
-        if kind == "short" and (button == "a" or not self.direct):
+        if kind == "short" and hit_button:
             return [("action", _HIT)]                       # a normal hit: one press
-        if kind == "double" and (button == "a" or not self.direct):
+        if kind == "double" and hit_button:
             return [("undo",)]     # the badge takes back the last action, if it still may
-        if not self.direct:
-            if kind == "long":
-                self._open()
-            return []
-        if (button, kind) == ("b", "short"):
+        if self.direct and (button, kind) == ("b", "short"):
             return [("peek",)]
-        group = _GROUPS.get((button, kind))
-        if group is not None:
-            self._open(group)
+        # The menu opens: on a direct board at one of the top page's groups, else at
+        # the top page, by a long press.
+        group = _GROUPS.get((button, kind)) if self.direct else None
+        if group is not None or kind == "long":
+            from cran.menutree import open_top
+            open_top(self, group)
         return []
 
-    def _open(self, group=None):
-        from cran.menutree import open_top
-        open_top(self, group)
+    def push(self, page, cursor, group):
+        """Show page (cran.menutree's), its entry `cursor` under the cursor, over the one on
+        show; group gives the LED colour."""
+        self._stack.append((page, cursor, group))
+
+    def pop(self):
+        """Take the page on show away: the one under it shows again (none: see
+        is_open())."""
+        self._stack.pop()
 
     def close(self):
-        self.stack.clear()   # (in place: closing allocates nothing)
+        self._stack.clear()   # (in place: closing allocates nothing)
         self.divin = False
         forget(_OPEN_ONLY)    # the GC takes the tree back, and the code that walked it
 
@@ -93,20 +100,22 @@ class Menu:
         """None when closed, else (group, depth, index): group 0-3 (peek, coup, effet,
         other) gives the LED colour, depth the page level, index the 1-based entry under
         the cursor (0 on direct boards, which show the page's title)."""
-        if not self.stack:
+        if not self._stack:
             return None
-        page, cursor, group = self.stack[-1]
+        page, cursor, group = self._stack[-1]
         from cran.menutree import CODE  # (loaded: the menu is open)
         if page is CODE:   # the presses typed so far
-            return (group, len(self.stack) - 1, len(self.code))
-        if self.direct:
-            return (group, len(self.stack) - 1, 0)
-        return (group, len(self.stack) - 1, cursor + 1)
+            index = len(self.code)
+        elif self.direct:
+            index = 0
+        else:
+            index = cursor + 1
+        return (group, len(self._stack) - 1, index)
 
     def page_here(self):
         """(page, cursor) of the open menu, or None: for the screen's words
         (cran.menuwords, loaded on boards with a screen while the menu is open)."""
-        if not self.stack:
+        if not self._stack:
             return None
-        page, cursor, _ = self.stack[-1]
+        page, cursor, _ = self._stack[-1]
         return page, cursor

@@ -115,8 +115,11 @@ def build_tree(treats=None):
 
 
 def press(menu, button, kind, now):
-    """A press while menu (cran.menu.Menu) is open -> its results, as Menu.press."""
-    if menu.stack[-1][0] is CODE:
+    """A press while menu (cran.menu.Menu) is open -> its results, as Menu.press. The
+    menu's pages are its own: this reads them by its where() and page_here() and moves
+    on them by its push() and pop()."""
+    page = menu.page_here()[0]
+    if page is CODE:
         return _code_press(menu, kind, now)
     if not menu.direct:
         return _scroll(menu, kind, now)
@@ -124,7 +127,6 @@ def press(menu, button, kind, now):
         return _back(menu)
     if (button, kind) in SLOTS:
         i = SLOTS.index((button, kind))
-        page = menu.stack[-1][0]
         if i < len(page.entries):
             return _choose(menu, page.entries[i], now)
     return []
@@ -133,22 +135,24 @@ def press(menu, button, kind, now):
 def open_top(menu, group=None):
     """Open the top page (group None: one button, or two without a screen), or on a
     direct board the top page's entry `group` (1-3) with its LED colour."""
-    top = build_tree(menu.treats)   # the stack holds what of it is on the way
+    top = build_tree(menu.treats)   # the menu's pages hold what of it is on the way
     if group is None:
-        menu.stack.append((top, 0, 0))
+        menu.push(top, 0, 0)
     else:
-        menu.stack.append((top.entries[group], 0, group))
+        menu.push(top.entries[group], 0, group)
 
 
 def _scroll(menu, kind, now):
-    page, cursor, group = menu.stack[-1]
-    if kind == "short":
-        menu.stack[-1] = (page, (cursor + 1) % len(page.entries), group)
+    page, cursor = menu.page_here()
+    group, depth, _ = menu.where()
+    if kind == "short":   # the cursor moves on: the page again, its next entry under it
+        menu.pop()
+        menu.push(page, (cursor + 1) % len(page.entries), group)
         return []
     if kind == "double":
         return _back(menu)
     entry = page.entries[cursor]
-    if len(menu.stack) == 1:     # the top menu: its groups give the LED colour
+    if depth == 0:     # the top menu: its groups give the LED colour
         group = cursor
     return _choose(menu, entry, now, group)
 
@@ -162,7 +166,7 @@ def _choose(menu, entry, now, group=None):
         menu.code = ""
         entry = CODE
     if isinstance(entry, Page):
-        menu.stack.append((entry, 0, menu.stack[-1][2] if group is None else group))
+        menu.push(entry, 0, menu.where()[0] if group is None else group)
         return []
     if entry == DIVIN:
         menu.divin = not menu.divin
@@ -187,11 +191,11 @@ def _code_press(menu, kind, now):
     code = menu.orga_code
     if len(menu.code) < len(code):
         return []
-    group = menu.stack[-1][2]
-    menu.stack.pop()
+    group = menu.where()[0]
+    menu.pop()
     if menu.code == code:
         menu.wrong = 0
-        menu.stack.append((ORGA, 0, group))
+        menu.push(ORGA, 0, group)
         return []
     menu.wrong += 1
     if menu.wrong >= _CODE_TRIES:
@@ -202,7 +206,7 @@ def _code_press(menu, kind, now):
 
 
 def _back(menu):
-    menu.stack.pop()
-    if not menu.stack:
+    menu.pop()
+    if not menu.is_open():
         menu.close()
     return []
