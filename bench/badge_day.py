@@ -1,6 +1,6 @@
 # A badge's 12-hour game day, for any board: the whole app on virtual hardware inside
-# MicroPython (host_tools/mp/badge_driver.py, as `cran scenario --badge --mpy --heap`),
-# one fight an hour, crossing the tick wrap; and the probe of bench/badge_probe.py.
+# MicroPython (host_tools/virtual/scripts/badge_driver.py, as `cran scenario --badge --mpy
+# --heap`), one fight an hour, crossing the tick wrap; and the probe of bench/badge_probe.py.
 # Figures are the badge's own: the runner's share of the heap is measured and left out.
 import copy
 import json
@@ -10,10 +10,10 @@ import tempfile
 
 from cran.core.words import parse_action
 from cran.menu import Menu
-from host_tools import MP_DIR
 from host_tools.boards import BOARDS_DIR
 from host_tools.build import compile_firmware, manifest_text
-from host_tools.vhw import sys_path
+from host_tools.virtual import SCRIPTS_DIR
+from host_tools.virtual.micropython import sys_path
 from host_tools.virtual.runtimes import (
     RADIO_GAME,
     OutOfMemory,
@@ -263,7 +263,7 @@ def probe(exe, board_id):
             with open(local, "rb") as f:
                 modules[path] = f.read()
         lay_flash(flash, 1, firmware, manifest_text(modules))   # its main.py starts it
-        proc = subprocess.run([exe, PROBE, firmware, BOARDS_DIR, flash, MP_DIR]
+        proc = subprocess.run([exe, PROBE, firmware, BOARDS_DIR, flash, SCRIPTS_DIR]
                               + sys_path("micropython"),
                               input=json.dumps(badge_job(board_id, "")) + "\n",
                               capture_output=True, text=True, timeout=300)

@@ -1,8 +1,8 @@
 # Runs inside the MicroPython unix port: one board's badge (the whole app on the virtual
-# hardware, started by its own main.py from its flash as host_tools/mp/badge_driver.py
+# hardware, started by its own main.py from its flash as host_tools/virtual/scripts/badge_driver.py
 # starts it, as a chip does) probed for garbage and for how fast a hit shows and is
 # saved.
-#   micropython bench/badge_probe.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR MP_DIR VHW...
+#   micropython bench/badge_probe.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR SCRIPTS_DIR VHW...
 # FLASH_DIR/job0: the badge's flash, laid out by the host (runtimes.lay_flash).
 # stdin: one badge job (runtimes.badge_job, no steps). Prints {"probe": {...}}:
 #   runner_wake_bytes bytes the runner's own asyncio plumbing (the virtual select and task

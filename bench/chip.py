@@ -3,7 +3,7 @@
 # on its flash as cran flash writes them, started by its own main.py; the fight of the
 # bench's day is typed at its console (the emulator has no buttons to press), then a
 # quiet minute. The real interpreter says the heap (host_tools/device/qemu.py,
-# host_tools/mp/chip_harness.py): after boot, at the fight's peak, after the quiet
+# host_tools/virtual/scripts/chip_harness.py): after boot, at the fight's peak, after the quiet
 # minute, with and without the radio, for every MicroPython board of an ESP32; and
 # whether the badge lives the fight when a ballast leaves it BUDGET_KB of the chip's
 # heap. Figures go to docs/PERFORMANCE.md (bench/report.py), beside the model's.
@@ -111,7 +111,7 @@ def render(chip, model=None):
         "fight is typed at its console (an organiser's unlock, `coup`, `coup`, `effet "
         "peur`, `soin`, `soin`, `status`: the emulator has no button to press), then a "
         "quiet minute (`host_tools/device/qemu.py`). The real interpreter says the heap "
-        "(`host_tools/mp/chip_harness.py`, the chip's boot.py under measure: "
+        "(`host_tools/virtual/scripts/chip_harness.py`, the chip's boot.py under measure: "
         "`gc.mem_alloc()` after a collection every 500 ms of the chip's time, its own "
         "share taken out; the badge is charged what the chip's `_boot.py` left, %.1f KB). "
         "A ballast leaves the badge %d KB of the chip's two-area GC heap (%.1f KB: 56 KB, "

@@ -1,6 +1,6 @@
 # Runs inside the MicroPython unix port on the virtual hardware: one board's whole badge
 # app through a 12-hour game day with one fight an hour, then prints what its parts did
-# (vhw/meter.py) as one JSON line, for host_tools/virtual/power.py's estimate.
+# (virtual/micropython/meter.py) as one JSON line, for host_tools/virtual/power.py's estimate.
 #   micropython bench/power_day.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR BOARD CONFIG_JSON
 #                                  VHW_DIR MPONLY_DIR
 import json

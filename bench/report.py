@@ -513,8 +513,9 @@ def render(figures, previous):
         "",
         "## Method",
         "",
-        "- The whole badge runs on the virtual hardware (`host_tools/vhw`) inside the "
-        "MicroPython unix port, driven by `host_tools/mp/badge_driver.py`, the runner of "
+        "- The whole badge runs on the virtual hardware (`host_tools/virtual/micropython`) "
+        "inside the MicroPython unix port, driven by "
+        "`host_tools/virtual/scripts/badge_driver.py`, the runner of "
         "`cran scenario --badge BOARD --mpy --heap KB`, as a chip runs it: its flash laid "
         "out as `cran flash` leaves it (the firmware compiled to .mpy by "
         "`build.compile_firmware`, `main.py`, the manifest `/firmware.json`; "
@@ -546,9 +547,9 @@ def render(figures, previous):
         "quiet minute. The runner reads the "
         "steps as it comes to them: it holds none in the badge's heap. Every name "
         "(qstr) the firmware makes is made at its start (cran.start.phases._make_names). "
-        "The badge's names are counted apart (host_tools/mp/badgenames.py): the runner, "
-        "whose own ~580 names would otherwise come first and push the badge's into one "
-        "more pool of twice the size (~9 KB at once) where an ESP32's would not fall, "
+        "The badge's names are counted apart (host_tools/virtual/scripts/badgenames.py): "
+        "the runner, whose own ~580 names would otherwise come first and push the badge's "
+        "into one more pool of twice the size (~9 KB at once) where an ESP32's would not fall, "
         "makes them first, in its share (main.py's, then its modules'); the badge is "
         "charged their characters as they weigh made alone in a fresh interpreter of this "
         "port, the names of theirs the ESP32 image holds in flash (read from the image: "

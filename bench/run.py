@@ -128,7 +128,7 @@ def power_day(mp, board, config):
     import json
     import tempfile
 
-    from host_tools.vhw import sys_path
+    from host_tools.virtual.micropython import sys_path
     script = os.path.join(REPO, "bench", "power_day.py")
     with tempfile.TemporaryDirectory() as flash:
         r = subprocess.run([mp, script, FIRMWARE_DIR, BOARDS_DIR, flash, board,

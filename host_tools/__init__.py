@@ -10,7 +10,6 @@ FIRMWARE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(cran.__file__)))
 # installed): a driver that reads scenario or board files inside MicroPython or
 # CircuitPython puts it on sys.path, after FIRMWARE_DIR.
 GAMEFILES_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(gamefiles.__file__)))
-MP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 
 
 class CommandError(Exception):

@@ -86,7 +86,7 @@ def app_driver_checks(micropython, driver, flash):
 
     from host_tools import FIRMWARE_DIR
     from host_tools.boards import BOARDS_DIR
-    from host_tools.vhw import sys_path
+    from host_tools.virtual.micropython import sys_path
     out = subprocess.run([micropython, os.path.join(REPO, "tests", "mp", driver),
                           FIRMWARE_DIR, BOARDS_DIR, flash, *sys_path("micropython")],
                          capture_output=True, text=True, timeout=120)

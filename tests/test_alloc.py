@@ -9,7 +9,7 @@ import pytest
 
 from host_tools import FIRMWARE_DIR
 from host_tools.boards import BOARDS_DIR, board_ids
-from host_tools.vhw import sys_path
+from host_tools.virtual.micropython import sys_path
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "alloc_driver.py")
 # Bytes a hit may allocate in the 64-bit unix port, for the step that takes the press,

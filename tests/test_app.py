@@ -20,7 +20,7 @@ from cran.console import UNKNOWN
 from host_tools import FIRMWARE_DIR
 from host_tools.boards import BOARDS_DIR, board_ids
 from host_tools.debrief import journal
-from host_tools.vhw import sys_path
+from host_tools.virtual.micropython import sys_path
 from host_tools.virtual.runtimes import (
     BADGE_HEAP_KB,
     NO_RADIO_HEAP_KB,

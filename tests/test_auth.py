@@ -19,7 +19,7 @@ from cran.tags import same
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.boards import BOARDS_DIR
 from host_tools.game import gamekey
-from host_tools.vhw import sys_path
+from host_tools.virtual.micropython import sys_path
 
 MP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp")
 

@@ -201,10 +201,11 @@ def test_a_long_scenario_runs_in_micropython_a_line_at_a_time(micropython):
     # scenario died of MemoryError in the unix port's own heap).
     import subprocess
 
-    from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, MP_DIR
+    from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
+    from host_tools.virtual import SCRIPTS_DIR
     text = "character armor=1\n" + "+1s coup\n+1s soin\n" * 5000 + "+1s expect etat=pleine-forme\n"
     out = subprocess.run([micropython, "-X", "heapsize=128k",
-                          os.path.join(MP_DIR, "scenario_driver.py"), FIRMWARE_DIR,
+                          os.path.join(SCRIPTS_DIR, "scenario_driver.py"), FIRMWARE_DIR,
                           GAMEFILES_ROOT, "0"],
                          input=text, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -1,7 +1,7 @@
 # The CircuitPython build: the same firmware inside the real CircuitPython interpreter
 # (../shared/tools/circuitpython, or $CRAN_CIRCUITPYTHON, or `circuitpython` on PATH)
-# on the strict virtual CircuitPython modules (host_tools/vcp) with Adafruit's own
-# libraries from PyPI. Where no interpreter is found, these tests skip and say so.
+# on the strict virtual CircuitPython modules (host_tools/virtual/circuitpython) with Adafruit's
+# own libraries from PyPI. Where no interpreter is found, these tests skip and say so.
 import json
 import os
 import subprocess
@@ -22,8 +22,8 @@ from gamefiles.board import BoardError, load_board, read_board_file
 from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT
 from host_tools.boards import BOARDS_DIR, board_ids
 from host_tools.cplibs import copy_libraries, library_files
-from host_tools.vcp import VCP_DIR
-from host_tools.vcp.cp_boards import BOARDS as CP_BOARDS
+from host_tools.virtual.circuitpython import VCP_DIR
+from host_tools.virtual.circuitpython.cp_boards import BOARDS as CP_BOARDS
 from host_tools.virtual.runtimes import HOW_TO_GET_CIRCUITPYTHON, find_circuitpython, run_on_badge
 
 CP_BOARD_IDS = board_ids(runtime="circuitpython")

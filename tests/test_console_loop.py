@@ -1,6 +1,6 @@
 # The console as a chip runs it: the badge started by its own main.py, its console
 # lines typed byte by byte on its UART and read by App.console_loop
-# (host_tools/mp/badge_driver.py). What the console takes of the heap is given back a
+# (host_tools/virtual/scripts/badge_driver.py). What the console takes of the heap is given back a
 # quiet minute after its last line: the loop must not hold it while it waits for the
 # next byte.
 import os

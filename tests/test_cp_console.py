@@ -1,6 +1,6 @@
 # A CircuitPython badge's console, reached as an organiser reaches one: `cran vbadge
 # --board atoms3-lite` runs the drive `cran flash --drive` filled inside the real
-# CircuitPython interpreter (host_tools/mp/cpbadge_boot.py) behind a pty, and `cran
+# CircuitPython interpreter (host_tools/virtual/scripts/cpbadge_boot.py) behind a pty, and `cran
 # status --port` and `cran logs --port` talk to it as to a MicroPython badge.
 import json
 import time

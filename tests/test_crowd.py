@@ -21,7 +21,7 @@ from host_tools.field.crowd import Crowd, specs
 from host_tools.field.crowdview import changes
 from host_tools.game import roster
 from host_tools.game.chains import GM_NAME, chain_token, radio_id
-from host_tools.vhw.cpython import cryptolib
+from host_tools.virtual.micropython.cpython import cryptolib
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from gamefiles.board import read_board_file
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.boards import BOARDS_DIR
 from host_tools.device.drive import flash_drive, mpy_cross_circuitpython
-from host_tools.vcp import VCP_DIR
+from host_tools.virtual.circuitpython import VCP_DIR
 from host_tools.virtual.runtimes import find_circuitpython
 
 BOOT_OUT = ("Adafruit CircuitPython 10.2.1 on 2025-11-20; M5Stack AtomS3 Lite with "

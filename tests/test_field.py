@@ -1,7 +1,7 @@
 # A whole field on one machine: 50 badges (the rules engine and the firmware's radio,
 # cran.radio.link and cran.radio, unchanged) and the game master's station, on a virtual air
-# (host_tools/vhw/air.py) that loses frames, in virtual time (a millisecond a step).
-# The field itself: host_tools/field/fieldsim.py.
+# (host_tools/virtual/micropython/air.py) that loses frames, in virtual time (a millisecond a
+# step). The field itself: host_tools/field/fieldsim.py.
 import pytest
 
 from cran import radio
@@ -22,8 +22,8 @@ from host_tools.field.fieldsim import (
 from host_tools.field.fieldsim import everyone as _everyone
 from host_tools.field.station import read_heartbeat
 from host_tools.game.chains import chain_token, gm_anchor
-from host_tools.vhw import air as vair
-from host_tools.vhw.cpython import cryptolib
+from host_tools.virtual.micropython import air as vair
+from host_tools.virtual.micropython.cpython import cryptolib
 
 
 def _agonisant(badge, now):

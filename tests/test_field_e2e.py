@@ -22,8 +22,8 @@ from host_tools.field import fieldnet
 from host_tools.game import roster
 from host_tools.game.chains import GM_NAME, radio_id
 from host_tools.sim.session import ClockRefused
-from host_tools.vhw.cpython import cryptolib
 from host_tools.virtual import vbadge
+from host_tools.virtual.micropython.cpython import cryptolib
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from host_tools import FIRMWARE_DIR
-from host_tools.vhw import sys_path
+from host_tools.virtual.micropython import sys_path
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "flip_driver.py")
 BATCHES = 4

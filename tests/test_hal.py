@@ -1,4 +1,4 @@
-# The drivers (cran.hal) on the virtual hardware (host_tools/vhw), inside the real
+# The drivers (cran.hal) on the virtual hardware (host_tools/virtual/micropython), inside the real
 # MicroPython unix port and under CPython: one driver script (tests/mp/hal_driver.py)
 # runs every check in one process per runtime; the expectations here hold for both.
 import json
@@ -10,7 +10,7 @@ import pytest
 
 from conftest import check_results
 from host_tools import FIRMWARE_DIR
-from host_tools.vhw import sys_path
+from host_tools.virtual.micropython import sys_path
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "hal_driver.py")
 WRAP = 1 << 30

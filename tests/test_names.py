@@ -10,7 +10,7 @@ import pytest
 
 from host_tools import build
 from host_tools.boards import BOARDS_DIR
-from host_tools.vhw import sys_path
+from host_tools.virtual.micropython import sys_path
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "names_driver.py")
 

@@ -20,7 +20,7 @@ from cran.menu import Menu
 from cran.menutree import Page, build_tree
 from host_tools import FIRMWARE_DIR
 from host_tools.boards import BOARDS_DIR, board_ids
-from host_tools.vhw import sys_path
+from host_tools.virtual.micropython import sys_path
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mp", "outputs_driver.py")
 BOARDS = board_ids()

@@ -32,7 +32,7 @@ from cran.radio import (
 from cran.radio.longcheck import resume
 from host_tools import FIRMWARE_DIR
 from host_tools.game.chains import chain_token
-from host_tools.vhw.cpython import cryptolib
+from host_tools.virtual.micropython.cpython import cryptolib
 
 GAME_KEY = bytes(range(32))
 OTHER_KEY = bytes(range(1, 33))

@@ -8,7 +8,7 @@ import csv
 import os
 
 from host_tools import build
-from host_tools.vhw import VHW_DIR
+from host_tools.virtual.micropython import VHW_DIR
 
 ROMFS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                          "boards", "romfs")
@@ -34,14 +34,15 @@ def partitions():
 
 
 def _virtual_nvs_bytes():
-    # The size the virtual esp32.NVS holds the firmware to (host_tools/vhw/esp32.py).
+    # The size the virtual esp32.NVS holds the firmware to
+    # (host_tools/virtual/micropython/esp32.py).
     with open(os.path.join(VHW_DIR, "esp32.py"), encoding="utf-8") as f:
         tree = ast.parse(f.read())
     for node in tree.body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and getattr(node.targets[0], "id", None) == "NVS_PARTITION_BYTES"):
             return ast.literal_eval(node.value)
-    raise AssertionError("host_tools/vhw/esp32.py: no NVS_PARTITION_BYTES")
+    raise AssertionError("host_tools/virtual/micropython/esp32.py: no NVS_PARTITION_BYTES")
 
 
 def test_the_partitions_follow_each_other_aligned_and_fill_the_flash():

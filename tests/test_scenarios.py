@@ -102,8 +102,9 @@ def test_lines_further_apart_than_the_ticks_can_tell_still_fire_every_timer(micr
     # 2**29 ms (about 149 hours) between two lines: a tick difference read across it
     # flips its sign, and the timers due in between never fired (the wearer still
     # agonisant a week later). The runner strides there, in both runtimes and across the
-    # wrap. (The whole badge's runner strides the same way, host_tools/mp/badge_driver.py;
-    # a week of its wake-ups takes minutes, so it is not played here.)
+    # wrap. (The whole badge's runner strides the same way,
+    # host_tools/virtual/scripts/badge_driver.py; a week of its wake-ups takes minutes, so it is
+    # not played here.)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "week-apart.txt")
     reference = _records(path, "cpython")
     assert _failures(reference) == [] and [r["t"] for r in reference

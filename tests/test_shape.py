@@ -303,16 +303,17 @@ def bare_name_modules(folders, built_in=()):
 
 
 def test_no_virtual_hardware_module_is_part_of_an_import_cycle():
-    # host_tools/vhw and host_tools/vcp run inside MicroPython and CircuitPython under bare
-    # names, their folders first on the interpreter's path: vhw/machine.py's `import esp32`
-    # is no module of host_tools to the test above. Each path as its runtime searches it:
-    # MicroPython's, where a file shadows the port's own time and select; CPython's, whose
-    # built-in modules (its time) win; cran vbadge's and vchip's, vhw alone, the port's
-    # time loaded before it (host_tools/mp/vbadge_boot.py); CircuitPython's, vcp.
+    # host_tools/virtual/micropython/ and circuitpython/ run inside MicroPython and
+    # CircuitPython under bare names, their folders first on the interpreter's path:
+    # micropython/machine.py's `import esp32` is no module of host_tools to the test above.
+    # Each path as its runtime searches it: MicroPython's, where a file shadows the port's
+    # own time and select; CPython's, whose built-in modules (its time) win; cran vbadge's
+    # and vchip's, micropython/ alone, the port's time loaded before it
+    # (host_tools/virtual/scripts/vbadge_boot.py); CircuitPython's, circuitpython/.
     import sys
 
-    from host_tools.vcp import VCP_DIR
-    from host_tools.vhw import VHW_DIR, sys_path
+    from host_tools.virtual.circuitpython import VCP_DIR
+    from host_tools.virtual.micropython import VHW_DIR, sys_path
     paths = {"micropython": (sys_path("micropython"), ()),
              "cpython": (sys_path("cpython"), sys.builtin_module_names),
              "vbadge, vchip": ([VHW_DIR], ("time",)),
@@ -347,3 +348,35 @@ def test_no_bench_module_is_part_of_an_import_cycle():
     # with its folder on the path: the sections measured apart (chip, web) write through
     # host_tools.device.bench_figures, and the report reads their sections, not back.
     assert cycles(bare_name_modules([os.path.join(REPO, "bench")])) == []
+
+
+def test_the_virtual_badge_is_one_package_whose_folders_say_where_each_part_runs():
+    # The virtual badge is host_tools/virtual alone: its own modules run in CPython (the
+    # host), micropython/ and circuitpython/ inside those interpreters under bare names,
+    # scripts/ is what an interpreter is started on. Every folder the host puts on an
+    # interpreter's path for it is one of these; the folders it was spread over (vhw,
+    # vcp, mp) are gone; and no module of host_tools outside it runs on its parts (imports
+    # one under its bare name) but the browser page's own, host_tools/web/mp, which runs
+    # over them in the page as `cran sim` does in a terminal (sim and web are its users).
+    import sys
+
+    from host_tools.virtual import SCRIPTS_DIR
+    from host_tools.virtual.circuitpython import VCP_DIR
+    from host_tools.virtual.micropython import VHW_DIR, sys_path
+    host_tools = os.path.join(REPO, "host_tools")
+    package = os.path.join(host_tools, "virtual")
+    folders = sys_path("micropython") + sys_path("cpython") + [VHW_DIR, VCP_DIR, SCRIPTS_DIR]
+    where = {os.path.relpath(f, package).replace(os.sep, "/") for f in folders}
+    assert where == {"micropython", "micropython/mponly", "micropython/cpython",
+                     "circuitpython", "scripts"}
+    inside = {os.path.relpath(f, package).replace(os.sep, "/")
+              for f, _, files in os.walk(package)
+              if "__pycache__" not in f and any(n.endswith(".py") for n in files)}
+    assert inside == where | {"."}   # a new folder says where it runs, as these do
+    assert [n for n in ("vhw", "vcp", "mp") if os.path.exists(os.path.join(host_tools, n))] == []
+    parts = set(bare_name_modules(folders[:-1])) - set(sys.stdlib_module_names)
+    assert {"machine", "esp32", "vclock", "board", "microcontroller"} <= parts
+    on_parts = {os.path.relpath(os.path.dirname(path), REPO).replace(os.sep, "/")
+                for name, path in _modules(host_tools, "host_tools").items()
+                if not name.startswith("host_tools.virtual.") and imported(path, name) & parts}
+    assert on_parts == {"host_tools/web/mp"}

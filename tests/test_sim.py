@@ -1,5 +1,5 @@
-# `cran sim`: the live driver's protocol (host_tools/mp/live_driver.py), and the terminal
-# UI driven headless by Textual's pilot, on both runtimes: keys in, the real firmware
+# `cran sim`: the live driver's protocol (host_tools/virtual/scripts/live_driver.py), and the
+# terminal UI driven headless by Textual's pilot, on both runtimes: keys in, the real firmware
 # app's LEDs, screen, buzzer and state out.
 import asyncio
 import json

@@ -410,8 +410,8 @@ def test_the_station_opens_the_roster_healers_soins_and_refuses_forged_ones(tmp_
     from host_tools.field.gamemaster import names_of
     from host_tools.field.station import Station
     from host_tools.game.chains import chain_token, radio_id, seed_of
-    from host_tools.vhw import air
-    from host_tools.vhw.cpython import cryptolib
+    from host_tools.virtual.micropython import air
+    from host_tools.virtual.micropython.cpython import cryptolib
     rows = tmp_path / "roster.csv"
     rows.write_text("name,armor,board,badge,role\nYsolde,cuir,atom-lite,b1,soigneuse\n"
                     "Ali,none,atom-lite,b2,\n")

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import REPO, run_cran
 from host_tools.field import fieldnet
-from host_tools.vhw import VHW_DIR
+from host_tools.virtual.micropython import VHW_DIR
 from host_tools.virtual.runtimes import find_micropython, find_micropython32
 
 

@@ -238,7 +238,7 @@ def _sees_look(page, looks, within_s=4.4):
 
 
 def _framebuf():
-    path = os.path.join(REPO, "host_tools", "vhw", "cpython", "framebuf.py")
+    path = os.path.join(REPO, "host_tools", "virtual", "micropython", "cpython", "framebuf.py")
     spec = importlib.util.spec_from_file_location("cp_framebuf", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

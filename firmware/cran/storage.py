@@ -13,7 +13,7 @@ _COMPACT = const((",", ":"))       # JSON's separators, spaces left out
 
 
 # Who hears of each journal entry as it lands, besides the flash: None on a badge; a
-# harness's function (host_tools/mp/live_driver.py: `cran sim` shows entries as they
+# harness's function (host_tools/virtual/scripts/live_driver.py: `cran sim` shows entries as they
 # come) - a hook of the firmware's own, not a patched method.
 on_journal = None
 

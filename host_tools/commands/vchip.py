@@ -4,16 +4,17 @@
 # radio on a virtual field's air (--field, as `cran vbadge --field` joins one); and, as an
 # instance of MicroPython's test harnesses (run-tests.py, run-multitests.py -t
 # exec:SCRIPT), an ESP32 their tests run on. The process becomes the MicroPython chip
-# (host_tools/mp/vchip_boot.py): its output, its exit code and its signals are the
+# (host_tools/virtual/scripts/vchip_boot.py): its output, its exit code and its signals are the
 # chip's.
 import argparse
 import os
 import re
 import sys
 
-from host_tools import MP_DIR, CommandError
+from host_tools import CommandError
 from host_tools.boards import board_path, read_board
-from host_tools.vhw import VHW_DIR
+from host_tools.virtual import SCRIPTS_DIR
+from host_tools.virtual.micropython import VHW_DIR
 from host_tools.virtual.runtimes import (
     HOW_TO_GET_MICROPYTHON,
     find_micropython,
@@ -27,7 +28,7 @@ _DESCRIPTION = HELP + (
     "repository; without one (a clone elsewhere), the 64-bit `micropython`: objects "
     "bigger than a chip's, in the same heap. Floats are double on both, an ESP32's "
     "single. See docs/vchip.md.")
-_BOOT_SCRIPT = os.path.join(MP_DIR, "vchip_boot.py")
+_BOOT_SCRIPT = os.path.join(SCRIPTS_DIR, "vchip_boot.py")
 # An ESP32 without PSRAM gives MicroPython 111,936 bytes of heap (v1.22+), the program's
 # unless -X heapsize says another.
 _ESP32_HEAP = 111936

@@ -243,12 +243,13 @@ def hands(link, started, ask):
     return all(v.startswith("ok") for _, v in verdicts)
 
 
-# ---- what a virtual badge shows (cran vbadge: host_tools/vhw's parts) -------------------
+# ---- what a virtual badge shows (cran vbadge: host_tools/virtual/micropython/'s parts) ---
 
-# Whether the badge's parts are virtual ones (host_tools/vhw/machine.py has pwm_on; an
-# ESP32's machine has not).
+# Whether the badge's parts are virtual ones (host_tools/virtual/micropython/machine.py has pwm_on;
+# an ESP32's machine has not).
 _VIRTUAL = "import machine\nprint(hasattr(machine, 'pwm_on'))"
-# The colours its LEDs show, as a person looking at them sees them (vhw/neopixel.py).
+# The colours its LEDs show, as a person looking at them sees them
+# (virtual/micropython/neopixel.py).
 _LEDS_SHOWN = """import json, neopixel
 _np = _check_app.leds.np
 print(json.dumps([list(c) for c in (neopixel.shown(getattr(_np.pin, 'id', _np.pin)) or ())]))

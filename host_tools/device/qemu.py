@@ -2,7 +2,7 @@
 # machine and emulated Wi-Fi, ../shared/tools/qemu-esp32: its README says what it can and
 # cannot do): a badge's files on the chip's flash as cran flash writes them, the badge
 # started by its own main.py, its console on the emulated UART 0. What the real
-# interpreter says of the badge's heap comes from host_tools/mp/chip_harness.py (the
+# interpreter says of the badge's heap comes from host_tools/virtual/scripts/chip_harness.py (the
 # chip's boot.py here), on UART 1.
 #
 # The emulator's clock is its instructions' count (-icount): a step of the chip's CPU is
@@ -21,10 +21,11 @@ import tempfile
 import threading
 import time
 
-from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
+from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.boards import read_board
 from host_tools.device import flash
 from host_tools.game import gamekey
+from host_tools.virtual import SCRIPTS_DIR
 
 FLASH_SIZE = 0x400000        # the ESP32_GENERIC image's 4 MB
 IMAGE_OFFSET = 0x1000        # where its merged image is written (esptool write_flash)
@@ -34,7 +35,7 @@ ICOUNT = ("-icount", "shift=3,sleep=off")
 # The host's own deadlines are safety nets only (the chip's clock is the emulator's, and a
 # busy host just runs it slower): a step taking this long means the chip is stuck.
 HOST_TIMEOUT_S = 900
-HARNESS = os.path.join(MP_DIR, "chip_harness.py")
+HARNESS = os.path.join(SCRIPTS_DIR, "chip_harness.py")
 HOW_TO_GET_QEMU = (
     "no ESP32 emulator: ../shared/tools/qemu-esp32 beside the repository (or "
     "$CRAN_QEMU_ESP32) holds QEMU and the stock MicroPython image it boots")
@@ -70,7 +71,7 @@ IMPL = {"name": "micropython", "version": [1, 26, 1], "mpy": 11014,
 
 def lfs_image(files, blocks=VFS_BLOCKS):
     """{badge path: bytes} -> the bytes of a LittleFS partition holding them, made by
-    MicroPython's own LittleFS (host_tools/mp/lfs_image.py); main.py written last, as
+    MicroPython's own LittleFS (host_tools/virtual/scripts/lfs_image.py); main.py written last, as
     cran flash writes it."""
     from host_tools.virtual.runtimes import HOW_TO_GET_MICROPYTHON, find_micropython
     exe = find_micropython()
@@ -81,7 +82,8 @@ def lfs_image(files, blocks=VFS_BLOCKS):
                     for p in order)
     with tempfile.TemporaryDirectory(prefix="cran-lfs-") as tmp:
         out = os.path.join(tmp, "vfs.img")
-        proc = subprocess.run([exe, "-X", "heapsize=16M", os.path.join(MP_DIR, "lfs_image.py"),
+        proc = subprocess.run([exe, "-X", "heapsize=16M",
+                               os.path.join(SCRIPTS_DIR, "lfs_image.py"),
                                out, str(blocks)], input=lines.encode(),
                               capture_output=True, timeout=120)
         if proc.returncode != 0:

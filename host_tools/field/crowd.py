@@ -24,7 +24,7 @@ from host_tools import CommandError
 from host_tools.field.fieldsim import FieldBadge
 from host_tools.game.chains import GM_NAME, gm_anchor, radio_id, radio_sections, seed_of
 from host_tools.game.suggest import did_you_mean
-from host_tools.vhw.cpython import cryptolib
+from host_tools.virtual.micropython.cpython import cryptolib
 
 EXIT_BAD_INPUT = 2
 MAX_CROWD = 500

@@ -2,12 +2,12 @@
 # `cran vchip --field NAME` chips and of the station (`cran field --virtual NAME`) joined
 # over UDP on loopback through a hub, which carries every frame as the air and the
 # radios' MAC layer would: lost at a given rate, at a signal strength from each member's
-# place on a 30 m square (vhw/air.py's rssi_at), only to radios listening on the
+# place on a 30 m square (virtual/micropython/air.py's rssi_at), only to radios listening on the
 # sender's channel, a unicast frame only to the chip of that MAC (the sender told
 # whether it was acknowledged), one at an LR rate only to a radio whose protocol has LR.
 # The hub runs in the station's process; the members find it by the field's name (a port
-# file, locked while the hub runs: one air a name). Datagrams (vhw/espnow.py's): b"J" a
-# member joins or says what changed (its MACs, channel, protocols, whether it listens;
+# file, locked while the hub runs: one air a name). Datagrams (virtual/micropython/espnow.py's):
+# b"J" a member joins or says what changed (its MACs, channel, protocols, whether it listens;
 # then "X,Y", where it stands, in m, `cran vbadge --at`), b"F" a frame it sends; to a
 # member, b"F" a frame it hears and b"A" the answer to a unicast frame it sent.
 import hashlib
@@ -23,7 +23,7 @@ import threading
 import time
 
 from host_tools import CommandError
-from host_tools.vhw.air import MAX_FRAME, RX_BUFFER, Radio, rssi_at
+from host_tools.virtual.micropython.air import MAX_FRAME, RX_BUFFER, Radio, rssi_at
 
 try:
     import fcntl
@@ -31,7 +31,8 @@ except ImportError:   # Windows: no lock, a second air of the same name takes th
     fcntl = None
 
 FIELD_SIDE_M = 30.0
-ENV = "CRAN_FIELD_PORT"   # how a virtual badge's espnow (vhw/espnow.py) finds the hub
+# How a virtual badge's espnow (virtual/micropython/espnow.py) finds the hub ...
+ENV = "CRAN_FIELD_PORT"
 AT_ENV = "CRAN_FIELD_AT"  # ... and says where it stands ("X,Y", in m)
 MAX_PLACE_M = 1000.0
 # A member of another process that has sent nothing for this long has left (its process
@@ -73,8 +74,8 @@ def place(text):
 
 def member_env(name, at=None):
     """What a virtual badge's process is given to join the running field `name`
-    (vhw/espnow.py reads it), standing at "X,Y" (or where the hub puts it) -> {variable:
-    value}. CommandError when nobody runs the field or the place is not one."""
+    (virtual/micropython/espnow.py reads it), standing at "X,Y" (or where the hub puts it) ->
+    {variable: value}. CommandError when nobody runs the field or the place is not one."""
     env = {ENV: str(hub_port(name))}
     if at is not None:
         if place(at) is None:
@@ -191,9 +192,9 @@ class Hub:
         return self.random.uniform(0, FIELD_SIDE_M), self.random.uniform(0, FIELD_SIDE_M)
 
     def radio(self, x=None, y=None, clock=None):
-        """A radio of this process on this air, at (x, y) or a random spot: vhw/air.py's,
-        as strict (cran.radio.link's driver methods): the station's. With clock (-> ms, the
-        time stamped on what arrives), a StampedRadio: a crowd's badge's."""
+        """A radio of this process on this air, at (x, y) or a random spot:
+        virtual/micropython/air.py's, as strict (cran.radio.link's driver methods): the station's.
+        With clock (-> ms, the time stamped on what arrives), a StampedRadio: a crowd's badge's."""
         with self.lock:
             where = (x, y) if x is not None else self._spot()
             r = Radio(self, *where) if clock is None else StampedRadio(self, *where, clock)
@@ -499,8 +500,9 @@ class StampedRadio(Radio):
     `now`), then heard or not by when it came: heard if the radio was on at that time,
     as read at the step that reaches it. A thread that runs late then hears what the
     badge would have heard on time, not what came while it was behind; and it hears
-    nothing early: a frame stamped after its `now` waits for it. Strict as vhw/air.py's:
-    a receive buffer of RX_BUFFER bytes between two reads drops what does not fit."""
+    nothing early: a frame stamped after its `now` waits for it. Strict as
+    virtual/micropython/air.py's: a receive buffer of RX_BUFFER bytes between two reads drops what
+    does not fit."""
 
     def __init__(self, hub, x, y, clock):
         super().__init__(hub, x, y)

@@ -1,7 +1,7 @@
 # A whole field in one process, in virtual time: badges (the rules engine and the
 # firmware's radio, cran.radio.link and cran.radio, unchanged) and the game master's station on
-# a virtual air (vhw/air.py) that loses frames, a millisecond a step. For tests and for
-# `make bench`'s stop -> every badge frozen figure.
+# a virtual air (virtual/micropython/air.py) that loses frames, a millisecond a step. For tests and
+# for `make bench`'s stop -> every badge frozen figure.
 from cran import radio
 from cran.core.engine import act, new_state
 from cran.core.engine import tick as engine_tick
@@ -14,8 +14,8 @@ from cran.radio.start import wire
 from cran.radio.treat import Chain
 from host_tools.field.station import Station
 from host_tools.game.chains import chain_token, gm_anchor
-from host_tools.vhw import air as vair
-from host_tools.vhw.cpython import cryptolib
+from host_tools.virtual.micropython import air as vair
+from host_tools.virtual.micropython.cpython import cryptolib
 
 GAME_KEY = bytes(range(32))
 GM_SEED, HEALER_SEED = b"G" * 16, b"H" * 16
@@ -30,10 +30,10 @@ def _authorities():
 
 class FieldBadge:
     """A badge as the app wires one: the engine's state, its link (cran.radio.link, as the
-    firmware has it), and what its wearer was offered. air: its radio (vhw/air.py's,
-    or a hub's: cran.radio.link's driver methods); authorities: {id: [role, 0, anchor]} as
-    cran.radio.Listener takes them (its own: the listener spends its tokens in it).
-    kept: a file for what outlives a restart (its counter's mark, the tokens it spent,
+    firmware has it), and what its wearer was offered. air: its radio
+    (virtual/micropython/air.py's, or a hub's: cran.radio.link's driver methods); authorities: {id:
+    [role, 0, anchor]} as cran.radio.Listener takes them (its own: the listener spends its tokens
+    in it). kept: a file for what outlives a restart (its counter's mark, the tokens it spent,
     its own chain's next), read and written by the firmware's own code, as a badge's
     radio.json (cran.radio.start.wire, Link.save); None: kept in memory. clock: -> its
     wall clock (unix seconds), as cran flash sets a badge's; None: unknown."""

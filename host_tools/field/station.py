@@ -26,7 +26,7 @@ from cran.radio.link import (
 from cran.radio.orders import ANSWER, ANSWER_BYTES
 from host_tools.game.chains import chain_token, gm_anchor
 from host_tools.home import write_private
-from host_tools.vhw.cpython import cryptolib
+from host_tools.virtual.micropython.cpython import cryptolib
 
 GM_STEPS = radio.CHAIN_STEPS
 TAG_BYTES = radio._TAG_BYTES

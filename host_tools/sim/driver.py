@@ -1,5 +1,5 @@
 # The live badge in its own process (the MicroPython unix port or CPython), one JSON
-# line each way (host_tools/mp/live_driver.py); and the wearer's config from the files
+# line each way (host_tools/virtual/scripts/live_driver.py); and the wearer's config from the files
 # `cran sim` is given, checked by the firmware's own config loader before it starts.
 import json
 import os
@@ -8,11 +8,12 @@ import subprocess
 import tempfile
 
 from gamefiles import scenario
-from host_tools import FIRMWARE_DIR, MP_DIR, CommandError
+from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.boards import BOARDS_DIR
 from host_tools.game.gamekey import KEY_FILE
 from host_tools.home import write_private
-from host_tools.vhw import sys_path
+from host_tools.virtual import SCRIPTS_DIR
+from host_tools.virtual.micropython import sys_path
 from host_tools.virtual.runtimes import (
     HOW_TO_GET_CIRCUITPYTHON,
     HOW_TO_GET_MICROPYTHON,
@@ -20,7 +21,7 @@ from host_tools.virtual.runtimes import (
     interpreter,
 )
 
-DRIVER = os.path.join(MP_DIR, "live_driver.py")
+DRIVER = os.path.join(SCRIPTS_DIR, "live_driver.py")
 RADIO_FILE = "radio.json"   # cran.radio.link's, in the flash's root
 # Fields that mark a JSON file as a badge config (`cran config`), not a bare character.
 _WEARER_KEYS = ("character", "settings", "lang", "volume_percent", "light_sleep")

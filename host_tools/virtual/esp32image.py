@@ -11,7 +11,8 @@ IMAGE_SHA256 = "6b5272b6edd15fc4d1627ec559a27a5d5a7b86e5ea7f8013941eb10c877edd4e
 # What a chip's heap holds that the bench's virtual parts, which are the runner's, do
 # not put in the badge's (bytes, 32-bit: the chip's GC blocks of 16). (what, the board
 # part or game it comes with or None: every badge, bytes, how it was measured.) The bench
-# makes each one in the badge's heap as its boot starts (host_tools/mp/badge_driver.py).
+# makes each one in the badge's heap as its boot starts
+# (host_tools/virtual/scripts/badge_driver.py).
 CHIP_ALLOCATIONS = (
     ("the boot", None, 800,
      "in use when main.py starts: _boot.py's LittleFS mount of / and its flashbdev "

@@ -1,6 +1,7 @@
-# The battery estimate: what the virtual hardware counted through a game day (vhw/meter.py)
-# times a table of currents, each with its source (docs/POWER.md says the same, with
-# the reasoning). Pure arithmetic, so it is unit-tested against a hand computation.
+# The battery estimate: what the virtual hardware counted through a game day
+# (virtual/micropython/meter.py) times a table of currents, each with its source (docs/POWER.md
+# says the same, with the reasoning). Pure arithmetic, so it is unit-tested against a hand
+# computation.
 
 # Currents in mA at the 3.3 V rail. (value, source)
 CHIPS = {

@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 from gamefiles import scenario
-from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, MP_DIR, CommandError
+from host_tools import FIRMWARE_DIR, GAMEFILES_ROOT, CommandError
 from host_tools.boards import BOARDS_DIR, read_board
+from host_tools.virtual import SCRIPTS_DIR
 
 RUNTIMES = ("cpython", "micropython", "circuitpython")
 HOW_TO_GET_MICROPYTHON = (
@@ -71,15 +72,15 @@ def run_scenario(text, runtime="cpython", start_tick=0):
 
 
 def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None, cwd=None):
-    """Run a driver of host_tools/mp/ on a runtime (options: the interpreter's own, e.g.
-    -X heapsize; compiled: a folder where MicroPython finds the driver as .mpy, run as a
+    """Run a driver of host_tools/virtual/scripts/ on a runtime (options: the interpreter's own,
+    e.g. -X heapsize; compiled: a folder where MicroPython finds the driver as .mpy, run as a
     module; cwd: the folder it runs in) -> the JSON values it printed."""
     exe = interpreter(runtime)
     if exe is None:
         raise RuntimeFailure(HOW_TO_GET_CIRCUITPYTHON if runtime == "circuitpython"
                              else HOW_TO_GET_MICROPYTHON)
     env = None
-    script = [os.path.join(MP_DIR, args[0])]
+    script = [os.path.join(SCRIPTS_DIR, args[0])]
     if compiled is not None:
         # The port's own path is replaced: keep its frozen modules (asyncio).
         env = dict(os.environ, MICROPYPATH=compiled + os.pathsep + ".frozen")
@@ -143,7 +144,7 @@ class RunnerHeap:
         self.base = base
         self.ratio = total / heapsize
         # The badge's names, made by the runner before its base was measured
-        # (host_tools/mp/badgenames.py): what they weigh made alone, charged to the
+        # (host_tools/virtual/scripts/badgenames.py): what they weigh made alone, charged to the
         # badge's heap (the most of the run's jobs).
         self.names = 0
 
@@ -185,15 +186,15 @@ def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0, **op
 
 def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mpy=False,
                    heap_kb=None, runner=None, on_heap=None, romfs=False):
-    """badge_job()s through host_tools/mp/badge_driver.py. mpy: the firmware compiled as
-    `cran flash` does (build.compile_firmware), loaded as .mpy. heap_kb: the badge's own
+    """badge_job()s through host_tools/virtual/scripts/badge_driver.py. mpy: the firmware compiled
+    as `cran flash` does (build.compile_firmware), loaded as .mpy. heap_kb: the badge's own
     heap, the runner's share added as measured (runner: a RunnerHeap measured before for
     the same jobs, else measured now); on_heap(RunnerHeap) hears of it. romfs: the .mpy
     in a ROMFS image (build.romfs_image), mounted and run in place as a badge with a
     ROMFS partition runs them (the image is the runner's share). MicroPython only."""
     import tempfile
 
-    from host_tools.vhw import sys_path
+    from host_tools.virtual.micropython import sys_path
     stdin = "".join(_job_lines(job) for job in jobs)
     with tempfile.TemporaryDirectory(prefix="cran-badge-") as tmp:
         firmware = FIRMWARE_DIR
@@ -250,8 +251,8 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
                                          mode + radio] + vhw,
                                stdin, 600, options, compiled, cwd=tmp)
         if measured:
-            # The runner makes the badge's names first (host_tools/mp/badgenames.py): each
-            # job's badge is charged what its own weigh, made alone as on a badge; and
+            # The runner makes the badge's names first (host_tools/virtual/scripts/badgenames.py):
+            # each job's badge is charged what its own weigh, made alone as on a badge; and
             # what the chip's own heap holds that the virtual parts don't put in the
             # badge's (host_tools.virtual.esp32image), made in it by the runner.
             # Each board read once, however many jobs run on it.
@@ -283,7 +284,7 @@ def circuitpython_path(tmp):
     Adafruit's libraries from the installed packages (copied to tmp/lib, as on a
     CIRCUITPY drive)."""
     from host_tools.cplibs import copy_libraries
-    from host_tools.vcp import VCP_DIR
+    from host_tools.virtual.circuitpython import VCP_DIR
     lib = os.path.join(tmp, "lib")
     copy_libraries(lib)
     return [VCP_DIR, lib]
@@ -293,22 +294,23 @@ def compile_runner(out_dir):
     """badge_driver.py and the virtual hardware compiled to .mpy in out_dir, as the
     firmware is (build.compile_modules). -> the virtual hardware's folders, for sys.path"""
     from host_tools.build import compile_modules
-    from host_tools.vhw import VHW_DIR, sys_path
+    from host_tools.virtual.micropython import VHW_DIR, sys_path
     folders = sys_path("micropython")
-    sources = [(os.path.join(MP_DIR, name), name)
+    sources = [(os.path.join(SCRIPTS_DIR, name), name)
                for name in ("badge_driver.py", "badgenames.py")]
-    for folder in folders:
-        rel = os.path.relpath(folder, os.path.dirname(VHW_DIR)).replace(os.sep, "/")
-        sources += [(os.path.join(folder, name), rel + "/" + name)
+    # In out_dir as vhw/ and vhw/mponly/: short, since each path is a name the runner
+    # keeps, and no folder there named as a module (micropython/) beside the runner.
+    rels = [os.path.normpath(os.path.join("vhw", os.path.relpath(f, VHW_DIR))) for f in folders]
+    for folder, rel in zip(folders, rels):
+        sources += [(os.path.join(folder, name), rel.replace(os.sep, "/") + "/" + name)
                     for name in sorted(os.listdir(folder)) if name.endswith(".py")]
     compile_modules(sources, out_dir)
-    return [os.path.join(out_dir, os.path.relpath(f, os.path.dirname(VHW_DIR)))
-            for f in folders]
+    return [os.path.join(out_dir, rel) for rel in rels]
 
 
 def names_modules(job, board=None):
-    """The names modules (host_tools/mp/badgenames.py) a job's badge makes names from at
-    its start, as cran.start picks them: every module's, its board's parts', and the
+    """The names modules (host_tools/virtual/scripts/badgenames.py) a job's badge makes names from
+    at its start, as cran.start picks them: every module's, its board's parts', and the
     radio's when its game has one. board: the job's Board, when the caller has read it."""
     board = board or read_board(job["board"])
     screen = board.display

@@ -1,5 +1,5 @@
 # `cran vbadge`: a virtual badge behind a pseudo-terminal. The firmware runs inside the
-# MicroPython unix port on a LittleFS flash image (host_tools/mp/vbadge_boot.py); this
+# MicroPython unix port on a LittleFS flash image (host_tools/virtual/scripts/vbadge_boot.py); this
 # supervisor stands where a badge's USB-serial chip stands: it owns the port (a pty whose
 # path it prints), relays bytes, and boots the chip again when it resets. Real mpremote
 # and `cran flash` copy files to it, run code, reset it and use its console as a badge's.
@@ -35,21 +35,22 @@ import termios
 import time
 import tty
 
-from host_tools import MP_DIR, CommandError
-from host_tools.vhw import VHW_DIR
-from host_tools.virtual import registry
+from host_tools import CommandError
+from host_tools.virtual import SCRIPTS_DIR, registry
+from host_tools.virtual.micropython import VHW_DIR
 from host_tools.virtual.runtimes import (
     HOW_TO_GET_CIRCUITPYTHON,
     find_circuitpython,
 )
 
-BOOT_SCRIPT = os.path.join(MP_DIR, "vbadge_start.py")   # (vbadge_boot.py, Ctrl-C off first)
-CP_BOOT_SCRIPT = os.path.join(MP_DIR, "cpbadge_boot.py")   # a CircuitPython board's chip
+BOOT_SCRIPT = os.path.join(SCRIPTS_DIR, "vbadge_start.py")   # (vbadge_boot.py, Ctrl-C off first)
+CP_BOOT_SCRIPT = os.path.join(SCRIPTS_DIR, "cpbadge_boot.py")   # a CircuitPython board's chip
 IMAGE_BYTES = 2 * 1024 * 1024   # a new image: the size of an ESP32's usual vfs partition
 # --romfs: the ROMFS partition of MicroPython's ESP32 ROMFS variant (its
 # partitions-4MiB-romfs.csv gives 0x20000 bytes).
 ROMFS_BYTES = 0x20000
-NVM_BYTES = 8192   # host_tools/vcp/microcontroller.py's, an ESP32-S3's microcontroller.nvm
+# host_tools/virtual/circuitpython/microcontroller.py's, an ESP32-S3's microcontroller.nvm
+NVM_BYTES = 8192
 EXIT_BAD_IMAGE = 3              # vbadge_boot.py's exit codes
 EXIT_RESET = 80
 PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
@@ -551,8 +552,8 @@ def _hung_up(fd):
 
 class CircuitPythonBadge(VBadge):
     """A board whose runtime is CircuitPython: each chip is the CircuitPython unix port
-    on host_tools/mp/cpbadge_boot.py, its file system a folder standing for the CIRCUITPY
-    drive (`cran flash --drive` fills it), microcontroller.nvm in a file of its own. The
+    on host_tools/virtual/scripts/cpbadge_boot.py, its file system a folder standing for the
+    CIRCUITPY drive (`cran flash --drive` fills it), microcontroller.nvm in a file of its own. The
     supervisor, the port and the console are the MicroPython badge's."""
     interpreter = "circuitpython"
     soft_reboot = b"soft reboot\r\n"
@@ -562,7 +563,7 @@ class CircuitPythonBadge(VBadge):
         VBadge.__init__(self, exe, drive, board_file, nvm_file, pass_fds)
 
     def chip_args(self, action, cause):
-        from host_tools.vcp import VCP_DIR
+        from host_tools.virtual.circuitpython import VCP_DIR
         return [CP_BOOT_SCRIPT, action, self.image, self.board_file, str(cause), VCP_DIR,
                 self.nvs_file, self.chip_name, self.watchdog_file]
 

@@ -1,9 +1,9 @@
 # The static site `cran web` writes: the badge's real firmware, as `cran flash` compiles it
 # (build.compile_firmware), run by MicroPython's WebAssembly port (the npm package, pinned
 # by package-lock.json beside this file, fetched by npm at build time) on the virtual
-# hardware cran sim's badge runs on (host_tools/vhw), driven by the page through cran
-# sim's driver (host_tools/mp/live_driver.py, webbadge.py over it). Everything the page
-# runs is in one ROMFS image (badge.romfs), mounted by the port at /rom as a badge mounts
+# hardware cran sim's badge runs on (host_tools/virtual/micropython), driven by the page through
+# cran sim's driver (host_tools/virtual/scripts/live_driver.py, webbadge.py over it). Everything
+# the page runs is in one ROMFS image (badge.romfs), mounted by the port at /rom as a badge mounts
 # its ROMFS partition; nothing is fetched from anywhere else, at build time but npm's.
 import contextlib
 import hashlib
@@ -14,9 +14,10 @@ import shutil
 import subprocess
 import tempfile
 
-from host_tools import GAMEFILES_ROOT, MP_DIR, CommandError, build
+from host_tools import GAMEFILES_ROOT, CommandError, build
 from host_tools.boards import BOARDS_DIR, board_ids
-from host_tools.vhw import VHW_DIR
+from host_tools.virtual import SCRIPTS_DIR
+from host_tools.virtual.micropython import VHW_DIR
 from host_tools.web import lessons
 
 WEB_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -28,13 +29,14 @@ SIZE_TARGET = 2 * 1024 * 1024   # the whole site, the port included (bytes)
 HOW_TO_GET_NPM = ("no npm found: cran web fetches MicroPython's WebAssembly port with it "
                   "(Debian: apt-get install nodejs npm)")
 # In the image, as the page's sys.path finds them: the virtual hardware first (its
-# `time` and `machine` over the port's), as host_tools.vhw.sys_path("micropython") puts
-# them for cran sim; the drivers; then the firmware (cran/), as on a badge's ROMFS.
+# `time` and `machine` over the port's), as host_tools.virtual.micropython's
+# sys_path("micropython") puts them for cran sim (in the image: vhw/, the virtual
+# hardware); the drivers; then the firmware (cran/), as on a badge's ROMFS.
 _SHIMS = [(os.path.join(VHW_DIR, n + ".py"), "vhw/%s.py" % n)
           for n in ("machine", "neopixel", "vclock", "world", "time", "esp32")] + [
     (os.path.join(VHW_DIR, "mponly", n + ".py"), "vhw/%s.py" % n) for n in ("select", "vtasks")
-] + [(os.path.join(MP_DIR, "live_driver.py"), "web/live_driver.py"),
-     (os.path.join(os.path.dirname(MP_DIR), "debrief", "journal.py"), "web/journal.py"),
+] + [(os.path.join(SCRIPTS_DIR, "live_driver.py"), "web/live_driver.py"),
+     (os.path.join(os.path.dirname(WEB_DIR), "debrief", "journal.py"), "web/journal.py"),
      (os.path.join(GAMEFILES_ROOT, "gamefiles", "__init__.py"), "gamefiles/__init__.py"),
      (os.path.join(GAMEFILES_ROOT, "gamefiles", "scenario.py"), "gamefiles/scenario.py")] + [
     (os.path.join(WEB_DIR, "mp", n), "web/" + n) for n in ("webbadge.py", "webflash.py",

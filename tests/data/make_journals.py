@@ -21,7 +21,7 @@ sys.path[:0] = [REPO]
 
 from host_tools import FIRMWARE_DIR  # noqa: E402
 from host_tools.boards import BOARDS_DIR  # noqa: E402
-from host_tools.vhw import sys_path  # noqa: E402
+from host_tools.virtual.micropython import sys_path  # noqa: E402
 
 sys.path[:0] = sys_path("cpython") + [FIRMWARE_DIR]
 

@@ -1,5 +1,6 @@
 # Checks run inside the CircuitPython interpreter on the strict virtual CircuitPython
-# modules (host_tools/vcp) with Adafruit's libraries, printed as tests/mp/checks.py does:
+# modules (host_tools/virtual/circuitpython) with Adafruit's libraries, printed as
+# tests/mp/checks.py does:
 #   circuitpython cp_driver.py FIRMWARE_DIR VCP_DIR LIB_DIR ROOT BOARDS_DIR GAMEFILES_ROOT
 import json
 import sys

@@ -1,5 +1,5 @@
-# The drivers (cran.hal) on the virtual hardware (host_tools/vhw), run the same way by
-# the MicroPython unix port and by CPython:
+# The drivers (cran.hal) on the virtual hardware (host_tools/virtual/micropython), run the same way
+# by the MicroPython unix port and by CPython:
 #   <python> hal_driver.py FIRMWARE_DIR VHW_DIR EXTRA_DIR
 # Prints one JSON line per check: {"id", "result"} or {"id", "crash"}; the assertions are
 # in tests/test_hal.py, so both runtimes are held to the same expectations.

@@ -1,6 +1,6 @@
 # The badge in the page (`cran web`): the driver its JavaScript calls, inside MicroPython's
-# WebAssembly port. It is cran sim's driver (host_tools/mp/live_driver.py: the whole app,
-# cran.app, on the virtual hardware, one command in, one frame out) with what a page
+# WebAssembly port. It is cran sim's driver (host_tools/virtual/scripts/live_driver.py: the whole
+# app, cran.app, on the virtual hardware, one command in, one frame out) with what a page
 # adds: the screen's picture read back from its bus (panels.py), the flash a page holds
 # (webflash.py), and a lesson's trace, the events `cran scenario --json` prints, made
 # from what the badge itself tells (its cues), checked by the scenario's expect lines.

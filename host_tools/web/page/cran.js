@@ -1,7 +1,7 @@
 // cran web: the badge in a browser. The badge's own firmware runs in MicroPython's
 // WebAssembly port (micropython.mjs), started from badge.romfs by webbadge.py, the page's
-// driver (cran sim's, host_tools/mp/live_driver.py, over the virtual hardware). This file
-// only draws what the badge shows (its LEDs, its screen's glass, its buzzer), turns a
+// driver (cran sim's, host_tools/virtual/scripts/live_driver.py, over the virtual
+// hardware). This file only draws what the badge shows (its LEDs, its screen's glass, its buzzer), turns a
 // finger on the page into its buttons' levels, and moves its clock, as cran sim does in
 // a terminal. A lesson is a scenario file with words (site.json): its actions are the
 // wearer's presses (or the console's, for what others do), its expect lines are checked

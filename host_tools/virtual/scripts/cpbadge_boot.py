@@ -50,7 +50,7 @@ def wire(board_file, cause, chip):
         spec = json.loads(f.read())
     board.define(spec["circuitpython_board"])
     vclock.use_real_clock(_host_time.ticks_ms, _host_time.sleep_ms)
-    # vcp's select, loaded above: the console's stream polled for real by the port's own
+    # circuitpython/'s select, loaded above: the console's stream polled for real by the port's own
     sys.modules["select"].host = _host_select
     microcontroller.history = 16
     microcontroller.cpu.reset_reason = [r for r, n in _CAUSES if n == cause][0]

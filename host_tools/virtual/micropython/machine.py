@@ -30,7 +30,7 @@ lightsleep_ms = 0        # virtual ms spent in lightsleep
 # reset_all(). The chip is awake whenever it is not in lightsleep.
 _counting_since = 0      # vclock.elapsed_ms() at reset_all()
 pwm_totals = {}          # pin id -> [ms with duty > 0, sum of duty_u16 x ms]
-radio_on_ms = 0          # the Wi-Fi station interface's active time (vhw/network.py)
+radio_on_ms = 0          # the Wi-Fi station interface's active time (micropython/network.py)
 _freq_hz = 160000000
 # `cran vbadge`, where a reset ends the MicroPython process: a callable(cause, why) run
 # before VirtualReset is raised (it raises SystemExit instead).

@@ -24,14 +24,14 @@ if __name__ == "__main__":
 
 MICROPYTHON = sys.implementation.name == "micropython"
 # CircuitPython (a board whose file says so): the virtual CircuitPython modules
-# (host_tools/vcp) and Adafruit's libraries on the path, the firmware's MicroPython
-# names (time, machine) over them, as badge_driver.py and code.py have them.
+# (host_tools/virtual/circuitpython) and Adafruit's libraries on the path, the firmware's
+# MicroPython names (time, machine) over them, as badge_driver.py and code.py have them.
 CIRCUITPYTHON = sys.implementation.name == "circuitpython"
 if CIRCUITPYTHON:
     from cran.hal_cp import runtime
     runtime.install()
     import board as cp_board  # noqa: E402
-    import microcontroller as machine  # noqa: E402  (its test hooks are vhw machine's)
+    import microcontroller as machine  # noqa: E402  (its test hooks are micropython/machine.py's)
     import neopixel_write  # noqa: E402
     import pwmio  # noqa: E402
     import vclock  # noqa: E402
@@ -302,7 +302,7 @@ def _real_time_s():
 def _stdin_waiting():
     """A poll of stdin: on a field, what tells the badge's run a command has come."""
     if MICROPYTHON:
-        import uselect as select  # the built-in: the virtual one (vhw/mponly) is asyncio's
+        import uselect as select  # the built-in: the virtual one (micropython/mponly) is asyncio's
     else:
         import select
     waiting = select.poll()

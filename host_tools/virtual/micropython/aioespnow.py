@@ -1,6 +1,6 @@
 # `aioespnow`, as the ESP32 port freezes it (micropython-lib's): ESP-NOW's reads and
 # sends awaited through asyncio's poller, which asks the ESPNow object (a pollable
-# stream, vhw/espnow.py) whether a frame is waiting or a send may go. MicroPython only.
+# stream, micropython/espnow.py) whether a frame is waiting or a send may go. MicroPython only.
 # asyncio is imported when first awaited, not with the virtual parts: imported while
 # their folder is on sys.path, its `time` would be the virtual clock's time.py.
 import espnow

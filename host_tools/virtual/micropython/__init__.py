@@ -1,5 +1,8 @@
-# Virtual hardware: folders that go FIRST on sys.path so the real firmware imports these
-# `machine`, `neopixel`, `time` (MicroPython) and friends instead of the built-ins.
+# MicroPython's ESP32 modules, virtual (the virtual hardware: machine, esp32, neopixel,
+# network, espnow, time... on a virtual clock): this folder goes FIRST on the path of the
+# interpreter running the firmware, so that it imports them under those bare names
+# instead of the port's built-ins. mponly/: MicroPython alone; cpython/: CPython
+# standing in for MicroPython.
 import os
 
 VHW_DIR = os.path.dirname(os.path.abspath(__file__))

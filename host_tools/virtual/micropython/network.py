@@ -35,8 +35,8 @@ _active_since = None   # vclock.elapsed_ms() when the first interface went activ
 _up = [False, False]   # each interface's active(), by its index
 _protocol = [MODE_11B | MODE_11G | MODE_11N] * 2
 _channel = [1]
-on_change = None   # called when what the air must know changes (vhw/espnow.py's field)
-# Called when the radio goes off (vhw/espnow.py sets it as it loads: what it heard is
+on_change = None   # called when what the air must know changes (micropython/espnow.py's field)
+# Called when the radio goes off (micropython/espnow.py sets it as it loads: what it heard is
 # lost then, as on the chip). A hook, not an import: espnow imports network.
 on_radio_off = None
 

@@ -272,8 +272,8 @@ def _be_a_chip(board):
 
 
 _BUILT_IN_STUB = """# One of the chip's built-in modules, found again after a program emptied
-# sys.modules (`cran vchip`, host_tools/mp/vchip_boot.py: this folder last on sys.path).
-# A chip's built-in module is never lost: the part made at boot, wired as the board
+# sys.modules (`cran vchip`, host_tools/virtual/scripts/vchip_boot.py: this folder last on
+# sys.path). A chip's built-in module is never lost: the part made at boot, wired as the board
 # says, is the one the program gets back, not a new one.
 import sys
 

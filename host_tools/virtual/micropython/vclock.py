@@ -204,7 +204,7 @@ def patch_cpython_time():
                      ticks_diff=ticks_diff, sleep_ms=sleep_ms, sleep_us=sleep_us)
 
 
-# ---- the calendar (the RTCs: vhw machine.RTC, vcp rtc and time) ----------------------
+# ---- the calendar (the RTCs: machine.RTC here, circuitpython/'s rtc and time) ------
 
 def days_from_civil(y, m, d):
     # Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).

@@ -6,8 +6,8 @@
 # for the library's own pure-Python one (asyncio/task.py), as the built-in C queue
 # (_asyncio, which no file can shadow) stamps a task it is given without a time with
 # the host's real clock (on a board, the same clock as supervisor.ticks_ms).
-# In `cran vbadge` (host_tools/mp/cpbadge_boot.py) the clock is real and the console is
-# the process's stdin: `host` is then the port's own select, which waits on such streams
+# In `cran vbadge` (host_tools/virtual/scripts/cpbadge_boot.py) the clock is real and the console
+# is the process's stdin: `host` is then the port's own select, which waits on such streams
 # while the virtual parts' alarms (keypad's scans, the watchdog) fire on time.
 import sys
 

@@ -23,7 +23,7 @@
 #   through MicroPython's scheduler when a frame arrives (on a field, a thread of its own
 #   watches the air as the chip's Wi-Fi task does: the program's own loop need not);
 # - the object is pollable (ioctl MP_STREAM_POLL), so MicroPython's asyncio waits on it,
-#   as the port's aioespnow does (vhw/aioespnow.py).
+#   as the port's aioespnow does (micropython/aioespnow.py).
 import os
 import struct
 import sys

@@ -26,7 +26,7 @@
 #   ring, made in it while the radio listens, as the chip makes it.
 # stdout: one JSON line as each thing happens, never kept (the runner must not grow):
 #   {"heap": {"base": B, "total": T}}   MicroPython: bytes in use before any cran module is
-#                                       imported (vhw, this runner, the first job), of T
+#                                       imported (virtual hardware, runner, first job), of T
 #   {"job": N, "event": [...]}          gamefiles.scenario.run()'s format; a "mem" step gives
 #                                       ["mem", T_MS, live bytes of the badge, GCs so far]
 #   {"job": N, "end": true}             or {"job": N, "error": TEXT}, or, out of memory,
@@ -61,14 +61,14 @@ if __name__ == "__main__":
         gc.collect()        # the names modules' own objects, gone before the runner loads
 
 MICROPYTHON = sys.implementation.name == "micropython"
-# CircuitPython: the virtual CircuitPython modules (host_tools/vcp) and Adafruit's
-# libraries on the path; the firmware's MicroPython names (time, machine) over them.
+# CircuitPython: the virtual CircuitPython modules (host_tools/virtual/circuitpython) and
+# Adafruit's libraries on the path; the firmware's MicroPython names (time, machine) over them.
 CIRCUITPYTHON = sys.implementation.name == "circuitpython"
 if CIRCUITPYTHON:
     from cran.hal_cp import runtime
     runtime.install()
     import board as cp_board  # noqa: E402
-    import microcontroller as machine  # noqa: E402  (its test hooks are vhw machine's)
+    import microcontroller as machine  # noqa: E402  (its test hooks are micropython/machine.py's)
     import vclock  # noqa: E402
     world = vclock.vhw_module("world")
 else:
