@@ -20,7 +20,6 @@ SAYS = ("armure", "resiste", "cri")
 SAY_MS = 3 * 8 * SLOT_MS    # a motif of 8 steps, three times: 3072 ms
 
 
-
 def look(state, now):
     """Which look the public sees: a name of cran.cues._LOOKS (an answer of SAYS for
     SAY_MS after the engine asked for it)."""
