@@ -127,7 +127,7 @@ class State:
         return max(0, ticks_diff(value, now))
 
     def effects(self):
-        """Running timed effects, sorted: EFFECT_TIMERS'."""
+        """The running timers that are effects (EFFECT_TIMERS), sorted."""
         return sorted(n for n in self.timers if n in EFFECT_TIMERS)
 
     def in_combat(self):
