@@ -461,15 +461,75 @@ def test_watchdog_resets_go_in_the_journal_and_three_make_safe_mode(app_checks):
     assert r["after_power_on"] is False
 
 
+def test_main_lets_the_apps_constructor_go_once_the_app_is_made(micropython, tmp_path):
+    # cran.run.main: the app is made once a boot, so its constructor's bytecode goes
+    # after it, as the start's does; the app runs and answers as ever.
+    lines, hw = _start(micropython, tmp_path, '{"board": "atom-lite"}', _atom_lite(),
+                       stdin="status\n",
+                       wired=[os.path.join(BOARDS_DIR, "atom-lite.json")])
+    assert hw["started"] and hw["constructor"] == "let go" and hw["watchdog"], (lines, hw)
+    assert json.loads(lines[0])["etat"] == "pleine-forme"
+
+
+_CLASS_WITH_A_CONSTRUCTOR = """
+class Made:
+    def __init__(self, x):
+%s
+"""
+
+
+def test_a_constructor_set_to_none_frees_its_bytecode_where_del_would_not(
+        micropython, tmp_path):
+    # Why cran.run.main sets App.__init__ to None rather than deleting it: MicroPython
+    # leaves a deleted class attribute's value in the class's table (a module's or a
+    # dict's it clears), so the function and its bytecode would stay.
+    (tmp_path / "made.py").write_text(_CLASS_WITH_A_CONSTRUCTOR % "".join(
+        "        self.f%d = x\n" % i for i in range(40)))
+    script = tmp_path / "free.py"
+    script.write_text("""
+import gc, sys
+sys.path.insert(0, %r)
+
+def clear(n):   # the C stack's stale words written over
+    if n:
+        clear(n - 1)
+
+def freed(let_go):
+    import made
+    thing = made.Made(1)
+    clear(40)
+    gc.collect(); before = gc.mem_alloc()
+    let_go(type(thing))
+    clear(40)
+    gc.collect(); after = gc.mem_alloc()
+    del sys.modules["made"]
+    return before - after
+
+def deleted(cls):
+    del cls.__init__
+
+def set_none(cls):
+    cls.__init__ = None
+
+print(freed(deleted), freed(set_none))
+""" % str(tmp_path))
+    out = subprocess.run([micropython, str(script)], capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr
+    by_del, by_none = map(int, out.stdout.split())
+    assert by_del <= 0 and by_none >= 40 * 3   # 40 attribute stores at least 3 B each
+
+
 # ---- a badge that can't start ------------------------------------------------------
 
-def _start(micropython, tmp_path, config, board_text=None, stdin="status\ncoup\n"):
+def _start(micropython, tmp_path, config, board_text=None, stdin="status\ncoup\n",
+           wired=()):
     (tmp_path / "boards").mkdir()
     (tmp_path / "config.json").write_text(config)
     if board_text is not None:
         (tmp_path / "boards" / "atom-lite.json").write_text(board_text)
     out = subprocess.run([micropython, os.path.join(MP, "app_main.py"), FIRMWARE_DIR,
-                          *sys_path("micropython"), str(tmp_path)], input=stdin,
+                          *sys_path("micropython"), str(tmp_path), *wired], input=stdin,
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stdout + out.stderr   # no crash, no reset loop
     # What was typed came back as typed (app_main.py puts the echo on stderr; its \r\n
@@ -496,7 +556,8 @@ def test_a_broken_board_file_gives_a_message_and_the_error_cue(micropython, tmp_
     assert json.loads(lines[1])["error"] in lines[0]
     assert lines[2].startswith("error: the badge could not start")
     # The watchdog (main.py starts it first) is fed by that console: no reset loop.
-    assert hw == {"started": False, "watchdog": True, "strips": {"27": [[60, 0, 0]]}}
+    assert hw == {"started": False, "watchdog": True, "strips": {"27": [[60, 0, 0]]},
+                  "constructor": None}
 
 
 @pytest.mark.parametrize("config, message", [

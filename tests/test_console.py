@@ -37,8 +37,9 @@ def _app(tmp_path, key):
     badge = Badge(Character(), Settings(), journal=MemoryJournal(), board_id="atom-lite")
     boot(badge, START)
     return types.SimpleNamespace(badge=badge, root=str(tmp_path), safe=False,
-                                 resets_for_safe=0, locks=key is not None, key=key,
-                                 key_problem=None, lock=None, console=None, link=None)
+                                 resets_for_safe=0,
+                                 game_key=None if key is None else (key, None),
+                                 lock=None, console=None, link=None)
 
 
 def test_the_lock_is_loaded_by_the_first_line_that_needs_it(tmp_path, monkeypatch):

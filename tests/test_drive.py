@@ -166,8 +166,8 @@ def test_the_drive_boots_on_circuitpython(drive, config):
         "from cran.start.phases import start\n"
         "app = start(%r)\n"
         "import time\n"
-        "print(app.board_id, app.badge.character.name, app.line('coup', time.ticks_ms()),\n"
-        "      app.key is not None)\n"
+        "print(app.badge.board_id, app.badge.character.name,\n"
+        "      app.line('coup', time.ticks_ms()), app.game_key is not None)\n"
         "print(sys.modules['cran.core.ticks'].__file__)\n"
         % (VCP_DIR, str(drive / "lib"), str(drive), str(drive)))
     out = subprocess.run([exe, "-c", script], capture_output=True, text=True, timeout=60,

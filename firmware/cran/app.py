@@ -61,7 +61,7 @@ _PLAYER = const(("cran.hal.buzzer",))
 # The LEDs' frames of the open menu and of the peek, loaded while they show.
 _LEDVIEWS = const(("cran.ledviews",))
 # The LEDs' patterns (cran.cues, ~4 KB of a badge's heap with their names), bound by
-# use_lights on a board with LEDs: a board without any never loads them. Globals, as
+# App.__init__ on a board with LEDs: a board without any never loads them. Globals, as
 # an import would make them: a hit's path reads them with no frame or lookup more.
 KEY_BITS: "Any" = None
 frame_code: "Any" = None
@@ -69,29 +69,22 @@ frame_of: "Any" = None
 next_change_ms: "Any" = None
 
 
-def use_lights(cues):
-    """Bind the LEDs' patterns (cran.cues), for a board with LEDs (cran.start.parts.build)."""
-    global KEY_BITS, frame_code, frame_of, next_change_ms
-    KEY_BITS = cues.KEY_BITS
-    frame_code = cues.frame_code
-    frame_of = cues.frame_of
-    next_change_ms = cues.next_change_ms
-
-
 class App:
-    # The fields cran.start.parts.build sets, typed for mypy and a reader: annotations
-    # alone are no code on MicroPython (see build for what each one is). The app is made
-    # and wired there, by start-only code let go once it is built (bytecode in a badge's
-    # RAM): no method of the app builds it, so that it imports nothing of the start.
-    board_id: "str"
+    """The badge's app: its state, drivers, menu, console and radio, and the loops that
+    run them. Made once a boot by the start (cran.start.parts.build) from what it read
+    and made: the config, the restored badge, the board's parts, the game key and the
+    radio's link. The start's code and this constructor's are let go once it is built
+    (bytecode in a badge's RAM: cran.run.main)."""
+    # Every field the app keeps, typed for mypy and a reader (annotations alone are no
+    # code on MicroPython), all set by __init__.
     lang: "str"
-    resets_for_safe: "int"
+    resets_for_safe: "int"  # the resets in a row that put the badge in safe mode
     safe: "bool"
     badge: "Badge"
     lock: "ConsoleLock | None"
-    key: "Any"
-    key_problem: "str | None"
-    locks: "bool"
+    # (the key or None, what is wrong with it or None) as cran.lock read game.key, when
+    # it locks the console and Ctrl-C; None without a key file: open for good.
+    game_key: "tuple | None"
     root: "str"
     console: "Console | None"
     layout: "str"
@@ -125,6 +118,61 @@ class App:
     last_input: "Any"      # a tick (time.ticks_ms())
     unread: "Any"
     link: "Link"           # None without the radio: used behind a check of it
+
+    def __init__(self, root, config, restored, parts, game_key, link):
+        """The app of config (cran.config.Config) with its flash at root, around
+        restored (cran.start.restore.restored_badge's: the Badge, and the resets in a
+        row that put it in safe mode, or 0), with the board's parts (cran.start.parts.
+        Parts: its drivers and the buttons' menu), game_key (App.game_key) and the
+        radio's link (None without one, or in safe mode). The app's one constructor
+        call of a boot: cran.run.main lets its bytecode go after it."""
+        global KEY_BITS, frame_code, frame_of, next_change_ms
+        self.root = root
+        self.lang = config.lang
+        self.badge = restored[0]
+        self.resets_for_safe = restored[1]
+        self.safe = restored[1] > 0
+        self.game_key = game_key
+        self.console = self.lock = None   # made when a byte comes (App.session)
+        self.layout = parts.layout
+        self.leds = parts.leds
+        cues = parts.cues   # the LEDs' patterns, with them
+        if cues is not None:
+            KEY_BITS = cues.KEY_BITS
+            frame_code = cues.frame_code
+            frame_of = cues.frame_of
+            next_change_ms = cues.next_change_ms
+        # The buzzer's PWM; its player (cran.hal.buzzer) is made by a change that sounds
+        # and let go when its notes are played (App._sound).
+        self.buzzer_pwm = parts.buzzer_pwm
+        self.volume_percent = config.volume_percent
+        self.buzzer = None
+        self.screen = parts.screen
+        self.link = link
+        self.events = []        # (button, kind, tick) waiting for the show loop
+        self.buttons = parts.buttons(self.on_button, self.poke)   # none in safe mode
+        self.menu = parts.menu
+        self.can_sleep = parts.can_sleep(self.buttons)
+        self.spurious_wakes = 0
+        self.pending = []       # cues not yet played
+        self.peek_until = None
+        self.news = None        # the wearer's latest private news (cran.screenwords.news_of)
+        self.news_before = None  # the news before the last action: an undo puts it back
+        self.warned = None      # the countdown already warned about
+        self.wakeups = 0
+        self.faulted = False
+        self.on_fault = None
+        self.flag = None        # wakes the show loop; made inside the running loop
+        self.clock_due = 0      # tick the show loop's clock sleeps until
+        self.in_show = False
+        self.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
+        self.frames = {}        # frame_code -> capped frame, of the look on show and the one
+        self.frames_look = None  # before it (App._show_look); frame_code >> KEY_BITS of the
+        self.old_look = None    # look on show (its look and effect), and of the one before
+        self.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
+        self.wdt = None
+        self.last_input = time.ticks_ms()   # tick of the last console byte; boot is one
+        self.unread = None      # a poll of the console's input, once it is read
 
     # ---- inputs -----------------------------------------------------------------
 
@@ -175,7 +223,7 @@ class App:
         """Whether an organiser has the console and Ctrl-C now (cran.lock)."""
         if self.lock is not None:
             return self.lock.is_open(now)
-        return not self.locks
+        return self.game_key is None
 
     # ---- the show step ----------------------------------------------------------
 

@@ -150,10 +150,10 @@ def open_for(app, on_clock):
     console = app.console = Console(app.badge, join(app.root, "config.json"), on_clock)
     console.safe_after = app.resets_for_safe if app.safe else 0
     console.link = app.link
-    if app.locks:
+    if app.game_key is not None:
         def make_lock():
             from cran.lock import ConsoleLock, set_interrupt
-            app.lock = ConsoleLock(app.key, app.key_problem, set_interrupt)
+            app.lock = ConsoleLock(app.game_key[0], app.game_key[1], set_interrupt)
             return app.lock
         console.make_lock = make_lock
     return console

@@ -2,7 +2,6 @@
 # A missing optional part is None; a part that fails to answer is a message, not a crash.
 # Each driver module is imported only when the board has its part: on a badge every
 # module imported is bytecode in RAM (an Atom Lite needs no screen or buzzer code).
-import time
 
 import machine
 
@@ -120,107 +119,93 @@ def _backlight(board, light):
         lcd_power_on(i2c, bus["addr"])
 
 
+class Parts:
+    """The board's parts, as cran.app.App takes them: its LEDs, its buzzer's PWM and
+    its screen, those of the board's runtime (this module's on MicroPython,
+    cran.hal_cp's on CircuitPython) with the LEDs' patterns (cran.cues), and the
+    buttons' menu, made here; its buttons
+    made by buttons(), with the handlers the app gives them, and whether a press wakes
+    the chip from a light sleep (can_sleep()). Safe mode has neither buttons nor menu.
+    Start-only, as this whole module."""
+
+    def __init__(self, config, badge, safe):
+        board = config.board
+        if board.runtime != "micropython":
+            from cran.hal_cp import parts as hal
+        else:
+            import cran.start.parts as hal
+        self.leds = hal.leds(board)
+        self.cues = None   # the LEDs' patterns, for a board with LEDs
+        if self.leds is not None:
+            from cran import cues
+            self.cues = cues
+        self.layout = board.leds["layout"] if board.leds else "single"
+        self.buzzer_pwm = hal.buzzer_pwm(board)   # silent: cran.hal.buzzer plays on it
+        self.screen, problem = screen(board)
+        if problem:
+            badge.log({"error": problem})
+        self.menu = None   # made by build, once the radio is there to offer it treats
+        self._hal = hal
+        self._config = config
+        self._badge = badge
+        self._safe = safe
+
+    def buttons(self, on_event, on_edge):
+        """The board's buttons, each press to on_event(name, kind, tick), on_edge() after
+        its edges: [] in safe mode."""
+        return [] if self._safe else self._hal.buttons(self._config.board, on_event, on_edge)
+
+    def can_sleep(self, buttons):
+        """Whether the badge may light-sleep: the config allows it and a press of one of
+        buttons wakes the chip (why not journaled)."""
+        if not self._config.light_sleep:
+            return False
+        why = self._hal.wake_on_buttons(self._config.board, buttons)
+        if why is not None:
+            self._badge.log({"light_sleep": "off: %s" % why})
+        return why is None
+
+
 def build(root, config, restored=None):
     """The badge app (cran.app.App) of config (cran.config.Config) with its flash at
     root, around restored (cran.start.restore.restored_badge's, read here if not given):
-    the console and its lock, the drivers of the board's parts, and every field the app
-    keeps. Start-only, as this whole module."""
+    the game key read, the radio started, the board's parts made, and the badge's cues
+    sent to the app. Start-only, as this whole module."""
     from cran.app import App
     from cran.compat import forget
     from cran.lock import locks, read_key, set_interrupt
-    from cran.menu import Menu
     from cran.storage import join
     if restored is None:
         from cran.start.restore import restored_badge
         restored = restored_badge(root, config)
-    app = App()
-    now = time.ticks_ms()
-    board = config.board
-    app.board_id = board.id
-    app.lang = config.lang
-    badge = app.badge = restored[0]
-    app.resets_for_safe = restored[1]
-    app.safe = restored[1] > 0
-    badge.on_cues = app.on_cues
+    badge = restored[0]
+    safe = restored[1] > 0
     # The game key locks the console and Ctrl-C from the moment the app runs (no key:
     # open for good; a damaged one: shut for good). The console and its lock are made
     # when a byte comes (App.session).
     key, problem = read_key(join(root, "game.key"))
     if problem:
         badge.log({"error": problem})
-    app.key = key
-    app.key_problem = problem
-    app.locks = locks(key, problem)
-    set_interrupt(not app.locks)
+    game_key = (key, problem) if locks(key, problem) else None
+    set_interrupt(game_key is None)
     # The lock's and the radio's wiring code let go as soon as each has served, not with
     # this module: the start's peak is the app's last modules loading beside them (the
     # DevKitC's start with the radio lived in 98 KB with both kept to the end, 90 without).
     del locks, read_key, set_interrupt
     forget(("cran.lock",))
-    app.console = app.lock = None
-    app.root = root
-    app.layout = board.leds["layout"] if board.leds else "single"
-    # The drivers of the board's runtime: this module's (MicroPython), or those of
-    # cran.hal_cp for a board file whose runtime is CircuitPython.
-    if board.runtime != "micropython":
-        from cran.hal_cp import parts as cp_parts
-        hal = cp_parts
-    else:
-        import cran.start.parts as mp_parts
-        hal = mp_parts
-    app.leds = hal.leds(board)   # their patterns: cran.app.use_lights, below
-    # The buzzer's PWM; its player (cran.hal.buzzer) is made by a change that sounds and
-    # let go when its notes are played (App._sound).
-    app.buzzer_pwm = hal.buzzer_pwm(board)
-    app.volume_percent = config.volume_percent
-    app.buzzer = None
-    # The melodies are loaded by each change that sounds (App._sound), a screen's words
-    # to draw (cran.hal.display.Screen.draw).
-    app.screen, problem = screen(board)
-    if problem:
-        badge.log({"error": problem})
-    # The radio (cran.radio.link), when the game has one. App types it and the menu as
-    # theirs, so that mypy follows their calls: every use of them checks for None.
-    app.link = None  # type: ignore[assignment]
-    if config.radio is not None and not app.safe:
+    parts = Parts(config, badge, safe)
+    # The radio (cran.radio.link), when the game has one.
+    link = None
+    if config.radio is not None and not safe:
         from cran.radio.start import start
-        app.link = start(root, config.radio, key, badge, board.power)
+        link = start(root, config.radio, key, badge, config.board.power)
         del start
         # The window's code, cran.radio.link, stays; the keys are made (cran.auth).
         forget(("cran.radio.start", "cran.auth"))
-    app.events = []        # (button, kind, tick) waiting for the show loop
-    app.buttons = [] if app.safe else hal.buttons(board, app.on_button, app.poke)
-    app.menu = None if app.safe else Menu(  # type: ignore[assignment]
-        len(app.buttons), app.screen is not None,
-        app.link.treats() if app.link is not None else None, config.orga_code)
-    app.can_sleep = config.light_sleep
-    if app.can_sleep:
-        why = hal.wake_on_buttons(board, app.buttons)
-        if why is not None:
-            app.can_sleep = False
-            badge.log({"light_sleep": "off: %s" % why})
-    app.spurious_wakes = 0
-    app.pending = []       # cues not yet played
-    app.peek_until = None
-    app.news = None        # the wearer's latest private news (cran.screenwords.news_of)
-    app.news_before = None  # the news before the last action: an undo puts it back
-    app.warned = None      # the countdown already warned about
-    app.wakeups = 0
-    app.faulted = False
-    app.on_fault = None
-    app.flag = None        # wakes the show loop; made inside the running loop
-    app.clock_due = 0      # tick the show loop's clock sleeps until
-    app.in_show = False
-    app.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
-    app.frames = {}        # frame_code -> capped frame, of the look on show and the one
-    app.frames_look = None  # before it (App._show_look); frame_code >> KEY_BITS of the
-    app.old_look = None    # look on show (its look and effect), and of the one before
-    app.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
-    app.wdt = None
-    app.last_input = now   # tick of the last console byte; boot counts as one
-    app.unread = None      # a poll of the console's input, once it is read
-    if app.leds is not None:
-        from cran import cues
-        from cran.app import use_lights
-        use_lights(cues)
+    if not safe:
+        from cran.menu import Menu
+        parts.menu = Menu(len(config.board.buttons), parts.screen is not None,
+                          link.treats() if link is not None else None, config.orga_code)
+    app = App(root, config, restored, parts, game_key, link)
+    badge.on_cues = app.on_cues
     return app

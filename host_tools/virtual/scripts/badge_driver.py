@@ -215,7 +215,6 @@ class GcWatch:
 
 
 _runs = [None]      # the chip's run now, for App's hooks (_hook_app)
-_hooked = []        # the App classes hooked
 
 
 def _open(app, now):
@@ -227,9 +226,8 @@ def _hook_app(app_class):
     run as it starts (App.run starts its watchdog first thing), and an app that ends gives
     its exception back (as to an organiser at the REPL: cran.run.main's own console_open
     would log it and reset a locked badge)."""
-    if app_class in _hooked:
+    if app_class.console_open is _open:   # hooked already
         return
-    _hooked.append(app_class)
     started = app_class.start_watchdog
 
     def start_watchdog(app):
@@ -590,6 +588,15 @@ def _unmount(saved):
     sys.path[:] = saved[1]
 
 
+def _forget_app():
+    """A chip's boot loads every module anew; here those of the runs before stay, but
+    for the app's, whose constructor their cran.run.main let go. (The runner imports
+    nothing of the firmware before main.py: it would come from elsewhere than the
+    badge's flash.)"""
+    if sys.modules.pop("cran.app", None) is not None:
+        delattr(sys.modules["cran"], "app")
+
+
 def run_chip(run, job, played=_played):
     """The job's badge as a chip runs it: its flash at "/", its main.py run once a
     segment (reboot_every) while played(run, steps), a task of the runner, plays them."""
@@ -609,6 +616,7 @@ def run_chip(run, job, played=_played):
             asyncio.create_task(played(run, steps))
             del _said[:]
             _listening[0] = True   # what it says if it can't start
+            _forget_app()
             try:
                 execfile("main.py", {"__name__": "__main__"})  # noqa: F821 (MicroPython's)
             except _Stop:
