@@ -461,13 +461,15 @@ def test_watchdog_resets_go_in_the_journal_and_three_make_safe_mode(app_checks):
     assert r["after_power_on"] is False
 
 
-def test_main_lets_the_apps_constructor_go_once_the_app_is_made(micropython, tmp_path):
-    # cran.run.main: the app is made once a boot, so its constructor's bytecode goes
-    # after it, as the start's does; the app runs and answers as ever.
+def test_main_lets_the_constructors_of_what_the_start_made_once_go(micropython, tmp_path):
+    # cran.run.main: the app, the badge and its drivers are made once a boot, so their
+    # constructors' bytecode goes after it, as the start's does (cran.start.phases
+    # _MADE_ONCE); the app runs and answers as ever.
     lines, hw = _start(micropython, tmp_path, '{"board": "atom-lite"}', _atom_lite(),
                        stdin="status\n",
                        wired=[os.path.join(BOARDS_DIR, "atom-lite.json")])
-    assert hw["started"] and hw["constructor"] == "let go" and hw["watchdog"], (lines, hw)
+    assert hw["started"] and hw["watchdog"], (lines, hw)
+    assert hw["constructors_kept"] == []
     assert json.loads(lines[0])["etat"] == "pleine-forme"
 
 
@@ -480,7 +482,7 @@ class Made:
 
 def test_a_constructor_set_to_none_frees_its_bytecode_where_del_would_not(
         micropython, tmp_path):
-    # Why cran.run.main sets App.__init__ to None rather than deleting it: MicroPython
+    # Why the start sets a constructor to None rather than deleting it: MicroPython
     # leaves a deleted class attribute's value in the class's table (a module's or a
     # dict's it clears), so the function and its bytecode would stay.
     (tmp_path / "made.py").write_text(_CLASS_WITH_A_CONSTRUCTOR % "".join(
@@ -557,7 +559,7 @@ def test_a_broken_board_file_gives_a_message_and_the_error_cue(micropython, tmp_
     assert lines[2].startswith("error: the badge could not start")
     # The watchdog (main.py starts it first) is fed by that console: no reset loop.
     assert hw == {"started": False, "watchdog": True, "strips": {"27": [[60, 0, 0]]},
-                  "constructor": None}
+                  "constructors_kept": []}
 
 
 @pytest.mark.parametrize("config, message", [

@@ -74,7 +74,7 @@ class App:
     run them. Made once a boot by the start (cran.start.parts.build) from what it read
     and made: the config, the restored badge, the board's parts, the game key and the
     radio's link. The start's code and this constructor's are let go once it is built
-    (bytecode in a badge's RAM: cran.run.main)."""
+    (bytecode in a badge's RAM: cran.start.phases, _MADE_ONCE)."""
     # Every field the app keeps, typed for mypy and a reader (annotations alone are no
     # code on MicroPython), all set by __init__.
     lang: "str"
@@ -124,8 +124,8 @@ class App:
         restored (cran.start.restore.restored_badge's: the Badge, and the resets in a
         row that put it in safe mode, or 0), with the board's parts (cran.start.parts.
         Parts: its drivers and the buttons' menu), game_key (App.game_key) and the
-        radio's link (None without one, or in safe mode). The app's one constructor
-        call of a boot: cran.run.main lets its bytecode go after it."""
+        radio's link (None without one, or in safe mode). Called once a boot: the
+        boot's start lets its bytecode go after it."""
         global KEY_BITS, frame_code, frame_of, next_change_ms
         self.root = root
         self.lang = config.lang

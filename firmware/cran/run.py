@@ -17,12 +17,10 @@ def main(root="/", console=True):
     micropython.kbd_intr(-1)
     try:
         from cran.start.phases import start
-        app = start(root)
+        # The boot's one start: what it made once (the app, the badge, its drivers, its
+        # radio) loses its constructors' code with the start's (cran.start.phases).
+        app = start(root, once=True)
         del start   # this frame lives all day: the function kept its module's (1.3 KB)
-        # The app's constructor has made the one app of this boot: start-only code too,
-        # its bytecode let go as the start's is (~0.3 KB). Set to None, not deleted: a
-        # class attribute MicroPython deletes keeps its value in the class's table.
-        type(app).__init__ = None
     except Exception as e:   # (KeyboardInterrupt: only while cran.lock opens the console)
         from cran import fail  # only a badge that can't start loads it
         # A ConfigError (a ValueError) or OSError says it all; anything else is named.

@@ -23,8 +23,12 @@ if sys.argv[5:]:
         world.wire(json.load(f), i2c=False)
 started = cran.run.main(sys.argv[4])
 strips = dict((pin, [list(c) for c in np.last or ()]) for pin, np in neopixel._strips.items())
-# cran.run.main let the app's constructor go once it had made the app (None: see there).
+# cran.run.main let go of the constructors of what its start made once (the app, the
+# badge, its store and journal, the menu, the drivers): those still there.
+made = [] if started is None else [started, started.badge, started.badge.store,
+                                   started.badge.journal, started.menu,
+                                   started.leds] + started.buttons
 print(json.dumps({"started": started is not None, "strips": strips,
-                  "constructor": None if started is None else (
-                      "let go" if type(started).__init__ is None else "kept"),
+                  "constructors_kept": sorted(type(m).__name__ for m in made
+                                              if type(m).__init__ is not None),
                   "watchdog": [a for a in vclock._alarms if isinstance(a, machine.WDT)] != []}))

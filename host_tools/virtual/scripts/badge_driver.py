@@ -588,13 +588,13 @@ def _unmount(saved):
     sys.path[:] = saved[1]
 
 
-def _forget_app():
-    """A chip's boot loads every module anew; here those of the runs before stay, but
-    for the app's, whose constructor their cran.run.main let go. (The runner imports
-    nothing of the firmware before main.py: it would come from elsewhere than the
-    badge's flash.)"""
-    if sys.modules.pop("cran.app", None) is not None:
-        delattr(sys.modules["cran"], "app")
+def _fresh_firmware():
+    """The firmware's modules gone, as a chip's boot finds them: main.py loads them anew
+    (their classes made once lost their constructors to the run before: cran.run.main).
+    The runner imports nothing of the firmware before main.py: it would come from
+    elsewhere than the badge's flash."""
+    for name in [name for name in sys.modules if name == "cran" or name.startswith("cran.")]:
+        del sys.modules[name]
 
 
 def run_chip(run, job, played=_played):
@@ -616,7 +616,7 @@ def run_chip(run, job, played=_played):
             asyncio.create_task(played(run, steps))
             del _said[:]
             _listening[0] = True   # what it says if it can't start
-            _forget_app()
+            _fresh_firmware()
             try:
                 execfile("main.py", {"__name__": "__main__"})  # noqa: F821 (MicroPython's)
             except _Stop:
