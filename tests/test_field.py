@@ -2,6 +2,9 @@
 # cran.radio.link and cran.radio, unchanged) and the game master's station, on a virtual air
 # (host_tools/virtual/micropython/air.py) that loses frames, in virtual time (a millisecond a
 # step). The field itself: host_tools/field/fieldsim.py.
+import json
+import os
+
 import pytest
 
 from cran import radio
@@ -374,3 +377,54 @@ def test_the_station_says_its_clock_and_answers_a_badge_that_asks_for_it():
     assert len(asks) == 1 and counter == asks[0] and asker.link.time_asked is None
     field.run(CLOCK_EVERY_MS)
     assert [(kind, payload) for kind, payload, _ in said[2:]] == [(radio.CLOCK, b"")]
+
+
+def test_the_station_asks_who_is_there_again_while_a_roster_badge_is_unheard(tmp_path):
+    # cran field asks every badge in range for its heartbeat as it starts; a badge that
+    # missed it (its window lost on a busy radio) would wait for its next minute. So
+    # the station asks again every ASK_AGAIN_MS while one of the roster is unheard,
+    # never over a command's copies, and not after a heartbeat's period.
+    import argparse
+
+    from host_tools.field import gamemaster
+    from host_tools.game import roster
+    template = roster.settings_template()
+    template["radio"] = True
+    (tmp_path / "game.json").write_text(json.dumps(template))
+    (tmp_path / "roster.csv").write_text("name,armor,board,port,role\n"
+                                         "Godefroy,metal,atom-lite,/tmp/p1,\n"
+                                         "Ysolde,cuir,atom-lite,/tmp/p2,\n")
+    args = argparse.Namespace(settings=str(tmp_path / "game.json"),
+                              roster=str(tmp_path / "roster.csv"), loss=None, port=None,
+                              virtual="ask%d" % os.getpid(), journal=str(tmp_path / "f.jsonl"))
+    field = gamemaster.Field(args)
+    try:
+        clock, asked = [0], []
+        field.now = lambda: clock[0]
+        field.asked_at = 0
+        field.station.ask_all = asked.append
+        field.station.tick = lambda now: None   # (its clock's copies: none here)
+        field.station.repeating_until = None
+
+        def at(ms):
+            clock[0] = ms
+            field.step()
+        at(gamemaster.ASK_AGAIN_MS - 1)
+        at(gamemaster.ASK_AGAIN_MS)
+        field.station.repeating_until = 2 * gamemaster.ASK_AGAIN_MS + 500   # a command's
+        at(2 * gamemaster.ASK_AGAIN_MS)
+        at(2 * gamemaster.ASK_AGAIN_MS + 500)
+        assert asked == [gamemaster.ASK_AGAIN_MS, 2 * gamemaster.ASK_AGAIN_MS + 500]
+        # Every roster badge heard: no more asking.
+        ids = [bytes.fromhex(i) for i in field.names]
+        field.station.badges[ids[0]] = {}
+        at(4 * gamemaster.ASK_AGAIN_MS)
+        field.station.badges[ids[1]] = {}
+        at(6 * gamemaster.ASK_AGAIN_MS)
+        assert asked[2:] == [4 * gamemaster.ASK_AGAIN_MS]
+        # One still unheard past a heartbeat's period: its own heartbeat will say it.
+        del field.station.badges[ids[1]]
+        at(gamemaster.HEARTBEAT_MS)
+        assert asked[3:] == []
+    finally:
+        field.close()

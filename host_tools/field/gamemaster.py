@@ -8,6 +8,7 @@ import threading
 import time
 
 from cran import radio
+from cran.radio.link import HEARTBEAT_MS
 from host_tools import CommandError
 from host_tools.field import fieldlog, fieldnet
 from host_tools.field.station import Station
@@ -18,6 +19,11 @@ from host_tools.home import cran_home
 EXIT_BAD_INPUT = 2
 REFRESH_S = 0.5
 TICK_S = 0.002
+# Who is there, asked again this often while a badge of the roster is unheard, within a
+# badge's first heartbeat period: one that missed the first ask (its window lost on a
+# busy radio or a busy laptop) is in the table within seconds, not at its next minute;
+# one switched off costs the air nothing after that minute.
+ASK_AGAIN_MS = 10000
 # What a command word sends: (kind, payload maker)
 COMMANDS = {
     "stop": (radio.STOP, None),
@@ -153,6 +159,7 @@ class Field:
         self.station.on_doubled = lambda who: self.journal.error(twice_text(
             self.names.get(who.hex(), who.hex())))
         self.station.ask_all(self.now())   # who is there: the table fills at once
+        self.asked_at = self.now()
         self.lock = threading.Lock()   # the screen's thread and the stepping one
 
     def now(self):
@@ -160,7 +167,14 @@ class Field:
 
     def step(self):
         with self.lock:
-            self.station.tick(self.now())
+            now = self.now()
+            self.station.tick(now)
+            repeating = self.station.repeating_until   # a command's copies: not cut short
+            if (now - self.asked_at >= ASK_AGAIN_MS and now < HEARTBEAT_MS
+                    and (repeating is None or now >= repeating)
+                    and set(self.names) - {badge.hex() for badge in self.station.badges}):
+                self.station.ask_all(now)
+                self.asked_at = now
 
     def send(self, word):
         kind, payload = command(word)
