@@ -464,7 +464,7 @@ def test_watchdog_resets_go_in_the_journal_and_three_make_safe_mode(app_checks):
 def test_main_lets_the_constructors_of_what_the_start_made_once_go(micropython, tmp_path):
     # cran.run.main: the app, the badge and its drivers are made once a boot, so their
     # constructors' bytecode goes after it, as the start's does (cran.start.phases
-    # _MADE_ONCE); the app runs and answers as ever.
+    # _let_constructors_go); the app runs and answers as ever.
     lines, hw = _start(micropython, tmp_path, '{"board": "atom-lite"}', _atom_lite(),
                        stdin="status\n",
                        wired=[os.path.join(BOARDS_DIR, "atom-lite.json")])

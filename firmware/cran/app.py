@@ -74,7 +74,7 @@ class App:
     run them. Made once a boot by the start (cran.start.parts.build) from what it read
     and made: the config, the restored badge, the board's parts, the game key and the
     radio's link. The start's code and this constructor's are let go once it is built
-    (bytecode in a badge's RAM: cran.start.phases, _MADE_ONCE)."""
+    (bytecode in a badge's RAM: cran.start.phases)."""
     # Every field the app keeps, typed for mypy and a reader (annotations alone are no
     # code on MicroPython), all set by __init__.
     lang: "str"

@@ -20,19 +20,6 @@ _RESTORE_ONLY = ("cran.start.restore", "cran.records", "cran.start.rescue",
                  "cran.boots")
 _BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start", "cran.auth",
               "cran.hal.axp192", "cran.hal.ssd1306", "cran.hal.st7789")
-# The classes the start makes the one object of, as (module, class): a boot's only start
-# lets their constructors go with its own code (start(once=True)), each of a module
-# loaded (a board without a screen never loads cran.hal.display). Not the character's
-# and settings' (a radio's reset checks a new character with cran.config), nor what
-# the running badge makes again (a State, a sender's frames, a Buzzer, NvmBoots).
-_MADE_ONCE = (("cran.app", "App"), ("cran.badge", "Badge"), ("cran.storage", "StateStore"),
-              ("cran.storage", "Journal"), ("cran.menu", "Menu"), ("cran.hal.leds", "Leds"),
-              ("cran.hal.buttons", "Button"), ("cran.hal.display", "Screen"),
-              ("cran.hal.espnow", "Air"), ("cran.radio", "Keys"), ("cran.radio", "Listener"),
-              ("cran.radio", "Counter"), ("cran.radio.treat", "Chain"),
-              ("cran.radio.link", "Link"), ("cran.hal_cp.nvm", "NvmStateStore"),
-              ("cran.hal_cp.nvm", "NvmJournal"), ("cran.hal_cp.keys", "KeyButton"),
-              ("cran.hal_cp.pixels", "Strip"), ("cran.hal_cp.tone", "Tone"))
 
 
 # The GC's rhythm, from the start on: a collection after every _COLLECT_EVERY bytes
@@ -52,8 +39,8 @@ def start(root, once=False):
     ValueError, naming the file and field), the start-only modules let go as it goes,
     this one last: its code is a badge's RAM, and after the start no one calls it.
     once: the boot's only start (cran.run.main's): the constructors of what it made
-    the one object of go too (_MADE_ONCE), so that no start can follow it in this
-    interpreter (a chip's next boot is a new one)."""
+    the one object of go too (_let_constructors_go), so that no start can follow it
+    in this interpreter (a chip's next boot is a new one)."""
     try:
         if MICROPYTHON:
             import gc
@@ -70,7 +57,7 @@ def start(root, once=False):
         app = build(root, config, restored)
         _let_go(_BOOT_ONLY)
         if once and MICROPYTHON:
-            _let_constructors_go()
+            _let_constructors_go(app)
         return app
     finally:   # the package and what of it is still in, this module last: popped, not
         # emptied (a caller may hold start() for the next boot, as the test drivers do)
@@ -96,14 +83,23 @@ def _let_go(names):
     forget(names)
 
 
-def _let_constructors_go():
-    """Each _MADE_ONCE class of a loaded module without its constructor: its bytecode,
-    ~2 KB in all with the radio's, let go. Set to None, not deleted: MicroPython keeps
-    a deleted class attribute's value in the class's table, and the function with it."""
-    for module, name in _MADE_ONCE:
-        loaded = sys.modules.get(module)
-        if loaded is not None:
-            getattr(loaded, name).__init__ = None
+def _let_constructors_go(app):
+    """The constructors of what the start made the one object of, let go with its own
+    code (~2 KB of bytecode with the radio's): the app, the badge, its store and
+    journal, the menu, the drivers and the radio's parts. Not the character's and
+    settings' (a radio's reset checks a new character with cran.config), nor what the
+    running badge makes again (a State, a Buzzer, NvmBoots). Found from the objects,
+    not named: a name is RAM for good, and a board would make those of every other
+    board's drivers. Set to None, not deleted: MicroPython keeps a deleted class
+    attribute's value in the class's table, and the function with it."""
+    badge, link = app.badge, app.link
+    made = [app, badge, badge.store, badge.journal, app.menu, app.leds,
+            app.screen] + app.buttons
+    if link is not None:
+        made += [link.air, link.keys, link.listener, link.counter, link.chain]
+    for thing in made:
+        if thing is not None:
+            type(thing).__init__ = None
 
 
 # The modules cran flash makes to make the badge's names (host_tools/build.py
