@@ -10,11 +10,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from host_tools import build  # noqa: E402
 from host_tools.boards import read_board  # noqa: E402
-from host_tools.device import (
-    build,  # noqa: E402
-    flash,  # noqa: E402
-)
+from host_tools.device import flash  # noqa: E402
 from host_tools.virtual import vbadge  # noqa: E402
 
 
