@@ -171,10 +171,11 @@ class Field:
             self.station.tick(now)
             repeating = self.station.repeating_until   # a command's copies: not cut short
             if (now - self.asked_at >= ASK_AGAIN_MS and now < HEARTBEAT_MS
-                    and (repeating is None or now >= repeating)
-                    and set(self.names) - {badge.hex() for badge in self.station.badges}):
-                self.station.ask_all(now)
+                    and (repeating is None or now >= repeating)):
+                # Who is unheard, looked at once in ASK_AGAIN_MS, not at every step.
                 self.asked_at = now
+                if set(self.names) - {badge.hex() for badge in self.station.badges}:
+                    self.station.ask_all(now)
 
     def send(self, word):
         kind, payload = command(word)

@@ -123,10 +123,9 @@ class Parts:
     """The board's parts, as cran.app.App takes them: its LEDs, its buzzer's PWM and
     its screen, those of the board's runtime (this module's on MicroPython,
     cran.hal_cp's on CircuitPython) with the LEDs' patterns (cran.cues), and the
-    buttons' menu, made here; its buttons
-    made by buttons(), with the handlers the app gives them, and whether a press wakes
-    the chip from a light sleep (can_sleep()). Safe mode has neither buttons nor menu.
-    Start-only, as this whole module."""
+    buttons' menu, made here; its buttons made by buttons(), with the handlers the app
+    gives them, and whether a press wakes the chip from a light sleep (can_sleep()).
+    Safe mode has neither buttons nor menu. Start-only, as this whole module."""
 
     def __init__(self, config, badge, safe):
         board = config.board
