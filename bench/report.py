@@ -5,6 +5,7 @@ import os
 import platform
 import time
 
+from host_tools import build
 from host_tools.device.bench_figures import (  # noqa: F401 (run.py's)
     MARK,
     PERFORMANCE,
@@ -230,13 +231,18 @@ def _names(boards):
            "%d names, then twice as many each, at %d + %d bytes a name (measured: the block "
            "of 1,280 names, %d B, is taken at the 1,261st name made in RAM). The badge's names "
            "are main.py's, its modules' (`build.names_of`, made at its start), the modules' "
-           "paths and asyncio's (%s): those its image holds cost nothing. Every board's "
+           "paths and asyncio's (%s): those its image holds cost nothing, and so every "
+           "private name of the firmware (`_x`, its module's or its class's own) is given "
+           "on a badge a name of the image that nothing in the firmware uses "
+           "(`build.badge_renames`: %d of them; the source keeps its names, and the "
+           "journal's faults are read back with them). Every board's "
            "figures above pay the pools its names fill, as the chip fills them; a board "
            "that can make fewer than %d names more before its next pool also pays that "
            "pool, so that a feature that adds names does not cost it %.1f KB unseen." % (
                len(esp32image.STATIC_NAMES), esp32image.FIRST_POOL,
                esp32image.POOL_HEADER_BYTES, esp32image.POOL_ENTRY_BYTES,
-               esp32image.pool_bytes(1280), ", ".join(RUN_NAMES), NAMES_HEADROOM,
+               esp32image.pool_bytes(1280), ", ".join(RUN_NAMES),
+               len(build.badge_renames()), NAMES_HEADROOM,
                esp32image.pool_bytes(1280) / 1024), "",
            "| board | names made (the image's own in) | in RAM: no radio, radio | left before "
            "the next pool: no radio, radio | the next pool | charged |",

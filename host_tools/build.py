@@ -1,14 +1,19 @@
 # What goes on a badge's flash: the firmware compiled to .mpy for the badge's MicroPython,
 # main.py as source, its board file without the notes (cran flash adds the config and
 # compares hashes).
+import ast
+import builtins
 import hashlib
+import io
 import json
 import keyword
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import tokenize
 
 from host_tools import FIRMWARE_DIR, CommandError
 
@@ -94,7 +99,7 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     """The firmware as a badge gets it, in out_dir: cran/**.mpy and main.py.
     -> {badge path: local file}. A module compiled before by the same mpy-cross with the
     same options comes from the cache (cache_dir(); "" for none) instead of a new run."""
-    files = compile_modules(_sources(), out_dir, extra_args, cache)
+    files = compile_modules(_sources(), out_dir, extra_args, cache, renames=badge_renames())
     with tempfile.TemporaryDirectory(prefix="cran-names-") as src:
         files.update(compile_modules(names_sources(files, src), out_dir, extra_args, cache))
     main = os.path.join(out_dir, "main.py")
@@ -125,7 +130,7 @@ def compile_station(out_dir, extra_args=(), cache=None):
     modules = station_modules()
     files = compile_modules([(path, rel) for path, rel in _sources(station=True)
                              if "/" + rel[:-3] + ".mpy" in modules], out_dir, extra_args,
-                            cache)
+                            cache, renames=badge_renames())
     with open(os.path.join(FIRMWARE_DIR, "main.py"), encoding="utf-8") as f:
         main = f.read()
     if main.count(_STARTS_THE_APP) != 1:
@@ -348,10 +353,11 @@ def imported_by(module):
     return sorted(seen)
 
 
-def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None):
+def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None, renames=None):
     """sources: (path, rel) -> out_dir/rel as .mpy, as compile_firmware compiles (and
     caches) them. cross: another mpy-cross (CircuitPython's, which has no -X
-    no-source-lines), else MicroPython's. -> {"/" + rel as .mpy: local file}"""
+    no-source-lines), else MicroPython's. renames: {name: name} given to the sources'
+    names first (badge_renames). -> {"/" + rel as .mpy: local file}"""
     files = {}
     cache = cache_dir() if cache is None else cache
     # Another mpy-cross, another .mpy: its banner is part of the key.
@@ -364,20 +370,130 @@ def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(path, "rb") as f:
             source = f.read()
+        if renames:
+            source = renamed(source.decode("utf-8"), renames).encode("utf-8")
         # -s: tracebacks on the badge name the module by its import name, a name (qstr)
         # the badge has anyway: its file's would be one more a module, kept for good.
         options = list(badge_args) + list(extra_args) + ["-s", module_name(rel)]
         key = hashlib.sha256(repr((compiler, options, rel)).encode() + source)
         kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
         if not (kept and _copied(kept, target)):
-            r = subprocess.run([cross, *options, "-o", target, path],
-                               capture_output=True, text=True)
+            r = _mpy_cross(cross, options, target, path, source if renames else None)
             if r.returncode != 0:
                 raise CommandError("mpy-cross failed on %s: %s" % (rel, r.stderr.strip()))
             if kept:
                 _keep(target, kept)
         files["/" + rel[:-3] + ".mpy"] = target
     return files
+
+
+def _mpy_cross(cross, options, target, path, source):
+    # source: the module's text as compiled, where it is not the file's (renamed).
+    if source is None:
+        return subprocess.run([cross, *options, "-o", target, path], capture_output=True,
+                              text=True)
+    with tempfile.TemporaryDirectory(prefix="cran-renamed-") as tmp:
+        copy = os.path.join(tmp, os.path.basename(path))
+        with open(copy, "wb") as f:
+            f.write(source)
+        return subprocess.run([cross, *options, "-o", target, copy], capture_output=True,
+                              text=True)
+
+
+# ---- private names given the image's own -----------------------------------------------
+# Every name a badge's modules use is a qstr it keeps for good: ~20 B of RAM each, and a
+# full pool of names takes its next one, 8.8 KB, at once. A name the ESP32 image holds
+# costs nothing. So each private name of the firmware (`_x`: its module's or its class's
+# own, by the convention) is given, in the .mpy only, a name of the image that nothing in
+# the firmware uses: the source keeps its names, the desktop runs it as it is, and
+# `unrenamed` says a badge's text (a journaled error, a traceback) with them again.
+# Renamed: the private names the firmware defines (a def, a class, an argument, an
+# assignment to a name or an attribute, an import's `as`); one it only reads is
+# another's (a library's), and keeps its name. Not a `_X = const(...)`: mpy-cross puts
+# its value where it is used and keeps no name, as long as the name is private.
+_PRIVATE = re.compile(r"_[A-Za-z0-9]\w*$")
+# Not given: the builtins' names (a module's global would hide one), and the attributes
+# an exception has (a firmware class may derive from one).
+_NOT_GIVEN = set(dir(builtins)) | {"args", "errno", "value"}
+_renames = None
+
+
+def badge_renames():
+    """-> {private name of the firmware: the image's name it has on a badge}, the same
+    for every build of the same firmware."""
+    global _renames
+    if _renames is None:
+        from host_tools.imagenames import STATIC_NAMES
+        defined, used = set(), set()
+        for path, _ in _sources(station=True):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            defined |= _defined_names(ast.parse(text, path))
+            used |= _tokens(text)
+        static = set(STATIC_NAMES)
+        private = sorted(n for n in defined if _PRIVATE.match(n) and n not in static)
+        free = sorted((n for n in static if n.isidentifier() and not keyword.iskeyword(n)
+                       and not n.startswith("_") and n not in used and n not in _NOT_GIVEN),
+                      key=lambda n: (len(n), n))
+        if len(free) < len(private):
+            raise CommandError("the image has %d names free for the firmware's %d private "
+                               "ones (host_tools/build.py badge_renames)"
+                               % (len(free), len(private)))
+        _renames = dict(zip(private, free))
+    return _renames
+
+
+def _defined_names(tree):
+    names, consts = set(), set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == "const"):
+            consts.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.alias):
+            names.add(node.asname or node.name.split(".")[0])
+    return names - consts
+
+
+def _tokens(text):
+    # Every name the text uses, and the text of every string literal (a getattr's).
+    found = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.NAME:
+            found.add(tok.string)
+        elif tok.type == tokenize.STRING:
+            found.add(ast.literal_eval(tok.string) if "b" not in tok.string[:2].lower()
+                      else "")
+    return found
+
+
+def renamed(text, renames):
+    """A module's source with its names renamed (renames: {name: new name}): names only,
+    never a string's or a comment's text."""
+    lines = text.splitlines(keepends=True)
+    edits = [tok for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+             if tok.type == tokenize.NAME and tok.string in renames]
+    for tok in reversed(edits):   # from the end: an edit moves nothing still to do
+        row, col = tok.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + renames[tok.string] + line[tok.end[1]:]
+    return "".join(lines)
+
+
+def unrenamed(text, renames=None):
+    """A badge's text (a journaled error, a traceback) with the firmware's own names, as
+    this cran's firmware has them: a name quoted ('RX') or a traceback's function (", in
+    RX"), where MicroPython says a name; the rest of the text as it is."""
+    back = dict((new, old) for old, new in (renames or badge_renames()).items())
+    return re.sub(r"(?<=')([A-Za-z]\w*)(?=')|(?<=, in )([A-Za-z]\w*)$",
+                  lambda m: back.get(m.group(0), m.group(0)), text, flags=re.M)
 
 
 def _copied(kept, target):

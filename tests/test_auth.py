@@ -14,7 +14,8 @@ from conftest import WRAP_START
 from cran.auth import derive, from_hex, hmac_sha256
 from cran.console import LOCKED
 from cran.core.ticks import ticks_add
-from cran.lock import UNLOCK_MS, ConsoleLock, key_id
+from cran.lock import _UNLOCK_MS as UNLOCK_MS
+from cran.lock import ConsoleLock, key_id
 from cran.tags import same
 from host_tools import FIRMWARE_DIR, CommandError
 from host_tools.boards import BOARDS_DIR

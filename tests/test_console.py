@@ -151,7 +151,7 @@ def test_a_power_cut_during_a_countdown_never_leaves_the_wearer_healthier(
     # S3/S4 with power going at any instant: the badge saves while the countdown runs,
     # each time one checkpoint ahead, so the time it finds left is never more than the
     # time really left, and at most a checkpoint less.
-    from cran.badge import CHECKPOINT_MS
+    from cran.badge import _CHECKPOINT_MS as CHECKPOINT_MS
     from cran.core.words import parse_action
     from cran.storage import Journal, StateStore
 

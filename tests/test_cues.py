@@ -366,7 +366,7 @@ def test_the_wearers_news_go_on_the_peek_under_the_state(width):
     healed, heard = play([(0, "coup agonisant"), (60000, "soin")])
     news = news_of(heard[1])
     assert news == (("oubli", "-"), 60000)
-    words = texts.NEWS_WORDS[news[0]]
+    words = texts._NEWS_WORDS[news[0]]
     assert words == ("Oubli agonie", "Forget: dying")
     assert texts.screen_lines(healed, 61000, private=True, width=width, news=words) == [
         "Blesse", "Oubli agonie"]
@@ -376,7 +376,7 @@ def test_the_wearers_news_go_on_the_peek_under_the_state(width):
     stolen = play([(0, "coup vol")])[0]
     stolen, noticed = tick(stolen, 300000)
     assert news_of(noticed) == (("remarque", "vol"), 300000)
-    assert texts.NEWS_WORDS[news_of(noticed)[0]] == ("Vol remarque", "Theft noticed")
+    assert texts._NEWS_WORDS[news_of(noticed)[0]] == ("Vol remarque", "Theft noticed")
     assert news_of(heard[0]) is None   # a blow is no news
 
 
@@ -495,9 +495,9 @@ def test_a_screen_shows_the_answer_while_the_leds_do(lang, line):
     state, _ = answered("armure")
     assert texts.screen_lines(state, 0, lang)[1] == line
     assert texts.screen_lines(state, cues.SAY_MS - 1, lang)[1] == line
-    assert texts.say_left_ms(state, 1000) == cues.SAY_MS - 1000
+    assert texts._say_left_ms(state, 1000) == cues.SAY_MS - 1000
     assert len(texts.screen_lines(state, cues.SAY_MS, lang)) == 1
-    assert texts.say_left_ms(state, cues.SAY_MS) is None
+    assert texts._say_left_ms(state, cues.SAY_MS) is None
     assert texts.screen_lines(state, cues.SAY_MS, lang, private=True)[1] == line   # peek
 
 

@@ -7,7 +7,7 @@ from cran import texts
 from cran.core.ticks import ticks_add
 from cran.core.words import KEYWORDS, Action, parse_action
 from cran.menu import Menu
-from cran.menutree import SLOTS
+from cran.menutree import _SLOTS as SLOTS
 
 ONE = (1, False)     # Atom Lite, Atom Matrix
 TWO = (2, True)      # StickC Plus, DevKitC / C3 with their SSD1306

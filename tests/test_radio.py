@@ -13,10 +13,10 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from cran import radio
+from cran.radio import _COUNTER_STEP as COUNTER_STEP
 from cran.radio import (
     BADGE,
     CHAIN_STEPS,
-    COUNTER_STEP,
     GM,
     HEAL,
     HEALER,

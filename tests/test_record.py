@@ -140,7 +140,7 @@ def _worst_state(now):
     from cran.core.engine import MAX_BROKEN, TIMER_NAMES
     from cran.core.rules import Character
     from cran.core.vocab import KEYWORDS, MAX_RENOWN, STATES
-    from cran.core.words import MAX_TARGET_CHARS
+    from cran.core.words import _MAX_TARGET_CHARS as MAX_TARGET_CHARS
     longest = (1 << 29) - 1
     s = new_state(Character(armor=MAX_ANSWERS, creature=MAX_ANSWERS), Settings())
     s.etat = max(range(len(STATES)), key=lambda i: len(STATES[i]))

@@ -97,25 +97,25 @@ class App:
     buttons: "list[Button]"
     menu: "Menu"           # None in safe mode, which has no buttons
     can_sleep: "bool"
-    spurious_wakes: "int"
+    _spurious_wakes: "int"
     pending: "list"
     peek_until: "int | None"
     news: "Any"
-    news_before: "Any"
-    warned: "Any"
+    _news_before: "Any"
+    _warned: "Any"
     wakeups: "int"
-    faulted: "bool"
+    _faulted: "bool"
     on_fault: "Any"
-    flag: "Any"
-    clock_due: "int"
-    in_show: "bool"
+    _flag: "Any"
+    _clock_due: "int"
+    _in_show: "bool"
     frame_code: "Any"
     frames: "dict"
-    frames_look: "Any"
-    old_look: "Any"
-    fault_shown: "bool"
+    _frames_look: "Any"
+    _old_look: "Any"
+    _fault_shown: "bool"
     wdt: "Any"
-    last_input: "Any"      # a tick (time.ticks_ms())
+    _last_input: "Any"     # a tick (time.ticks_ms())
     unread: "Any"
     link: "Link"           # None without the radio: used behind a check of it
 
@@ -150,28 +150,28 @@ class App:
         self.screen = parts.screen
         self.link = link
         self.events = []        # (button, kind, tick) waiting for the show loop
-        self.buttons = parts.buttons(self.on_button, self.poke)   # none in safe mode
+        self.buttons = parts.buttons(self.on_button, self._poke)  # none in safe mode
         self.menu = parts.menu
         self.can_sleep = parts.can_sleep(self.buttons)
-        self.spurious_wakes = 0
+        self._spurious_wakes = 0
         self.pending = []       # cues not yet played
         self.peek_until = None
         self.news = None        # the wearer's latest private news (cran.screenwords.news_of)
-        self.news_before = None  # the news before the last action: an undo puts it back
-        self.warned = None      # the countdown already warned about
+        self._news_before = None  # the news before the last action: an undo puts it back
+        self._warned = None     # the countdown already warned about
         self.wakeups = 0
-        self.faulted = False
+        self._faulted = False
         self.on_fault = None
-        self.flag = None        # wakes the show loop; made inside the running loop
-        self.clock_due = 0      # tick the show loop's clock sleeps until
-        self.in_show = False
+        self._flag = None       # wakes the show loop; made inside the running loop
+        self._clock_due = 0     # tick the show loop's clock sleeps until
+        self._in_show = False
         self.frame_code = None  # the public look's frame on the LEDs (cues.frame_code)
         self.frames = {}        # frame_code -> capped frame, of the look on show and the one
-        self.frames_look = None  # before it (App._show_look); frame_code >> KEY_BITS of the
-        self.old_look = None    # look on show (its look and effect), and of the one before
-        self.fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
+        self._frames_look = None  # before it (App._show_look); frame_code >> KEY_BITS of the
+        self._old_look = None   # look on show (its look and effect), and of the one before
+        self._fault_shown = False  # whether the draw showed a failed save (Badge.save_error)
         self.wdt = None
-        self.last_input = time.ticks_ms()   # tick of the last console byte; boot is one
+        self._last_input = time.ticks_ms()  # tick of the last console byte; boot is one
         self.unread = None      # a poll of the console's input, once it is read
 
     # ---- inputs -----------------------------------------------------------------
@@ -179,34 +179,34 @@ class App:
     def on_button(self, name, kind, tick):
         # Runs from micropython.schedule (the button's IRQ) or from show(): note it only.
         self.events.append((name, kind, tick))
-        self.spurious_wakes = 0
-        self.poke()
+        self._spurious_wakes = 0
+        self._poke()
 
     def on_cues(self, kind, now, cues):
-        if kind != "timer" and self.in_show and self.leds is not None:
+        if kind != "timer" and self._in_show and self.leds is not None:
             # A press's action or undo (the menu closed by it): its look first, then
             # the bookkeeping, here and in the show step (which finds it shown). Not
             # while the wearer peeks: the show step draws the peek.
-            self.fault_shown = self.badge.save_error is not None
+            self._fault_shown = self.badge.save_error is not None
             if self.peek_until is None or self.badge.unknown:
                 self._show_look(self.badge.state, now)
         self.pending.extend(cues)
         if self.screen is not None:   # news is read on the screen's peek
             if kind == "undo":
-                self.news = self.news_before   # a heal taken back reminds of nothing
+                self.news = self._news_before  # a heal taken back reminds of nothing
             else:
                 if kind == "act":
-                    self.news_before = self.news
+                    self._news_before = self.news
                 self.news = self.screen.news_of(cues) or self.news
-        self.poke()
+        self._poke()
 
-    def poke(self):
-        if self.flag is not None and not self.in_show:
-            self.flag.set()
+    def _poke(self):
+        if self._flag is not None and not self._in_show:
+            self._flag.set()
 
     def line(self, text, now):
         """One console line -> answer lines. Safe mode answers only what reads."""
-        self.last_input = now
+        self._last_input = now
         return self.session().line(text, now)
 
     def session(self):
@@ -216,7 +216,7 @@ class App:
         console = self.console
         if console is None:
             from cran.console import open_for
-            console = open_for(self, set_rtc)
+            console = open_for(self, _set_rtc)
         return console
 
     def console_open(self, now):
@@ -231,14 +231,14 @@ class App:
         """Everything due by now: timers, presses, sound, LEDs, screen; feeds the
         watchdog. -> ms until there is something to do again."""
         self.wakeups += 1
-        self.in_show = True
+        self._in_show = True
         try:
             self.badge.tick(now)
             if self.console is not None:
                 lock = self.lock   # (None until a line needed it: cran.console.open_for)
                 if lock is not None:
                     lock.tick(now)
-                if (ticks_diff(now, self.last_input) >= CONSOLE_QUIET_MS
+                if (ticks_diff(now, self._last_input) >= CONSOLE_QUIET_MS
                         and (lock is None or lock.open_until is None)):   # none open
                     self.console = self.lock = None
                     forget(_CONSOLE)
@@ -268,9 +268,9 @@ class App:
             self._warn(now)
             self._sound(now)
         finally:
-            self.in_show = False
+            self._in_show = False
             self.badge.flush(now)
-        if self.fault_shown != (self.badge.save_error is not None):
+        if self._fault_shown != (self.badge.save_error is not None):
             self._draw(now)   # that save failed, or one worked again: said at once
         if self.wdt is not None:
             self.wdt.feed()
@@ -286,7 +286,7 @@ class App:
             recast(self, value, now)
         elif what == "clock":
             badge.set_wall_clock(value, now)
-            set_rtc(value)
+            _set_rtc(value)
         elif what == "journal":   # a command refused, frames dropped: said as it is
             badge.log(value)
         else:   # an offer for this wearer, or this healer's offer made (to whom)
@@ -309,8 +309,8 @@ class App:
         state = self.badge.state
         if warning_due(state, now) == 0:
             key = (state.etat, state.timers.get(COUNTDOWN))
-            if key != self.warned:
-                self.warned = key
+            if key != self._warned:
+                self._warned = key
                 self.pending.append(warning_cue(state, now))
 
     def _sound(self, now):
@@ -338,7 +338,7 @@ class App:
     def _draw(self, now):
         state = self.badge.state
         unknown = self.badge.unknown   # its own look: the state on hand is a placeholder
-        fault = self.fault_shown = self.badge.save_error is not None
+        fault = self._fault_shown = self.badge.save_error is not None
         peeking = self.peek_until is not None and not unknown
         menu = self.menu
         where = menu.where() if menu is not None else None
@@ -373,23 +373,23 @@ class App:
         are kept by frame_code, those of the look on show and of the one before it:
         at most 2**KEY_BITS each, 8 in fact, most looks 1 or 2)."""
         code = frame_code(state, now, self.leds.count, self.layout,
-                          self.fault_shown, UNKNOWN_LOOK if self.badge.unknown else None)
+                          self._fault_shown, UNKNOWN_LOOK if self.badge.unknown else None)
         if code == self.frame_code:
             return
         # (No more locals: a press's path keeps its frames within 11 words, on the C
         # stack; see cran.core.engine.act.) code >> KEY_BITS: the look and its effect,
         # without the step's key.
-        if code >> KEY_BITS != self.frames_look:   # another look or effect
+        if code >> KEY_BITS != self._frames_look:  # another look or effect
             # The frames of the look before stay: a hit goes back and forth between
             # two looks (the next hit after a heal), and one painted already shows
             # sooner. Their cost (32-bit): a frame is bytes, ~16 on one LED, ~90 on
             # 25, and a look has 1 or 2 of them (at most 8: effect codes and a failed
             # save's steps), so ~200 bytes more on the matrix, at worst ~750.
             # A third look lets both go.
-            if code >> KEY_BITS != self.old_look:
+            if code >> KEY_BITS != self._old_look:
                 self.frames.clear()
-            self.old_look = self.frames_look
-            self.frames_look = code >> KEY_BITS
+            self._old_look = self._frames_look
+            self._frames_look = code >> KEY_BITS
         if code not in self.frames:   # painted in capped colours, packed: ready to write
             self.frames[code] = self.leds.pack(
                 frame_of(code, self.leds.count, self.layout, self.leds.cap))
@@ -412,7 +412,7 @@ class App:
                 wait = min(wait, SLOT_MS - (now & (SLOT_MS - 1)))   # their rhythm's step
             else:
                 wait = _least(wait, next_change_ms(
-                    state, now, self.leds.count, self.layout, self.fault_shown,
+                    state, now, self.leds.count, self.layout, self._fault_shown,
                     UNKNOWN_LOOK if self.badge.unknown else None))
         screen = self.screen
         if screen is not None and screen.look_until is not None:   # its answer's line goes
@@ -437,7 +437,7 @@ class App:
             wait = min(wait, self.link.next_wake_ms(now))
         return max(0, wait)
 
-    def may_light_sleep(self, now, wait_ms):
+    def _may_light_sleep(self, now, wait_ms):
         """Light sleep halts the CPU and, on the classic ESP32, the buzzer's PWM and the
         console's UART; a press wakes it. So: only when the config allows it, silent,
         with no press being timed, the console quiet since boot or its last byte, and a
@@ -453,7 +453,7 @@ class App:
                 return False
         if self.unread is not None and self.unread.poll(0):
             return False   # bytes came during this step: read them before sleeping
-        return ticks_diff(now, self.last_input) >= CONSOLE_QUIET_MS
+        return ticks_diff(now, self._last_input) >= CONSOLE_QUIET_MS
 
     def _woke(self, slept_at, wait_ms):
         """Back from a light sleep: a press that woke the chip raised no IRQ, so read the
@@ -462,8 +462,8 @@ class App:
         for button in self.buttons:
             button.catch_up()
         if ticks_diff(time.ticks_ms(), slept_at) < wait_ms - _EARLY_WAKE_MS:
-            self.spurious_wakes += 1    # until a press comes of it (on_button)
-            if self.spurious_wakes >= _SPURIOUS_WAKES:
+            self._spurious_wakes += 1   # until a press comes of it (on_button)
+            if self._spurious_wakes >= _SPURIOUS_WAKES:
                 self.can_sleep = False
                 self.badge.log({"light_sleep": "off: woken %d times with no press"
                                                % _SPURIOUS_WAKES})
@@ -478,9 +478,9 @@ class App:
         try:
             return self.show(now)
         except Exception as e:
-            self.in_show = False
-            if not self.faulted:
-                self.faulted = True
+            self._in_show = False
+            if not self._faulted:
+                self._faulted = True
                 self.badge.log({"error": "show loop: %r" % (e,)})
                 if self.on_fault is not None:
                     self.on_fault(e)
@@ -493,17 +493,17 @@ class App:
         action (the flag) and steps at once; when that step wants the next wake-up
         sooner than the clock's, the clock's sleep is made again (a press's
         allocations, never an idle wake-up's)."""
-        if self.flag is None:
-            self.flag = wake_flag()
+        if self._flag is None:
+            self._flag = wake_flag()
         clock = asyncio.create_task(self._clock_loop(0))
         try:
             while True:
-                await self.flag.wait()
-                if isinstance(self.flag, asyncio.Event):
-                    self.flag.clear()   # a ThreadSafeFlag clears itself; an Event stays set
+                await self._flag.wait()
+                if isinstance(self._flag, asyncio.Event):
+                    self._flag.clear()  # a ThreadSafeFlag clears itself; an Event stays set
                 now = time.ticks_ms()
                 wait = self.step(now)
-                if ticks_diff(ticks_add(now, wait), self.clock_due) < 0:
+                if ticks_diff(ticks_add(now, wait), self._clock_due) < 0:
                     clock.cancel()
                     clock = asyncio.create_task(self._clock_loop(wait))
         finally:
@@ -512,14 +512,14 @@ class App:
     async def _clock_loop(self, wait):
         while True:
             now = time.ticks_ms()
-            self.clock_due = ticks_add(now, wait)
-            if self.may_light_sleep(now, wait):
+            self._clock_due = ticks_add(now, wait)
+            if self._may_light_sleep(now, wait):
                 machine.lightsleep(wait)
-                self.in_show = True   # what woke it is read now, and stepped just below:
+                self._in_show = True  # what woke it is read now, and stepped just below:
                 try:                  # no poke for it (one step per wake-up)
                     self._woke(now, wait)
                 finally:
-                    self.in_show = False
+                    self._in_show = False
                 await asyncio.sleep_ms(0)   # let the other tasks see the time it took
             else:
                 await asyncio.sleep_ms(wait)
@@ -532,11 +532,11 @@ class App:
         raw = bytearray()   # grown in place (a bytes joined a byte at a time: quadratic)
         while True:
             # Byte by byte: every byte, not only a whole line, keeps the badge awake
-            # (may_light_sleep), and a half-sent line never holds up the show loop.
+            # (_may_light_sleep), and a half-sent line never holds up the show loop.
             got = await reader.read(1)
             if not got:
                 return   # stdin closed: only on a desktop
-            self.last_input = time.ticks_ms()
+            self._last_input = time.ticks_ms()
             console = self.session()
             # Echoed as typed (cran.console); Enter alone, \r\n's second half, a host's
             # knock: nothing to answer.
@@ -558,7 +558,7 @@ class App:
             self.wdt = machine.WDT(timeout=WDT_TIMEOUT_MS)
 
     async def run(self, console=True):
-        self.flag = wake_flag()
+        self._flag = wake_flag()
         self.start_watchdog()
         show = asyncio.create_task(self.show_loop())
         if console:
@@ -574,7 +574,7 @@ def _least(wait, other):
     return wait if other is None or wait <= other else other
 
 
-def set_rtc(unix_s):
+def _set_rtc(unix_s):
     """The console's `clock` also sets the chip's RTC: it runs on through a watchdog or
     soft reset (not a power cut), so the badge still knows the date after one."""
     t = time.gmtime(unix_s - epoch_shift())

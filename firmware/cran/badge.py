@@ -17,7 +17,7 @@ from cran.core.vocab import CUE_KINDS, const
 
 # While a countdown runs, it is saved at least this often, each time as if this much had
 # already gone: power can go at any instant, and the badge must come back never healthier.
-CHECKPOINT_MS = 10000
+_CHECKPOINT_MS = 10000
 # A wake-up for something else this close to a checkpoint saves early (always safe), so a
 # blinking badge adds no wake-up of its own for the saves.
 _CHECKPOINT_EARLY_MS = const(4000)
@@ -102,7 +102,7 @@ class Badge:
         would find more time left than there is). None: nothing to do."""
         due = self._timers_due()
         if self._checkpoints():
-            at = ticks_add(self.saved_at, CHECKPOINT_MS)
+            at = ticks_add(self.saved_at, _CHECKPOINT_MS)
             if due is None or ticks_diff(at, due) < 0:
                 due = at
         return due
@@ -191,7 +191,7 @@ class Badge:
             return ()
         self.advance(now)
         if (self._checkpoints() and ticks_diff(now, self.saved_at)
-                >= CHECKPOINT_MS - _CHECKPOINT_EARLY_MS):
+                >= _CHECKPOINT_MS - _CHECKPOINT_EARLY_MS):
             self._save(now)
         if self.state is not self._deadline_of:   # _timers_due(), without its call
             self._deadline_of = self.state
@@ -233,7 +233,7 @@ class Badge:
         if left is not None and not exact:
             # Pessimistic by one checkpoint: until the next save, a power cut at any
             # moment finds at most the time really left (S3, S4: never healthier).
-            record["timers"][COUNTDOWN] = max(0, left - CHECKPOINT_MS)
+            record["timers"][COUNTDOWN] = max(0, left - _CHECKPOINT_MS)
         try:
             failed = self.store.save(record)
             self.saved_at = now

@@ -89,7 +89,7 @@ def _fail(path, field, problem):
     raise ConfigError("%s: %s: %s" % (path, field, problem))
 
 
-def object_fields(path, field, raw, known):
+def _object_fields(path, field, raw, known):
     """raw, the file's `field`, must be an object of known fields: else ConfigError
     naming the field (the radio section's too)."""
     if not isinstance(raw, dict):
@@ -102,7 +102,7 @@ def object_fields(path, field, raw, known):
 def character_from(path, raw):
     """A character as JSON reads it -> Character; ConfigError naming path and the field
     (the config's, and a game master's reset over the radio, cran.recast)."""
-    object_fields(path, "character", raw, CHARACTER_FIELDS)
+    _object_fields(path, "character", raw, CHARACTER_FIELDS)
     c = Character()
     for name in CHARACTER_FIELDS:
         if name in raw:
@@ -200,7 +200,7 @@ def from_dict(raw, path, boards_dir):
     config.radio = None
     if raw.get("radio") is not None:   # its checker and names only in a radio game
         from cran.radio.config import FIELDS, read
-        object_fields(path, "radio", raw["radio"], FIELDS)
+        _object_fields(path, "radio", raw["radio"], FIELDS)
         try:
             config.radio = read(raw["radio"])
         except ValueError as e:   # "FIELD: PROBLEM": the file named here

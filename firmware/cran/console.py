@@ -26,10 +26,10 @@ NOT_TEXT = "error: the line is not UTF-8 text"
 # once it is read: an organiser's lines come seconds apart, a load takes milliseconds,
 # and the heap's peak is such a line's action played beside the console and its lock.
 _GRAMMAR = const(("cran.core.words",))
-# The longest line read; a longer one is answered with TOO_LONG, and nothing of it is
+# The longest line read; a longer one is answered with _TOO_LONG, and nothing of it is
 # kept past the bound (a badge's heap is small, and no command needs more).
 _MAX_LINE_BYTES = const(256)
-TOO_LONG = "error: a line of more than %d bytes: dropped" % _MAX_LINE_BYTES
+_TOO_LONG = "error: a line of more than %d bytes: dropped" % _MAX_LINE_BYTES
 # What a badge in safe mode (cran.boots) still answers: what reads, and the lock's.
 _SAFE_COMMANDS = const(("status", "journal", "config", "clock", "echo", "help", "?",
                         "challenge", "unlock", "lock", "reboot"))
@@ -180,7 +180,7 @@ class Console:
         _MAX_LINE_BYTES + 1 kept) -> the answer lines. A bug is said and journaled: the
         badge plays on."""
         if len(raw) > _MAX_LINE_BYTES:
-            return [TOO_LONG]
+            return [_TOO_LONG]
         text = text_of(bytes(raw))
         if text is None:
             return [NOT_TEXT]

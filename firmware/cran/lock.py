@@ -2,14 +2,14 @@
 # for the game's organisers, who prove it with the game key (/game.key, written by cran
 # flash) without sending it: `challenge` gives a fresh random nonce, `unlock TAG` with
 # TAG = HMAC(derive(key, b"console"), b"unlock:" + nonce) opens the console for
-# UNLOCK_MS. The proof's code (cran.auth) is loaded only to make or check one, and let go
+# _UNLOCK_MS. The proof's code (cran.auth) is loaded only to make or check one, and let go
 # after: a badge in play keeps 32 bytes of key and this.
 from cran.compat import forget
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import const
 
 KEY_BYTES = 32
-UNLOCK_MS = 60000        # the console stays open this long after an unlock
+_UNLOCK_MS = 60000       # the console stays open this long after an unlock
 _NONCE_BYTES = const(16)
 _AUTH = const(("cran.auth",))
 
@@ -60,7 +60,7 @@ def set_interrupt(on):
 class ConsoleLock:
     """No key file: open for good (a badge set up by hand); a damaged one: locked for
     good (reflash it)."""
-    open_ms = UNLOCK_MS
+    _open_ms = _UNLOCK_MS
 
     def __init__(self, key, problem=None, set_interrupt=None):
         self.key = key
@@ -121,7 +121,7 @@ class ConsoleLock:
             del from_hex   # (it keeps its module's globals: all of it, past forget)
             forget(_AUTH)
         self.opened(now)
-        return "ok unlocked %d" % (self.open_ms // 1000)
+        return "ok unlocked %d" % (self._open_ms // 1000)
 
     def close(self):
         """Lock again now (`lock`: an organiser's tool is done)."""
@@ -130,7 +130,7 @@ class ConsoleLock:
             self._tell(True)
 
     def opened(self, now):
-        self.open_until = ticks_add(now, self.open_ms)
+        self.open_until = ticks_add(now, self._open_ms)
         self._tell(False)
 
     def _tell(self, locked):

@@ -13,7 +13,7 @@ _CODE_LOCK_MS = const(300000)
 
 # Two buttons and a screen: each input picks one entry of the page on show; b double
 # always goes back. The screen names the inputs as below.
-SLOTS = (("a", "short"), ("b", "short"), ("a", "long"), ("b", "long"), ("a", "double"))
+_SLOTS = (("a", "short"), ("b", "short"), ("a", "long"), ("b", "long"), ("a", "double"))
 SLOT_NAMES = ("a", "b", "A", "B", "aa")
 _BACK = const(("b", "double"))
 
@@ -88,7 +88,7 @@ def _other_entries(treats):
 
 
 def _game(treats):
-    return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"), ORGA] + (
+    return [Action("hors-jeu"), Action("en-jeu"), Action("nuit"), _ORGA] + (
         [TREAT] if treats else [])
 
 
@@ -96,7 +96,7 @@ def _orga():
     return [Action("stop"), Action("reprise"), Action("reset")]
 
 
-ORGA = Page("Orga", "Organiser", _orga)
+_ORGA = Page("Orga", "Organiser", _orga)
 # The code's page: its presses are the code's, not a choice among entries (none: list()).
 CODE = Page("Code", "Code", list)
 
@@ -125,8 +125,8 @@ def press(menu, button, kind, now):
         return _scroll(menu, kind, now)
     if (button, kind) == _BACK:
         return _back(menu)
-    if (button, kind) in SLOTS:
-        i = SLOTS.index((button, kind))
+    if (button, kind) in _SLOTS:
+        i = _SLOTS.index((button, kind))
         if i < len(page.entries):
             return _choose(menu, page.entries[i], now)
     return []
@@ -158,7 +158,7 @@ def _scroll(menu, kind, now):
 
 
 def _choose(menu, entry, now, group=None):
-    if entry is ORGA and menu.orga_code:   # its code first, every time
+    if entry is _ORGA and menu.orga_code:  # its code first, every time
         if menu.shut_until is not None and ticks_diff(now, menu.shut_until) < 0:
             menu.close()   # too many wrong codes: shut for a while
             return []
@@ -195,7 +195,7 @@ def _code_press(menu, kind, now):
     menu.pop()
     if menu.code == code:
         menu.wrong = 0
-        menu.push(ORGA, 0, group)
+        menu.push(_ORGA, 0, group)
         return []
     menu.wrong += 1
     if menu.wrong >= _CODE_TRIES:

@@ -44,7 +44,7 @@ def entry_label(menu, entry, lang):
         if menu.treats == "soin":
             return "Heal nearest" if en else "Soigner"
         return "Repair nearest" if en else "Reparer"
-    return action_label(entry, lang)
+    return _action_label(entry, lang)
 
 
 def menu_lines(menu, lang, width):
@@ -70,7 +70,7 @@ _ACTION_EN = const(
     "en-jeu=Back in game|stop=Stop game|reprise=Resume game|reset=Reset|")
 
 
-def action_label(action, lang):
+def _action_label(action, lang):
     """A menu entry's words: the keyword alone inside a Coup/Effet page."""
     verb = action.verb
     if verb in ("coup", "effet"):

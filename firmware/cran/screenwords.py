@@ -25,14 +25,14 @@ def not_saved(lang):
 # Private news the wearer must be told, on the peek: the reminder of S8 and the theft
 # noticed (K13), as the (kind, value) of their cues. The app notes the last at each
 # change (App.on_cues); cran.texts words it on the peek.
-NEWS = ((CUE_FORGET, "-"), (CUE_NOTICED, "vol"))
+_NEWS = ((CUE_FORGET, "-"), (CUE_NOTICED, "vol"))
 
 
 def news_of(cues):
     """-> ((kind, value), tick) of the last wearer's news among the cues, or None."""
     found = None
     for at, kind, value, _ in cues:
-        if (kind, value) in NEWS:
+        if (kind, value) in _NEWS:
             found = ((kind, value), at)
     return found
 

@@ -15,7 +15,7 @@ from cran.screenwords import label, not_saved
 # The wearer's news (cran.screenwords.news_of) on the peek for _NEWS_MS after it came. No
 # sound: private cues make none.
 _NEWS_MS = const(300000)
-NEWS_WORDS = {(CUE_FORGET, "-"): ("Oubli agonie", "Forget: dying"),
+_NEWS_WORDS = {(CUE_FORGET, "-"): ("Oubli agonie", "Forget: dying"),
               (CUE_NOTICED, "vol"): ("Vol remarque", "Theft noticed")}
 
 
@@ -35,7 +35,7 @@ def draw(app, state, now, where, peeking, unknown, fault):
         if news is not None and ticks_diff(now, news[1]) >= _NEWS_MS:
             news = app.news = None
         lines = screen_lines(state, now, lang, peeking, width,
-                             NEWS_WORDS[news[0]] if news is not None else None)
+                             _NEWS_WORDS[news[0]] if news is not None else None)
     if app.safe:
         lines = lines + ["SAFE MODE" if lang == "en" else "MODE SECOURS"]
     if fault:
@@ -45,13 +45,13 @@ def draw(app, state, now, where, peeking, unknown, fault):
     # its time is up: App._next_wake wakes then, and they are drawn again.
     screen = app.screen
     public = where is None and not peeking
-    left = say_left_ms(state, now) if public else None
+    left = _say_left_ms(state, now) if public else None
     screen.look_for = state if public else None
     screen.look_fault = fault
     screen.look_until = None if left is None else ticks_add(now, left)
 
 
-def say_left_ms(state, now):
+def _say_left_ms(state, now):
     """ms until the public lines' answer goes (cran.looks.saying), or None if they show
     none."""
     if saying(state, now) is None:
@@ -59,7 +59,7 @@ def say_left_ms(state, now):
     return SAY_MS - ticks_diff(now, state.answer[1])
 
 
-def mmss(ms):
+def _mmss(ms):
     s = (ms + 999) // 1000
     return "%d:%02d" % (s // 60, s % 60)
 
@@ -108,7 +108,7 @@ def _private(state, now, lang):
     line = label(STATES[state.etat], lang)
     left = state.left_ms(COUNTDOWN, now)
     if left is not None:
-        line += " " + mmss(left) + (" !" if left <= WARNING_MS else "")
+        line += " " + _mmss(left) + (" !" if left <= WARNING_MS else "")
     lines = [line]
     if state.said != "-":
         lines.append(_say_line(state.said, lang))
@@ -119,7 +119,7 @@ def _private(state, now, lang):
             lines.append(("Armor %d" if en else "Armure %d") % state.armor_answers())
     for name in state.effects():
         if name in EFFECTS:
-            lines.append(label(name, lang) + " " + mmss(state.left_ms(name, now)))
+            lines.append(label(name, lang) + " " + _mmss(state.left_ms(name, now)))
     for target in sorted(state.broken):
         lines.append(("Broken " if en else "Brise ") + target)
     return lines

@@ -41,6 +41,7 @@ from cran.core.vocab import (
     PLAYS,
     STATES,
 )
+from host_tools.build import unrenamed
 
 ERROR_CODES = (COPY_MISSING, COPY_BAD, NVS_BAD)
 FRESH = "no state saved yet"   # why a new badge starts fresh
@@ -166,6 +167,8 @@ def parse_lines(lines, source="journal"):
         if why:
             problems.append("%s:%d: unreadable, skipped (%s)" % (source, number, why))
             continue
+        if isinstance(raw.get("error"), str):   # a fault's words name the code's names
+            raw["error"] = unrenamed(raw["error"])
         entries.append(_entry(number, raw, "%s:%d" % (source, number), problems))
     return entries, problems
 

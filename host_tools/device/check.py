@@ -5,7 +5,7 @@
 # badge's REPL.
 import json
 
-from host_tools import CommandError
+from host_tools import CommandError, build
 from host_tools.device import badgeport
 from host_tools.virtual.runtimes import NO_RADIO_HEAP_KB
 
@@ -69,7 +69,8 @@ except Exception as e:
 print(json.dumps(_said))
 """
 
-# The LED looks' colours, as the firmware's cues paint them: {colour: [looks]}.
+# The LED looks' colours, as the firmware's cues paint them: {colour: [looks]}. Sent
+# with the names the badge's .mpy give cues' private ones (build.renamed).
 _LOOK_COLOURS = """import json
 from cran import cues
 _c = {}
@@ -193,7 +194,8 @@ def hands(link, started, ask):
     verdicts = []
     virtual = _last_line(badgeport.run(link, _VIRTUAL)) == "True"
     if started["leds"]:
-        looks = json.loads(_last_line(badgeport.run(link, _LOOK_COLOURS)))
+        looks = json.loads(_last_line(badgeport.run(link, build.renamed(
+            _LOOK_COLOURS, build.badge_renames()))))
         for colour, names in sorted(looks.items(), key=lambda kv: sorted(kv[1])):
             rgb = tuple(json.loads(colour))
             badgeport.run(link, _FEED + "_check_app.leds.show([%r] * _check_app.leds.count)"

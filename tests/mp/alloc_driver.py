@@ -151,7 +151,7 @@ def main():
         gc.collect()
         heap_during = [playing[0], gc.mem_alloc()]
         after_line = resident()
-        app.last_input = time.ticks_ms()   # as the console loop notes a line
+        app._last_input = time.ticks_ms()   # as the console loop notes a line
         quiet = time.ticks_add(time.ticks_ms(), CONSOLE_QUIET_MS)
         # The live heap as the buzzer's player starts the line's notes, and once the
         # show step that sounds them is done: the melodies that made them are gone by

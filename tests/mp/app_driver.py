@@ -592,7 +592,7 @@ def console_and_light_sleep():
         run(1000)
         out["mid_step"] = {"answers": answers[answered:], "light_sleeps":
                            machine.wakeups - sleeps, "awake_for_ms":
-                           time.ticks_diff(app.last_input, came[0])}
+                           time.ticks_diff(app._last_input, came[0])}
     finally:
         compat.STDIN = sys.stdin.buffer
         compat.STDOUT = sys.stdout.buffer

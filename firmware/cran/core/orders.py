@@ -24,12 +24,12 @@ from cran.core.vocab import (
     PLEINE_FORME,
 )
 
-RANKS = ((20, "sommite"), (15, "grand-noble"), (10, "noble"), (5, "notable"), (0, "-"))
+_RANKS = ((20, "sommite"), (15, "grand-noble"), (10, "noble"), (5, "notable"), (0, "-"))
 
 
 def rank(renown):
     """P2: the social rank for a renown score."""
-    for floor, name in RANKS:
+    for floor, name in _RANKS:
         if renown >= floor:
             return name
     return "-"

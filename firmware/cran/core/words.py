@@ -156,20 +156,20 @@ def _strip_modifiers(words):
 
 
 # A target (the limb or object of brise, desarme, vol, repare) is one word of at most
-# MAX_TARGET_CHARS of these, not a closed list: objects are the game's own, named as the
+# _MAX_TARGET_CHARS of these, not a closed list: objects are the game's own, named as the
 # players name them. 24 holds any limb or object said in one breath ("jambe-gauche",
 # "bouclier-de-chene"), fits a screen's line, and bounds the state record: a broken
 # target is kept twice (the state and K9's state before), engine.MAX_BROKEN at most.
 # ASCII letters and digits only, so each is one byte in the record's JSON, never six.
-MAX_TARGET_CHARS = 24
+_MAX_TARGET_CHARS = 24
 _TARGET_CHARS = const("abcdefghijklmnopqrstuvwxyz0123456789-_'")
 
 
 def target(word, what):
     """A target as said -> itself, checked. Raises ParseError naming what and why."""
-    if len(word) > MAX_TARGET_CHARS or word.strip(_TARGET_CHARS):
+    if len(word) > _MAX_TARGET_CHARS or word.strip(_TARGET_CHARS):
         raise ParseError("the %s is one word of at most %d letters, digits or '-', got %s"
-                         % (what, MAX_TARGET_CHARS, shown(word, MAX_TARGET_CHARS)))
+                         % (what, _MAX_TARGET_CHARS, shown(word, _MAX_TARGET_CHARS)))
     return word
 
 

@@ -10,7 +10,7 @@ _EDGES = const(8)   # edges kept between two runs; more is a bounce storm: re-re
 
 
 class Button:
-    min_press_ms = 20     # shorter, and ended within the debounce window: a glitch
+    _min_press_ms = 20    # shorter, and ended within the debounce window: a glitch
     debounce_ms = 50
     long_press_ms = 800
     double_click_ms = 350
@@ -155,14 +155,14 @@ class Button:
 
     def _confirm(self, level):
         """The window after a press has ended. -> True when it was a glitch: a pulse
-        that ended within min_press_ms (noise on a long wire, a floating pin waking the
+        that ended within _min_press_ms (noise on a long wire, a floating pin waking the
         chip) is undone as if it never came. Else a second press makes a double click."""
         press_at = self._press_at
         self._press_at = None
         held_short = self._held_short
         self._held_short = None
         if level != -1 and level != self._active and ticks_diff(
-                self._bounce_at, press_at) < self.min_press_ms:
+                self._bounce_at, press_at) < self._min_press_ms:
             self.pressed = False
             self._long_due = None
             self._short_due = held_short   # the first click stands alone again

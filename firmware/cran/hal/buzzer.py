@@ -6,7 +6,7 @@ from cran.core.ticks import ticks_add, ticks_diff
 
 
 class Buzzer:
-    loud_duty_u16 = 32768   # a 50 % square wave is the loudest a piezo gets
+    _loud_duty_u16 = 32768  # a 50 % square wave is the loudest a piezo gets
 
     def __init__(self, pwm, volume_percent=100):
         self.pwm = pwm
@@ -19,10 +19,10 @@ class Buzzer:
         self._out(0)
 
     def set_volume(self, percent):
-        self.volume_duty_u16 = self.loud_duty_u16 * max(0, min(100, percent)) // 100
+        self._volume_duty_u16 = self._loud_duty_u16 * max(0, min(100, percent)) // 100
 
     def _out(self, freq_hz):
-        duty = self.volume_duty_u16 if freq_hz > 0 else 0
+        duty = self._volume_duty_u16 if freq_hz > 0 else 0
         if freq_hz > 0 and freq_hz != self._freq_hz:
             self.pwm.freq(freq_hz)   # the ESP32 refuses 0 Hz: a rest is duty 0
             self._freq_hz = freq_hz

@@ -9,11 +9,11 @@ _EVERYONE = b"\xff" * 6
 
 class Air:
     def __init__(self):
-        self.wlan = network.WLAN(network.STA_IF)
+        self._wlan = network.WLAN(network.STA_IF)
         self.now = espnow.ESPNow()
 
     def on(self):
-        self.wlan.active(True)
+        self._wlan.active(True)
         self.now.active(True)
         try:
             self.now.add_peer(_EVERYONE)   # broadcast is sent to a peer like any other
@@ -22,7 +22,7 @@ class Air:
 
     def off(self):
         self.now.active(False)
-        self.wlan.active(False)
+        self._wlan.active(False)
 
     def send(self, peer, frame):
         # sync=False: a broadcast has no one to acknowledge it; waiting would only cost.

@@ -41,14 +41,14 @@ class Leds:
             out[3 * i + order[2]] = colour[2]
         return bytes(out)
 
-    def capped(self, frame):
+    def _capped(self, frame):
         """pack() of frame's colours each brought within the board's cap."""
         return self.pack([cap(colour, self.max_brightness) for colour in frame])
 
     def show(self, frame):
         """Cap and write a frame. -> True when it wrote, False when the LEDs already
         show this."""
-        return self.write(self.capped(frame))
+        return self.write(self._capped(frame))
 
     def write(self, out):
         """pack()ed bytes to the LEDs, unless they show them already. Allocates

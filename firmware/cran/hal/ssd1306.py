@@ -64,7 +64,7 @@ class SSD1306_I2C:
             _SET_CHARGE_PUMP, 0x10 if self.external_vcc else 0x14,
             _SET_DISP | 0x01,               # on
         ):
-            self.write_cmd(cmd)
+            self._write_cmd(cmd)
         self.fill(0)
         self.show()
 
@@ -82,7 +82,7 @@ class SSD1306_I2C:
             x0 += (128 - self.width) // 2
             x1 += (128 - self.width) // 2
         for cmd in (_SET_COL_ADDR, x0, x1, _SET_PAGE_ADDR, 0, self.pages - 1):
-            self.write_cmd(cmd)
+            self._write_cmd(cmd)
         # Horizontal addressing: each page's bytes follow the last in the window, so one
         # window and a write a page (the chip's address pointer runs on between writes).
         band = self._band
@@ -93,7 +93,7 @@ class SSD1306_I2C:
                     band.text(s, x, ty - y, c)
             self.i2c.writevto(self.addr, self._data)
 
-    def write_cmd(self, cmd):
+    def _write_cmd(self, cmd):
         self._cmd[0] = 0x80   # Co=1, D/C#=0: one command byte
         self._cmd[1] = cmd
         self.i2c.writeto(self.addr, self._cmd)

@@ -35,7 +35,7 @@ import struct
 from cran.core.vocab import const
 from cran.tags import hmac_with, same
 
-TYPE_CHECKING = False
+TYPE_CHECKING = const(False)
 if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
     from typing import Any  # noqa: F401
 
@@ -88,7 +88,7 @@ _SECRET = (HEARTBEAT,)   # kinds whose payload is encrypted
 # listening window closed with frames unread (cran.radio.link reads a few a step); "late":
 # an authority's frame made too long ago, or at a time the badge cannot judge
 # (cran.radio.orders).
-DROPS = ("size", "game", "tag", "kind", "again", "replay", "token", "busy", "flood",
+_DROPS = ("size", "game", "tag", "kind", "again", "replay", "token", "busy", "flood",
          "late")
 
 
@@ -113,7 +113,7 @@ def seal(keys, sender, role, counter, kind, payload=b"", proof=None):
     if proof is not None:
         payload = struct.pack(_PROOF, proof[0], proof[1], proof[2]) + payload
     if kind in _SECRET:
-        payload = crypt(keys, sender, counter, payload)
+        payload = _crypt(keys, sender, counter, payload)
     body = struct.pack(_HEAD, VERSION, keys.game, sender, role, counter, kind) + payload
     if len(body) + _TAG_BYTES > MAX_FRAME:
         raise ValueError("radio frame of %d bytes: at most %d"
@@ -124,7 +124,7 @@ def seal(keys, sender, role, counter, kind, payload=b"", proof=None):
 class Listener:
     """Opens the frames a badge hears: open(frame, rssi) -> (kind, sender, role, payload)
     when it is genuine, fresh and its sender may say it; else None, and dropped[why]
-    counts it (why in DROPS). Cheapest checks first: a flood of garbage costs little.
+    counts it (why in _DROPS). Cheapest checks first: a flood of garbage costs little.
     made_s: when the last authority's frame opened was made (its maker's clock, 0:
     unknown), None after a badge's frame.
 
@@ -194,7 +194,7 @@ class Listener:
             return self.drop("again" if counter == last else "replay")
         payload = bytes(body[_HEAD_BYTES:])
         if kind in _SECRET:
-            payload = crypt(keys, sender, counter, payload)
+            payload = _crypt(keys, sender, counter, payload)
         self.made_s = None
         if role != BADGE:
             entry = self.authorities.get(sender)
@@ -244,7 +244,7 @@ def chain_step(token):
     return hashlib.sha256(token).digest()[:TOKEN_BYTES]
 
 
-def crypt(keys, sender, counter, data):
+def _crypt(keys, sender, counter, data):
     """AES-128-CTR under keys.secret, the same both ways. The counter block starts with
     the frame's sender and counter, which never come twice under one key (Counter), so
     no keystream is used twice."""
@@ -265,13 +265,13 @@ def crypt(keys, sender, counter, data):
     return bytes(out)
 
 
-COUNTER_STEP = const(256)   # frames between two writes of the counter's high-water mark
+_COUNTER_STEP = const(256)  # frames between two writes of the counter's high-water mark
 
 
 class Counter:
     """This sender's frame counter, which must never give a number twice in one game,
     power cuts included, without writing the flash at every frame: the high-water mark
-    saved (save(mark)) is COUNTER_STEP ahead of the counter, written before any number
+    saved (save(mark)) is _COUNTER_STEP ahead of the counter, written before any number
     it covers is given, and a reboot starts at the saved mark (LoRaWAN's frame counters
     do the same). stored: the saved mark, 0 at first."""
 
@@ -281,7 +281,7 @@ class Counter:
 
     def take(self):
         if self.next >= self.mark:
-            self.mark = self.next + COUNTER_STEP
+            self.mark = self.next + _COUNTER_STEP
             self.save(self.mark)
         n = self.next
         self.next += 1

@@ -15,8 +15,8 @@
 #      press takes it (accept()), and only then is the soin applied. A badge never
 #      heals itself for a frame.
 #
-# Bounded work: a step opens at most FRAMES_PER_TICK frames and steps a long token
-# check by a slice (cran.radio.Listener); a window opens FRAMES_PER_WINDOW at most, and
+# Bounded work: a step opens at most _FRAMES_PER_TICK frames and steps a long token
+# check by a slice (cran.radio.Listener); a window opens _FRAMES_PER_WINDOW at most, and
 # what it has not read when it closes goes with it (Listener.dropped["flood"] counts
 # those windows). A flood of frames, forged or not, never holds the show loop, the
 # console or the watchdog for more than a step's few milliseconds.
@@ -30,7 +30,7 @@ from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import Action, const
 from cran.tags import to_hex
 
-TYPE_CHECKING = False
+TYPE_CHECKING = const(False)
 if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
     from typing import Any  # noqa: F401
 
@@ -45,11 +45,11 @@ REPEAT_MS = const(3)
 HEARTBEAT_MS = const(60000)   # a badge's heartbeat when nothing changes; the time asked
 OFFER_MS = radio.OFFER_MS     # a healer's offer waits this long for the patient's press
 # Frames a step opens; more, and the next step comes at once (the show loop's first).
-# A window opens FRAMES_PER_WINDOW at most (a station's command: ~8 copies; it takes
+# A window opens _FRAMES_PER_WINDOW at most (a station's command: ~8 copies; it takes
 # the first), the rest going with it when it closes: under a flood, a period's work is
 # ~16 tags (~26 ms on an ESP32) and a token check's slices.
-FRAMES_PER_TICK = const(4)
-FRAMES_PER_WINDOW = const(16)
+_FRAMES_PER_TICK = const(4)
+_FRAMES_PER_WINDOW = const(16)
 NEAR_DBM = radio.NEAR_DBM
 _EVERYONE = b"\xff" * 6       # ESP-NOW's broadcast address
 
@@ -98,12 +98,12 @@ class Link:
         self.chain = chain
         self.battery = battery   # -> percent, or None
         self.listening = False
-        self.next_window = None  # the first tick() opens one
-        self.window_end = None
+        self._next_window = None  # the first tick() opens one
+        self._window_end = None
         self.on_since = None
         self.on_ms = 0
         self.last_beat = None    # (tick, what it said)
-        self.beat_state = None   # the state last looked at for a heartbeat
+        self._beat_state = None  # the state last looked at for a heartbeat
         self.answer = False      # a SEEK heard: a heartbeat in this window
         self.offer = None        # (verb, until): a healer's, for this wearer to take
         self.sending = None      # (frame, until, next copy): sent again and again
@@ -117,7 +117,7 @@ class Link:
         self.more = False        # a step left frames unread: the next comes at once
         self.reads = 0           # frames opened in this window (a healer's search: all)
         self.cut = False         # ... as many as a window may: the rest left unread
-        self.refused_said = None   # (listener.refused, tick) the journal last heard
+        self._refused_said = None  # (listener.refused, tick) the journal last heard
 
     def save(self, *_):
         """What must outlive a reboot (the counter's mark, the tokens spent, this badge's
@@ -166,23 +166,23 @@ class Link:
                 got = self.air.recv()
                 if got is None:
                     break
-                if self.reads >= FRAMES_PER_WINDOW and self.seeking is None:
+                if self.reads >= _FRAMES_PER_WINDOW and self.seeking is None:
                     self.cut = True   # a window's worth opened: the rest go with it
                     break
                 self.reads += 1
                 if out is _NOTHING:
                     out = []
                 self._heard(got[0], got[1], now, out)
-                if self.reads % FRAMES_PER_TICK == 0:
+                if self.reads % _FRAMES_PER_TICK == 0:
                     self.more = True   # the rest at the next step, after the show loop's
                     break
-            if out and ticks_diff(self.window_end, now) <= 0:
+            if out and ticks_diff(self._window_end, now) <= 0:
                 # Open a moment longer: the app applies what came, and the window's
                 # close says the change (below) before the radio goes off.
-                self.window_end = ticks_add(now, 1)
-        if self.next_window is None or ticks_diff(now, self.next_window) >= 0:
-            self.next_window = ticks_add(now, PERIOD_MS)
-            self.window_end = ticks_add(now, WINDOW_MS)
+                self._window_end = ticks_add(now, 1)
+        if self._next_window is None or ticks_diff(now, self._next_window) >= 0:
+            self._next_window = ticks_add(now, PERIOD_MS)
+            self._window_end = ticks_add(now, WINDOW_MS)
             self.reads, self.cut = 0, False
             self._on(now)
             if self.sending is None:
@@ -208,19 +208,19 @@ class Link:
             offer_nearest(self, seeking[1], now, out)
         if self.offer is not None and ticks_diff(now, self.offer[1]) >= 0:
             self.offer = None
-        if (self.listening and ticks_diff(now, self.window_end) >= 0
+        if (self.listening and ticks_diff(now, self._window_end) >= 0
                 and self.sending is None and self.seeking is None and not self.more):
             # What changed in the window (a stop heard, applied since) and a SEEK's
             # answer are said before the radio goes off, not a period later.
             self._beat(state, now)
             if self.cut:   # a flood: what the window has not read goes with it
                 listener.drop("flood")
-            said = self.refused_said
+            said = self._refused_said
             if listener.refused and (said is None or listener.refused != said[0]
                                      and ticks_diff(now, said[1]) >= HEARTBEAT_MS):
                 # Frames refused (forged, replayed, a flood's): the journal hears of
                 # them once a minute at most, their counts so far.
-                self.refused_said = (listener.refused, now)
+                self._refused_said = (listener.refused, now)
                 if out is _NOTHING:
                     out = []
                 out.append(("journal", {"radio": "dropped",
@@ -229,13 +229,13 @@ class Link:
         return out
 
     def next_wake_ms(self, now):
-        if self.next_window is None or self.listener.checking is not None:
+        if self._next_window is None or self.listener.checking is not None:
             return 0
-        wait = ticks_diff(self.next_window, now)
+        wait = ticks_diff(self._next_window, now)
         if self.listening:
             if self.more:
                 return 0
-            wait = min(wait, ticks_diff(self.window_end, now))
+            wait = min(wait, ticks_diff(self._window_end, now))
             if self.sending is not None:
                 wait = min(wait, ticks_diff(self.sending[2], now))
             if self.seeking is not None:
@@ -274,9 +274,9 @@ class Link:
         last = self.last_beat
         due = (self.answer or last is None
                or ticks_diff(now, last[0]) >= HEARTBEAT_MS)
-        if not due and state is self.beat_state:
+        if not due and state is self._beat_state:
             return
-        self.beat_state = state
+        self._beat_state = state
         what = (state.etat, state.armor_answers(), state.play(), state.renown,
                 tuple(state.effects()))
         if due or last is None or last[1] != what:

@@ -5,20 +5,20 @@
 # frame: loaded when one is heard and let go after, as cran.recast is.
 #
 # Heard late, refused. A game master's frame carries the station's clock (sealed with
-# it), and is good for FRESH_S either side of it by the badge's clock: one heard later
+# it), and is good for _FRESH_S either side of it by the badge's clock: one heard later
 # (by a badge that was off when it went out, or captured and replayed) is refused and
 # journalled with its age, its token spent all the same, so its copies are dropped
 # before this. The badge's clock is set by cran flash and by every game master's frame
 # it takes; the station says its clock every few minutes (host_tools/field/station.py),
 # so a badge's drift (its clock runs on an RC oscillator while it sleeps: a few percent)
-# stays well inside FRESH_S. A badge that cannot judge a frame (its clock unknown after
+# stays well inside _FRESH_S. A badge that cannot judge a frame (its clock unknown after
 # a power cut, or found off) asks the station for the time (cran.radio.link's
 # ASK_TIME): the station's CLOCK answer names it with that question's counter, which no
 # frame made before the question can; that answer alone sets a clock the badge could
 # not judge it by.
 #
 # A healer's or smith's offer names the patient's answer it picked (its counter): it is
-# taken only if that is this badge's last answer to a search, made at most ANSWERED_MS
+# taken only if that is this badge's last answer to a search, made at most _ANSWERED_MS
 # ago. A captured offer replayed later names an older one: refused, whatever the
 # badges' clocks say (a game without a station keeps no clock in step).
 import struct
@@ -27,8 +27,8 @@ from cran import radio
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import KEYWORDS, Action, const
 
-FRESH_S = const(60)      # [choice] a command's life either side of its making
-ANSWERED_MS = const(10000)   # a healer's offer names an answer at most this old
+_FRESH_S = const(60)     # [choice] a command's life either side of its making
+_ANSWERED_MS = const(10000)  # a healer's offer names an answer at most this old
 ANSWER = ">6sI"          # a CLOCK's answer to a badge: its id, its question's counter
 ANSWER_BYTES = const(10)
 # The journal's words for what was refused.
@@ -50,7 +50,7 @@ def judge(link, kind, payload, rssi, now, out):
         out.append(("clock", made))
         return None
     age = _age(link, made)
-    if age is None or not -FRESH_S <= age <= FRESH_S:
+    if age is None or not -_FRESH_S <= age <= _FRESH_S:
         link.ask_time = True   # the clock unknown or off; or a replay: asked all the same
         return _refused(link, kind, age, out)
     link.ask_time, link.time_asked = False, None
@@ -103,7 +103,7 @@ def _offer(link, kind, payload, rssi, made, now, out):
     answered = link.answered
     if (answered is None or len(payload) < radio.ID_BYTES + 4
             or struct.unpack_from(">I", payload, radio.ID_BYTES)[0] < answered[0]
-            or ticks_diff(now, answered[1]) > ANSWERED_MS):
+            or ticks_diff(now, answered[1]) > _ANSWERED_MS):
         return _refused(link, kind, _age(link, made), out)
     verb = "soin" if kind == radio.HEAL else "repare"
     link.offer = (verb, ticks_add(now, radio.OFFER_MS))

@@ -21,22 +21,22 @@ class Chain:
     def __init__(self, seed, next_index):
         self.seed = seed
         self.next_index = max(1, next_index)
-        self.marks = None
+        self._marks = None
 
     def take(self):
         """-> (index, token), or None when the chain is spent."""
         i = self.next_index
         if i > radio.CHAIN_STEPS:
             return None
-        if self.marks is None:   # hashes from the seed: marks[k] is 256*k of them
-            self.marks = []
+        if self._marks is None:  # hashes from the seed: marks[k] is 256*k of them
+            self._marks = []
             x = self.seed[:radio.TOKEN_BYTES]
             for n in range(radio.CHAIN_STEPS):
                 if n % _MARK_SPACING == 0:
-                    self.marks.append(x)
+                    self._marks.append(x)
                 x = radio.chain_step(x)
         hashes = radio.CHAIN_STEPS - i
-        x = self.marks[hashes // _MARK_SPACING]
+        x = self._marks[hashes // _MARK_SPACING]
         for _ in range(hashes % _MARK_SPACING):
             x = radio.chain_step(x)
         self.next_index = i + 1
