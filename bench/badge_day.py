@@ -127,10 +127,6 @@ def day_job(board_id, days=1):
     return job
 
 
-# The runner's word for a main.py that ended without the app running (badge_driver).
-_NOT_STARTED = "main.py ended, the app not running"
-
-
 class Day:
     def __init__(self, board_id, romfs=False, radio=False, start_only=False, days=1):
         self.job = day_job(board_id, days)
@@ -151,13 +147,8 @@ class Day:
         [events] = run_badge_jobs([self.job], start_tick=START, mpy=True, heap_kb=heap_kb,
                                   runner=self.runner, on_heap=measured, romfs=self.romfs)
         if isinstance(events, str):
-            if isinstance(events, OutOfMemory):
+            if isinstance(events, OutOfMemory):   # a heap too small for the start, too
                 return events
-            if _NOT_STARTED in events:
-                # A heap too small for the start and for its can't-start path too:
-                # main.py ends at the REPL (its key removed), as it is made to.
-                return OutOfMemory("badge %s did not start in %g KB: %s" % (
-                    self.job["board"], heap_kb, events))
             raise RuntimeError(events)
         seen = [(e[3][0], e[3][3]) for e in events if e[0] == "expect"]
         if seen != ([] if self.start_only else list(AFTER) * HOURS * self.days):

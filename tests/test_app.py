@@ -195,6 +195,15 @@ def test_a_badge_out_of_memory_says_so_in_one_line(micropython):
     assert re.fullmatch(r"cran: badge atom-lite ran out of memory in its 12 KB heap: its "
                         r"names \(qstrs\) alone weigh \d+\.\d KB",
                         out.stderr.splitlines()[-1]), out.stderr
+    # A heap too small for the start and for its can't-start path: main.py ends at the
+    # REPL, as it is made to, and the badge did not start; said so, not as the runner's.
+    out = run_cran("scenario", "--badge", "atom-lite", "--mpy", "--heap", "50", FIGHT)
+    assert out.returncode == 3
+    assert re.fullmatch(r"cran: badge atom-lite did not start in its 50 KB heap: main.py "
+                        r"ended at the REPL, its app not running \(a start that runs out of "
+                        r"memory, and its can't-start path with it, ends so\)(; it printed: "
+                        r"cran: cannot start: MemoryError: .*)?",
+                        out.stderr.splitlines()[-1]), out.stderr
 
 
 # ---- the app's own behaviour --------------------------------------------------------

@@ -444,6 +444,8 @@ def _by_job(lines, jobs, heap_kb):
             results[n] = line["error"]
         elif "memory" in line:
             results[n] = OutOfMemory(out_of_memory(jobs[n]["board"], heap_kb, line))
+        elif "not_started" in line:
+            results[n] = not_started(jobs[n]["board"], heap_kb, line["not_started"])
         ended.add(n)           # "end", or a job that failed
     return [r if n in ended else "%s: the runner stopped before the end" % jobs[n]["board"]
             for n, r in enumerate(results)]
@@ -456,6 +458,20 @@ def out_of_memory(board_id, heap_kb, line):
         "for a traceback"
     return "badge %s ran out of memory in %s: MemoryError %s%s" % (
         board_id, heap, where, " (%s)" % line["memory"] if line["memory"] else "")
+
+
+def not_started(board_id, heap_kb, printed):
+    """The one line that says a badge did not start: main.py ended at the REPL without
+    its app. In a heap given (--heap), an OutOfMemory: a start that runs out of memory
+    ends so, when its can't-start path runs out too (it says nothing then)."""
+    said = ("; it printed: %s" % " / ".join(printed)) if printed else ""
+    if heap_kb is None:
+        return "badge %s did not start: main.py ended at the REPL, its app not running%s" % (
+            board_id, said)
+    return OutOfMemory(
+        "badge %s did not start in its %g KB heap: main.py ended at the REPL, its app not "
+        "running (a start that runs out of memory, and its can't-start path with it, "
+        "ends so)%s" % (board_id, heap_kb, said))
 
 
 def runtime_for(board, asked, default):

@@ -30,7 +30,8 @@
 #   {"job": N, "event": [...]}          gamefiles.scenario.run()'s format; a "mem" step gives
 #                                       ["mem", T_MS, live bytes of the badge, GCs so far]
 #   {"job": N, "end": true}             or {"job": N, "error": TEXT}, or, out of memory,
-#   {"job": N, "memory": MESSAGE, "where": "FILE:LINE, in FUNCTION"}
+#   {"job": N, "memory": MESSAGE, "where": "FILE:LINE, in FUNCTION"}, or, main.py ended
+#   without the app running, {"job": N, "not_started": [LINE printed, ...]}
 #   What the badge prints (its UART) is read by the runner, never written there.
 # MODE "overhead": stop after the "heap" line (a short first run that measures the runner).
 # MODE "...+radio": the jobs' games have the radio (the virtual espnow and network loaded
@@ -400,7 +401,7 @@ class Run:
                 if self.app is not None:
                     return
                 await asyncio.sleep_ms(0)
-        raise RuntimeError("the badge did not start: %r" % _printed())
+        raise NotStarted(_printed())
 
     def restart(self):
         """A clean restart: the state saved as of now, the chip reset, main.py again.
@@ -634,7 +635,7 @@ def run_chip(run, job, played=_played):
                 _listening[0] = False
                 asyncio.new_event_loop()   # drops the tasks, and the app they hold
             if not run.ended:
-                raise RuntimeError("main.py ended, the app not running: %r" % _printed())
+                raise NotStarted(_printed())
             if run.error is not None:
                 raise run.error
     finally:
@@ -707,7 +708,15 @@ def where_it_died(e):
     return place
 
 
+class NotStarted(Exception):
+    """main.py ended (at the REPL, its game key gone) without the app running: the start
+    failed, and its can't-start path too, or said why (args[0]: what the badge printed)."""
+
+
 def report(n, job, e):
+    if isinstance(e, NotStarted):
+        _out({"job": n, "not_started": e.args[0]})
+        return
     if MICROPYTHON and isinstance(e, MemoryError):
         gc.collect()
         try:
