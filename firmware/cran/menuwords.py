@@ -1,21 +1,20 @@
 # The words of an open menu on a screen: its page, its entries. Loaded with the open menu
 # (cran.menutree) and let go with it when it closes: a screen's RAM the rest of the time.
-# It draws the open menu itself (cran.hal.display.Screen.draw), without cran.texts: an open menu's
-# peak holds no words of the look.
+# It says the open menu's lines (cran.hal.display.Screen.draw), without cran.texts: an
+# open menu's peak holds no words of the look.
 
 from cran.core.vocab import const, lookup
 from cran.menutree import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 from cran.screenwords import label, not_saved
 
 
-def draw(app, state, now, where, peeking, unknown, fault):
-    """The open menu on app's screen (as cran.texts.draw draws the rest), the failed
-    save's line under it (a badge in safe mode has no menu)."""
+def lines_for(app, state, now, where, peeking, unknown, fault):
+    """The open menu on app's screen (as cran.texts.lines_for says the rest), the failed
+    save's line under it (a badge in safe mode has no menu). -> (its lines, None)"""
     lines = menu_lines(app.menu, app.lang, app.screen.columns)
     if fault:
         lines = lines + [not_saved(app.lang)]
-    app.screen.show_lines(lines)
-    app.screen.look_for = app.screen.look_until = None
+    return lines, None
 
 
 def menu_here(menu, lang):

@@ -4,7 +4,7 @@
 # cran.menuwords'.
 
 from cran.core.steps import COUNTDOWN, PUBLIC_LOOK
-from cran.core.ticks import ticks_add, ticks_diff
+from cran.core.ticks import ticks_diff
 from cran.core.vocab import CUE_FORGET, CUE_NOTICED, EFFECTS, STATES, const
 from cran.looks import SAY_MS, WARNING_MS, saying
 from cran.screenwords import label, not_saved
@@ -19,11 +19,12 @@ _NEWS_WORDS = {(CUE_FORGET, "-"): ("Oubli agonie", "Forget: dying"),
               (CUE_NOTICED, "vol"): ("Vol remarque", "Theft noticed")}
 
 
-def draw(app, state, now, where, peeking, unknown, fault):
+def lines_for(app, state, now, where, peeking, unknown, fault):
     """The screen of app (cran.hal.display.Screen.draw, on a board with one) for now:
     a healer's offer while the menu is closed (where: cran.menu.Menu.where), the lost
     state's lines, or the look (peeking: the wearer's private peek, with its news); the
-    safe mode's and the failed save's line under them."""
+    safe mode's and the failed save's line under them. -> (its lines, ms until the public
+    lines' answer goes, or None: no answer on them, or not the public lines)"""
     lang = app.lang
     width = app.screen.columns
     if app.menu is not None and where is not None:
@@ -40,15 +41,10 @@ def draw(app, state, now, where, peeking, unknown, fault):
         lines = lines + ["SAFE MODE" if lang == "en" else "MODE SECOURS"]
     if fault:
         lines = lines + [not_saved(lang)]
-    app.screen.show_lines(lines)
     # The public lines follow the state alone, but for an answer's line, which goes when
     # its time is up: App._next_wake wakes then, and they are drawn again.
-    screen = app.screen
     public = where is None and not peeking
-    left = _say_left_ms(state, now) if public else None
-    screen.look_for = state if public else None
-    screen.look_fault = fault
-    screen.look_until = None if left is None else ticks_add(now, left)
+    return lines, _say_left_ms(state, now) if public else None
 
 
 def _say_left_ms(state, now):

@@ -5,7 +5,7 @@
 # the panel's lines and its driver (cran.hal.panel).
 
 from cran.compat import forget
-from cran.core.ticks import ticks_diff
+from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import const
 
 # The look's words (~3 KB of a badge's heap, with what they share with the menu's) are
@@ -35,22 +35,26 @@ class Screen:
         self.look_until = None
 
     def draw(self, app, state, now, where, peeking, unknown, fault):
-        """app's screen for now (cran.app.App._draw's arguments), drawn by its words'
-        module: the open menu's (cran.menuwords, loaded with it), else cran.texts. Most
-        show steps find the public look drawn already: then nothing is loaded."""
+        """app's screen for now (cran.app.App._draw's arguments), its lines said by its
+        words' module: the open menu's (cran.menuwords, loaded with it), else cran.texts.
+        Most show steps find the public look drawn already: then nothing is loaded."""
         public = where is None and not peeking
         until = self.look_until
         if public and state is self.look_for and fault == self.look_fault and (
                 until is None or ticks_diff(now, until) < 0):
             return
         if where is not None and app.menu.is_open():
-            from cran.menuwords import draw
+            from cran.menuwords import lines_for
         else:
-            from cran.texts import draw
-        draw(app, state, now, where, peeking, unknown, fault)
-        del draw   # (it keeps its module's globals: all of it, past forget)
+            from cran.texts import lines_for
+        lines, left = lines_for(app, state, now, where, peeking, unknown, fault)
+        del lines_for   # (it keeps its module's globals: all of it, past forget)
         if public:
-            forget(_TEXTS)
+            forget(_TEXTS)   # before the panel's driver loads: the two never in at once
+        self.show_lines(lines)
+        self.look_for = state if public else None
+        self.look_fault = fault
+        self.look_until = None if left is None else ticks_add(now, left)
 
     def news_of(self, cues):
         """The wearer's news among a change's cues (cran.screenwords.news_of), noted by
