@@ -232,28 +232,32 @@ def _names(boards):
            "of 1,280 names, %d B, is taken at the 1,261st name made in RAM). The badge's names "
            "are main.py's, its modules' (`build.names_of`, made at its start), the modules' "
            "paths and asyncio's (%s): those its image holds cost nothing, and so every "
-           "private name of the firmware (`_x`, its module's or its class's own) is given "
-           "on a badge a name of the image that nothing in the firmware uses "
-           "(`build.badge_renames`: %d of them; the source keeps its names, and the "
-           "journal's faults are read back with them). Every board's "
-           "figures above pay the pools its names fill, as the chip fills them; a board "
-           "that can make fewer than %d names more before its next pool also pays that "
-           "pool, so that a feature that adds names does not cost it %.1f KB unseen." % (
+           "name the firmware makes its own (a def, a class, an argument, an attribute, a "
+           "global, a public const()) is given on a badge a name of the image that nothing "
+           "in the firmware uses (`build.badge_renames`: %d of them), but where something "
+           "reaches it by name without being compiled with it (a string of the firmware's, "
+           "a module's path, main.py, the bench's drivers and virtual parts, what the host "
+           "sends a badge, an exception's class); the source keeps its names, and the "
+           "journal's faults are read back with them. Every board's figures above pay the "
+           "pools its names fill, as the chip fills them; a board that can make fewer than "
+           "%d names more before its next pool also pays that pool (%.1f KB for the pool of "
+           "640 names, %.1f KB for the next), so that a feature that adds names does not "
+           "cost it a pool unseen." % (
                len(esp32image.STATIC_NAMES), esp32image.FIRST_POOL,
                esp32image.POOL_HEADER_BYTES, esp32image.POOL_ENTRY_BYTES,
                esp32image.pool_bytes(1280), ", ".join(RUN_NAMES),
                len(build.badge_renames()), NAMES_HEADROOM,
-               esp32image.pool_bytes(1280) / 1024), "",
+               esp32image.pool_bytes(640) / 1024, esp32image.pool_bytes(1280) / 1024), "",
            "| board | names made (the image's own in) | in RAM: no radio, radio | left before "
-           "the next pool: no radio, radio | the next pool | charged |",
+           "the next pool: no radio, radio | the next pool: no radio, radio | charged |",
            "|---|---|---|---|---|---|"]
     for name in keyed:
         b = boards[name]
         a, r = b["names_chip"], b["names_chip_radio"]
         paid = [g for g, n in (("no radio", a), ("radio", r)) if n["paid"]]
-        out.append("| %s | %s | %d, %d | %d, %d | %d B | %s |" % (
+        out.append("| %s | %s | %d, %d | %d, %d | %d B, %d B | %s |" % (
             name, b.get("names", "-"), a["in_ram"], r["in_ram"], a["left"], r["left"],
-            r["pool"], ", ".join(paid) or "no"))
+            a["pool"], r["pool"], ", ".join(paid) or "no"))
     return out
 
 

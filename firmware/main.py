@@ -2,8 +2,9 @@
 # anything else: Ctrl-C is a byte (cran.lock opens it to the organisers), and the
 # watchdog runs, so a firmware file damaged into a hang at its import resets the badge
 # rather than leaving it dead. Then every firmware file is checked against the manifest
-# cran flash wrote: a damaged firmware is named and shown, and never imported. It ends
-# at the REPL with the game key on the flash only by an organiser's Ctrl-C.
+# cran flash wrote (firmware_check.py): a damaged firmware is named and shown, and never
+# imported. It ends at the REPL with the game key on the flash only by an organiser's
+# Ctrl-C.
 import micropython
 
 micropython.kbd_intr(-1)
@@ -11,58 +12,17 @@ import machine  # noqa: E402
 
 machine.WDT(timeout=45000)   # cran.app.WDT_TIMEOUT_MS, which feeds it from then on
 
-
-def _damaged(manifest):
-    """-> (the firmware files that are missing or not as cran flash wrote them, the
-    files the can't-start path needs), or None without a manifest (set up by hand)."""
-    import binascii
-    import hashlib
-    import json
-    try:
-        with open(manifest) as f:
-            made = json.load(f)   # read as parsed: no copy of its text (~7 KB) made
-        files = made["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    bad = []
-    chunk = bytearray(512)
-    paths = sorted(files)
-    for path in paths:
-        digest = hashlib.sha256()
-        try:
-            with open(path, "rb") as f:
-                while True:
-                    n = f.readinto(chunk)
-                    if not n:
-                        break
-                    digest.update(memoryview(chunk)[:n])
-        except OSError:
-            bad.append(path + ": missing")
-            continue
-        if binascii.hexlify(digest.digest()).decode() != files[path]:
-            bad.append(path + ": damaged")
-    # Emptied before the badge starts: the GC reads every word of the chip's stack as a
-    # pointer, and a stale one to the manifest kept all of it (6.5-11 KB) all day.
-    needs = made.get("fail_needs", [])
-    paths.clear()
-    files.clear()
-    made.clear()
-    return bad, needs
-
-
 _whole = True   # the can't-start path, as the manifest found it (a damaged one may hang)
 try:
-    _found = _damaged("/firmware.json")
-    del _damaged
+    # The check is firmware_check.py's (source, as this file is): this file's code is in
+    # the heap all day, its frame running the app; that module's is let go here.
+    _found = __import__("firmware_check").damaged("/firmware.json")
+    __import__("sys").modules.pop("firmware_check")
     if not _found or not _found[0]:
-        del _found   # (the can't-start path's list of files, ~0.6 KB: the app runs from here)
+        del _found   # (what the can't-start path would read: the app runs from here)
         __import__("cran.run", None, None, ("main",)).main()
     else:
-        _message = "firmware %s (reflash: cran flash)" % ", ".join(_found[0])
-        print("cran: cannot start: %s" % _message)
-        _whole = not [b for b in _found[0] if b.split(":")[0] in _found[1]]
-        if _whole:   # the error cue, the journal, its console
-            __import__("cran.fail").fail.cannot_start(_message, "/")
+        _whole = __import__("firmware_check").cannot_start(*_found)
 except Exception as e:   # (not KeyboardInterrupt: Ctrl-C is on only while the console is open)
     # What cran.run.main let out (a MemoryError in its own can't-start path, a crash
     # while an organiser had the console), or a cran.run that can't be imported: the

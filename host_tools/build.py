@@ -96,16 +96,21 @@ def cache_dir():
 
 
 def compile_firmware(out_dir, extra_args=(), cache=None):
-    """The firmware as a badge gets it, in out_dir: cran/**.mpy and main.py.
+    """The firmware as a badge gets it, in out_dir: cran/**.mpy, main.py and its check.
     -> {badge path: local file}. A module compiled before by the same mpy-cross with the
     same options comes from the cache (cache_dir(); "" for none) instead of a new run."""
     files = compile_modules(_sources(), out_dir, extra_args, cache, renames=badge_renames())
     with tempfile.TemporaryDirectory(prefix="cran-names-") as src:
         files.update(compile_modules(names_sources(files, src), out_dir, extra_args, cache))
-    main = os.path.join(out_dir, "main.py")
-    shutil.copyfile(os.path.join(FIRMWARE_DIR, "main.py"), main)
-    files["/main.py"] = main
+    for path in ("/main.py", CHECK):
+        files[path] = os.path.join(out_dir, path[1:])
+        shutil.copyfile(os.path.join(FIRMWARE_DIR, path[1:]), files[path])
     return files
+
+
+# main.py's check of the firmware against the manifest, kept as source as main.py is, and
+# let go once it has answered (main.py's own code is in the heap all day).
+CHECK = "/firmware_check.py"
 
 
 # A station badge (docs/radio.md) gets the relay and what it imports, and the badge's own
@@ -136,6 +141,8 @@ def compile_station(out_dir, extra_args=(), cache=None):
     if main.count(_STARTS_THE_APP) != 1:
         raise CommandError("firmware/main.py: its last step, %s, is not there once: a "
                            "station's main.py is made from it" % _STARTS_THE_APP)
+    files[CHECK] = os.path.join(out_dir, CHECK[1:])
+    shutil.copyfile(os.path.join(FIRMWARE_DIR, CHECK[1:]), files[CHECK])
     files["/main.py"] = os.path.join(out_dir, "main.py")
     with open(files["/main.py"], "w", encoding="utf-8") as f:
         f.write(main.replace(_STARTS_THE_APP, '__import__("%s", None, None, ("main",)).main()'
@@ -400,46 +407,72 @@ def _mpy_cross(cross, options, target, path, source):
                               text=True)
 
 
-# ---- private names given the image's own -----------------------------------------------
+# ---- the firmware's names given the image's own -----------------------------------------
 # Every name a badge's modules use is a qstr it keeps for good: ~20 B of RAM each, and a
-# full pool of names takes its next one, 8.8 KB, at once. A name the ESP32 image holds
-# costs nothing. So each private name of the firmware (`_x`: its module's or its class's
-# own, by the convention) is given, in the .mpy only, a name of the image that nothing in
-# the firmware uses: the source keeps its names, the desktop runs it as it is, and
-# `unrenamed` says a badge's text (a journaled error, a traceback) with them again.
-# Renamed: the private names the firmware defines (a def, a class, an argument, an
-# assignment to a name or an attribute, an import's `as`); one it only reads is
-# another's (a library's), and keeps its name. Not a `_X = const(...)`: mpy-cross puts
-# its value where it is used and keeps no name, as long as the name is private.
+# full pool of names takes its next one, 4.4 KB or 8.8 KB, at once. A name the ESP32
+# image holds costs nothing. So each name the firmware makes its own is given, in the
+# .mpy only, a name of the image that nothing in the firmware uses: the source keeps its
+# names, the desktop runs it as it is, and `unrenamed` says a badge's text (a journaled
+# error, a traceback) with them again.
+# Renamed: the names the firmware defines (a def, a class, an argument, an assignment to
+# a name or an attribute, an import's `as`, a public const() kept as a module's global);
+# one it only reads is another's (a library's: a library a badge runs is in its image,
+# so are its names), and keeps its name. Not a private `_X = const(...)`: mpy-cross puts
+# its value where it is used and keeps no name.
+# A public name keeps its own where something else reaches it by name:
+# - text of the firmware's (a string: a getattr's, a setattr's from a file's key, a
+#   board file's field), or a module's name (an import's path);
+# - what runs with a badge's .mpy but is not compiled with them: its main.py and its
+#   check (compiled by the badge itself), the drivers and virtual parts that run a
+#   badge's build (host_tools/virtual), what a host sends to a badge to run
+#   (host_tools/device), the web page's own, the bench's probe and the test that reads
+#   a badge's names;
+# - an exception's class (a badge's answer says it, "%r" of the error).
 _PRIVATE = re.compile(r"_[A-Za-z0-9]\w*$")
 # Not given: the builtins' names (a module's global would hide one), and the attributes
 # an exception has (a firmware class may derive from one).
 _NOT_GIVEN = set(dir(builtins)) | {"args", "errno", "value"}
+# What reaches a badge's build by name without being compiled with it (see above), from
+# the project's root: its names and its strings' words (a snippet sent), not its comments.
+# (The web page compiles what it runs beside the firmware with the firmware's renames:
+# its scenario runner and journal's reader need not be here.)
+_REACHES_IN = ("firmware/main.py", "firmware/firmware_check.py", "host_tools/virtual/scripts",
+               "host_tools/virtual/micropython/*.py", "host_tools/virtual/micropython/mponly",
+               "host_tools/device", "host_tools/web/mp", "host_tools/web/page",
+               "bench/badge_probe.py", "tests/mp/names_driver.py")
 _renames = None
 
 
 def badge_renames():
-    """-> {private name of the firmware: the image's name it has on a badge}, the same
-    for every build of the same firmware."""
+    """-> {name of the firmware's own: the image's name it has on a badge}, the same for
+    every build of the same firmware."""
     global _renames
     if _renames is None:
         from host_tools.imagenames import STATIC_NAMES
-        defined, used = set(), set()
-        for path, _ in _sources(station=True):
+        defined, used, texts, errors, modules = set(), set(), set(), set(), set()
+        for path, rel in _sources(station=True):
             with open(path, encoding="utf-8") as f:
                 text = f.read()
-            defined |= _defined_names(ast.parse(text, path))
+            tree = ast.parse(text, path)
+            defined |= _defined_names(tree)
             used |= _tokens(text)
+            texts |= _texts(tree)
+            errors |= _exception_classes(tree)
+            modules.update(rel[:-3].split("/"))
         static = set(STATIC_NAMES)
-        private = sorted(n for n in defined if _PRIVATE.match(n) and n not in static)
+        outside = _words_reaching_in()
+        kept = static | texts | errors | modules | outside | _NOT_GIVEN
+        own = sorted(n for n in defined if not n.startswith("__") and (
+            _PRIVATE.match(n) and n not in static or n not in kept))
         free = sorted((n for n in static if n.isidentifier() and not keyword.iskeyword(n)
-                       and not n.startswith("_") and n not in used and n not in _NOT_GIVEN),
+                       and not n.startswith("_") and n not in used and n not in outside
+                       and n not in _NOT_GIVEN),
                       key=lambda n: (len(n), n))
-        if len(free) < len(private):
-            raise CommandError("the image has %d names free for the firmware's %d private "
+        if len(free) < len(own):
+            raise CommandError("the image has %d names free for the firmware's %d own "
                                "ones (host_tools/build.py badge_renames)"
-                               % (len(free), len(private)))
-        _renames = dict(zip(private, free))
+                               % (len(free), len(own)))
+        _renames = dict(zip(own, free))
     return _renames
 
 
@@ -459,7 +492,80 @@ def _defined_names(tree):
             names.add(node.attr)
         elif isinstance(node, ast.alias):
             names.add(node.asname or node.name.split(".")[0])
-    return names - consts
+    # A private const() has no name on a badge; a public one is its module's global.
+    return names - set(n for n in consts if n.startswith("_"))
+
+
+def _texts(tree):
+    # The firmware's strings (not a docstring: mpy-cross drops it), whole and each word
+    # of one ("a b c".split() names).
+    docs = set(id(node.value) for node in ast.walk(tree)
+               if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+    found = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docs):
+            found.add(node.value)
+            found.update(re.findall(r"[A-Za-z_]\w*", node.value))
+    return found
+
+
+def _exception_classes(tree):
+    # Classes deriving from an exception (ValueError, or a class of the firmware's that
+    # does: ParseError): their name is in a badge's answer, "%r" of one.
+    bases = dict((node.name, [b.id for b in node.bases if isinstance(b, ast.Name)])
+                 for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
+    errors = set()
+    while True:
+        more = set(name for name, of in bases.items() if name not in errors and any(
+            b in errors or b.endswith(("Error", "Exception")) for b in of))
+        if not more:
+            return errors
+        errors |= more
+
+
+def _words_reaching_in():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    words = set()
+    for top in _REACHES_IN:
+        place = os.path.join(root, top)
+        if top.endswith("/*.py"):
+            place = os.path.dirname(place)
+            paths = [os.path.join(place, name) for name in os.listdir(place)
+                     if name.endswith(".py")]
+        elif os.path.isfile(place):
+            paths = [place]
+        else:
+            paths = [os.path.join(where, name) for where, _, names in os.walk(place)
+                     for name in names if name.endswith((".py", ".json", ".js", ".html"))]
+        for path in paths:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            if path.endswith(".py"):
+                words |= _python_words(text, sends_code=top in _SENDS_CODE)
+            else:
+                words.update(re.findall(r"[A-Za-z_]\w*", text))
+    return words
+
+
+# What sends a badge code as text (its strings are Python): every word of its strings.
+_SENDS_CODE = ("host_tools/device",)
+
+
+def _python_words(text, sends_code):
+    # Its names, and of its strings (not its comments: they say nothing a badge runs)
+    # every word if they are code sent, else those that are names alone ("timers", a
+    # getattr's; "a b c", names to split): a message's words are not.
+    words = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.NAME:
+            words.add(tok.string)
+        elif tok.type == tokenize.STRING:
+            found = re.findall(r"[A-Za-z_]\w*", tok.string[1:])
+            body = tok.string.strip("rbuRBU").strip("\"'")
+            if sends_code or re.fullmatch(r"[\w .]*", body):
+                words.update(found)
+    return words
 
 
 def _tokens(text):

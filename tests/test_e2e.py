@@ -387,8 +387,9 @@ def test_a_badge_with_a_romfs_partition_gets_its_firmware_there_run_in_place(tmp
         port = badge.port
         roster = _roster(tmp_path, port)
         out = _flash("--roster", roster)
-        # main.py, board file, config, game key, manifest: no module on the file system
-        assert "%s: ok, 5 file(s) copied" % port in out and "written to ROMFS" in out
+        # main.py and its check, board file, config, game key, manifest: no module on
+        # the file system
+        assert "%s: ok, 6 file(s) copied" % port in out and "written to ROMFS" in out
         assert "status: Godefroy pleine-forme" in out
         assert badgeport.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
         link = badgeport.connect(port, ())

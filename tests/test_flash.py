@@ -129,7 +129,8 @@ def test_the_chip_is_read_from_what_micropython_says_it_is(machine, chip):
 def test_what_a_badge_gets(tmp_path):
     files = build.compile_firmware(str(tmp_path))
     assert "/main.py" in files and "/cran/app.mpy" in files and "/cran/core/engine.mpy" in files
-    assert not [p for p in files if p.endswith(".py") and p != "/main.py"]
+    assert not [p for p in files if p.endswith(".py") and p not in ("/main.py",
+                                                                     "/firmware_check.py")]
     # firmware/ as it is: each module a badge gets is one of its files (the host's own,
     # gamefiles' scenario runner and board file check, sit outside it), or the names
     # modules made here.
@@ -203,7 +204,8 @@ def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch
     for rel in ("cran/__init__.py", "cran/menu.py", "cran/core/ticks.py", "cran/cues.py"):
         (firmware / rel).parent.mkdir(parents=True, exist_ok=True)   # a few modules do
         shutil.copy(os.path.join(build.FIRMWARE_DIR, rel), firmware / rel)
-    shutil.copy(os.path.join(build.FIRMWARE_DIR, "main.py"), firmware)
+    for name in ("main.py", "firmware_check.py"):
+        shutil.copy(os.path.join(build.FIRMWARE_DIR, name), firmware)
     monkeypatch.setattr(build, "FIRMWARE_DIR", str(firmware))
     cache = str(tmp_path / "cache")
     runs = []
@@ -223,7 +225,7 @@ def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch
 
     first = compile_("a")
     again = compile_("b")
-    assert again == first and runs == [len(first) - 1, 0]   # all but main.py, then none
+    assert again == first and runs == [len(first) - 2, 0]   # all but main.py and its check
     # Another module text or other options: compiled anew, only what differs.
     with open(firmware / "cran" / "menu.py", "a") as f:
         f.write("\nCHANGED = 1\n")
@@ -232,7 +234,7 @@ def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch
     assert runs[-1] == 2 and changed["/cran/menu.mpy"] != first["/cran/menu.mpy"]
     assert changed["/cran/names.mpy"] != first["/cran/names.mpy"]
     compile_("d", "-O1")
-    assert runs[-1] == len(first) - 1
+    assert runs[-1] == len(first) - 2
     # A cache that can't be written only costs time.
     nowhere = tmp_path / "file"
     nowhere.write_text("")

@@ -66,6 +66,8 @@ def flash_firmware(port, tmp_path):
         (root / "boards" / "atom-lite.json").write_text(f.read())
     firmware = os.path.join(REPO, "firmware")
     mpremote(port, "fs", "cp", "-r", os.path.join(firmware, "cran"), ":",
+             "+", "fs", "cp", os.path.join(firmware, "firmware_check.py"),
+             ":firmware_check.py",
              "+", "fs", "cp", os.path.join(firmware, "main.py"), ":main.py",
              "+", "fs", "cp", str(root / "config.json"), ":config.json",
              "+", "fs", "cp", "-r", str(root / "boards"), ":")

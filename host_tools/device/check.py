@@ -48,7 +48,8 @@ print(json.dumps({'machine': u.machine, 'release': u.release, 'about': u.version
                   'bits': 64 if sys.maxsize > 2 ** 32 else 32,
                   'board': c.get('board'), 'badge': c.get('badge'), 'rom': rom,
                   'flash_free': s[0] * s[3], 'flash_total': s[0] * s[2],
-                  'firmware_bytes': _size('/cran') + _size('/main.py')}))
+                  'firmware_bytes': _size('/cran') + _size('/main.py')
+                                    + _size('/firmware_check.py')}))
 """
 
 # The badge started as main.py starts it, its heap then; its buttons' IRQs let go (a

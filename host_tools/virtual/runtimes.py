@@ -275,8 +275,32 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
                     "alone weigh %.1f KB" % (job["board"], heap_kb, job["names"] / 1024))
                     for job in jobs]
             options = ("-X", "heapsize=%d" % runner.heapsize(heap_kb))
-        out = driver("run", options)
+        try:
+            out = driver("run", options)
+        except RuntimeFailure as e:
+            # A heap too small for the runner's own start (its virtual hardware, the
+            # badge's flash, what the chip holds), before the badge's can say anything.
+            died = _runner_memory_error(str(e)) if heap_kb is not None else None
+            if died is None:
+                raise
+            return [OutOfMemory(out_of_memory(job["board"], heap_kb, died)) for job in jobs]
     return _by_job(out, jobs, heap_kb)
+
+
+def _runner_memory_error(text):
+    """A runner's failure (its traceback in text) -> a "memory" line of the badge driver
+    when a MemoryError ended it, else None."""
+    lines = text.strip().split("\n")
+    if not lines[-1].startswith("MemoryError"):
+        return None
+    where = None
+    for line in lines:
+        line = line.strip()
+        if line.startswith('File "'):
+            path, _, rest = line[6:].partition('", line ')
+            number, _, function = rest.partition(", in ")
+            where = "%s:%s, in %s" % (path, number, function)
+    return {"memory": lines[-1][len("MemoryError"):].lstrip(": "), "where": where}
 
 
 def circuitpython_path(tmp):
@@ -346,13 +370,14 @@ def names_weight(runtime, firmware, job, cwd, files, board=None):
 
 def lay_flash(flash, count, firmware, manifest=None, romfs=False):
     """count badges' flash folders (flash/jobN) as cran flash leaves a badge's, for the
-    badge driver to mount at "/": main.py, the firmware's modules (cran/, a link to
-    firmware's: one copy for all; in its ROMFS image when romfs) and the manifest main.py
-    checks them against (/firmware.json: its text, when given)."""
+    badge driver to mount at "/": main.py and its check, the firmware's modules (cran/, a
+    link to firmware's: one copy for all; in its ROMFS image when romfs) and the manifest
+    main.py checks them against (/firmware.json: its text, when given)."""
     for n in range(count):
         root = os.path.join(flash, "job%d" % n)
         os.mkdir(root)
-        shutil.copyfile(os.path.join(firmware, "main.py"), os.path.join(root, "main.py"))
+        for name in ("main.py", "firmware_check.py"):
+            shutil.copyfile(os.path.join(firmware, name), os.path.join(root, name))
         if not romfs:
             os.symlink(os.path.abspath(os.path.join(firmware, "cran")),
                        os.path.join(root, "cran"))
@@ -362,15 +387,25 @@ def lay_flash(flash, count, firmware, manifest=None, romfs=False):
 
 
 def main_names(main):
-    """The names (qstrs) a chip makes compiling main.py (it runs it as source)."""
+    """The names (qstrs) a chip makes compiling main.py (it runs it as source), or the
+    check main.py imports (build.CHECK): those its code keeps, and every name its source
+    says (a chip's compiler makes a local's name too, which no code keeps)."""
+    import keyword
     import tempfile
+    import tokenize
 
     from host_tools.build import mpy_cross_path, mpy_qstrs
     with tempfile.TemporaryDirectory(prefix="cran-main-") as tmp:
         out = os.path.join(tmp, "main.mpy")
-        subprocess.run([mpy_cross_path(), "-o", out, main], check=True, capture_output=True)
+        # -s: its name as the chip compiles it, from its root ("main.py"), a name it keeps
+        subprocess.run([mpy_cross_path(), "-s", os.path.basename(main), "-o", out, main],
+                       check=True, capture_output=True)
         with open(out, "rb") as f:
-            return set(mpy_qstrs(f.read()))
+            made = set(mpy_qstrs(f.read()))
+    with open(main, encoding="utf-8") as f:
+        made.update(tok.string for tok in tokenize.generate_tokens(f.readline)
+                    if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string))
+    return made
 
 
 # Names a badge makes as it runs that no names module holds (measured: the names made
@@ -385,12 +420,14 @@ NAMES_HEADROOM = 300
 
 def badge_names(files, modules):
     """The names (qstrs) a badge makes and keeps, from its firmware's files ({badge path:
-    local file}, as build.compile_firmware gives them): main.py's, its modules' as the
-    names modules `modules` (names_modules) make them, those modules' own paths
-    (their __file__: made as they load), RUN_NAMES."""
-    from host_tools.build import names_of
+    local file}, as build.compile_firmware gives them): main.py's and its check's, its
+    modules' as the names modules `modules` (names_modules) make them, those modules'
+    own paths (their __file__: made as they load), RUN_NAMES."""
+    from host_tools.build import CHECK, names_of
     groups = names_of(files)
-    made = main_names(files["/main.py"]) | set(RUN_NAMES)
+    # (main.py imports its check by the check's module name, made as it is imported)
+    made = (main_names(files["/main.py"]) | main_names(files[CHECK]) | set(RUN_NAMES)
+            | {CHECK[1:-len(".py")]})
     for module in modules:
         names, later = groups[module[len("cran."):]]
         made |= names | later | {module.replace(".", "/") + ".mpy"}

@@ -90,7 +90,10 @@ def romfs_image(tmp):
     for path, local in build.compile_firmware(os.path.join(tmp, "fw")).items():
         if path.startswith("/cran/"):
             _copy(local, os.path.join(tree, *path.strip("/").split("/")))
-    for path, local in build.compile_modules(_SHIMS, os.path.join(tmp, "shims")).items():
+    # With the firmware's names as a badge has them (build.badge_renames): the scenario
+    # runner and the journal's reader reach into it by them.
+    for path, local in build.compile_modules(_SHIMS, os.path.join(tmp, "shims"),
+                                             renames=build.badge_renames()).items():
         _copy(local, os.path.join(tree, *path.strip("/").split("/")))
     for board in boards():
         # As cran flash writes a board file: its parts, not what is for people.

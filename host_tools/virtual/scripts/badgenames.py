@@ -23,14 +23,17 @@ def make(modules=MODULES, root=None, main=None):
     the cran package) so that the badge loads them as its own. root: where the modules'
     files are as the badge finds them ("" for a chip's files, run from its root; None:
     where they are found here), a prefix of the paths that are names. main: the badge's
-    main.py, whose names its chip makes first, compiling it. -> the modules made (none
-    for a firmware run from source, which has no names modules)."""
+    main.py, whose names its chip makes first, compiling it, then those of the check it
+    imports (firmware_check.py, beside it). -> the modules made (none for a firmware run
+    from source, which has no names modules)."""
     if main is not None:
-        try:
-            with open(main) as f:
-                compile(f.read(), "main.py", "exec")   # its names made, the code dropped
-        except OSError:
-            pass
+        check = main[:-len("main.py")] + "firmware_check.py"
+        for path, name in ((main, "main.py"), (check, "firmware_check.py")):
+            try:
+                with open(path) as f:
+                    compile(f.read(), name, "exec")   # its names made, the code dropped
+            except OSError:
+                pass
     made = []
     for module in modules:
         try:
