@@ -84,6 +84,10 @@ class _Air:   # a radio that hears nothing: the driver's own share is not counte
 
 
 def heap():
+    # The names the ESP32 image holds (stdin: a JSON list), made first: they cost a chip
+    # nothing, and the firmware's own are given them on a badge (build.badge_renames).
+    for name in json.loads(sys.stdin.read() or "[]"):
+        getattr(gc, name, None)
     # What every badge has loaded already is not the radio's.
     from cran.core.engine import new_state
     from cran.core.rules import Character, Settings

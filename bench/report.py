@@ -463,7 +463,8 @@ def render(figures, previous):
                 label, value, "ms" if ms else "us", value * low * scale,
                 value * high * scale))
         if "radio_heap" in radio:
-            out += ["", "Heap the radio keeps (32-bit, .mpy, its names made as it loads; "
+            out += ["", "Heap the radio keeps (32-bit, .mpy, its names made as it loads, "
+                    "the ESP32 image's own made before: they cost a chip nothing; "
                     "cran.auth, which makes its keys at the start, let go as the start "
                     "does; the heartbeat's AES context, made and dropped each time, not): "
                     "%.1f KB."

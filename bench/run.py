@@ -191,7 +191,9 @@ def radio(mp64):
                                              capture_output=True, text=True).stdout))
         mp32 = find_micropython32()
         if mp32 is not None:
+            from host_tools.imagenames import STATIC_NAMES
             out.update(json.loads(subprocess.run([mp32, script, tmp, "heap"], check=True,
+                                                 input=json.dumps(STATIC_NAMES),
                                                  capture_output=True, text=True).stdout))
     low, high = report.DEVICE_FACTOR
     print("radio: frames, unix port (an ESP32: x%d-%d)" % (low, high))

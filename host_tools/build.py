@@ -425,8 +425,8 @@ def _mpy_cross(cross, options, target, path, source):
 # - what runs with a badge's .mpy but is not compiled with them: its main.py and its
 #   check (compiled by the badge itself), the drivers and virtual parts that run a
 #   badge's build (host_tools/virtual), what a host sends to a badge to run
-#   (host_tools/device), the web page's own, the bench's probe and the test that reads
-#   a badge's names;
+#   (host_tools/device), the web page's own, the bench's probe and radio bench, the
+#   test that reads a badge's names;
 # - an exception's class (a badge's answer says it, "%r" of the error).
 _PRIVATE = re.compile(r"_[A-Za-z0-9]\w*$")
 # Not given: the builtins' names (a module's global would hide one), and the attributes
@@ -439,7 +439,8 @@ _NOT_GIVEN = set(dir(builtins)) | {"args", "errno", "value"}
 _REACHES_IN = ("firmware/main.py", "firmware/firmware_check.py", "host_tools/virtual/scripts",
                "host_tools/virtual/micropython/*.py", "host_tools/virtual/micropython/mponly",
                "host_tools/device", "host_tools/web/mp", "host_tools/web/page",
-               "bench/badge_probe.py", "tests/mp/names_driver.py")
+               "bench/badge_probe.py", "bench/radio_bench.py",
+               "tests/mp/names_driver.py")
 _renames = None
 
 
