@@ -38,7 +38,8 @@ def damaged(manifest):
     # Emptied before the badge starts: the GC reads every word of the chip's stack as a
     # pointer, and a stale one to the manifest kept all of it (6.5-11 KB) all day; the
     # can't-start path's files (~0.6 KB) kept only for a firmware that can't start.
-    fail = made.get("fail_needs", [])
+    fail = made.get("fail_needs")
+    fail = fail if isinstance(fail, list) else []   # (a manifest edited by hand)
     needs = fail[:] if bad else None
     fail.clear()
     paths.clear()
