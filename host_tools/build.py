@@ -103,9 +103,15 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     with tempfile.TemporaryDirectory(prefix="cran-names-") as src:
         files.update(compile_modules(names_sources(files, src), out_dir, extra_args, cache))
     for path in ("/main.py", CHECK):
-        files[path] = os.path.join(out_dir, path[1:])
-        shutil.copyfile(os.path.join(FIRMWARE_DIR, path[1:]), files[path])
+        files[path] = _source_copy(path, out_dir)
     return files
+
+
+def _source_copy(path, out_dir):
+    # A file a badge gets as source (main.py, its check): copied as it is.
+    local = os.path.join(out_dir, path[1:])
+    shutil.copyfile(os.path.join(FIRMWARE_DIR, path[1:]), local)
+    return local
 
 
 # main.py's check of the firmware against the manifest, kept as source as main.py is, and
@@ -141,8 +147,7 @@ def compile_station(out_dir, extra_args=(), cache=None):
     if main.count(_STARTS_THE_APP) != 1:
         raise CommandError("firmware/main.py: its last step, %s, is not there once: a "
                            "station's main.py is made from it" % _STARTS_THE_APP)
-    files[CHECK] = os.path.join(out_dir, CHECK[1:])
-    shutil.copyfile(os.path.join(FIRMWARE_DIR, CHECK[1:]), files[CHECK])
+    files[CHECK] = _source_copy(CHECK, out_dir)
     files["/main.py"] = os.path.join(out_dir, "main.py")
     with open(files["/main.py"], "w", encoding="utf-8") as f:
         f.write(main.replace(_STARTS_THE_APP, '__import__("%s", None, None, ("main",)).main()'
@@ -450,7 +455,7 @@ def badge_renames():
     global _renames
     if _renames is None:
         from host_tools.imagenames import STATIC_NAMES
-        defined, used, texts, errors, modules = set(), set(), set(), set(), set()
+        defined, used, texts, bases, modules = set(), set(), set(), {}, set()
         for path, rel in _sources(station=True):
             with open(path, encoding="utf-8") as f:
                 text = f.read()
@@ -458,8 +463,9 @@ def badge_renames():
             defined |= _defined_names(tree)
             used |= _tokens(text)
             texts |= _texts(tree)
-            errors |= _exception_classes(tree)
+            bases.update(_class_bases(tree))
             modules.update(rel[:-3].split("/"))
+        errors = _exception_classes(bases)
         static = set(STATIC_NAMES)
         outside = _words_reaching_in()
         kept = static | texts | errors | modules | outside | _NOT_GIVEN
@@ -511,11 +517,15 @@ def _texts(tree):
     return found
 
 
-def _exception_classes(tree):
+def _class_bases(tree):
+    return dict((node.name, [b.id for b in node.bases if isinstance(b, ast.Name)])
+                for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
+
+
+def _exception_classes(bases):
     # Classes deriving from an exception (ValueError, or a class of the firmware's that
-    # does: ParseError): their name is in a badge's answer, "%r" of one.
-    bases = dict((node.name, [b.id for b in node.bases if isinstance(b, ast.Name)])
-                 for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
+    # does, in any module: ParseError), from {class: its bases' names}: their name is in
+    # a badge's answer, "%r" of one.
     errors = set()
     while True:
         more = set(name for name, of in bases.items() if name not in errors and any(
