@@ -76,10 +76,10 @@ def _kb(b):
     return "-" if b is None else "%.1f" % (b / 1024)
 
 
-def measure(qemu_dir, board, radio, builds):
+def measure(qemu_dir, board, radio, builds, own):
     with tempfile.TemporaryDirectory(prefix="cran-chip-") as work:
         started = time.monotonic()
-        got = qemu.play(qemu_dir, board, radio, BUDGET_KB * 1024, work, builds)
+        got = qemu.play(qemu_dir, board, radio, BUDGET_KB * 1024, work, builds, own=own)
         got["host_s"] = round(time.monotonic() - started, 1)
     print("  %-15s %-8s after boot %5s KB, peak %5s KB, after the quiet minute %5s KB; "
           "IDF free at least %5s KB; start %4.1f s; %s" % (
@@ -113,7 +113,9 @@ def render(chip, model=None):
         "quiet minute (`host_tools/device/qemu.py`). The real interpreter says the heap "
         "(`host_tools/virtual/scripts/chip_harness.py`, the chip's boot.py under measure: "
         "`gc.mem_alloc()` after a collection every 500 ms of the chip's time, its own "
-        "share taken out; the badge is charged what the chip's `_boot.py` left, %.1f KB). "
+        "share taken out, its own code too: %s; its names are the image's, so that they "
+        "take no room in RAM's pools of names; the badge is charged what the "
+        "chip's `_boot.py` left and `import machine`, %.1f KB). "
         "A ballast leaves the badge %d KB of the chip's two-area GC heap (%.1f KB: 56 KB, "
         "then once a second area as large); it lives when every answer is the rules', "
         "nothing restarts and the heap never takes a third area from the IDF (which "
@@ -127,7 +129,8 @@ def render(chip, model=None):
         "v1.26's GC heap takes its second area from the IDF once the badge is past its "
         "first 56 KB, which leaves Wi-Fi ~30 KB: the 40 KB target can only hold for a "
         "badge that fits one area." % (
-            chip["image"], _base(chip) / 1024, chip["budget_kb"], _capacity(chip) / 1024,
+            chip["image"], _own_text(chip), (_base(chip) - chip.get("harness_own", 0)) / 1024,
+            chip["budget_kb"], _capacity(chip) / 1024,
             qemu.MEASURE_READ_SIZE),
         "",
         "| board | radio | after boot (target %d KB with the radio) | the model's after boot "
@@ -154,13 +157,30 @@ def render(chip, model=None):
             ("yes" if run["lived"] else "no: " + run["error"])
             + ("" if not run.get("absent") else " (the emulator has no %s: its bus "
                "answers nothing, the badge said so and played on)"
-               % " or ".join(run["absent"]))))
+               % " or ".join(run["absent"]))
+            + (" (the emulator has no screen: the optional one not fitted, where the "
+               "model's has one)" if _optional_screen(run["board"]) else "")))
     for board, why in chip.get("skipped", {}).items():
         lines.append("| %s | - | not measured: %s | | | | | |" % (board, why))
     start = chip.get("start")
     if start:
         lines += ["", _start_text(start)]
     return lines
+
+
+def _optional_screen(board_id):
+    with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
+        display = json.load(f)["display"]
+    return display is not None and display["optional"]
+
+
+def _own_text(chip):
+    own = chip.get("harness_own")
+    if own is None:   # figures of a make chip before it was measured
+        return "not measured then: ~1.5 KB more on every figure below"
+    return ("%d B, measured by two boots of the image, `qemu.harness_own`; before, it "
+            "was charged to the badge, and its ~30 names moved the badge's next pool of "
+            "names" % own)
 
 
 def _base(chip):
@@ -203,18 +223,21 @@ def main(asked):
     for board, why in skipped.items():
         print("  %-15s skipped: %s" % (board, why))
     with tempfile.TemporaryDirectory(prefix="cran-chip-build-") as build_dir:
+        own = qemu.harness_own(qemu_dir, build_dir)
+        print("  the harness's own code: %d B, taken out of the badge's figures"
+              % own, flush=True)
         builds = flash.Builds(build_dir)
         builds.files(qemu.IMPL)   # compiled once, before the chips share it
         jobs = [(b, radio) for b in chosen for radio in (True, False)]
         with ThreadPoolExecutor(max_workers=2) as pool:   # an emulator takes a core
-            results = list(pool.map(lambda job: measure(qemu_dir, job[0], job[1], builds),
-                                    jobs))
+            results = list(pool.map(
+                lambda job: measure(qemu_dir, job[0], job[1], builds, own), jobs))
         start = None
         if os.environ.get("CHIP_START") and chosen:
             start = count_start(qemu_dir, START_BOARD if START_BOARD in chosen else chosen[0],
                                 builds, results)
     figures = {"image": os.path.basename(qemu.stock_image(qemu_dir)), "budget_kb": BUDGET_KB,
-               "runs": results, "skipped": skipped, "start": start}
+               "runs": results, "skipped": skipped, "start": start, "harness_own": own}
     return figures
 
 

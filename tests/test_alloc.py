@@ -31,7 +31,7 @@ def allocations(micropython, tmp_path_factory):
 @pytest.mark.parametrize("board", board_ids())
 def test_an_idle_badge_allocates_nothing(allocations, board):
     looks = dict((k, v) for k, v in allocations[board].items()
-                 if k not in ("hit", "modules"))
+                 if k not in ("hit", "modules", "no_i2c"))
     assert len(looks) == 6
     for look, (steps, failed, _writes, where) in looks.items():
         assert failed == 0, "%s, %s: %d of %d steps allocated:\n%s" % (
@@ -148,3 +148,23 @@ def test_a_cues_melodies_are_gone_before_its_notes_play(allocations, board):
     at_play, after_show = allocations[board]["modules"][9]
     assert at_play is not None   # the notes played
     assert at_play - after_show < 1024, (at_play, after_show)
+
+
+@pytest.mark.parametrize("board", board_ids())
+def test_a_screen_that_does_not_answer_leaves_no_code_behind(allocations, board):
+    # The board's I2C parts silent: the DevKitC's optional screen not fitted (the
+    # emulated chip has none), the StickC's screen dark with its power chip. The screen's
+    # code, loaded to set it up, goes with it: it kept ~1.7 KB of the DevKitC's heap all
+    # day on the real image.
+    with open(os.path.join(BOARDS_DIR, board + ".json")) as f:
+        display = json.load(f)["display"]
+    dark = display is not None and ("i2c" in display
+                                    or display.get("backlight") == "axp192-ldo2")
+    no_screen, modules = allocations[board]["no_i2c"]
+    assert no_screen == (display is None or dark)
+    if dark:
+        assert not [m for m in modules if m.startswith("cran.hal.")
+                    and m.split(".")[2] in ("display", "ssd1306", "st7789", "axp192")]
+        assert "cran.hal.display" in allocations[board]["modules"][0]
+    else:
+        assert modules == allocations[board]["modules"][0]

@@ -64,3 +64,24 @@ def test_the_badge_runs_on_the_stock_image_from_its_main_py(tmp_path):
     # an upper bound; `CHIP_START=1 make chip` times it as a chip's).
     assert got["start_ms"] < 45000
     assert got["after_quiet"] - got["after_boot"] < 1024, got
+
+
+def test_the_harness_s_own_code_and_names_are_not_the_badge_s(tmp_path):
+    """The harness (the chip's boot.py under measure) is compiled before its first line
+    reads the heap: its code was in every figure of the badge's (~1.5 KB). Measured by
+    two boots, it is given back and taken out. Its names are the image's: its own ~30
+    took room in the first pools of names, and moved the badge's next pool."""
+    import io
+    import keyword
+    import tokenize
+
+    from host_tools.imagenames import STATIC_NAMES
+    own = qemu.harness_own(QEMU_DIR, str(tmp_path))
+    assert 512 < own < os.path.getsize(qemu.HARNESS), own
+    text = qemu.harness_text(90112, 256, own)
+    assert "= 90112 " in text and "= %d " % own in text
+    names = set(t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type == tokenize.NAME and not keyword.iskeyword(t.string))
+    assert names <= set(STATIC_NAMES), names - set(STATIC_NAMES)
+    with open(qemu.HARNESS) as f:
+        assert "_HOWN = 0 " in f.read()   # (the line harness_text sets)

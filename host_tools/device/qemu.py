@@ -104,13 +104,108 @@ def flash_image(qemu_dir, files):
     return bytes(flash)
 
 
-def harness_text(budget=0, read_size=1024):
+def harness_text(budget=0, read_size=1024, own=0, tail=""):
     """The chip's boot.py under measure: budget, the bytes of heap it leaves the badge
-    (0: all the chip gives); read_size, its mount's (32: the stock mount's)."""
+    (0: all the chip gives); read_size, its mount's (32: the stock mount's); own, its own
+    code's bytes (harness_own), taken out of the badge's figures; tail, lines run after
+    it. Its names are the image's (image_names_only)."""
     with open(HARNESS) as f:
         text = f.read()
-    return (text.replace("_HBUDGET = 0 ", "_HBUDGET = %d " % budget, 1)
-            .replace("_HREAD_SIZE = 1024 ", "_HREAD_SIZE = %d " % read_size, 1))
+    return image_names_only(
+        text.replace("_HBUDGET = 0 ", "_HBUDGET = %d " % budget, 1)
+        .replace("_HREAD_SIZE = 1024 ", "_HREAD_SIZE = %d " % read_size, 1)
+        .replace("_HOWN = 0 ", "_HOWN = %d " % own, 1) + tail)
+
+
+def image_names_only(text):
+    """text (the harness's Python) with each name the stock image does not hold given
+    one it does. A chip's compiler makes every name a source says, in RAM where the
+    image has it not: the harness's ~30 of its own took the first pools' room, and so
+    moved where the badge's names take their next pool of 4.5 KB (a badge ~10 names
+    short of one took it under measure only). The names given are none that main.py
+    (which runs in the harness's globals) or the firmware says, nor a builtin's."""
+    import builtins
+    import io
+    import keyword
+    import tokenize
+
+    from host_tools.build import badge_renames
+    from host_tools.imagenames import STATIC_NAMES
+    static = set(STATIC_NAMES)
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    names = [t for t in tokens if t.type == tokenize.NAME]
+    own = sorted(set(t.string for t in names if t.string not in static
+                     and not keyword.iskeyword(t.string)))
+    taken = set(t.string for t in names) | set(dir(builtins))
+    for path in ("main.py", "firmware_check.py"):
+        with open(os.path.join(FIRMWARE_DIR, path), encoding="utf-8") as f:
+            taken |= set(t.string for t in tokenize.generate_tokens(f.readline)
+                         if t.type == tokenize.NAME)
+    renames = badge_renames()
+    taken |= set(renames) | set(renames.values())
+    free = sorted(n for n in static if n.isidentifier() and n not in taken
+                  and not n.startswith("__") and not keyword.iskeyword(n))
+    given = dict(zip(own, free))
+    lines = text.splitlines(keepends=True)
+    for t in reversed(names):   # from the end: a line's earlier columns stay where they are
+        if t.string in given:
+            row, col = t.start
+            line = lines[row - 1]
+            lines[row - 1] = line[:col] + given[t.string] + line[t.end[1]:]
+    return "".join(lines)
+
+
+# A boot.py that says what the stock image holds at its top, `machine` imported as the
+# harness imports it before its base, and the names' pools and characters in RAM.
+_STOCK_TOP = """import gc
+import machine
+import micropython
+gc.collect()
+print("@own %d B at the base" % gc.mem_alloc())
+micropython.qstr_info()
+"""
+_HARNESS_TOP = """
+import micropython
+print("@own %d B at the base" % _hbase)
+micropython.qstr_info()
+"""
+_QSTR_INFO = re.compile(r"qstr pool: n_pool=\d+, n_qstr=\d+, n_str_data_bytes=(\d+), "
+                        r"n_total_bytes=(\d+)")
+
+
+def harness_own(qemu_dir, workdir):
+    """The bytes the harness (boot.py) keeps of its own, which a chip without it has free:
+    its code (and its few names' characters), compiled before its first line measures
+    the heap. Two boots of the stock image: a boot.py that reads the heap at its top (what
+    _boot.py leaves, `machine` imported), and the harness that reads it at its base;
+    the names' pools are left out of the difference, as the badge's names fill those
+    pools anyway (the bench charges them: esp32image.names_pools). The first boot.py's
+    own few lines are counted as the stock image's: this errs a few dozen bytes on the
+    badge's side. -> bytes"""
+    said = []
+    for text in (_STOCK_TOP, harness_text(0, MEASURE_READ_SIZE, tail=_HARNESS_TOP)):
+        with Chip(qemu_dir, flash_image(qemu_dir, {"/boot.py": text.encode()}), workdir,
+                  NO_WATCHDOG) as chip:
+            heap = names = None
+            deadline = time.monotonic() + HOST_TIMEOUT_S
+            while names is None:
+                chip._alive()
+                if time.monotonic() > deadline:
+                    raise ChipDied("boot.py said nothing in %d s: %s"
+                                   % (HOST_TIMEOUT_S, chip.console_tail()))
+                try:
+                    line = chip.lines.get(timeout=1)
+                except queue.Empty:
+                    continue
+                if line.startswith("@own "):
+                    heap = int(line.split()[1])
+                got = _QSTR_INFO.search(line)
+                if got and heap is not None:
+                    chars, total = int(got.group(1)), int(got.group(2))
+                    names = (total - chars, chars)   # (pools, characters)
+            said.append((heap, names[0]))
+    (stock, stock_pools), (harness, harness_pools) = said
+    return harness - stock - (harness_pools - stock_pools)
 
 
 class ChipDied(Exception):
@@ -381,18 +476,20 @@ def count_start(qemu_dir, board_id, radio, workdir, builds=None):
         return phases(chip.samples), op_us
 
 
-def play(qemu_dir, board_id, radio, budget, workdir, builds=None, on_step=None):
+def play(qemu_dir, board_id, radio, budget, workdir, builds=None, on_step=None, own=0):
     """A badge of board_id flashed onto the emulated chip, started by its main.py, the
     fight played at its console, then a quiet minute. budget: the bytes of heap the
-    harness leaves it (0: all the chip gives). -> figures (bytes, ms): "after_boot",
-    "peak" (the most seen, a sample every 500 ms of the chip's time), "after_quiet",
+    harness leaves it (0: all the chip gives); own: the harness's own bytes
+    (harness_own), given back to the badge and taken out of its figures. -> figures
+    (bytes, ms): "after_boot", "peak" (the most seen, a sample every 500 ms of the chip's
+    time), "after_quiet",
     "idf_least" (the IDF's free heap at its lowest since boot), "start_ms" (boot.py to
     the app running), "capacity" (the two-area GC heap), "left" (what the badge had of
     it), "third_area" (the GC heap grew past its two areas), "lived" (every answer as
     the rules say, no restart, no third area), "error" (why not, or None)."""
     builds = builds or flash.Builds(workdir)
     image, key = _image(qemu_dir, board_id, radio, builds,
-                        harness_text(budget, MEASURE_READ_SIZE))
+                        harness_text(budget, MEASURE_READ_SIZE, own))
     out = {"board": board_id, "radio": radio, "budget": budget, "error": None}
     say = on_step or (lambda text: None)
     # The watchdog off: the emulated flash makes the start several times a chip's

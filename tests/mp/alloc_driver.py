@@ -53,7 +53,7 @@ class Pixels:
         self.writes += 1
 
 
-def boot(board, n):
+def boot(board, n, i2c=True):
     # A badge boots with a fresh interpreter: the console and grammar an earlier one's
     # console line loaded in this process are not its, nor the player of its last notes.
     forget(("cran.core.words", "cran.console", "cran.core.view", "cran.lock", "cran.hal.buzzer",
@@ -61,7 +61,7 @@ def boot(board, n):
     vclock.start(0)
     machine.reset_all()
     root = "%s/%s%d" % (sys.argv[3], board, n)
-    world.wire(world.make_root(root, sys.argv[2], board, {}), i2c=True)
+    world.wire(world.make_root(root, sys.argv[2], board, {}), i2c=i2c)
     app = start(root)
     if app.leds is not None:
         app.leds.np = Pixels(app.leds.count)
@@ -188,6 +188,13 @@ def main():
             n += 1
             results[line or "pleine-forme"] = idle(boot(board, n), line)
             machine.reboot()
+        # The board's I2C parts not answering (an optional screen not fitted; the
+        # StickC's power chip silent, and its screen dark with it).
+        n += 1
+        unwired = boot(board, n, i2c=False)
+        results["no_i2c"] = [unwired.screen is None, resident()]
+        unwired = None
+        machine.reboot()
         n += 1
         results["hit"] = hit(boot(board, n))
         machine.reboot()

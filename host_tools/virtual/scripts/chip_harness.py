@@ -1,7 +1,8 @@
 # The boot.py of an emulated chip under measure (host_tools/device/qemu.py puts it on
 # the chip's file system with the badge's files; a badge flashed by cran flash has no
 # boot.py). It runs on the stock MicroPython ESP32 image, before the badge's own main.py,
-# in the same globals (hence the _h names), and:
+# in the same globals (hence the _h names; the host gives each the name of one the image
+# holds, qemu.image_names_only, so that its names take no room in RAM), and:
 # - mounts the vfs partition again, its operations counted, with a 4 KB read cache
 #   (READ_SIZE 1024; the stock mount's 32 reads 128 bytes at a time): the emulator costs
 #   ~8 ms a flash operation where a chip takes ~0.1 ms, and the stock cache makes a start
@@ -18,9 +19,11 @@
 #   firmware, 1 while the badge starts (cran.run loaded), 2 once its app runs (the start
 #   let go); the flash operations since boot.py.
 # First line: "@harness BASE SHARE CAPACITY LEFT OP_US": BASE, bytes in use when boot.py began
-# (what _boot.py left: the stock mount, the frozen modules' RAM); SHARE, what the
-# harness holds from here on (its mount less the stock one, the timer, the UART, the
-# ballast): a badge's figure is ALLOC - SHARE; CAPACITY, the GC heap of two areas (the
+# (what _boot.py left: the stock mount, the frozen modules' RAM; and this file's own code,
+# compiled before its first line runs); SHARE, what the harness holds from here on (its
+# mount less the stock one, the timer, the UART, the ballast) and its own code (_HOWN:
+# host_tools.device.qemu.harness_own measures it): a badge's
+# figure is ALLOC - SHARE; CAPACITY, the GC heap of two areas (the
 # port's first area, and the second it adds once, doubling it); LEFT, what the badge has
 # of that heap; OP_US, what a 128-byte read of the flash takes here.
 import gc
@@ -33,6 +36,7 @@ import vfs
 
 _HBUDGET = 0        # set by the host (host_tools/device/qemu.py)
 _HREAD_SIZE = 1024   # set by the host
+_HOWN = 0           # set by the host
 _HSAMPLE_MS = 500
 _HCHUNK = 1024
 
@@ -107,12 +111,13 @@ _hcapacity = 2 * (gc.mem_alloc() + gc.mem_free() - _hidf()[2])
 if _HBUDGET:
     # A file open on the badge holds a cache of the mount's size: the badge is given
     # what this mount's one costs more than the stock one's (128 bytes).
-    _hleft = _HBUDGET + 4 * _HREAD_SIZE - 128
+    # Its own code is given back too: a chip without the harness has it free.
+    _hleft = _HBUDGET + _HOWN + 4 * _HREAD_SIZE - 128
     while _hcapacity - (gc.mem_alloc() - _hbase) - _HCHUNK >= _hleft:
         _hballast.append(bytearray(_HCHUNK - 16))
         gc.collect()
 gc.collect()
-_hshare = gc.mem_alloc() - _hbase
+_hshare = gc.mem_alloc() - _hbase + _HOWN
 _huart.write("@harness %d %d %d %d %d\n" % (_hbase, _hshare, _hcapacity,
                                              _hcapacity - _hshare, _hop_us))
 _htimer.init(period=_HSAMPLE_MS, callback=_hsample)
