@@ -113,9 +113,9 @@ def render(chip, model=None):
         "quiet minute (`host_tools/device/qemu.py`). The real interpreter says the heap "
         "(`host_tools/virtual/scripts/chip_harness.py`, the chip's boot.py under measure: "
         "`gc.mem_alloc()` after a collection every 500 ms of the chip's time, its own "
-        "share taken out, its own code too: %s; its names are the image's, so that they "
-        "take no room in RAM's pools of names; the badge is charged what the "
-        "chip's `_boot.py` left and `import machine`, %.1f KB). "
+        "share taken out; the badge is charged what the chip's `_boot.py` left and "
+        "`import machine`, %.1f KB). The harness's own code is taken out too: %s. Its "
+        "names are the image's, so that they take no room in the pools of names in RAM. "
         "A ballast leaves the badge %d KB of the chip's two-area GC heap (%.1f KB: 56 KB, "
         "then once a second area as large); it lives when every answer is the rules', "
         "nothing restarts and the heap never takes a third area from the IDF (which "
@@ -129,7 +129,7 @@ def render(chip, model=None):
         "v1.26's GC heap takes its second area from the IDF once the badge is past its "
         "first 56 KB, which leaves Wi-Fi ~30 KB: the 40 KB target can only hold for a "
         "badge that fits one area." % (
-            chip["image"], _own_text(chip), (_base(chip) - chip.get("harness_own", 0)) / 1024,
+            chip["image"], (_base(chip) - chip.get("harness_own", 0)) / 1024, _own_text(chip),
             chip["budget_kb"], _capacity(chip) / 1024,
             qemu.MEASURE_READ_SIZE),
         "",
@@ -178,9 +178,9 @@ def _own_text(chip):
     own = chip.get("harness_own")
     if own is None:   # figures of a make chip before it was measured
         return "not measured then: ~1.5 KB more on every figure below"
-    return ("%d B, measured by two boots of the image, `qemu.harness_own`; before, it "
-            "was charged to the badge, and its ~30 names moved the badge's next pool of "
-            "names" % own)
+    return ("%d B, measured by two boots of the image (`qemu.harness_own`). Until "
+            "2026-12-07 it was charged to the badge, and its ~30 names of its own moved "
+            "where the badge's names took their next pool" % own)
 
 
 def _base(chip):
