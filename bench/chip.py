@@ -152,7 +152,7 @@ def render(chip, model=None):
             idf_text += " %s" % _verdict(idf >= TARGET_IDF_KB * 1024)
         lines.append("| %s | %s | %s | %s | %s KB | %s KB | %s | %s |" % (
             run["board"], "yes" if radio else "no", boot_text,
-            "%s KB" % _kb(seen) if seen else "-", _kb(run.get("peak")),
+            _model_text(seen, boot), _kb(run.get("peak")),
             _kb(run.get("after_quiet")), idf_text,
             ("yes" if run["lived"] else "no: " + run["error"])
             + ("" if not run.get("absent") else " (the emulator has no %s: its bus "
@@ -166,6 +166,15 @@ def render(chip, model=None):
     if start:
         lines += ["", _start_text(start)]
     return lines
+
+
+def _model_text(model, chip):
+    """The model's figure, and how far the chip's is from it (KB)."""
+    if not model:
+        return "-"
+    if chip is None:
+        return "%s KB" % _kb(model)
+    return "%s KB (the chip %+.1f)" % (_kb(model), (chip - model) / 1024)
 
 
 def _optional_screen(board_id):

@@ -386,8 +386,8 @@ def render(figures, previous):
         "",
         "Every heap figure is the badge's as its chip holds it: started by its main.py, "
         "with what the chip's own heap holds (\"What a chip's heap holds besides the "
-        "badge's\") and its names' pools, their next one (%.1f KB) where it is charged "
-        "(\"Names\")." % (esp32image.pool_bytes(1280) / 1024),
+        "badge's\") and its names' pools, their next one where it is charged "
+        "(\"Names\": 4.4 KB on every board without the radio).",
         "",
         "| board | heap after boot | live peak of the day | smallest heap that lives it "
         "| the start alone | in %d KB (target) | in %d KB (budget) | GCs per hour "

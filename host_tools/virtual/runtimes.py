@@ -103,10 +103,10 @@ def _json_lines(runtime, args, stdin, timeout, options=(), compiled=None, cwd=No
 # This budget follows what is measured, as a chip runs the badge (the issue "Measured on
 # the real chip's own image": started by its main.py, every line typed on the console
 # and read by its loop, what the chip's own heap holds charged, and the next pool of
-# names where fewer than NAMES_HEADROOM names are left before it, 8.8 KB: every board
-# with the radio): the fight with the radio lives in 95-102 KB, the DevKitC and the C3
-# SuperMini the most (2026-12-06), and every board lived it in each of the 8 KB above
-# its least. Lower this as the firmware shrinks.
+# names where fewer than NAMES_HEADROOM names are left before it): the fight with the
+# radio lived in 95-102 KB (2026-12-06; less since: the radio day's smallest heaps are
+# in docs/PERFORMANCE.md), and every board lived it in each of the 8 KB above its
+# least. Lower this as the firmware shrinks.
 BADGE_HEAP_KB = 104
 # The same fight without the radio: it lives in 73-87 (the DevKitC, the C3 and the
 # StickC with their names' next pool paid), every board in each of the 8 KB above.
