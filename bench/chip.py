@@ -19,7 +19,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "bench"))
 
-from host_tools.boards import BOARDS_DIR, board_ids  # noqa: E402
+from host_tools.boards import BOARDS_DIR, board_ids, read_board  # noqa: E402
 from host_tools.device import flash, qemu  # noqa: E402
 
 # What the badge is left of the chip's heap (the issue "Measured on the real chip's own
@@ -178,8 +178,7 @@ def _model_text(model, chip):
 
 
 def _optional_screen(board_id):
-    with open(os.path.join(BOARDS_DIR, board_id + ".json")) as f:
-        display = json.load(f)["display"]
+    display = read_board(board_id).display
     return display is not None and display["optional"]
 
 

@@ -121,19 +121,19 @@ def image_names_only(text):
     """text (the harness's Python) with each name the stock image does not hold given
     one it does. A chip's compiler makes every name a source says, in RAM where the
     image has it not: the harness's ~30 of its own took the first pools' room, and so
-    moved where the badge's names take their next pool of 4.5 KB (a badge ~10 names
-    short of one took it under measure only). The names given are none that main.py
+    could move where the badge's names take their next pool of 4.4 KB. The names given
+    are none that main.py
     (which runs in the harness's globals) or the firmware says, nor a builtin's."""
     import builtins
     import io
     import keyword
     import tokenize
 
-    from host_tools.build import badge_renames
+    from host_tools.build import badge_renames, renamed
     from host_tools.imagenames import STATIC_NAMES
     static = set(STATIC_NAMES)
-    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    names = [t for t in tokens if t.type == tokenize.NAME]
+    names = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+             if t.type == tokenize.NAME]
     own = sorted(set(t.string for t in names if t.string not in static
                      and not keyword.iskeyword(t.string)))
     taken = set(t.string for t in names) | set(dir(builtins))
@@ -145,14 +145,7 @@ def image_names_only(text):
     taken |= set(renames) | set(renames.values())
     free = sorted(n for n in static if n.isidentifier() and n not in taken
                   and not n.startswith("__") and not keyword.iskeyword(n))
-    given = dict(zip(own, free))
-    lines = text.splitlines(keepends=True)
-    for t in reversed(names):   # from the end: a line's earlier columns stay where they are
-        if t.string in given:
-            row, col = t.start
-            line = lines[row - 1]
-            lines[row - 1] = line[:col] + given[t.string] + line[t.end[1]:]
-    return "".join(lines)
+    return renamed(text, dict(zip(own, free)))
 
 
 # A boot.py that says what the stock image holds at its top, `machine` imported as the
