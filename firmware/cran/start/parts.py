@@ -105,7 +105,7 @@ def screen(board):
             return Screen("st7789", (spi, dc, cs), spec["width"], spec["height"]), None
     except OSError as e:
         # An optional screen not fitted is normal; a fitted one silent is worth a line.
-        # Its code goes now: no draw will let it go (~1.7 KB of a DevKitC's heap).
+        # Its code goes now: no draw will let it go (0.9 KB of a DevKitC's heap, 32-bit).
         from cran.compat import forget
         forget(("cran.hal.display", "cran.hal.ssd1306", "cran.hal.st7789",
                 "cran.hal.axp192"))
