@@ -19,6 +19,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "bench"))
 
+from badge_day import names_on_chip  # noqa: E402
+
 from host_tools.boards import BOARDS_DIR, board_ids, read_board  # noqa: E402
 from host_tools.device import flash, qemu  # noqa: E402
 
@@ -76,16 +78,17 @@ def _kb(b):
     return "-" if b is None else "%.1f" % (b / 1024)
 
 
-def measure(qemu_dir, board, radio, builds, own):
+def measure(qemu_dir, board, radio, builds, own, names_model):
     with tempfile.TemporaryDirectory(prefix="cran-chip-") as work:
         started = time.monotonic()
         got = qemu.play(qemu_dir, board, radio, BUDGET_KB * 1024, work, builds, own=own)
         got["host_s"] = round(time.monotonic() - started, 1)
+    got["names_model"] = names_model
     print("  %-15s %-8s after boot %5s KB, peak %5s KB, after the quiet minute %5s KB; "
-          "IDF free at least %5s KB; start %4.1f s; %s" % (
+          "IDF free at least %5s KB; names in RAM %s (the model's %d); start %4.1f s; %s" % (
               board, "radio" if radio else "no radio", _kb(got.get("after_boot")),
               _kb(got.get("peak")), _kb(got.get("after_quiet")), _kb(got.get("idf_least")),
-              got.get("start_ms", 0) / 1000,
+              got.get("names"), got["names_model"], got.get("start_ms", 0) / 1000,
               "lives in %d KB" % BUDGET_KB if got["lived"] else "DIES: " + got["error"]),
           flush=True)
     return got
@@ -136,9 +139,9 @@ def render(chip, model=None):
         "| board | radio | after boot (target %d KB with the radio) | the model's after boot "
         "(its names' next pool charged where the bench charges it) | "
         "the fight's peak | after the quiet minute | IDF free at its lowest (target %d KB "
-        "with the radio) | lives in %d KB |" % (TARGET_BOOT_KB, TARGET_IDF_KB,
-                                               chip["budget_kb"]),
-        "|---|---|---|---|---|---|---|---|"]
+        "with the radio) | names in RAM once started (the model's count) | lives in %d KB |"
+        % (TARGET_BOOT_KB, TARGET_IDF_KB, chip["budget_kb"]),
+        "|---|---|---|---|---|---|---|---|---|"]
     for run in chip["runs"]:
         radio = run["radio"]
         boot = run.get("after_boot")
@@ -150,10 +153,10 @@ def render(chip, model=None):
         idf_text = "%s KB" % _kb(idf)
         if radio and idf is not None:
             idf_text += " %s" % _verdict(idf >= TARGET_IDF_KB * 1024)
-        lines.append("| %s | %s | %s | %s | %s KB | %s KB | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s KB | %s KB | %s | %s | %s |" % (
             run["board"], "yes" if radio else "no", boot_text,
             _model_text(seen, boot), _kb(run.get("peak")),
-            _kb(run.get("after_quiet")), idf_text,
+            _kb(run.get("after_quiet")), idf_text, _names_text(run),
             ("yes" if run["lived"] else "no: " + run["error"])
             + ("" if not run.get("absent") else " (the emulator has no %s: its bus "
                "answers nothing, the badge said so and played on)"
@@ -161,11 +164,18 @@ def render(chip, model=None):
             + (" (the emulator has no screen: the optional one not fitted, where the "
                "model's has one)" if _optional_screen(run["board"]) else "")))
     for board, why in chip.get("skipped", {}).items():
-        lines.append("| %s | - | not measured: %s | | | | | |" % (board, why))
+        lines.append("| %s | - | not measured: %s | | | | | | |" % (board, why))
     start = chip.get("start")
     if start:
         lines += ["", _start_text(start)]
     return lines
+
+
+def _names_text(run):
+    """The names in RAM the chip said once the badge started, and the model's count."""
+    if run.get("names") is None:
+        return "-"
+    return "%d (%s)" % (run["names"], run.get("names_model", "-"))
 
 
 def _model_text(model, chip):
@@ -237,9 +247,12 @@ def main(asked):
         builds = flash.Builds(build_dir)
         builds.files(qemu.IMPL)   # compiled once, before the chips share it
         jobs = [(b, radio) for b in chosen for radio in (True, False)]
+        # The names the model counts in RAM for each (those whose pools it charges).
+        names_model = dict((job, names_on_chip(*job)["in_ram"]) for job in jobs)
         with ThreadPoolExecutor(max_workers=2) as pool:   # an emulator takes a core
             results = list(pool.map(
-                lambda job: measure(qemu_dir, job[0], job[1], builds, own), jobs))
+                lambda job: measure(qemu_dir, job[0], job[1], builds, own,
+                                    names_model[job]), jobs))
         start = None
         if os.environ.get("CHIP_START") and chosen:
             start = count_start(qemu_dir, START_BOARD if START_BOARD in chosen else chosen[0],

@@ -24,7 +24,7 @@ def test_every_name_is_made_at_the_start_and_none_by_the_console(micropython, tm
     flash = tmp_path / "flash"
     flash.mkdir()
     out = subprocess.run([micropython, "-X", "heapsize=4m", DRIVER, firmware, BOARDS_DIR,
-                          str(flash), board, *sys_path("micropython")],
+                          str(flash), board, "{}", *sys_path("micropython")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     lines = out.stdout.splitlines()
@@ -35,6 +35,42 @@ def test_every_name_is_made_at_the_start_and_none_by_the_console(micropython, tm
     # The lines were read and answered, not dropped.
     answers = json.loads(lines[-1])
     assert all(a.startswith("error:") for a in answers), answers
+
+
+def _names_dumped(text):
+    # micropython.qstr_info(1)'s lines: its summary, then "Q(name)" for each name in RAM
+    # (a name may hold a newline) -> the names.
+    return set(item[:-1] for item in ("\n" + text.rstrip("\n")).split("\nQ(")[1:])
+
+
+@pytest.mark.parametrize("board", ["atom-lite", "esp32-devkitc", "m5stickc-plus"])
+def test_the_bench_counts_every_name_the_start_makes(micropython, tmp_path, board):
+    # The names the bench counts for a badge (runtimes.badge_names: what decides where its
+    # chip takes its next pool of names, 4.4 KB at once) hold every one its start makes,
+    # here with an organiser's badge id and settings: on the chip, 13 were not counted on
+    # a DevKitC (its names modules' import names, and characters taken one by one out of
+    # its board's id).
+    from host_tools.virtual.runtimes import badge_names, names_modules
+    firmware = str(tmp_path / "firmware")
+    files = build.compile_firmware(firmware)
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    config = {"badge": "Zoe.Q-7_x", "settings": {"combat_rest_ms": "1m39s",
+                                                 "vol_notice_ms": "8h"}}
+    out = subprocess.run([micropython, "-X", "heapsize=4m", DRIVER, firmware, BOARDS_DIR,
+                          str(flash), board, json.dumps(config), *sys_path("micropython")],
+                         capture_output=True, timeout=120)
+    said = out.stdout.decode()   # (as it is: a name may hold a "\r")
+    assert out.returncode == 0, said[-2000:] + out.stderr.decode()[-2000:]
+    before = said.split("names_before\n", 1)[1].split("names_after\n", 1)[0]
+    after = said.split("names_after\n", 1)[1].split("names_end\n", 1)[0]
+    # (the modules' paths as a chip has them: its files are at its root)
+    made = set(name.replace(firmware + "/", "", 1)
+               for name in _names_dumped(after) - _names_dumped(before))
+    assert len(made) > 400
+    counted = badge_names(files, names_modules({"board": board, "config": config}))
+    missed = sorted(made - counted)
+    assert not missed, missed
 
 
 def test_the_names_modules_hold_every_name_each_module_makes(tmp_path):

@@ -162,7 +162,7 @@ import micropython
 print("@own %d B at the base" % _hbase)
 micropython.qstr_info()
 """
-_QSTR_INFO = re.compile(r"qstr pool: n_pool=\d+, n_qstr=\d+, n_str_data_bytes=(\d+), "
+_QSTR_INFO = re.compile(r"qstr pool: n_pool=\d+, n_qstr=(\d+), n_str_data_bytes=(\d+), "
                         r"n_total_bytes=(\d+)")
 
 
@@ -194,7 +194,7 @@ def harness_own(qemu_dir, workdir):
                     heap = int(line.split()[1])
                 got = _QSTR_INFO.search(line)
                 if got and heap is not None:
-                    chars, total = int(got.group(1)), int(got.group(2))
+                    chars, total = int(got.group(2)), int(got.group(3))
                     names = (total - chars, chars)   # (pools, characters)
             said.append((heap, names[0]))
     (stock, stock_pools), (harness, harness_pools) = said
@@ -388,6 +388,21 @@ class Chip:
         if not said or not said[-1].startswith("ok"):
             raise ChipDied("unlock answered %r" % (said,))
 
+    def names_said(self, timeout=30):
+        """The names in RAM the harness said once the app had run 5 s (micropython.
+        qstr_info's n_qstr), from the console's lines, before anything is typed; None if
+        not said."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            got = _QSTR_INFO.search(line)
+            if got:
+                return int(got.group(1))
+        return None
+
     def console_tail(self, lines=8):
         try:
             with open(self.log_path, "rb") as f:
@@ -475,7 +490,8 @@ def play(qemu_dir, board_id, radio, budget, workdir, builds=None, on_step=None, 
     harness leaves it (0: all the chip gives); own: the harness's own bytes
     (harness_own), given back to the badge and taken out of its figures. -> figures
     (bytes, ms): "after_boot", "peak" (the most seen, a sample every 500 ms of the chip's
-    time), "after_quiet",
+    time), "after_quiet", "names" (the names in RAM once the app has run 5 s: the
+    badge's, and the harness's "cran.app" and "cran.run", which the badge makes too),
     "idf_least" (the IDF's free heap at its lowest since boot), "start_ms" (boot.py to
     the app running), "capacity" (the two-area GC heap), "left" (what the badge had of
     it), "third_area" (the GC heap grew past its two areas), "lived" (every answer as
@@ -506,8 +522,9 @@ def play(qemu_dir, board_id, radio, budget, workdir, builds=None, on_step=None, 
             out["start_ms"] = (started.ticks - chip.samples[0].ticks) % (1 << 30)
             out["phases"] = phases(chip.samples)
             out["after_boot"] = booted.alloc - share
-            say("started in %.1f s of the chip's time; %d bytes after boot"
-                % (out["start_ms"] / 1000, out["after_boot"]))
+            out["names"] = chip.names_said()
+            say("started in %.1f s of the chip's time; %d bytes after boot; %s names in RAM"
+                % (out["start_ms"] / 1000, out["after_boot"], out["names"]))
             chip.unlock(key)
             for line, etat, _effects in FIGHT:
                 answer = asked(line)

@@ -422,15 +422,19 @@ def badge_names(files, modules):
     """The names (qstrs) a badge makes and keeps, from its firmware's files ({badge path:
     local file}, as build.compile_firmware gives them): main.py's and its check's, its
     modules' as the names modules `modules` (names_modules) make them, those modules'
-    own paths (their __file__: made as they load), RUN_NAMES."""
-    from host_tools.build import CHECK, names_of
+    own names, paths (their __file__), import names and names in the cran package (each
+    made as it is imported: cran.start.phases._make_names imports them), RUN_NAMES."""
+    from host_tools.build import CHECK, mpy_qstrs, names_of
     groups = names_of(files)
     # (main.py imports its check by the check's module name, made as it is imported)
     made = (main_names(files["/main.py"]) | main_names(files[CHECK]) | set(RUN_NAMES)
             | {CHECK[1:-len(".py")]})
     for module in modules:
         names, later = groups[module[len("cran."):]]
-        made |= names | later | {module.replace(".", "/") + ".mpy"}
+        path = module.replace(".", "/") + ".mpy"
+        with open(files["/" + path], "rb") as f:   # (its own: LATER, its function's)
+            made |= set(mpy_qstrs(f.read()))
+        made |= names | later | {path, module, module.rsplit(".", 1)[-1]}
     return made
 
 

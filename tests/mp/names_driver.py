@@ -2,17 +2,26 @@
 # .mpy and the modules that make its names, as cran flash installs them
 # (host_tools/build.py names_sources):
 # every qstr is made by cran.start.phases.start, none later, whatever the console is sent.
-#   micropython names_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR BOARD VHW...
+#   micropython names_driver.py FIRMWARE_DIR BOARDS_DIR FLASH_DIR BOARD CONFIG_JSON VHW...
 # Prints each of after_boot, after_lazy, after_lines followed by micropython.qstr_info's
-# line, then a JSON line: the first answers to the lines sent.
+# line, then a JSON line: the first answers to the lines sent. Before: every name in RAM
+# before the start and after it (micropython.qstr_info(1)'s "Q(name)" lines), between
+# the lines "names_before", "names_after" and "names_end".
 import json
 import sys
 
-sys.path[:0] = sys.argv[5:] + [sys.argv[1]]
+sys.path[:0] = sys.argv[6:] + [sys.argv[1]]
+
+# neopixel, select, time and vtasks: what a chip has built in or frozen, here virtual
+# parts in Python, imported before the start: the names they make are not the badge's.
+import select  # noqa: E402, F401
+import time  # noqa: E402, F401
 
 import machine  # noqa: E402
 import micropython  # noqa: E402
+import neopixel  # noqa: E402, F401
 import vclock  # noqa: E402
+import vtasks  # noqa: E402, F401
 import world  # noqa: E402
 
 
@@ -33,11 +42,18 @@ def utf8(code):
 vclock.start(0)
 machine.reset_all()
 root = sys.argv[3] + "/badge"
-world.wire(world.make_root(root, sys.argv[2], sys.argv[4], {}), i2c=True)
+world.wire(world.make_root(root, sys.argv[2], sys.argv[4], json.loads(sys.argv[5])),
+           i2c=True)
 from cran.compat import forget  # noqa: E402
 from cran.start.phases import start  # noqa: E402
 
+getattr(micropython, "run_pending", None)   # (the virtual clock looks it up by its name)
+print("names_before")
+micropython.qstr_info(1)
 app = start(root)
+print("names_after")
+micropython.qstr_info(1)
+print("names_end")
 qstrs("after_boot")
 # What a console action, a challenge, a line beyond ASCII, a journal's read and an open
 # menu load (and its words, on a screen).

@@ -3,7 +3,7 @@
 # change Settings: at a badge's start (the start lets it go before the app loads), or on
 # the host.
 
-from cran.core.vocab import DIGITS, KEYWORDS, SPACES, ParseError, const
+from cran.core.vocab import DIGITS, KEYWORDS, SPACES, ParseError, chars, const
 
 _MINUTES_5 = const(300000)
 
@@ -111,24 +111,28 @@ def parse_duration(text):
     durations so, and the badge's console never does."""
     units = {"ms": 1, "s": 1000, "m": 60000, "min": 60000, "h": 3600000}
     text = text.strip(SPACES)
-    for c in text:
+    # Read by its bytes: a character taken out of a str (text[j], `for c in text`) is
+    # made a name (qstr) on MicroPython, kept for good (cran.core.vocab.chars), and a
+    # settings file's durations are read at every boot.
+    for c in chars(text):
         if not " " <= c < "\x7f":   # one answer on every runtime: printable ASCII only
             raise ParseError("bad duration: character U+%04X" % ord(c))
     text = text.lower()
+    raw = text.encode()   # (ASCII: a byte a character)
     shown = repr(text[:40])   # printable ASCII: the same on every runtime
     total = 0
     i = 0
-    n = len(text)
+    n = len(raw)
     if n == 0:
         raise ParseError("empty duration")
     while i < n:
         j = i
-        while j < n and text[j] in DIGITS:
+        while j < n and 48 <= raw[j] <= 57:   # 0-9
             j += 1
         if j == i or j - i > _MAX_DURATION_DIGITS:
             raise ParseError("bad duration %s" % shown)
         k = j
-        while k < n and "a" <= text[k] <= "z":
+        while k < n and 97 <= raw[k] <= 122:   # a-z
             k += 1
         unit = text[j:k] or "s"
         if unit not in units or (unit == "s" and k == j and k != n):

@@ -17,7 +17,10 @@
 #   WRITTEN_BYTES ERASES", FREE as gc.mem_free() says it (what the GC heap has free, and
 #   what it can still take from the IDF's heap); PHASE 0 while main.py checks the
 #   firmware, 1 while the badge starts (cran.run loaded), 2 once its app runs (the start
-#   let go); the flash operations since boot.py.
+#   let go); the flash operations since boot.py. Once the app has run for 5 s,
+#   micropython.qstr_info() once, on the console (UART 0): the names in RAM, every one the
+#   badge makes being made by then (at its start, cran.start.phases._make_names, but the
+#   names of the asyncio modules its loops import as they begin).
 # First line: "@harness BASE SHARE CAPACITY LEFT OP_US": BASE, bytes in use when boot.py began
 # (what _boot.py left: the stock mount, the frozen modules' RAM; and this file's own code,
 # compiled before its first line runs); SHARE, what the harness holds from here on (its
@@ -32,6 +35,7 @@ import time
 
 import esp32
 import machine
+import micropython
 import vfs
 
 _HBUDGET = 0        # set by the host (host_tools/device/qemu.py)
@@ -84,12 +88,20 @@ def _hidf():
     return free, least, largest
 
 
+_hrunning = 0   # the samples taken since the app runs
+
+
 def _hsample(_timer):
+    global _hrunning
     gc.collect()
     free, least, largest = _hidf()
     modules = sys.modules
     phase = 2 if "cran.app" in modules and "cran.start.phases" not in modules else (
         1 if "cran.run" in modules else 0)
+    if phase == 2:
+        _hrunning += 1
+        if _hrunning == 10:
+            micropython.qstr_info()
     _huart.write("@ %d %d %d %d %d %d %d %d %d %d %d %d\n" % (
         (time.ticks_ms(), gc.mem_alloc(), gc.mem_free(), free, least, largest, phase)
         + tuple(_hflash.ops)))
