@@ -144,18 +144,6 @@ def load(root):
     return from_dict(raw, path, join(root, "boards"))
 
 
-def _foreign(text, known):
-    """Whether text has a character not in known (ASCII). Read as bytes: a character
-    taken out of a str (`for ch in text`) is made a name (qstr) on MicroPython, kept for
-    good (cran.core.vocab.chars), and a board's or a badge's id would make some at every
-    boot, unseen by the bench's count of the names."""
-    known = known.encode()
-    for b in text.encode():
-        if b not in known:
-            return True
-    return False
-
-
 def from_dict(raw, path, boards_dir):
     """A config as JSON reads it (raw), and the board file boards_dir/<board>.json ->
     Config. Raises ConfigError or BoardError naming path (where raw came from: the
@@ -167,13 +155,16 @@ def from_dict(raw, path, boards_dir):
         if key not in _KEYS:
             _fail(path, key, "unknown field (known: %s)" % ", ".join(_KEYS))
     board_id = raw.get("board")
-    if not isinstance(board_id, str) or not 0 < len(board_id) <= MAX_NAME_CHARS or _foreign(
-            board_id, ID_CHARS):
+    # An id's characters checked by strip(), not one by one: a character taken out of a
+    # str (`for ch in text`) is made a name (qstr) on MicroPython, kept for good
+    # (cran.core.vocab.chars), unseen by the bench's count of a badge's names.
+    if not isinstance(board_id, str) or not 0 < len(board_id) <= MAX_NAME_CHARS or (
+            board_id.strip(ID_CHARS)):
         _fail(path, "board", "expected a board id such as \"atom-lite\", got %s"
               % said(board_id))
     badge = raw.get("badge")
     if badge is not None and (not isinstance(badge, str) or not 0 < len(badge) <= MAX_NAME_CHARS
-                              or _foreign(badge.lower(), ID_CHARS + "_.")):
+                              or badge.lower().strip(ID_CHARS + "_.")):
         _fail(path, "badge", "expected a badge id (letters, digits, '-', '_', '.'; at most "
               "%d), got %s" % (MAX_NAME_CHARS, said(badge)))
     if raw.get("lang", "fr") not in ("fr", "en"):
