@@ -41,6 +41,7 @@ def test_every_list_of_effects_is_read_from_the_one():
 _PROBE = r"""
 import json, sys
 from cran import menutree
+from cran.menuwords import title
 from cran.core.engine import TIMER_NAMES, act, new_state, summary, tick
 from cran.core.rules import Character, Settings
 from cran.core.vocab import CUE_END, EFFECTS, Action
@@ -53,7 +54,7 @@ def menu_paths(page, path=()):
     out = {}
     for entry in page.entries if isinstance(page, menutree.Page) else page:
         if isinstance(entry, menutree.Page):
-            out.update(menu_paths(entry, path + (entry.fr,)))
+            out.update(menu_paths(entry, path + (title(entry, "fr"),)))
         elif isinstance(entry, Action) and entry.kw in EFFECTS:
             out[entry.kw] = path
     return out

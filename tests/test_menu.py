@@ -8,6 +8,7 @@ from cran.core.ticks import ticks_add
 from cran.core.words import KEYWORDS, Action, parse_action
 from cran.menu import Menu
 from cran.menutree import _SLOTS as SLOTS
+from cran.menuwords import title
 
 ONE = (1, False)     # Atom Lite, Atom Matrix
 TWO = (2, True)      # StickC Plus, DevKitC / C3 with their SSD1306
@@ -178,6 +179,26 @@ def test_menu_screen_lines_fit_and_name_the_inputs():
                     stack += [seq + [i] for i in INPUTS if i[1] != "double"]
 
 
+def test_every_page_has_its_own_title_in_both_languages():
+    # cran.menutree numbers its pages' titles, cran.menuwords holds their words: each
+    # page of a healer's tree (every page there is) has words of its own in each language.
+    from cran.menutree import CODE, Page, build_tree
+    pages, todo = [], [build_tree("soin"), CODE]
+    while todo:
+        page = todo.pop()
+        if all(page is not p for p in pages):
+            pages.append(page)
+            todo += [e for e in page.entries if isinstance(e, Page)]
+    for lang in ("fr", "en"):
+        words = {}
+        for page in pages:
+            words.setdefault(title(page, lang), set()).add(page.title)
+        assert all(len(numbers) == 1 for numbers in words.values()), (lang, words)
+        assert len(set(p.title for p in pages)) == len(words), (lang, words)
+    assert title(build_tree(), "en") == "Menu" and title(CODE, "fr") == "Code"
+    assert [title(p, "en") for p in build_tree().entries[1:]] == ["Hit", "Effect", "Other"]
+
+
 def test_the_press_examples_in_docs_controls_md_work():
     import os
     import re
@@ -214,7 +235,7 @@ def _typed(code):
 
 def _orga_open(menu):
     here = menu.page_here()
-    return here is not None and here[0].fr == "Orga"
+    return here is not None and title(here[0], "fr") == "Orga"
 
 
 def test_the_orga_page_opens_only_with_its_code():
@@ -223,7 +244,7 @@ def test_the_orga_page_opens_only_with_its_code():
     for button, kind in TO_ORGA:
         now = ticks_add(now, GAP_MS)
         assert menu.press(button, kind, now) == []
-    assert menu.page_here()[0].fr == "Code" and menu.where()[2] == 0
+    assert title(menu.page_here()[0], "fr") == "Code" and menu.where()[2] == 0
     for button, kind in _typed(CODE):
         now = ticks_add(now, GAP_MS)
         menu.press(button, kind, now)
@@ -259,7 +280,7 @@ def test_without_a_code_the_orga_page_is_open_and_a_double_backs_out_of_the_code
     for button, kind in TO_ORGA + [("a", "short"), ("a", "double")]:
         now = ticks_add(now, GAP_MS)
         menu.press(button, kind, now)
-    assert menu.page_here()[0].fr == "Jeu"   # back where it was, no page opened
+    assert title(menu.page_here()[0], "fr") == "Jeu"   # back where it was, no page opened
 
 
 def test_the_code_on_two_buttons_and_on_the_screen():

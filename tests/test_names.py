@@ -173,6 +173,34 @@ def test_every_badge_has_room_for_its_names(firmware_files):
             assert left == (620 if kept <= 620 else 1260) - kept
 
 
+def test_a_board_without_a_screen_makes_none_of_a_screens_names(firmware_files):
+    # A screen is made by cran.start.screen, loaded only on a board with one, and so are
+    # its names; the menu's page titles are the screen's words (cran.menuwords), held in
+    # a constant tuple, whose strings are objects made as it loads, not names. That
+    # keeps the Atoms with the radio within the chip's first five pools of names (620
+    # names), so that the chip does not take the pool of 640 (4,512 B) at its start.
+    # (2026-12-07: 603 names; 638 with the titles and the screen's making in every
+    # badge's names.)
+    from host_tools.virtual.esp32image import in_ram
+    from host_tools.virtual.runtimes import badge_names, names_modules
+
+    def names(board):
+        job = {"board": board, "config": {"radio": {}}}
+        return badge_names(firmware_files, names_modules(job))
+    screens = {"Screen", "backlight", "cran.hal.display", "cran.start.screen"}
+    titles = {"Etats", "Effects 1", "Organiser"}
+    devkitc = names("esp32-devkitc")
+    assert screens <= devkitc and not titles & devkitc
+    for board in ("atom-lite", "atom-matrix"):
+        made = names(board)
+        assert not (screens | titles) & made, (board, (screens | titles) & made)
+        assert len(in_ram(made)) <= 620, (
+            "%s with the radio: %d names in RAM, past the chip's first five pools (620): "
+            "it takes the next, 4,512 B, at its start. A name a board without a screen "
+            "does not use belongs in its part's modules (host_tools.build.PART_MODULES)"
+            % (board, len(in_ram(made))))
+
+
 def test_a_badge_short_of_room_for_names_is_charged_the_next_pool(micropython,
                                                                   firmware_files,
                                                                   monkeypatch):

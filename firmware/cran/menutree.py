@@ -22,15 +22,32 @@ DIVIN = "divin"
 TREAT = "treat"   # a healer's or smith's: treat the nearest badge, over the radio
 
 
-class Page:
-    """A menu page: its entries (Action, Page, PEEK or DIVIN) are made by make(*args)
-    when the page is first shown. A page never opened costs one object, not the ~10 of
-    its entries: the whole tree is ~5 KB of a badge's heap, the pages on the way to one
-    action a fraction of it."""
+# The pages' titles, by number: their words are the screen's (cran.menuwords.title, by
+# these numbers). A board without a screen never shows them, and here every short word
+# would be a name in its RAM for good (each short string of a loaded module is one).
+_TITLE_MENU = const(0)
+_TITLE_COUP = const(1)
+_TITLE_EFFET = const(2)
+_TITLE_AUTRE = const(3)
+_TITLE_ETATS = const(4)
+_TITLE_EFFETS_1 = const(5)
+_TITLE_EFFETS_2 = const(6)
+_TITLE_AUTRES = const(7)
+_TITLE_SUITE = const(8)
+_TITLE_JEU = const(9)
+_TITLE_ORGA = const(10)
+_TITLE_CODE = const(11)
 
-    def __init__(self, fr, en, make, *args):
-        self.fr = fr
-        self.en = en
+
+class Page:
+    """A menu page: its title (a number: cran.menuwords.title says its words), its
+    entries (Action, Page, PEEK or DIVIN) made by make(*args) when the page is first
+    shown. A page never opened costs one object, not the ~10 of its entries: the whole
+    tree is ~5 KB of a badge's heap, the pages on the way to one action a fraction of
+    it."""
+
+    def __init__(self, title, make, *args):
+        self.title = title
         self._make = make
         self._args = args
         self._entries = None
@@ -55,10 +72,10 @@ def _keyword_entries(verb):
     states = ("blesse", "agonisant", "coma", "mort") + (
         ("mort-si-coma",) if verb == "coup" else ())
     return [
-        Page("Etats", "States", _kws, verb, states),
-        Page("Effets 1", "Effects 1", _kws, verb, TIMED_EFFECTS[:5]),
-        Page("Effets 2", "Effects 2", _effects, verb, TIMED_EFFECTS[5:]),
-        Page("Autres", "Others", _others, verb),
+        Page(_TITLE_ETATS, _kws, verb, states),
+        Page(_TITLE_EFFETS_1, _kws, verb, TIMED_EFFECTS[:5]),
+        Page(_TITLE_EFFETS_2, _effects, verb, TIMED_EFFECTS[5:]),
+        Page(_TITLE_AUTRES, _others, verb),
         DIVIN,
     ]
 
@@ -67,12 +84,12 @@ def _effects(verb, names):
     # A page holds five entries: an effect added beyond them goes on, behind "Suite".
     if len(names) <= 5:
         return _kws(verb, names)
-    return _kws(verb, names[:4]) + [Page("Suite", "More", _effects, verb, names[4:])]
+    return _kws(verb, names[:4]) + [Page(_TITLE_SUITE, _effects, verb, names[4:])]
 
 
 def _others(verb):
     return _kws(verb, ("brise", "desarme", "dissipe", "vol")) + [
-        Page("Suite", "More", _more, verb)]
+        Page(_TITLE_SUITE, _more, verb)]
 
 
 def _more(verb):
@@ -84,7 +101,7 @@ def _more(verb):
 
 def _other_entries(treats):
     return [Action("soin"), Action("soin-complet"), Action("repare", target="armure"),
-            Action("repare", target="membre"), Page("Jeu", "Game", _game, treats)]
+            Action("repare", target="membre"), Page(_TITLE_JEU, _game, treats)]
 
 
 def _game(treats):
@@ -96,22 +113,22 @@ def _orga():
     return [Action("stop"), Action("reprise"), Action("reset")]
 
 
-_ORGA = Page("Orga", "Organiser", _orga)
+_ORGA = Page(_TITLE_ORGA, _orga)
 # The code's page: its presses are the code's, not a choice among entries (none: list()).
-CODE = Page("Code", "Code", list)
+CODE = Page(_TITLE_CODE, list)
 
 
 def _top(treats):
-    return [PEEK, Page("Coup", "Hit", _keyword_entries, "coup"),
-            Page("Effet", "Effect", _keyword_entries, "effet"),
-            Page("Autre", "Other", _other_entries, treats)]
+    return [PEEK, Page(_TITLE_COUP, _keyword_entries, "coup"),
+            Page(_TITLE_EFFET, _keyword_entries, "effet"),
+            Page(_TITLE_AUTRE, _other_entries, treats)]
 
 
 def build_tree(treats=None):
     """The one-button top menu; its entries 1-3 are the two-button boards' menus.
     treats: "soin" or "repare" on a healer's or smith's badge (its Jeu page's last
     entry, TREAT), else None."""
-    return Page("Menu", "Menu", _top, treats)
+    return Page(_TITLE_MENU, _top, treats)
 
 
 def press(menu, button, kind, now):

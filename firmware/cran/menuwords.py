@@ -7,6 +7,18 @@ from cran.core.vocab import const, lookup
 from cran.menutree import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 from cran.screenwords import label, not_saved
 
+# The pages' titles (cran.menutree's numbers, in their order), in French and English.
+_TITLES = (("Menu", "Menu"), ("Coup", "Hit"), ("Effet", "Effect"), ("Autre", "Other"),
+           ("Etats", "States"), ("Effets 1", "Effects 1"), ("Effets 2", "Effects 2"),
+           ("Autres", "Others"), ("Suite", "More"), ("Jeu", "Game"),
+           ("Orga", "Organiser"), ("Code", "Code"))
+
+
+def title(page, lang):
+    """A page's title in lang ("fr", "en")."""
+    fr, en = _TITLES[page.title]
+    return en if lang == "en" else fr
+
 
 def lines_for(app, state, now, where, peeking, unknown, fault):
     """The open menu on app's screen (as cran.texts.lines_for says the rest), the failed
@@ -25,14 +37,14 @@ def menu_here(menu, lang):
         return None
     page, cursor = here
     if menu.direct:
-        return page.en if lang == "en" else page.fr
+        return title(page, lang)
     return entry_label(menu, page.entries[cursor], lang)
 
 
 def entry_label(menu, entry, lang):
     en = lang == "en"
     if isinstance(entry, Page):
-        return entry.en if en else entry.fr
+        return title(entry, lang)
     if entry == PEEK:
         return "Peek" if en else "Voir"
     if entry == DIVIN:
@@ -49,7 +61,7 @@ def entry_label(menu, entry, lang):
 def menu_lines(menu, lang, width):
     """Screen lines for the open menu: its title, then 'input entry' lines."""
     page, cursor = menu.page_here()
-    out = [page.en if lang == "en" else page.fr]
+    out = [title(page, lang)]
     if menu.divin:
         out[0] += " (divin)"
     if page is CODE:   # short and long presses, any button: shown as stars

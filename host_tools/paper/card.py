@@ -288,15 +288,15 @@ def _controls(card):
                        ("double", "annuler la dernière action (dans les 5 s)"),
                        ("L", "appui long : le menu. Court : entrée suivante ; long : "
                              "choisir ; double : retour")]
-        card.menu = [(top.fr, ["%d %s" % (i + 1, _entry_label(e))
-                               for i, e in enumerate(top.entries)])]
+        card.menu = [(menuwords.title(top, "fr"),
+                      ["%d %s" % (i + 1, _entry_label(e)) for i, e in enumerate(top.entries)])]
     # Every page under Coup, Effet and Autre, once by its title: Coup's and Effet's
     # pages are nearly the same (an entry of Coup's alone is marked *).
     seen = {}
     pending = list(top.entries[1:])
     while pending:
         page = pending.pop(0)
-        seen.setdefault(page.fr, []).append(page)
+        seen.setdefault(menuwords.title(page, "fr"), []).append(page)
         pending += [e for e in page.entries if isinstance(e, menutree.Page)]
     lines = {}          # entries -> titles: pages alike (Coup, Effet) share a line
     for title, pages in seen.items():

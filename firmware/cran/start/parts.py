@@ -1,11 +1,10 @@
-# Drivers built from a board file: the only place that knows which pin is which part.
+# Drivers built from a board file: the only place that knows which pin is which part
+# (with cran.start.screen, a screen's).
 # A missing optional part is None; a part that fails to answer is a message, not a crash.
 # Each driver module is imported only when the board has its part: on a badge every
 # module imported is bytecode in RAM (an Atom Lite needs no screen or buzzer code).
 
 import machine
-
-_SPI_HZ = 20000000
 
 
 def leds(board):
@@ -77,52 +76,6 @@ def wake_on_buttons(board, buttons):
     return None
 
 
-def screen(board):
-    """-> (Screen or None, problem or None)."""
-    spec = board.display
-    if spec is None:
-        return None, None
-    from cran.hal.display import Screen
-    try:
-        # The panel set up here; its driver is made again for each draw (cran.hal.panel)
-        # with what the screen keeps, and let go after it.
-        if spec["kind"] == "ssd1306":
-            from cran.hal.ssd1306 import SSD1306_I2C
-            bus = spec["i2c"]
-            i2c = machine.I2C(0, scl=machine.Pin(bus["scl"]), sda=machine.Pin(bus["sda"]),
-                              freq=400000)
-            SSD1306_I2C(spec["width"], spec["height"], i2c, bus["addr"]).init_display()
-            return Screen("ssd1306", (i2c, bus["addr"]), spec["width"], spec["height"]), None
-        else:
-            from cran.hal.st7789 import ST7789
-            _backlight(board, spec["backlight"])
-            pins = spec["spi"]
-            spi = machine.SPI(1, baudrate=_SPI_HZ, sck=machine.Pin(pins["sclk"]),
-                              mosi=machine.Pin(pins["mosi"]))
-            dc, cs = machine.Pin(pins["dc"]), machine.Pin(pins["cs"])
-            ST7789(spi, spec["width"], spec["height"], dc, cs).init(
-                machine.Pin(pins["rst"]) if pins["rst"] is not None else None)
-            return Screen("st7789", (spi, dc, cs), spec["width"], spec["height"]), None
-    except OSError as e:
-        # An optional screen not fitted is normal; a fitted one silent is worth a line.
-        # Its code goes now: no draw will let it go (0.9 KB of a DevKitC's heap, 32-bit).
-        from cran.compat import forget
-        forget(("cran.hal.display", "cran.hal.ssd1306", "cran.hal.st7789",
-                "cran.hal.axp192"))
-        return None, (None if spec["optional"] else "display: no answer (%s)" % (e,))
-
-
-def _backlight(board, light):
-    if isinstance(light, dict):
-        machine.Pin(light["pin"], machine.Pin.OUT, value=1)
-    elif light is not None:   # "axp192-ldo2": the board check made sure power is one
-        from cran.hal.axp192 import lcd_power_on
-        bus = board.power["i2c"]
-        i2c = machine.I2C(0, scl=machine.Pin(bus["scl"]), sda=machine.Pin(bus["sda"]),
-                          freq=400000)
-        lcd_power_on(i2c, bus["addr"])
-
-
 class Parts:
     """The board's parts, as cran.app.App takes them: its LEDs, its buzzer's PWM and
     its screen, those of the board's runtime (this module's on MicroPython,
@@ -144,7 +97,13 @@ class Parts:
             self.cues = cues
         self.layout = board.leds["layout"] if board.leds else "single"
         self.buzzer_pwm = hal.buzzer_pwm(board)   # silent: cran.hal.buzzer plays on it
-        self.screen, problem = screen(board)
+        self.screen = problem = None
+        if board.display is not None:
+            # Relative, as the screen's code is its board's alone: "cran.start.screen"
+            # written here would be a name in every badge's RAM for good, and
+            # "screen" is one already.
+            from .screen import screen
+            self.screen, problem = screen(board)
         if problem:
             badge.log({"error": problem})
         self.menu = None   # made by build, once the radio is there to offer it treats
