@@ -7,17 +7,21 @@ from cran.core.vocab import const, lookup
 from cran.menutree import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 from cran.screenwords import label, not_saved
 
-# The pages' titles (cran.menutree's numbers, in their order), in French and English.
-_TITLES = (("Menu", "Menu"), ("Coup", "Hit"), ("Effet", "Effect"), ("Autre", "Other"),
-           ("Etats", "States"), ("Effets 1", "Effects 1"), ("Effets 2", "Effects 2"),
-           ("Autres", "Others"), ("Suite", "More"), ("Jeu", "Game"),
-           ("Orga", "Organiser"), ("Code", "Code"))
+# The pages' titles (cran.menutree's numbers, in their order), in French then English,
+# in one string: so long a string is an object made as the module loads, where short
+# words would be names kept for good and a tuple of them ~0.9 KB of objects more while
+# the menu is open.
+_TITLES = ("Menu|Menu|Coup|Hit|Effet|Effect|Autre|Other|Etats|States|Effets 1|Effects 1|"
+           "Effets 2|Effects 2|Autres|Others|Suite|More|Jeu|Game|Orga|Organiser|Code|Code")
 
 
 def title(page, lang):
     """A page's title in lang ("fr", "en")."""
-    fr, en = _TITLES[page.title]
-    return en if lang == "en" else fr
+    start = 0
+    for _ in range(2 * page.title + (lang == "en")):
+        start = _TITLES.index("|", start) + 1
+    end = _TITLES.find("|", start)
+    return _TITLES[start:] if end < 0 else _TITLES[start:end]
 
 
 def lines_for(app, state, now, where, peeking, unknown, fault):
