@@ -8,9 +8,9 @@ from cran.menutree import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 from cran.screenwords import label, not_saved
 
 # The pages' titles (cran.menutree's numbers, in their order), in French then English,
-# in one string: so long a string is an object made as the module loads, where short
-# words would be names kept for good and a tuple of them ~0.9 KB of objects more while
-# the menu is open.
+# in one string: so long a string is one object, made as the module loads. Short words
+# would be names, kept for good on every board with a screen; a tuple of them, 24
+# objects more, 0.7 KB while the menu is open.
 _TITLES = ("Menu|Menu|Coup|Hit|Effet|Effect|Autre|Other|Etats|States|Effets 1|Effects 1|"
            "Effets 2|Effects 2|Autres|Others|Suite|More|Jeu|Game|Orga|Organiser|Code|Code")
 
