@@ -193,6 +193,7 @@ def test_every_page_has_its_own_title_in_both_languages():
         words = {}
         for page in pages:
             words.setdefault(title(page, lang), set()).add(page.title)
+        assert None not in words, (lang, words)
         assert all(len(numbers) == 1 for numbers in words.values()), (lang, words)
         assert len(set(p.title for p in pages)) == len(words), (lang, words)
     assert title(build_tree(), "en") == "Menu" and title(CODE, "fr") == "Code"

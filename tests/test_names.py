@@ -176,7 +176,7 @@ def test_every_badge_has_room_for_its_names(firmware_files):
 def test_a_board_without_a_screen_makes_none_of_a_screens_names(firmware_files):
     # A screen is made by cran.start.screen, loaded only on a board with one, and so are
     # its names; the menu's page titles are the screen's words (cran.menuwords), held in
-    # a constant tuple, whose strings are objects made as it loads, not names. That
+    # word tables, long strings: objects made as it loads, not names. That
     # keeps the Atoms with the radio within the chip's first five pools of names (620
     # names), so that the chip does not take the pool of 640 (4,512 B) at its start.
     # (2026-12-07: 603 names; 638 with the titles and the screen's making in every

@@ -7,21 +7,19 @@ from cran.core.vocab import const, lookup
 from cran.menutree import CODE, DIVIN, PEEK, SLOT_NAMES, TREAT, Page
 from cran.screenwords import label, not_saved
 
-# The pages' titles (cran.menutree's numbers, in their order), in French then English,
-# in one string: so long a string is one object, made as the module loads. Short words
+# The pages' titles by cran.menutree's numbers, word tables (lookup) as the screen's
+# other words are: so long a string is one object, made as the module loads. Short words
 # would be names, kept for good on every board with a screen; a tuple of them, 24
 # objects more, 0.7 KB while the menu is open.
-_TITLES = ("Menu|Menu|Coup|Hit|Effet|Effect|Autre|Other|Etats|States|Effets 1|Effects 1|"
-           "Effets 2|Effects 2|Autres|Others|Suite|More|Jeu|Game|Orga|Organiser|Code|Code")
+_TITLES_FR = ("|0=Menu|1=Coup|2=Effet|3=Autre|4=Etats|5=Effets 1|6=Effets 2|7=Autres|"
+              "8=Suite|9=Jeu|10=Orga|11=Code|")
+_TITLES_EN = ("|0=Menu|1=Hit|2=Effect|3=Other|4=States|5=Effects 1|6=Effects 2|7=Others|"
+              "8=More|9=Game|10=Organiser|11=Code|")
 
 
 def title(page, lang):
     """A page's title in lang ("fr", "en")."""
-    start = 0
-    for _ in range(2 * page.title + (lang == "en")):
-        start = _TITLES.index("|", start) + 1
-    end = _TITLES.find("|", start)
-    return _TITLES[start:] if end < 0 else _TITLES[start:end]
+    return lookup(_TITLES_EN if lang == "en" else _TITLES_FR, str(page.title))
 
 
 def lines_for(app, state, now, where, peeking, unknown, fault):
