@@ -5,6 +5,7 @@
 from cran.core.choices import (  # noqa: F401  (UnknownWord: the host takes it here)
     MAX_ANSWERS,
     UnknownWord,
+    as_dict,
     parse_duration,
     yes_no,
 )
@@ -412,7 +413,7 @@ def parse_character(text, base=None):
     """The fields of a scenario's `character` line (without the word) -> Character.
     base: a Character whose fields the line's change (the others kept); default: a new
     one. Raises ParseError; one for every wrong field (_Faults) when there are several."""
-    c = Character() if base is None else Character(**base.as_dict())
+    c = Character() if base is None else Character(**as_dict(base))
     seen = []
     faults = []
     for name, value in split_fields(text):

@@ -13,7 +13,7 @@ import tokenize
 import pytest
 
 from conftest import REPO, SCENARIO_DIR, scenario_files
-from cran.core.choices import FIELDS
+from cran.core.choices import FIELDS, as_dict
 from cran.core.rules import Character
 
 RULES_DOC = os.path.join(REPO, "docs", "rules.md")
@@ -133,7 +133,7 @@ def test_docs_rules_has_the_shared_catalogues_rules():
 
 def test_every_setting_and_character_field_has_its_rule_in_docs_rules():
     text = _read(RULES_DOC)
-    for name in list(FIELDS) + list(Character().as_dict()):
+    for name in list(FIELDS) + list(as_dict(Character())):
         assert "`%s`" % name in text, name
     # Each [choice] says what decides it: a setting, the character, or fixed.
     for rule, section in _doc_sections():

@@ -85,10 +85,11 @@ DURATIONS = st.sampled_from([None, None, None, 1000, 60000, 299999, 420000])
 
 def snap(value):
     """A deep, comparable copy of a state (every field, recursively) or of a value."""
+    from cran.core.choices import as_dict
     if isinstance(value, State):
         return ("State", tuple(sorted((k, snap(v)) for k, v in vars(value).items())))
     if isinstance(value, (Character, Settings)):
-        return (type(value).__name__, snap(value.as_dict()))
+        return (type(value).__name__, snap(as_dict(value)))
     if isinstance(value, dict):
         return tuple(sorted((k, snap(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):

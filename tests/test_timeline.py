@@ -221,8 +221,9 @@ def _last(tl, lane):
 ])
 def test_the_timeline_ends_where_the_badge_is(tmp_path, steps, character):
     """What the journal is read to say at its end is what the badge's status says."""
+    from cran.core.choices import as_dict
     lines, badge = badge_journal(tmp_path, steps, character)
-    config = {"character": (character or Character()).as_dict()}
+    config = {"character": as_dict(character or Character())}
     tl = build(lines, config)
     status = console_status(badge, steps[-1][0])
     assert _last(tl, "etat") == status["etat"]

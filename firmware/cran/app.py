@@ -58,6 +58,10 @@ _OFFER = const((3, 0, 1))
 _TUNES = const(("cran.tunes",))
 _PLAYER = const(("cran.hal.buzzer",))
 
+# What the radio heard (cran.radio.link.Link.tick), played by the game master's orders'
+# module (cran.radio.orders.play), which judged most of it: loaded for it, let go after.
+_ORDERS = const(("cran.radio.orders",))
+
 # The LEDs' frames of the open menu and of the peek, loaded while they show.
 _LEDVIEWS = const(("cran.ledviews",))
 # The LEDs' patterns (cran.cues, ~4 KB of a badge's heap with their names), bound by
@@ -216,7 +220,7 @@ class App:
         console = self.console
         if console is None:
             from cran.console import open_for
-            console = open_for(self, _set_rtc)
+            console = open_for(self, set_rtc)
         return console
 
     def console_open(self, now):
@@ -245,8 +249,12 @@ class App:
             menu = self.menu   # (None only in safe mode, which has no buttons)
             link = self.link
             if link is not None:   # a game with the radio: what it heard, played here
-                for what, value in link.tick(now, self.badge.state):
-                    self._heard(what, value, now)
+                heard = link.tick(now, self.badge.state)
+                if heard:   # rare (most windows hear nothing): its code loaded for it
+                    from cran.radio.orders import play
+                    play(self, heard, now)
+                    del play   # (it keeps its module's globals: all of it, past forget)
+                    forget(_ORDERS)
                 menu.offer = link.offered()
             for button in self.buttons:
                 button.handle(now)
@@ -275,22 +283,6 @@ class App:
         if self.wdt is not None:
             self.wdt.feed()
         return self._next_wake(now)
-
-    def _heard(self, what, value, now):
-        """One thing the radio heard (cran.radio.link.Link.tick), played on the badge."""
-        badge = self.badge
-        if what == "act":   # a game master's command: no undo for it
-            badge.apply(value, now, save=False)
-        elif what == "recast":   # a reset to a new character: rare, loaded for it
-            from cran.recast import recast
-            recast(self, value, now)
-        elif what == "clock":
-            badge.set_wall_clock(value, now)
-            _set_rtc(value)
-        elif what == "journal":   # a command refused, frames dropped: said as it is
-            badge.log(value)
-        else:   # an offer for this wearer, or this healer's offer made (to whom)
-            badge.log({"radio": what, "value": value})
 
     def _result(self, result, now):
         if result[0] in ("action", "take"):
@@ -537,21 +529,11 @@ class App:
             if not got:
                 return   # stdin closed: only on a desktop
             self._last_input = time.ticks_ms()
-            console = self.session()
-            # Echoed as typed (cran.console); Enter alone, \r\n's second half, a host's
-            # knock: nothing to answer.
-            if console.typed_byte(raw, got, compat.STDOUT) and raw:
-                for out in console.answer(raw, time.ticks_ms()):
-                    print(out)
-                raw = bytearray()
-                out = ""   # (its last answer line let go too)
-                if console.reboot:   # rare, so its code is loaded for it (cran.boots)
-                    from cran.boots import reboot
-                    reboot(self.badge, self.root)
-            # Nothing of the console held while the next byte is awaited: this frame
-            # would keep it, and its module's every function with it (4.4 KB), all day
-            # after a quiet minute let it go (show()).
-            console = None
+            # Echoed, and a whole line answered, by the console's own code (cran.console):
+            # nothing of it held here while the next byte is awaited, as this frame would
+            # keep it, and its module's every function with it (4.4 KB), all day after a
+            # quiet minute let it go (show()).
+            raw = self.session().take_byte(raw, got, self)
 
     def start_watchdog(self):
         if self.wdt is None:   # once: a started WDT can't be stopped or made again
@@ -574,7 +556,7 @@ def _least(wait, other):
     return wait if other is None or wait <= other else other
 
 
-def _set_rtc(unix_s):
+def set_rtc(unix_s):
     """The console's `clock` also sets the chip's RTC: it runs on through a watchdog or
     soft reset (not a power cut), so the badge still knows the date after one."""
     t = time.gmtime(unix_s - epoch_shift())

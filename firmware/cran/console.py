@@ -3,8 +3,10 @@
 # changes the game is the organisers' (cran.lock.ConsoleLock): reading is free.
 
 import json
+import time
 
 import cran
+from cran import compat
 from cran.compat import forget
 from cran.core.steps import COUNTDOWN
 from cran.core.view import view
@@ -160,8 +162,6 @@ def open_for(app, on_clock):
 
 
 class Console:
-    # For the app's reader, which reaches this module through its Console.
-    typed_byte = staticmethod(typed_byte)
 
     def __init__(self, badge, config_path=None, on_clock=None, lock=None):
         self.badge = badge
@@ -174,6 +174,20 @@ class Console:
         self.config_path = config_path
         self.on_clock = on_clock    # on_clock(unix seconds): also set the chip's RTC
         self.link = None            # the badge's radio, if it has one (status says it)
+
+    def take_byte(self, line, got, app):
+        """One byte from the serial port, read by app's loop (cran.app.App.console_loop),
+        into the line being typed (typed_byte): a whole line answered, printed, and the
+        reboot it asked for made. -> the line to go on typing into (a new one after an
+        answer). Here, not in the loop: its code goes with the console's."""
+        if not (typed_byte(line, got, compat.STDOUT) and line):
+            return line
+        for out in self.answer(line, time.ticks_ms()):
+            print(out)
+        if self.reboot:   # rare, so its code is loaded for it (cran.boots)
+            from cran.boots import reboot
+            reboot(app.badge, app.root)
+        return bytearray()
 
     def answer(self, raw, now):
         """The bytes of one line from the serial port (its newline off, at most

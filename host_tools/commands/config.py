@@ -89,6 +89,7 @@ def _new_settings(path):
 
 
 def run(args):
+    from cran.core.choices import as_dict
     modes = [m for m in (args.roster, args.check, args.settings_template) if m]
     if len(modes) != 1:
         raise CommandError("give one of: ROSTER.csv, --check CONFIG.json, "
@@ -100,7 +101,7 @@ def run(args):
             config = check_config(args.check)
             print("%s: ok: %s on %s, %s" % (args.check, config.character.name or "(no name)",
                                             config.board.id,
-                                            describe(config.character.as_dict())))
+                                            describe(as_dict(config.character))))
             return 0
         configs = badge_configs(args.roster, args.settings, defaults=args.defaults)
     except RosterError as e:

@@ -84,6 +84,7 @@ def new_character(word, fields):
     """A reset's new character, in a scenario's `character` line words ("armor=metal
     helmet=oui name=Aude"; none: the badge's own, fresh) -> its JSON for the frame, only
     the fields given. CommandError naming each wrong field."""
+    from cran.core.choices import as_dict
     fields = fields.strip()
     if not fields:
         return b""
@@ -98,8 +99,8 @@ def new_character(word, fields):
         raise CommandError("%s: %s" % (word, "; ".join("%s%s" % (f, did_you_mean(f))
                                                        for f in each)),
                            EXIT_BAD_INPUT) from None
-    fresh = Character().as_dict()
-    given = dict((k, v) for k, v in character.as_dict().items() if v != fresh[k])
+    fresh = as_dict(Character())
+    given = dict((k, v) for k, v in as_dict(character).items() if v != fresh[k])
     data = json.dumps(given, separators=(",", ":")).encode()
     if len(data) > CHARACTER_BYTES:
         raise CommandError("%s: the character takes %d bytes, a radio frame has room for "

@@ -27,6 +27,7 @@ from cran.core.choices import (
     MAX_DURATION_MS,
     MAX_NAME_CHARS,
     UnknownWord,
+    as_dict,
     character_value,
     parse_duration,
     yes_no,
@@ -376,7 +377,7 @@ def _row_config(path, number, row, settings, boards_dir, problems):
         problems.append("%s:%d: port or badge: both empty (which badge is this row for?)"
                         % (path, number))
     role = cell("role", _role, "badge")
-    config = {"board": board, "character": character, "settings": settings.as_dict(),
+    config = {"board": board, "character": character, "settings": as_dict(settings),
               "lang": cell("lang", _lang, "fr"),
               "light_sleep": cell("light_sleep", _yes_no, True),
               "volume_percent": cell("volume", _volume, 100)}
@@ -597,7 +598,7 @@ def check_config(path, boards_dir=BOARDS_DIR):
 
 
 def describe(c):
-    """A character (Character.as_dict()) in a few words, for the summary line."""
+    """A character (cran.core.choices.as_dict of one) in a few words, for the summary line."""
     words = ["armor %d" % c["armor"]]
     if c["helmet"]:
         words.append("helmet")

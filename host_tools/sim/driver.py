@@ -149,6 +149,7 @@ def read_wearer(path):
     """--character FILE -> (config fields, board id or None). FILE is a badge config as
     `cran config` writes it (its character, settings, lang... are used), a bare
     character object (JSON), or a scenario file (its character line)."""
+    from cran.core.choices import as_dict
     try:
         with open(path, encoding="utf-8-sig") as f:   # a byte-order mark goes
             text = f.read()
@@ -175,7 +176,7 @@ def read_wearer(path):
             "character line" % path)), prefixed=False) from None
     if not has_character:
         raise CommandError("%s: not JSON, and no character line to take" % path)
-    return {"character": parsed.character.as_dict()}, None
+    return {"character": as_dict(parsed.character)}, None
 
 
 def check_wearer(board, config, named):

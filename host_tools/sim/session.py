@@ -148,6 +148,7 @@ class Session:
         """`character FIELD=VALUE ...` -> the answer lines: the new character, or the
         fault of every field that is wrong (the word meant for a misspelt one)."""
         from cran.config import character_from
+        from cran.core.choices import as_dict
         from gamefiles import scenario
         from host_tools.game.roster import describe
         from host_tools.game.suggest import did_you_mean
@@ -161,11 +162,11 @@ class Session:
         except scenario.ParseError as e:
             faults = getattr(e, "each", None) or [e]
             return ["error: character: %s%s" % (f, did_you_mean(f)) for f in faults]
-        self.driver.config["character"] = character.as_dict()
-        if self.call({"character": character.as_dict()}) is None:
+        self.driver.config["character"] = as_dict(character)
+        if self.call({"character": as_dict(character)}) is None:
             return []
         return ["ok character: %s, %s, reset to full health (P3)" % (
-            character.name or "(no name)", describe(character.as_dict()))]
+            character.name or "(no name)", describe(as_dict(character)))]
 
     def reboot(self):
         self.call({"reboot": True})

@@ -22,13 +22,14 @@ def prepare(runtime, board=None, script=None, character=None, asked_runtime=None
     parsed) or None, its game key or None). runtime: the one to run on unless the
     board says otherwise. A bad file, board or config, a field nobody runs ->
     CommandError naming it, before any window opens."""
+    from cran.core.choices import as_dict
     from host_tools.sim.driver import BadgeDriver, DriverError, check_wearer, read_wearer
     played = None
     config, file_board = {}, None
     if script:
         _, parsed = scenarios.load(script)
         played = (script, parsed)
-        config = {"character": parsed.character.as_dict()}
+        config = {"character": as_dict(parsed.character)}
     if character:
         config, file_board = read_wearer(character)
     board = board or file_board or DEFAULT_BOARD

@@ -163,10 +163,11 @@ class RunnerHeap:
 def badge_job(board_id, text):
     """A scenario (text known to parse) as the badge driver takes it: parsed here, so
     that gamefiles.scenario, host-only, takes none of the badge's heap."""
+    from cran.core.choices import as_dict
     parsed = scenario.parse(text)
     steps = [[line, t, kind, payload.text()] if kind == "act" else [line, t, kind]
              for line, t, kind, payload in parsed.steps]
-    return {"board": board_id, "character": parsed.character.as_dict(), "steps": steps}
+    return {"board": board_id, "character": as_dict(parsed.character), "steps": steps}
 
 
 def _job_lines(job):

@@ -67,6 +67,7 @@ def read(path):
     has "action" and "presses" ({menu: keys, or None: the console says it}), an expect
     "expect" ([[field, value, as written]]) and "wanted" (its words). A malformed file
     -> scenario.ScenarioError, as for any scenario."""
+    from cran.core.choices import as_dict
     with open(path, encoding="utf-8") as f:
         text = f.read()
     parsed = scenario.parse(text)
@@ -86,7 +87,7 @@ def read(path):
         steps.append(step)
     name = os.path.splitext(os.path.basename(path))[0]
     return {"id": name, "title": title or name, "intro": intro, "text": text,
-            "character": parsed.character.as_dict(), "steps": steps}
+            "character": as_dict(parsed.character), "steps": steps}
 
 
 def _words(text):

@@ -97,10 +97,11 @@ class Driven:
 
 
 def godefroy(root):
+    from cran.core.choices import as_dict
     path = os.path.join(REPO, "examples", "scenarios", "exemple-godefroy.txt")
     with open(path, encoding="utf-8") as f:
         parsed = scenario.parse(f.read())
-    badge = Driven(root, parsed.character.as_dict())
+    badge = Driven(root, as_dict(parsed.character))
     start = 1000   # switched on a second before the fight's 0:00
     for _, t, kind, payload in parsed.steps:
         if kind == "act":

@@ -547,9 +547,12 @@ def deadlines_wake_a_sleeping_badge():
 def console_and_light_sleep():
     # The console on the virtual UART (machine.console): awake a minute after boot and
     # after any byte, whole line or not; bytes sent while the chip sleeps are lost.
-    import cran.app as app_module
+    import builtins
     answers = []
-    app_module.print = lambda *args: answers.append(" ".join([str(a) for a in args]))
+    # The console's answers (cran.console prints them), read from print itself: the
+    # console's module comes and goes with a quiet minute.
+    printed = builtins.print
+    builtins.print = lambda *args: answers.append(" ".join([str(a) for a in args]))
     from cran import compat
     compat.STDIN = machine.console   # the console on the virtual UART
     echoed = Echo()
@@ -596,7 +599,7 @@ def console_and_light_sleep():
     finally:
         compat.STDIN = sys.stdin.buffer
         compat.STDOUT = sys.stdout.buffer
-        del app_module.print
+        builtins.print = printed
     return out
 
 

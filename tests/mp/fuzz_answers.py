@@ -3,7 +3,7 @@
 import binascii
 
 from cran.console import command_of, text_of
-from cran.core.choices import parse_duration
+from cran.core.choices import as_dict, parse_duration
 from cran.core.words import ParseError, parse_action
 from gamefiles import scenario
 
@@ -25,7 +25,7 @@ def answer(kind, given):
             reader = scenario.Reader()
             step = _step(reader.line(1, given))
             who = reader.character
-            return ["ok", step, None if who is None else who.as_dict()]
+            return ["ok", step, None if who is None else as_dict(who)]
         text = text_of(binascii.unhexlify(given))
         return ["ok", text, None if text is None else list(command_of(text))]
     except (ParseError, scenario.ScenarioError) as e:

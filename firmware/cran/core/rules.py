@@ -21,9 +21,6 @@ class Settings:
         from cran.core.choices import check
         setattr(self, name, check(name, value))
 
-    def as_dict(self):
-        from cran.core.choices import FIELDS
-        return dict((name, getattr(self, name)) for name in FIELDS)
 
 
 class Character:
@@ -45,7 +42,3 @@ class Character:
         from cran.core.choices import character_value
         setattr(self, name, character_value(name, value))
 
-    def as_dict(self):
-        return {"name": self.name, "armor": self.armor, "helmet": self.helmet,
-                "creature": self.creature, "resist": list(self.resist),
-                "agonisant_ms": self.agonisant_ms, "coma_ms": self.coma_ms}

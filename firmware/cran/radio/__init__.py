@@ -32,6 +32,7 @@
 import hashlib
 import struct
 
+from cran.compat import forget
 from cran.core.vocab import const
 from cran.tags import hmac_with, same
 
@@ -55,6 +56,7 @@ _PROOF_BYTES = const(22)
 CHAIN_STEPS = const(4096)      # authority frames a sender can make in one game
 CHECK_STEPS = const(32)        # hashes a token check spends a call (~8 ms on an ESP32)
 _FAILED_KEPT = const(8)        # tags of frames whose token failed, remembered
+_LONGCHECK = const(("cran.radio.longcheck",))
 MAX_PAYLOAD = MAX_FRAME - _HEAD_BYTES - _TAG_BYTES
 
 # Roles, as the roster names them.
@@ -201,7 +203,11 @@ class Listener:
             if entry is None or entry[0] != role or len(payload) < _PROOF_BYTES:
                 return self.token_failed(frame)
             index, token, made_s = struct.unpack_from(_PROOF, payload, 0)
-            spent = self._spend(entry, index, token, frame, rssi)
+            # Its token checked by code loaded for it: rare, as authorities' frames are.
+            from cran.radio.longcheck import spend
+            spent = spend(self, entry, index, token, frame, rssi)
+            if self.checking is None:   # (a long check put aside: cran.radio.link steps it)
+                forget(_LONGCHECK)
             if not spent:
                 return None if spent is None else self.token_failed(frame)
             self.made_s = made_s
@@ -212,28 +218,6 @@ class Listener:
             seen.pop(next(iter(seen)))   # the oldest heard (dicts keep their order)
         seen[sender] = counter
         return kind, sender, role, payload
-
-    def _spend(self, entry, index, token, frame, rssi):
-        # Token `index` is accepted if hashing it (index - last) times gives the last
-        # token accepted: then it is the new last, and every token before it is spent.
-        # -> True (spent), False (not a token of the chain), None (a long check: put
-        # aside, or dropped as busy).
-        steps = index - entry[1]
-        if steps <= 0 or index > CHAIN_STEPS:
-            return False
-        if steps > self.check_steps:
-            if self.proven != (token, entry[2]):   # (not proven by its long check)
-                from cran.radio.longcheck import put_aside
-                return put_aside(self, frame, rssi, token, steps, entry[2])
-        else:
-            x = token
-            for _ in range(steps):
-                x = chain_step(x)
-            if not same(x, entry[2]):
-                return False
-        self.proven = None
-        entry[1], entry[2] = index, token
-        return True
 
 
 def chain_step(token):

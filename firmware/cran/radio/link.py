@@ -20,7 +20,6 @@
 # what it has not read when it closes goes with it (Listener.dropped["flood"] counts
 # those windows). A flood of frames, forged or not, never holds the show loop, the
 # console or the watchdog for more than a step's few milliseconds.
-import json
 import struct
 
 from cran import radio
@@ -28,7 +27,6 @@ from cran.compat import forget
 from cran.core.steps import COUNTDOWN
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import Action, const
-from cran.tags import to_hex
 
 TYPE_CHECKING = const(False)
 if TYPE_CHECKING:   # mypy's reading only: a badge has no typing module
@@ -121,20 +119,13 @@ class Link:
 
     def save(self, *_):
         """What must outlive a reboot (the counter's mark, the tokens spent, this badge's
-        own chain's next token) written whole after its check (cran.storage.
-        write_checked), then renamed over the old: a cut leaves one or the other, a
-        flipped bit is seen. Called before what it covers goes out or is acted on."""
-        if self.kept is None:
-            return
-        from cran.storage import write_checked
-        spent = {}
-        for who, entry in self.listener.authorities.items():
-            if entry[1]:
-                spent[to_hex(who)] = [entry[1], to_hex(entry[2])]
-        kept = {"mark": self.counter.mark, "spent": spent}
-        if self.chain is not None:
-            kept["next"] = self.chain.next_index
-        write_checked(self.kept, json.dumps(kept).encode())
+        own chain's next token) written to its file (cran.radio.orders.keep), before
+        what it covers goes out or is acted on. Rare (an authority's frame taken, a
+        counter's 256 frames sent): its code loaded for it."""
+        if self.kept is not None:
+            from cran.radio.orders import keep
+            keep(self)
+            forget(_ORDERS)
 
     # ---- the window ------------------------------------------------------------
 
@@ -312,7 +303,8 @@ class Link:
             from cran.radio.orders import judge
             judge(self, kind, payload, rssi, now, out)
             del judge   # (it keeps its module's globals: all of it, past forget)
-            forget(_ORDERS)
+            if not out:   # else the app plays it with this module, then lets it go
+                forget(_ORDERS)   # (cran.app.App.show)
 
     # ---- what the wearer asks -------------------------------------------------------
 

@@ -1,9 +1,34 @@
-# A token check too long for one step (cran.radio.Listener): a key holder can claim the
-# chain's far end, ~4,000 hashes, a second of an ESP32, and a badge that missed many
-# commands needs as many. Put aside here and stepped by CHECK_STEPS hashes a step
-# (cran.radio.link), the show loop running between, one at a time. Rare in a game:
-# loaded while one goes on, let go after.
+# An authority's token checked (cran.radio.Listener.open): rare in a game (a game
+# master's command, a healer's offer), so loaded for it, and let go after
+# (cran.radio.link). A check too long for one step: a key holder can claim the chain's
+# far end, ~4,000 hashes, a second of an ESP32, and a badge that missed many commands
+# needs as many. Put aside here and stepped by CHECK_STEPS hashes a step
+# (cran.radio.link), the show loop running between, one at a time.
+from cran.radio import CHAIN_STEPS, chain_step
 from cran.tags import same
+
+
+def spend(listener, entry, index, token, frame, rssi):
+    """Token `index` of a sender whose last token accepted is entry's (cran.radio.
+    Listener's authorities) is accepted if hashing it (index - last) times gives that
+    one: then it is the new last, and every token before it is spent. -> True (spent),
+    False (not a token of the chain), None (a long check: put aside, or dropped as
+    busy)."""
+    steps = index - entry[1]
+    if steps <= 0 or index > CHAIN_STEPS:
+        return False
+    if steps > listener.check_steps:
+        if listener.proven != (token, entry[2]):   # (not proven by its long check)
+            return put_aside(listener, frame, rssi, token, steps, entry[2])
+    else:
+        x = token
+        for _ in range(steps):
+            x = chain_step(x)
+        if not same(x, entry[2]):
+            return False
+    listener.proven = None
+    entry[1], entry[2] = index, token
+    return True
 
 
 def put_aside(listener, frame, rssi, token, steps, target):

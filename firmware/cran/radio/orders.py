@@ -21,11 +21,13 @@
 # taken only if that is this badge's last answer to a search, made at most _ANSWERED_MS
 # ago. A captured offer replayed later names an older one: refused, whatever the
 # badges' clocks say (a game without a station keeps no clock in step).
+import json
 import struct
 
 from cran import radio
 from cran.core.ticks import ticks_add, ticks_diff
 from cran.core.vocab import KEYWORDS, Action, const
+from cran.tags import to_hex
 
 _FRESH_S = const(60)     # [choice] a command's life either side of its making
 _ANSWERED_MS = const(10000)  # a healer's offer names an answer at most this old
@@ -40,6 +42,8 @@ _WORDS = {radio.STOP: "stop", radio.RESUME: "reprise", radio.NIGHT: "nuit",
 def judge(link, kind, payload, rssi, now, out):
     """An authority's frame heard by link (cran.radio.link.Link): what it asks of this
     badge added to out, as Link.tick says them; refused when heard late."""
+    if link.kept is not None:
+        keep(link)   # its token spent, saved before what it asks goes further
     made = link.listener.made_s
     if kind in (radio.HEAL, radio.REPAIR):
         return _offer(link, kind, payload, rssi, made, now, out)
@@ -121,3 +125,40 @@ def _age(link, made):
 def _refused(link, kind, age, out):
     link.listener.drop("late")
     out.append(("journal", {"radio": "refused", "kind": _WORDS[kind], "age_s": age}))
+
+
+def keep(link):
+    """link's (cran.radio.link.Link.save) state that outlives a reboot, written whole
+    after its check (cran.storage.write_checked), then renamed over the old: a cut
+    leaves one or the other, a flipped bit is seen."""
+    from cran.storage import write_checked
+    spent = {}
+    for who, entry in link.listener.authorities.items():
+        if entry[1]:
+            spent[to_hex(who)] = [entry[1], to_hex(entry[2])]
+    kept = {"mark": link.counter.mark, "spent": spent}
+    if link.chain is not None:
+        kept["next"] = link.chain.next_index
+    write_checked(link.kept, json.dumps(kept).encode())
+
+
+def play(app, heard, now):
+    """What app's radio heard (cran.radio.link.Link.tick's (what, value) pairs), played
+    on its badge (cran.app.App.show): a game master's command (no undo for it), a reset
+    to a new character, the clock; the rest journaled as it is (a command refused,
+    frames dropped, an offer for this wearer or made by this healer)."""
+    for what, value in heard:
+        badge = app.badge   # (a new character's badge after a recast)
+        if what == "act":
+            badge.apply(value, now, save=False)
+        elif what == "recast":   # rare even here: loaded for it
+            from cran.recast import recast
+            recast(app, value, now)
+        elif what == "clock":
+            from cran.app import set_rtc
+            badge.set_wall_clock(value, now)
+            set_rtc(value)
+        elif what == "journal":
+            badge.log(value)
+        else:
+            badge.log({"radio": what, "value": value})

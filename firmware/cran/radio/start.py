@@ -99,7 +99,8 @@ def wire(path, spec, game_key, air, me):
         chain = Chain(spec.seed, kept.get("next", 1))
     link = Link(air, keys, None, None, me, spec.role, chain)
     link.kept = path
-    link.listener = radio.Listener(keys, authorities, link.save)
+    # (A token it spends is saved by cran.radio.orders, which judges what it came with.)
+    link.listener = radio.Listener(keys, authorities)
     # A damaged file has lost the mark: the counter jumps to the upper half of its
     # range, past anything a game uses.
     link.counter = radio.Counter(kept.get("mark", 1 << 31 if damaged else 0), link.save)

@@ -161,9 +161,10 @@ def _journal_line(entry):
 def character_of(fields):
     """A scenario's character fields ("name=Ali armor=cuir") -> the character's config
     object; a field wrong -> Refused naming each fault."""
+    from cran.core.choices import as_dict
     from gamefiles import scenario
     try:
-        return scenario.parse_character(fields).as_dict()
+        return as_dict(scenario.parse_character(fields))
     except scenario.ParseError as e:
         raise Refused("; ".join(str(f) for f in getattr(e, "each", None) or [e])) from None
 
