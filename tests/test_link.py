@@ -19,6 +19,7 @@ def link_checks(micropython, tmp_path_factory):
 def test_stop_and_resume_reach_the_badge_and_stay_spent(link_checks):
     r = link_checks("stop_and_resume_over_the_radio")
     assert (r["after_stop"], r["after_resume"]) == ("stop", "en-jeu")
+    assert r["rare_still_in"] == []   # judged, saved and played by code let go after
     assert r["beats_at_start"] >= 1 and r["beats_after_stop"] > r["beats_at_start"]
     assert r["kept"]["spent"] == {"5a" * 6: [2, r["kept"]["spent"]["5a" * 6][1]]}
     assert r["kept"]["mark"] >= 1   # the counter's mark, written before its first frame

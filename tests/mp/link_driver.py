@@ -111,6 +111,10 @@ def stop_and_resume_over_the_radio():
     out["beats_after_stop"] = len(heard_beats())   # the change said at the next window
     run_for(app, 10, sent_again(gm(radio.RESUME, 2, 1), 1000))
     out["after_resume"] = jeu(app)
+    # The code that checked their tokens, saved them and played them: loaded for them,
+    # let go after (a badge keeps cran.radio and cran.radio.link all day).
+    out["rare_still_in"] = [name for name in ("cran.radio.orders", "cran.radio.longcheck")
+                            if name in sys.modules]
     # (here: the start lets its module go)
     from cran.radio.start import read_checked
     with open(root + "/radio.json", "rb") as f:
