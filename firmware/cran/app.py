@@ -220,7 +220,7 @@ class App:
         console = self.console
         if console is None:
             from cran.console import open_for
-            console = open_for(self, set_rtc)
+            console = open_for(self, _set_rtc)
         return console
 
     def console_open(self, now):
@@ -252,7 +252,7 @@ class App:
                 heard = link.tick(now, self.badge.state)
                 if heard:   # rare (most windows hear nothing): its code loaded for it
                     from cran.radio.orders import play
-                    play(self, heard, now)
+                    play(self, heard, now, _set_rtc)
                     del play   # (it keeps its module's globals: all of it, past forget)
                     forget(_ORDERS)
                 menu.offer = link.offered()
@@ -283,6 +283,12 @@ class App:
         if self.wdt is not None:
             self.wdt.feed()
         return self._next_wake(now)
+
+    def recast(self, fields, now):
+        """A reset to a new character, heard on the radio (cran.radio.orders.play):
+        rare, its code loaded for it (cran.recast, which checks it as the config is)."""
+        from cran.recast import recast
+        recast(self, fields, now)
 
     def _result(self, result, now):
         if result[0] in ("action", "take"):
@@ -556,7 +562,7 @@ def _least(wait, other):
     return wait if other is None or wait <= other else other
 
 
-def set_rtc(unix_s):
+def _set_rtc(unix_s):
     """The console's `clock` also sets the chip's RTC: it runs on through a watchdog or
     soft reset (not a power cut), so the badge still knows the date after one."""
     t = time.gmtime(unix_s - epoch_shift())

@@ -3,7 +3,6 @@
 # change Settings: at a badge's start (the start lets it go before the app loads), or on
 # the host.
 
-from cran.core.rules import Settings
 from cran.core.vocab import DIGITS, KEYWORDS, SPACES, ParseError, chars, const
 
 _MINUTES_5 = const(300000)
@@ -257,7 +256,7 @@ def as_dict(thing):
     """A Settings' or a Character's (cran.core.rules) fields by name, as a config file
     writes them. The host's tools ask for it; a badge never does, and a method of those
     classes would be bytecode in its heap all day (they are resident)."""
-    if isinstance(thing, Settings):
+    if not hasattr(thing, "resist"):   # Settings (no import of theirs: no cycle)
         return dict((name, getattr(thing, name)) for name in FIELDS)
     fields = dict((name, getattr(thing, name)) for name in CHARACTER_FIELDS)
     fields["resist"] = list(fields["resist"])

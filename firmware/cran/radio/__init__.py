@@ -203,9 +203,11 @@ class Listener:
             if entry is None or entry[0] != role or len(payload) < _PROOF_BYTES:
                 return self.token_failed(frame)
             index, token, made_s = struct.unpack_from(_PROOF, payload, 0)
+            if not entry[1] < index <= CHAIN_STEPS:
+                return self.token_failed(frame)
             # Its token checked by code loaded for it: rare, as authorities' frames are.
             from cran.radio.longcheck import spend
-            spent = spend(self, entry, index, token, frame, rssi)
+            spent = spend(self, entry, index, token, frame, rssi, chain_step)
             if self.checking is None:   # (a long check put aside: cran.radio.link steps it)
                 forget(_LONGCHECK)
             if not spent:

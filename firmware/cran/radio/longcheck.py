@@ -1,29 +1,26 @@
 # An authority's token checked (cran.radio.Listener.open): rare in a game (a game
-# master's command, a healer's offer), so loaded for it, and let go after
-# (cran.radio.link). A check too long for one step: a key holder can claim the chain's
-# far end, ~4,000 hashes, a second of an ESP32, and a badge that missed many commands
-# needs as many. Put aside here and stepped by CHECK_STEPS hashes a step
-# (cran.radio.link), the show loop running between, one at a time.
-from cran.radio import CHAIN_STEPS, chain_step
+# master's command, a healer's offer), so loaded for it and let go after (a long
+# check's, once it ends: cran.radio.link). A check too long for one step: a key holder
+# can claim the chain's far end, ~4,000 hashes, a second of an ESP32, and a badge that
+# missed many commands needs as many. Put aside here and stepped by CHECK_STEPS hashes
+# a step (cran.radio.link), the show loop running between, one at a time.
 from cran.tags import same
 
 
-def spend(listener, entry, index, token, frame, rssi):
+def spend(listener, entry, index, token, frame, rssi, step):
     """Token `index` of a sender whose last token accepted is entry's (cran.radio.
-    Listener's authorities) is accepted if hashing it (index - last) times gives that
-    one: then it is the new last, and every token before it is spent. -> True (spent),
-    False (not a token of the chain), None (a long check: put aside, or dropped as
-    busy)."""
+    Listener's authorities; index after it, within the chain) is accepted if hashing it
+    (index - last) times with step (the chain's, cran.radio.chain_step) gives that one:
+    then it is the new last, and every token before it is spent. -> True (spent), False
+    (not a token of the chain), None (a long check: put aside, or dropped as busy)."""
     steps = index - entry[1]
-    if steps <= 0 or index > CHAIN_STEPS:
-        return False
     if steps > listener.check_steps:
         if listener.proven != (token, entry[2]):   # (not proven by its long check)
             return put_aside(listener, frame, rssi, token, steps, entry[2])
     else:
         x = token
         for _ in range(steps):
-            x = chain_step(x)
+            x = step(x)
         if not same(x, entry[2]):
             return False
     listener.proven = None

@@ -142,22 +142,21 @@ def keep(link):
     write_checked(link.kept, json.dumps(kept).encode())
 
 
-def play(app, heard, now):
+def play(app, heard, now, on_clock):
     """What app's radio heard (cran.radio.link.Link.tick's (what, value) pairs), played
     on its badge (cran.app.App.show): a game master's command (no undo for it), a reset
-    to a new character, the clock; the rest journaled as it is (a command refused,
-    frames dropped, an offer for this wearer or made by this healer)."""
+    to a new character, the clock (on_clock(unix seconds) sets the chip's too); the
+    rest journaled as it is (a command refused, frames dropped, an offer for this
+    wearer or made by this healer)."""
     for what, value in heard:
         badge = app.badge   # (a new character's badge after a recast)
         if what == "act":
             badge.apply(value, now, save=False)
-        elif what == "recast":   # rare even here: loaded for it
-            from cran.recast import recast
-            recast(app, value, now)
+        elif what == "recast":
+            app.recast(value, now)
         elif what == "clock":
-            from cran.app import set_rtc
             badge.set_wall_clock(value, now)
-            set_rtc(value)
+            on_clock(value)
         elif what == "journal":
             badge.log(value)
         else:
