@@ -776,6 +776,41 @@ def test_a_freeze_and_a_watchdog_reset_gain_no_time(app_checks):
     assert r["set"]["after"] >= r["set"]["before"] - r["set"]["passed"] - 12000
 
 
+def test_main_py_empties_the_check_it_lets_go_before_the_badge_starts(monkeypatch):
+    # firmware_check's module (its functions, 0.8 KB in 32-bit) was popped from
+    # sys.modules but not emptied: a stale word of main.py's frame, which runs the app
+    # all day, kept it whole (the model's C3 SuperMini, 2026-12-07). Emptied, a stale
+    # word keeps an empty module. main.py run here with stand-ins for what it imports.
+    import sys
+    import types
+    with open(os.path.join(FIRMWARE_DIR, "main.py")) as f:
+        code = compile(f.read(), "main.py", "exec")
+    seen = {}
+    check = types.ModuleType("firmware_check")
+    check.damaged = lambda manifest: None   # no manifest: a firmware set up by hand
+    check.cannot_start = lambda *found: True
+    run = types.ModuleType("cran.run")
+    run.main = lambda: seen.setdefault("check_at_start", dict(vars(check)))
+    stand_ins = {"micropython": types.SimpleNamespace(kbd_intr=lambda c: None),
+                 "machine": types.SimpleNamespace(WDT=lambda timeout: None,
+                                                  reset=lambda: None),
+                 "firmware_check": check, "cran.run": run,
+                 # its REPL's guard, after the app: no key to take away here
+                 "os": types.SimpleNamespace(remove=lambda path: None)}
+    for name, module in stand_ins.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    real_open = open
+
+    def no_key(path, *args):
+        if path == "/game.key":
+            raise OSError(2, "no such file")
+        return real_open(path, *args)
+    exec(code, {"__name__": "__main__", "open": no_key})
+    assert "firmware_check" not in sys.modules
+    assert set(seen["check_at_start"]) <= {"__name__", "__doc__", "__loader__",
+                                           "__package__", "__spec__"}, seen
+
+
 def test_main_py_empties_the_manifest_it_checked(tmp_path):
     # main.py's check parses /firmware.json (68 files' paths and digests, ~7 KB with
     # its dict): a stale word on the chip's stack pointing at it kept it all day (the
