@@ -162,7 +162,6 @@ def open_for(app, on_clock):
 
 
 class Console:
-
     def __init__(self, badge, config_path=None, on_clock=None, lock=None):
         self.badge = badge
         self.safe_after = 0         # in safe mode: the watchdog resets that caused it

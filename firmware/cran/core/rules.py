@@ -22,7 +22,6 @@ class Settings:
         setattr(self, name, check(name, value))
 
 
-
 class Character:
     """P1: what an organiser sets for one wearer."""
 
@@ -41,4 +40,3 @@ class Character:
         its text form. Raises ParseError."""
         from cran.core.choices import character_value
         setattr(self, name, character_value(name, value))
-
