@@ -11,7 +11,7 @@ import tempfile
 from cran.core.words import parse_action
 from cran.menu import Menu
 from host_tools.boards import BOARDS_DIR
-from host_tools.build import compile_firmware, manifest_text
+from host_tools.build import compile_firmware, manifest_text, runner_copy
 from host_tools.virtual import SCRIPTS_DIR
 from host_tools.virtual.micropython import sys_path
 from host_tools.virtual.runtimes import (
@@ -263,8 +263,13 @@ def probe(exe, board_id):
             with open(local, "rb") as f:
                 modules[path] = f.read()
         lay_flash(flash, 1, firmware, manifest_text(modules))   # its main.py starts it
-        proc = subprocess.run([exe, PROBE, firmware, BOARDS_DIR, flash, SCRIPTS_DIR]
-                              + sys_path("micropython"),
+        # The probe and the runner it drives, with the firmware's modules named as the
+        # badge has them (build.runner_copy).
+        runner = os.path.join(tmp, "runner")
+        os.mkdir(runner)
+        runner_copy(os.path.join(SCRIPTS_DIR, "badge_driver.py"), runner)
+        proc = subprocess.run([exe, runner_copy(PROBE, runner), firmware, BOARDS_DIR, flash,
+                               runner] + sys_path("micropython"),
                               input=json.dumps(badge_job(board_id, "")) + "\n",
                               capture_output=True, text=True, timeout=300)
     for line in proc.stdout.splitlines():

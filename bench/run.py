@@ -182,11 +182,12 @@ def radio(mp64):
     import json
     import tempfile
 
-    from host_tools.build import compile_firmware
-    script = os.path.join(REPO, "bench", "radio_bench.py")
+    from host_tools.build import compile_firmware, runner_copy
     out = {}
     with tempfile.TemporaryDirectory(prefix="cran-bench-radio-") as tmp:
         compile_firmware(tmp)
+        # (with the firmware's modules named as the badge has them)
+        script = runner_copy(os.path.join(REPO, "bench", "radio_bench.py"), tmp)
         out.update(json.loads(subprocess.run([mp64, script, tmp, "time"], check=True,
                                              capture_output=True, text=True).stdout))
         mp32 = find_micropython32()

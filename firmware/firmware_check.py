@@ -56,5 +56,6 @@ def cannot_start(bad, needs):
     print("cran: cannot start: %s" % message)
     whole = not [b for b in bad if b.split(":")[0] in needs]
     if whole:
-        __import__("cran.fail").fail.cannot_start(message, "/")
+        __import__("cran.fail", None, None, ("cannot_start",)).cannot_start(
+            message, "/")
     return whole

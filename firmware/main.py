@@ -30,7 +30,8 @@ except Exception as e:   # (not KeyboardInterrupt: Ctrl-C is on only while the c
     # can't-start path's locked console, if it can run.
     if _whole:
         try:
-            __import__("cran.fail").fail.cannot_start("%r" % (e,), "/")
+            __import__("cran.fail", None, None, ("cannot_start",)).cannot_start(
+                "%r" % (e,), "/")
         except Exception:
             pass
 # The badge can't run even that: its REPL, for cran flash to mend it (the watchdog

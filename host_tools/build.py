@@ -67,6 +67,7 @@ def compat_args(badge_impl):
 # The CircuitPython build's own package: a MicroPython badge never gets it (its names
 # would be made at every boot, cran.start.phases.start's names modules being made of every module).
 CIRCUITPYTHON_ONLY = "cran/hal_cp/"
+CIRCUITPYTHON_PACKAGE = "cran.hal_cp"
 # The game master's station badge's relay (cran flash --station): a player's badge never
 # has it, nor the names it makes (names_sources).
 STATION_ONLY = ("cran/station.py",)
@@ -76,14 +77,16 @@ STATION_ONLY = ("cran/station.py",)
 _BADGE_ARGS = ("-X", "no-source-lines")
 
 
-def _sources(station=False, runtime="micropython"):
+def _sources(station=False, runtime="micropython", root=None):
     """-> (path, path in the firmware with "/") of every module of cran a badge of that
-    runtime gets, in order; station: a station's relay too."""
-    for where, dirs, names in os.walk(os.path.join(FIRMWARE_DIR, "cran")):
+    runtime gets, in order; station: a station's relay too. root: the firmware's folder
+    (FIRMWARE_DIR)."""
+    root = root or FIRMWARE_DIR
+    for where, dirs, names in os.walk(os.path.join(root, "cran")):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
         for name in sorted(names):
             path = os.path.join(where, name)
-            rel = os.path.relpath(path, FIRMWARE_DIR).replace(os.sep, "/")
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
             if name.endswith(".py") and (station or rel not in STATION_ONLY) and (
                     runtime == "circuitpython" or not rel.startswith(CIRCUITPYTHON_ONLY)):
                 yield path, rel
@@ -99,18 +102,26 @@ def compile_firmware(out_dir, extra_args=(), cache=None):
     """The firmware as a badge gets it, in out_dir: cran/**.mpy, main.py and its check.
     -> {badge path: local file}. A module compiled before by the same mpy-cross with the
     same options comes from the cache (cache_dir(); "" for none) instead of a new run."""
-    files = compile_modules(_sources(), out_dir, extra_args, cache, renames=badge_renames())
+    modules = badge_modules()
+    files = compile_modules(_shipped(_sources()), out_dir, extra_args, cache,
+                            renames=badge_renames(), modules=modules)
     with tempfile.TemporaryDirectory(prefix="cran-names-") as src:
-        files.update(compile_modules(names_sources(files, src), out_dir, extra_args, cache))
+        files.update(compile_modules(names_sources(files, src), out_dir, extra_args, cache,
+                                     modules=modules))
     for path in ("/main.py", CHECK):
         files[path] = _source_copy(path, out_dir)
     return files
 
 
-def _source_copy(path, out_dir):
-    # A file a badge gets as source (main.py, its check): copied as it is.
+def _source_copy(path, out_dir, text=None):
+    # A file a badge gets as source (main.py, its check; text: made from main.py's, a
+    # station's): as it is, but for the firmware's modules named as on a badge.
+    if text is None:
+        with open(os.path.join(FIRMWARE_DIR, path[1:]), encoding="utf-8") as f:
+            text = f.read()
     local = os.path.join(out_dir, path[1:])
-    shutil.copyfile(os.path.join(FIRMWARE_DIR, path[1:]), local)
+    with open(local, "w", encoding="utf-8") as f:
+        f.write(flattened(text, badge_modules()))
     return local
 
 
@@ -130,7 +141,12 @@ _STARTS_THE_APP = '__import__("cran.run", None, None, ("main",)).main()'
 
 def station_modules():
     """Badge paths of the modules a station has: cran.station's and its radio driver's."""
-    return sorted(set(imported_by(STATION)) | set(imported_by("cran.hal.espnow")))
+    return sorted(filter(None, map(badge_path, _station_paths())))
+
+
+def _station_paths():
+    # Their paths in the firmware ("/cran/station.mpy"), packages' __init__ included.
+    return set(imported_by(STATION)) | set(imported_by("cran.hal.espnow"))
 
 
 def compile_station(out_dir, extra_args=(), cache=None):
@@ -138,26 +154,24 @@ def compile_station(out_dir, extra_args=(), cache=None):
     -> {badge path: local file}. It has no can't-start path (cran.fail is not there): a
     module of it damaged leaves the REPL, and the watchdog says so again at each boot
     (manifest_text's fail_needs: every module)."""
-    modules = station_modules()
+    modules = set(module_name(path) for path in _station_paths())
     files = compile_modules([(path, rel) for path, rel in _sources(station=True)
-                             if "/" + rel[:-3] + ".mpy" in modules], out_dir, extra_args,
-                            cache, renames=badge_renames())
+                             if module_name(rel) in modules], out_dir, extra_args,
+                            cache, renames=badge_renames(), modules=badge_modules())
     with open(os.path.join(FIRMWARE_DIR, "main.py"), encoding="utf-8") as f:
         main = f.read()
     if main.count(_STARTS_THE_APP) != 1:
         raise CommandError("firmware/main.py: its last step, %s, is not there once: a "
                            "station's main.py is made from it" % _STARTS_THE_APP)
     files[CHECK] = _source_copy(CHECK, out_dir)
-    files["/main.py"] = os.path.join(out_dir, "main.py")
-    with open(files["/main.py"], "w", encoding="utf-8") as f:
-        f.write(main.replace(_STARTS_THE_APP, '__import__("%s", None, None, ("main",)).main()'
-                             % STATION))
+    files["/main.py"] = _source_copy("/main.py", out_dir, main.replace(
+        _STARTS_THE_APP, '__import__("%s", None, None, ("main",)).main()' % STATION))
     return files
 
 
 def romfs_image(files):
-    """{badge path: bytes} of the firmware -> the ROMFS image of its modules (those under
-    /cran/), as `mpremote romfs build` makes one (its own writer), the .mpy files as they
+    """{badge path: bytes} of the firmware -> the ROMFS image of its modules (its .mpy
+    files), as `mpremote romfs build` makes one (its own writer), the .mpy files as they
     are: a badge whose MicroPython has a ROMFS partition (MicroPython 1.25+, a firmware
     built with MICROPY_VFS_ROM) runs them in place, so their bytecode and strings stay in
     flash instead of the heap. main.py stays on the writable file system."""
@@ -167,7 +181,7 @@ def romfs_image(files):
     from mpremote.romfs import make_romfs
     with tempfile.TemporaryDirectory(prefix="cran-romfs-") as tmp:
         for path, data in files.items():
-            if path.startswith("/cran/"):
+            if path.endswith(".mpy"):
                 local = os.path.join(tmp, *path.strip("/").split("/"))
                 os.makedirs(os.path.dirname(local), exist_ok=True)
                 with open(local, "wb") as f:
@@ -207,6 +221,184 @@ def part_of(module):
     return PART_MODULES.get(module)
 
 
+# ---- the firmware's modules as a badge has them ------------------------------------------
+# A module keeps three names for good as it is imported: its import name
+# ("cran.core.engine"), its file's path (its __file__, "cran/core/engine.mpy") and its name
+# in its package ("engine"), with its package's own and its package's module: 2.2 KB of
+# names on a DevKitC with the radio, a fifth of them, and the names that took it into
+# its sixth pool. So on a badge each module of cran is a module of its own at the flash's
+# root, named with a name of the image's that nothing else uses ("cran.core.engine" is a
+# module such as "w", its file /w.mpy): only its file's path is a name it makes, and its
+# import name costs nothing (build.badge_modules). The source keeps its
+# packages; the desktop runs it as it is; build.flattened gives a module's imports of
+# the others, and the strings that name one, their badge names as it is compiled, and
+# `unrenamed` says a badge's traceback with the import names again. A package with no
+# code of its own (cran.core, cran.hal, cran.start) is no module on a badge.
+_modules = None
+# The image's modules (help("modules") on it, built in and frozen) and the files a badge
+# has at its root: no module of cran takes their names.
+_IMAGE_MODULES = (
+    "aioespnow", "apa106", "array", "asyncio", "binascii", "bluetooth", "builtins", "cmath",
+    "collections", "cryptolib", "deflate", "dht", "ds18x20", "errno", "esp", "esp32",
+    "espnow", "flashbdev", "framebuf", "gc", "hashlib", "heapq", "inisetup", "io", "json",
+    "machine", "math", "micropython", "mip", "neopixel", "network", "ntptime", "onewire",
+    "os", "platform", "random", "re", "requests", "select", "socket", "ssl", "struct",
+    "sys", "time", "tls", "vfs", "webrepl", "webrepl_setup", "websocket",
+    "main", "boot", "firmware_check", "code", "lib", "rom")
+
+
+def badge_modules():
+    """-> {import name of a module of cran ("cran.core.engine"): its name on a badge},
+    every module a MicroPython badge or station may get (cran.hal_cp, CircuitPython's,
+    keeps its own: a CircuitPython badge runs the firmware's packages as they are),
+    the same for every build of the same firmware."""
+    global _modules
+    if _modules is None:
+        import host_tools
+        from host_tools.imagenames import STATIC_NAMES
+
+        # (the project's firmware, whatever folder a build is asked for: a test's few
+        # modules import others)
+        ours = _shipped(_sources(station=True, root=host_tools.FIRMWARE_DIR))
+        names = sorted(set(module_name(rel) for path, rel in ours)
+                       | set("cran." + n for n in NAMES_MODULES))
+        renames = badge_renames()
+        # Not a name the renames give or take: a module's name in an import is a name of
+        # the source's, which `renamed` would rename.
+        taken = set(renames) | set(renames.values()) | _NOT_GIVEN | set(_IMAGE_MODULES)
+        free, seen = [], set()
+        # The shortest first: each file's path is a name its badge keeps.
+        for name in sorted(set(STATIC_NAMES), key=lambda n: (len(n), n)):
+            # One file name only on a disk that mixes up upper and lower case; not "u"
+            # and a module's name (MicroPython finds "utime" as "time").
+            if (name.isidentifier() and not keyword.iskeyword(name) and name not in taken
+                    and not name.startswith(("_", "u")) and name.lower() not in seen):
+                seen.add(name.lower())
+                free.append(name)
+        if len(free) < len(names):
+            raise CommandError("the image has %d names free for the firmware's %d modules "
+                               "(host_tools/build.py badge_modules)" % (len(free), len(names)))
+        _modules = dict(zip(names, free))
+    return _modules
+
+
+def badge_path(path):
+    """A module's file in the firmware ("/cran/core/engine.mpy") -> its file on a badge
+    ("/RX.mpy"), or None for a package without code (no module there)."""
+    name = badge_modules().get(module_name(path))
+    return None if name is None else "/%s.mpy" % name
+
+
+def import_name(path):
+    """A module's file on a badge ("/RX.mpy") -> its import name ("cran.core.engine"), or
+    None for a file that is no module of cran."""
+    name = path.lstrip("/").rsplit(".", 1)[0]
+    return dict((b, m) for m, b in badge_modules().items()).get(name)
+
+
+def _shipped(sources):
+    # The modules a badge gets: not a package's __init__ without code (a comment says
+    # what the package is for).
+    for path, rel in sources:
+        if rel.endswith("/__init__.py"):
+            with open(path, encoding="utf-8") as f:
+                body = ast.parse(f.read()).body
+            if all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+                   for n in body):
+                continue
+        yield path, rel
+
+
+def flattened(text, modules, package=None):
+    """Python source with the modules of cran named as a badge has them (modules:
+    badge_modules(); package: the one a relative import of the text is from): its
+    imports of them (`from cran.core.engine import Engine` -> `from w import Engine`,
+    `from cran import compat` -> `import r as compat`, a relative one the same), and
+    every string that is a module's import name. A string or an import that names
+    another of cran (a package with no module on a badge) is an error: a badge would
+    not find it. CircuitPython's package (cran.hal_cp) is left as it is."""
+    tree = ast.parse(text)
+    raw = text.encode("utf-8")
+    starts = [0]
+    for line in raw.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    edits = []
+
+    def span(node):
+        return (starts[node.lineno - 1] + node.col_offset,
+                starts[node.end_lineno - 1] + node.end_col_offset)
+
+    def unknown(what):
+        raise CommandError("%s%s names no module a badge has (host_tools/build.py "
+                           "flattened)" % (package + ": " if package else "", what))
+
+    docs = set(id(node.value) for node in ast.walk(tree)
+               if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = node.module or ""
+            if node.level:
+                if package is None:
+                    unknown("a relative import")
+                up = package.split(".")
+                source = ".".join(up[:len(up) - node.level + 1] + ([source] if source else []))
+            if source.split(".")[0] != "cran" or source.startswith(CIRCUITPYTHON_PACKAGE):
+                continue   # (CircuitPython's package: a MicroPython badge never imports it)
+            wanted, submodules = [], []
+            for alias in node.names:
+                whole = source + "." + alias.name
+                if whole in modules:
+                    submodules.append("import %s as %s" % (modules[whole],
+                                                           alias.asname or alias.name))
+                elif source in modules:
+                    wanted.append(alias.name + (" as " + alias.asname if alias.asname
+                                                else ""))
+                else:
+                    unknown("from %s import %s" % (source, alias.name))
+            parts = (["from %s import %s" % (modules[source], ", ".join(wanted))]
+                     if wanted else []) + submodules
+            edits.append(span(node) + ("; ".join(parts),))
+        elif isinstance(node, ast.Import) and any(
+                a.name.split(".")[0] == "cran" for a in node.names):
+            parts = []
+            for alias in node.names:
+                if alias.name.split(".")[0] != "cran":
+                    parts.append("import " + alias.name + (" as " + alias.asname
+                                                           if alias.asname else ""))
+                elif alias.name not in modules:
+                    unknown("import " + alias.name)
+                elif alias.asname is None and "." in alias.name:
+                    # `import cran.readback`, for its loading: the name it binds is the
+                    # package's, which the module binds with an `import cran` of its own
+                    parts.append("import " + modules[alias.name])
+                else:
+                    parts.append("import %s as %s" % (modules[alias.name],
+                                                      alias.asname or alias.name))
+            edits.append(span(node) + ("; ".join(parts),))
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and id(node) not in docs):
+            if node.value in modules:
+                edits.append(span(node) + (repr(modules[node.value]),))
+            elif re.fullmatch(r"cran(\.\w+)+", node.value) and not node.value.startswith(
+                    CIRCUITPYTHON_PACKAGE):
+                unknown(repr(node.value))
+    for start, end, new in sorted(edits, reverse=True):
+        raw = raw[:start] + new.encode("utf-8") + raw[end:]
+    return raw.decode("utf-8")
+
+
+def runner_copy(path, out_dir):
+    """A script run beside the compiled firmware (a test's or the bench's driver) copied
+    into out_dir with the firmware's modules named as a badge has them (flattened).
+    -> the copy's path"""
+    with open(path, encoding="utf-8") as f:
+        text = flattened(f.read(), badge_modules())
+    copy = os.path.join(out_dir, os.path.basename(path))
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(text)
+    return copy
+
+
 def module_name(path):
     """A module's file in the firmware ("/cran/core/engine.mpy", "cran/hal/__init__.py")
     -> its import name ("cran.core.engine", "cran.hal")."""
@@ -220,14 +412,14 @@ def names_of(files):
     names_sources)."""
     groups = dict((name, (set(), set())) for name in NAMES_MODULES)
     for path in sorted(files):
-        if (not path.endswith(".mpy") or path == "/cran/fail.mpy"   # fail: never started
-                or path.startswith("/cran/names")):   # what these make, not them
+        module = import_name(path) if path.endswith(".mpy") else None
+        if (module is None or module == "cran.fail"   # fail: never started
+                or module.startswith("cran.names")):   # what these make, not them
             continue
-        module = module_name(path)
         part = part_of(module)
         names, later = groups["names_" + part if part else "names"]
         later.add(path[1:])   # the module's __file__, under where the firmware is
-        names.add(module.rsplit(".", 1)[-1])   # its name in its package, set at its import
+        names.add(path[1:-4])   # its import name (an image's name: made for nothing)
         with open(files[path], "rb") as f:
             for name in mpy_qstrs(f.read()):
                 if _attribute(name) or len(name) <= 10:
@@ -311,9 +503,9 @@ def manifest_text(files, root="", fail_needs=None):
     ones). root: where the modules are ("/rom" when they are in the badge's ROMFS)."""
     import hashlib
     hashes = dict((root + path, hashlib.sha256(data).hexdigest())
-                  for path, data in files.items() if path.startswith("/cran/"))
+                  for path, data in files.items() if path.endswith(".mpy"))
     if fail_needs is None:
-        fail_needs = imported_by("cran.fail")
+        fail_needs = sorted(filter(None, map(badge_path, imported_by("cran.fail"))))
     return json.dumps({"files": hashes, "fail_needs": [root + p for p in fail_needs]},
                       sort_keys=True)
 
@@ -366,11 +558,14 @@ def imported_by(module):
     return sorted(seen)
 
 
-def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None, renames=None):
+def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None, renames=None,
+                    modules=None):
     """sources: (path, rel) -> out_dir/rel as .mpy, as compile_firmware compiles (and
     caches) them. cross: another mpy-cross (CircuitPython's, which has no -X
     no-source-lines), else MicroPython's. renames: {name: name} given to the sources'
-    names first (badge_renames). -> {"/" + rel as .mpy: local file}"""
+    names first (badge_renames). modules: badge_modules(), the firmware's modules named
+    as on a badge (flattened), each one's file at out_dir's root by that name. -> {"/" +
+    rel as .mpy, or a module's badge path: local file}"""
     files = {}
     cache = cache_dir() if cache is None else cache
     # Another mpy-cross, another .mpy: its banner is part of the key.
@@ -379,24 +574,31 @@ def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None, ren
     badge_args = _BADGE_ARGS if cross is None else ()
     cross = cross or mpy_cross_path()
     for path, rel in sources:
-        target = os.path.join(out_dir, rel[:-3] + ".mpy")
+        name = module_name(rel)
+        flat = (modules or {}).get(name)
+        out_rel = flat + ".mpy" if flat else rel[:-3] + ".mpy"
+        target = os.path.join(out_dir, out_rel)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(path, "rb") as f:
             source = f.read()
+        edited = bool(renames or modules)
+        if modules:
+            package = name if rel.endswith("__init__.py") else name.rpartition(".")[0]
+            source = flattened(source.decode("utf-8"), modules, package).encode("utf-8")
         if renames:
             source = renamed(source.decode("utf-8"), renames).encode("utf-8")
         # -s: tracebacks on the badge name the module by its import name, a name (qstr)
         # the badge has anyway: its file's would be one more a module, kept for good.
-        options = list(badge_args) + list(extra_args) + ["-s", module_name(rel)]
+        options = list(badge_args) + list(extra_args) + ["-s", flat or name]
         key = hashlib.sha256(repr((compiler, options, rel)).encode() + source)
         kept = os.path.join(cache, key.hexdigest() + ".mpy") if cache else None
         if not (kept and _copied(kept, target)):
-            r = _mpy_cross(cross, options, target, path, source if renames else None)
+            r = _mpy_cross(cross, options, target, path, source if edited else None)
             if r.returncode != 0:
                 raise CommandError("mpy-cross failed on %s: %s" % (rel, r.stderr.strip()))
             if kept:
                 _keep(target, kept)
-        files["/" + rel[:-3] + ".mpy"] = target
+        files["/" + out_rel] = target
     return files
 
 
@@ -608,8 +810,12 @@ def renamed(text, renames):
 def unrenamed(text, renames=None):
     """A badge's text (a journaled error, a traceback) with the firmware's own names, as
     this cran's firmware has them: a name quoted ('RX') or a traceback's function (", in
-    RX"), where MicroPython says a name; the rest of the text as it is."""
+    RX") or module ('File "RX"'), where MicroPython says a name; the rest of the text as
+    it is."""
     back = dict((new, old) for old, new in (renames or badge_renames()).items())
+    modules = dict((new, old) for old, new in badge_modules().items())
+    text = re.sub(r'(?<=File ")(\w+)(?=")', lambda m: modules.get(m.group(0), m.group(0)),
+                  text)
     return re.sub(r"(?<=')([A-Za-z]\w*)(?=')|(?<=, in )([A-Za-z]\w*)$",
                   lambda m: back.get(m.group(0), m.group(0)), text, flags=re.M)
 

@@ -195,9 +195,9 @@ def test_a_badge_out_of_memory_says_so_in_one_line(micropython):
                             r"MemoryError at \S+:\d+, in \S+ \(memory allocation failed, "
                             r"allocating \d+ bytes\)" % kb, died), died
     # A heap smaller than the badge's names (made first, kept for good) is said so.
-    out = run_cran("scenario", "--badge", "atom-lite", "--mpy", "--heap", "12", FIGHT)
+    out = run_cran("scenario", "--badge", "atom-lite", "--mpy", "--heap", "8", FIGHT)
     assert out.returncode == 3
-    assert re.fullmatch(r"cran: badge atom-lite ran out of memory in its 12 KB heap: its "
+    assert re.fullmatch(r"cran: badge atom-lite ran out of memory in its 8 KB heap: its "
                         r"names \(qstrs\) alone weigh \d+\.\d KB",
                         out.stderr.splitlines()[-1]), out.stderr
     # A heap too small for the start and for its can't-start path: main.py ends at the

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from host_tools import build
 from host_tools.boards import read_board
 from host_tools.device import flash, qemu
 from host_tools.virtual.runtimes import find_micropython
@@ -41,7 +42,7 @@ def test_the_chip_image_holds_the_badges_files(tmp_path):
         "vfs.mount(vfs.VfsLfs2(F(d)), '/chip')\n"
         "print(json.dumps({p: open('/chip' + p, 'rb').read().hex() for p in sys.argv[2:]}))\n")
     import subprocess
-    wanted = ["/main.py", "/config.json", "/game.key", "/cran/app.mpy"]
+    wanted = ["/main.py", "/config.json", "/game.key", build.badge_path("/cran/app.mpy")]
     out = subprocess.run([find_micropython(), "-X", "heapsize=8M", str(script),
                           str(tmp_path / "vfs.img")] + wanted, capture_output=True,
                          text=True, check=True).stdout
@@ -68,7 +69,6 @@ def test_the_badge_runs_on_the_stock_image_from_its_main_py(tmp_path):
     # ones the bench counts (runtimes.badge_names: where it charges a pool of names,
     # 4.4 KB at once). Its count once missed some: its names modules' own, and
     # characters taken one by one out of the board's id.
-    from host_tools import build
     from host_tools.virtual.esp32image import in_ram
     from host_tools.virtual.runtimes import badge_names, names_modules
     files = build.compile_firmware(str(tmp_path / "firmware"))

@@ -114,7 +114,7 @@ def test_flash_play_pull_the_journal_and_status(tmp_path):
 
         # A module lost on the badge: the next flash finds and copies just it.
         link = badgeport.connect(port)
-        badgeport.run(link, "import os\nos.remove('/cran/menu.mpy')")
+        badgeport.run(link, "import os\nos.remove(%r)" % build.badge_path("/cran/menu.mpy"))
         badgeport.close(link)
         out = _flash("--roster", _roster(tmp_path, port, armor="cuir"))
         assert "1 file(s) copied" in out
@@ -362,12 +362,13 @@ def test_a_damaged_firmware_file_is_named_never_imported_and_the_next_flash_mend
         # Half of a module lost (a write cut short, a worn block): the app's own, whose
         # import could hang; then the chip resets.
         link = badgeport.connect(port, ())
-        badgeport.run(link, "f = open('/cran/app.mpy', 'rb')\nd = f.read()\nf.close()\n"
-                            "f = open('/cran/app.mpy', 'wb')\nf.write(d[:len(d) // 2])\n"
-                            "f.close()")
+        app = build.badge_path("/cran/app.mpy")   # (its file on a badge: build.flattened)
+        badgeport.run(link, "f = open(%r, 'rb')\nd = f.read()\nf.close()\n"
+                            "f = open(%r, 'wb')\nf.write(d[:len(d) // 2])\n"
+                            "f.close()" % (app, app))
         badgeport.reset(link)
         status = badgeport.status(port)
-        assert status["error"] == "firmware /cran/app.mpy: damaged (reflash: cran flash)"
+        assert status["error"] == "firmware %s: damaged (reflash: cran flash)" % app
         journal = [json.loads(x) for x in badgeport.ask(port, "journal")]
         assert journal[-1]["error"] == "cannot start: " + status["error"]
         # A player can't reach the REPL of a badge that can't start either.
@@ -393,14 +394,15 @@ def test_a_badge_with_a_romfs_partition_gets_its_firmware_there_run_in_place(tmp
         assert "status: Godefroy pleine-forme" in out
         assert badgeport.ask(port, "coup", keys=())[-1].startswith("ok coup normal")
         link = badgeport.connect(port, ())
-        where = badgeport.run(link, "import os, cran\nprint(cran.__file__, 'cran' in "
-                                    "os.listdir('/'))").split()
-        assert where == ["/rom/cran/__init__.mpy", "False"]
+        cran = build.badge_modules()["cran"]   # (its name on a badge: build.flattened)
+        where = badgeport.run(link, "import os, %s\nprint(%s.__file__, %r in "
+                                    "os.listdir('/'))" % (cran, cran, cran + ".mpy")).split()
+        assert where == ["/rom/%s.mpy" % cran, "False"]
         # A module left on the file system (an older firmware's, before the badge had
-        # ROMFS) would hide the ROMFS one ("" comes before /rom on sys.path), and so
-        # would its empty folder: a flash removes both.
-        badgeport.run(link, "os.mkdir('/cran')\nf = open('/cran/menu.mpy', 'wb')\n"
-                            "f.write(b'old')\nf.close()")
+        # ROMFS) would hide the ROMFS one ("" comes before /rom on sys.path): a flash
+        # removes it. (cran.compat: the app and its can't-start path both import it.)
+        badgeport.run(link, "f = open(%r, 'wb')\nf.write(b'old')\nf.close()"
+                      % build.badge_path("/cran/compat.mpy"))
         badgeport.reset(link)
         # Its firmware can't be imported: the REPL, for the flash to mend it, but its key
         # gone first (main.py): the flash writes it again.
@@ -601,8 +603,8 @@ def test_a_flash_killed_at_any_point_leaves_no_repl_with_the_key(tmp_path):
         for case in ("new badge", "flashed before"):
             if case == "flashed before":   # its modules gone: the next flash is long
                 link = badgeport.connect(port, ())
-                badgeport.run(link, "import os\nfor e in os.ilistdir('/cran'):\n"
-                                    " if e[1] & 0x8000:\n  os.remove('/cran/' + e[0])")
+                badgeport.run(link, "import os\nfor e in os.ilistdir('/'):\n"
+                                    " if e[0].endswith('.mpy'):\n  os.remove('/' + e[0])")
                 badgeport.close(link)
             term = Terminal("flash", "--roster", roster)
             deadline = time.monotonic() + 120

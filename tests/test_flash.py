@@ -128,15 +128,20 @@ def test_the_chip_is_read_from_what_micropython_says_it_is(machine, chip):
 
 def test_what_a_badge_gets(tmp_path):
     files = build.compile_firmware(str(tmp_path))
-    assert "/main.py" in files and "/cran/app.mpy" in files and "/cran/core/engine.mpy" in files
+    # Each module a file of its own at the flash's root, named as on a badge (build.flattened)
+    app, engine = build.badge_path("/cran/app.mpy"), build.badge_path("/cran/core/engine.mpy")
+    assert "/main.py" in files and app in files and engine in files
     assert not [p for p in files if p.endswith(".py") and p not in ("/main.py",
                                                                      "/firmware_check.py")]
     # firmware/ as it is: each module a badge gets is one of its files (the host's own,
     # gamefiles' scenario runner and board file check, sit outside it), or the names
     # modules made here.
-    assert [p for p in files if not p.startswith("/cran/names") and not os.path.exists(
-        os.path.join(FIRMWARE_DIR, p[1:].replace(".mpy", ".py")))] == []
-    with open(files["/cran/app.mpy"], "rb") as f:
+    modules = [build.import_name(p) for p in files if p.endswith(".mpy")]
+    assert not [m for m in modules if not m.startswith("cran.names") and not os.path.exists(
+        os.path.join(FIRMWARE_DIR, m.replace(".", "/") + ".py")) and not os.path.exists(
+        os.path.join(FIRMWARE_DIR, m.replace(".", "/"), "__init__.py"))]
+    assert not [p for p in files if p.count("/") > 1]
+    with open(files[app], "rb") as f:
         assert f.read(1) == b"M"   # the .mpy header
     board = json.loads(boards.board_file_text(boards.read_board("m5stickc-plus")))
     assert "notes" not in board and "sources" not in board and board["id"] == "m5stickc-plus"
@@ -199,6 +204,40 @@ def test_all_takes_every_usb_serial_port(monkeypatch, tmp_path):
         jobs.ports([], every=True)
 
 
+def test_each_module_is_a_file_at_the_badges_root_named_with_a_name_of_its_image():
+    # A module keeps its import name, its path and its name in its package for good:
+    # on a badge its import name is one the image holds (no RAM), its path short.
+    from host_tools.imagenames import STATIC_NAMES
+    modules = build.badge_modules()
+    assert set(modules.values()) <= set(STATIC_NAMES)
+    assert len(set(n.lower() for n in modules.values())) == len(modules)   # (case)
+    assert "cran.core.engine" in modules and "cran.core" not in modules   # (no code)
+    assert not set(modules.values()) & {"time", "json", "machine", "main", "boot"}
+    assert not set(modules.values()) & set(build.badge_renames().values())
+    engine, compat, app = (modules[m] for m in ("cran.core.engine", "cran.compat",
+                                                 "cran.app"))
+    assert build.badge_path("/cran/core/engine.mpy") == "/%s.mpy" % engine
+    assert build.import_name("/%s.mpy" % engine) == "cran.core.engine"
+    said = build.flattened(
+        "from cran.core.engine import new_state, Engine as E\n"
+        "def f():\n    from cran import compat, VERSION\n"
+        "    import cran.app as a\n    return ('cran.app', \"cran.compat\", 'cran.x y')\n",
+        modules, "cran")
+    assert said == (
+        "from %s import new_state, Engine as E\n"
+        "def f():\n    from %s import VERSION; import %s as compat\n"
+        "    import %s as a\n    return (%r, %r, 'cran.x y')\n"
+        % (engine, modules["cran"], compat, app, app, compat))
+    assert build.flattened("from .screen import screen\n", modules, "cran.start") == (
+        "from %s import screen\n" % modules["cran.start.screen"])
+    for text in ("x = 'cran.start'\n", "from cran.nothing import x\n", "import cran.core\n"):
+        with pytest.raises(build.CommandError, match="names no module a badge has"):
+            build.flattened(text, modules)
+    # A badge's traceback says the modules' import names again.
+    assert build.unrenamed('File "%s", line 1, in f' % engine) == (
+        'File "cran.core.engine", line 1, in f')
+
+
 def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch):
     firmware = tmp_path / "firmware"
     for rel in ("cran/__init__.py", "cran/menu.py", "cran/core/ticks.py", "cran/cues.py"):
@@ -231,8 +270,9 @@ def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch
         f.write("\nCHANGED = 1\n")
     changed = compile_("c")
     # menu.py, and cran/names.py, which makes its names (one more: CHANGED).
-    assert runs[-1] == 2 and changed["/cran/menu.mpy"] != first["/cran/menu.mpy"]
-    assert changed["/cran/names.mpy"] != first["/cran/names.mpy"]
+    menu, names = build.badge_path("/cran/menu.mpy"), build.badge_path("/cran/names.mpy")
+    assert runs[-1] == 2 and changed[menu] != first[menu]
+    assert changed[names] != first[names]
     compile_("d", "-O1")
     assert runs[-1] == len(first) - 2
     # A cache that can't be written only costs time.
@@ -305,10 +345,14 @@ def test_the_manifest_names_every_module_and_what_the_cannot_start_path_imports(
     assert {"/cran/fail.mpy", "/cran/__init__.mpy", "/cran/console.mpy",
             "/cran/storage.mpy", "/cran/lock.mpy", "/cran/core/__init__.mpy"} <= set(needs)
     assert "/cran/app.mpy" not in needs and "/cran/config.mpy" not in needs
-    files = {"/cran/app.mpy": b"x", "/main.py": b"y", "/config.json": b"{}"}
+    app = build.badge_path("/cran/app.mpy")
+    files = {app: b"x", "/main.py": b"y", "/config.json": b"{}"}
     made = json.loads(build.manifest_text(files))
-    assert made["files"] == {"/cran/app.mpy": hashlib.sha256(b"x").hexdigest()}
-    assert made["fail_needs"] == needs
+    assert made["files"] == {app: hashlib.sha256(b"x").hexdigest()}
+    # Their files on a badge, where a package without code is no module.
+    assert made["fail_needs"] == sorted(filter(None, map(build.badge_path, needs)))
+    assert build.badge_path("/cran/core/__init__.mpy") is None
+    assert build.badge_path("/cran/fail.mpy") in made["fail_needs"]
 
 
 def test_status_says_a_badge_could_not_save(monkeypatch, capsys):

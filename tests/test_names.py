@@ -20,10 +20,11 @@ def test_every_name_is_made_at_the_start_and_none_by_the_console(micropython, tm
                                                                   board):
     firmware = str(tmp_path / "firmware")
     files = build.compile_firmware(firmware)
-    assert "/cran/names.mpy" in files
+    assert build.badge_path("/cran/names.mpy") in files
     flash = tmp_path / "flash"
     flash.mkdir()
-    out = subprocess.run([micropython, "-X", "heapsize=4m", DRIVER, firmware, BOARDS_DIR,
+    out = subprocess.run([micropython, "-X", "heapsize=4m", _driver(tmp_path), firmware,
+                          BOARDS_DIR,
                           str(flash), board, "{}", *sys_path("micropython")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
@@ -57,8 +58,9 @@ def test_the_bench_counts_every_name_the_start_makes(micropython, tmp_path, boar
     flash.mkdir()
     config = {"badge": "Zoe.Q-7_x", "settings": {"combat_rest_ms": "1m39s",
                                                  "vol_notice_ms": "8h"}}
-    out = subprocess.run([micropython, "-X", "heapsize=4m", DRIVER, firmware, BOARDS_DIR,
-                          str(flash), board, json.dumps(config), *sys_path("micropython")],
+    out = subprocess.run([micropython, "-X", "heapsize=4m", _driver(tmp_path), firmware,
+                          BOARDS_DIR, str(flash), board, json.dumps(config),
+                          *sys_path("micropython")],
                          capture_output=True, timeout=120)
     said = out.stdout.decode()   # (as it is: a name may hold a "\r")
     assert out.returncode == 0, said[-2000:] + out.stderr.decode()[-2000:]
@@ -73,18 +75,25 @@ def test_the_bench_counts_every_name_the_start_makes(micropython, tmp_path, boar
     assert not missed, missed
 
 
+def _driver(tmp_path):
+    # The driver, with the firmware's modules named as on a badge (build.runner_copy).
+    runner = tmp_path / "runner"
+    runner.mkdir(exist_ok=True)
+    return build.runner_copy(DRIVER, str(runner))
+
+
 def test_the_names_modules_hold_every_name_each_module_makes(tmp_path):
     files = build.compile_firmware(str(tmp_path / "firmware"))
     for module in build.NAMES_MODULES:
-        assert "/cran/%s.mpy" % module in files
+        assert build.badge_path("/cran/%s.mpy" % module) in files
     src = tmp_path / "src"
     src.mkdir()
     made = dict((rel, open(path, encoding="utf-8").read())
                 for path, rel in build.names_sources(files, str(src)))
     for path in files:
-        if not path.endswith(".mpy") or path == "/cran/fail.mpy" or "/names" in path:
+        module = build.import_name(path) if path.endswith(".mpy") else None
+        if module in (None, "cran.fail") or module.startswith("cran.names"):
             continue
-        module = path[1:-4].replace("/", ".").replace(".__init__", "")
         part = build.part_of(module)
         text = made["cran/names%s.py" % ("_" + part if part else "")]
         assert path[1:] in text                     # its __file__
@@ -187,13 +196,20 @@ def test_a_board_without_a_screen_makes_none_of_a_screens_names(firmware_files):
     def names(board):
         job = {"board": board, "config": {"radio": {}}}
         return badge_names(firmware_files, names_modules(job))
-    screens = {"Screen", "backlight", "cran.hal.display", "cran.start.screen"}
+    # (a module's file at a badge's root, a name it keeps: build.flattened)
+    screens = {"Screen", "backlight", build.badge_path("/cran/hal/display.mpy")[1:],
+               build.badge_path("/cran/start/screen.mpy")[1:]}
     titles = {"Etats", "Effects 1", "Organiser"}
     devkitc = names("esp32-devkitc")
     assert screens <= devkitc and not titles & devkitc
     for board in ("atom-lite", "atom-matrix"):
         made = names(board)
         assert not (screens | titles) & made, (board, (screens | titles) & made)
+    # Every board, its modules each a module of its own at the badge's root under a name
+    # of its image's (build.flattened: 694 on a DevKitC before).
+    for board in ("atom-lite", "atom-matrix", "esp32-devkitc", "esp32c3-supermini",
+                  "m5stickc-plus"):
+        made = names(board)
         assert len(in_ram(made)) <= 620, (
             "%s with the radio: %d names in RAM, past the chip's first five pools (620): "
             "it takes the next, 4,512 B, at its start. A name a board without a screen "
@@ -288,12 +304,12 @@ def test_the_web_page_runs_what_reaches_into_the_badge_with_its_names(tmp_path, 
     real = build.compile_modules
 
     def compile_modules(sources, out_dir, extra_args=(), cache=None, cross=None,
-                        renames=None):
-        compiled.append((list(sources), renames))
-        return real(sources, out_dir, extra_args, cache, cross, renames)
+                        renames=None, modules=None):
+        compiled.append((list(sources), renames, modules))
+        return real(sources, out_dir, extra_args, cache, cross, renames, modules)
     monkeypatch.setattr(build, "compile_modules", compile_modules)
     site.romfs_image(str(tmp_path))
-    [(shims, renames)] = [c for c in compiled if c[0] == site._SHIMS]
-    assert renames == build.badge_renames()
+    [(shims, renames, modules)] = [c for c in compiled if c[0] == site._SHIMS]
+    assert renames == build.badge_renames() and modules == build.badge_modules()
     # (The journal's reader imports the engine's cues by names renamed on a badge.)
     assert "CUE_STATE" in renames and "web/journal.py" in [path for _, path in shims]

@@ -91,18 +91,22 @@ def test_status_is_one_json_line(result):
 
 def test_a_station_gets_the_relay_alone_and_a_player_never_gets_it(tmp_path):
     station = build.compile_station(str(tmp_path / "station"))
-    assert "/cran/station.mpy" in station and "/cran/hal/espnow.mpy" in station
-    for module in ("/cran/app.mpy", "/cran/radio.mpy", "/cran/link.mpy", "/cran/lock.mpy",
-                   "/cran/fail.mpy"):
-        assert module not in station   # no app, no frames' keys, no lock: a relay
+    on_badge = build.badge_path   # (each module a file of its own: build.flattened)
+    assert on_badge("/cran/station.mpy") in station and on_badge("/cran/hal/espnow.mpy") in station
+    for module in ("/cran/app.mpy", "/cran/radio/__init__.mpy", "/cran/radio/link.mpy",
+                   "/cran/lock.mpy", "/cran/fail.mpy"):
+        assert on_badge(module) not in station   # no app, no frames' keys, no lock: a relay
     with open(station["/main.py"]) as f:
         main = f.read()
-    assert main.count('__import__("cran.station", None, None, ("main",)).main()') == 1
-    assert '__import__("cran.run", None, None, ("main",)).main()' not in main
+    modules = build.badge_modules()
+    assert main.count("__import__(%r, None, None, (\"main\",)).main()"
+                      % modules["cran.station"]) == 1
+    assert "__import__(%r" % modules["cran.run"] not in main
     with open(os.path.join(FIRMWARE_DIR, "main.py")) as f:
-        assert main.replace('"cran.station"', '"cran.run"') == f.read()
+        assert main.replace(repr(modules["cran.station"]), repr(modules["cran.run"])) == (
+            build.flattened(f.read(), modules))
     player = build.compile_firmware(str(tmp_path / "player"))
-    assert "/cran/station.mpy" not in player
+    assert on_badge("/cran/station.mpy") not in player
     names = build.names_of(player)
     assert not [n for group in names.values() for n in group[1] if "station" in n]
 
@@ -257,7 +261,8 @@ def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(mic
                                                                              tmp_path):
     from conftest import run_cran
     from host_tools.virtual import vbadge
-    look = ("import os\nprint(sorted(os.listdir('/')), sorted(os.listdir('/cran')))")
+    look = "import os\nprint(sorted(os.listdir('/')))"
+    station, app = (build.badge_path(p)[1:] for p in ("/cran/station.mpy", "/cran/app.mpy"))
     with vbadge.running() as badge:
         r = run_cran("flash", "--port", badge.port, "--board", "atom-lite")
         assert r.returncode == 0, r.stderr
@@ -273,11 +278,11 @@ def test_cran_flash_makes_a_station_keeps_it_one_and_makes_it_a_player_again(mic
         from host_tools.device import badgeport
         link = badgeport.connect(badge.port)
         try:
-            top, cran = badgeport.run(link, look).strip().split("] [")
+            top = badgeport.run(link, look).strip()
         finally:
             badgeport.close(link)
         assert "'game.key'" not in top and "'main.py.off'" not in top
-        assert "'station.mpy'" in cran and "'app.mpy'" not in cran
+        assert "'%s'" % station in top and "'%s'" % app not in top   # (build.flattened)
         # Flashed again as it is, it stays one.
         r = run_cran("flash", "--port", badge.port)
         assert r.returncode == 0 and "(already up to date)" in r.stdout

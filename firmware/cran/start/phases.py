@@ -20,6 +20,10 @@ _RESTORE_ONLY = ("cran.start.restore", "cran.records", "cran.start.rescue",
                  "cran.boots")
 _BOOT_ONLY = ("cran.start.parts", "cran.lock", "cran.radio.start", "cran.auth",
               "cran.hal.axp192", "cran.hal.ssd1306", "cran.hal.st7789")
+# This package's modules but this one, named: a badge has them under other names
+# (host_tools/build.py flattened), and no package.
+_START_ONLY = ("cran.start.parts", "cran.start.rescue", "cran.start.restore",
+               "cran.start.screen")
 
 
 # The GC's rhythm, from the start on: a collection after every _COLLECT_EVERY bytes
@@ -60,9 +64,9 @@ def start(root, once=False):
             _let_constructors_go(app)
         return app
     finally:   # the package and what of it is still in, this module last: popped, not
-        # emptied (a caller may hold start() for the next boot, as the test drivers do)
-        _let_go([name for name in sys.modules if name != __name__ and (
-            name == "cran.start" or name.startswith("cran.start."))])
+        # emptied (a caller may hold start() for the next boot, as the test drivers do).
+        # (On a badge the package is no module: build.flattened.)
+        _let_go(_START_ONLY + (__name__.rpartition(".")[0],))
         forget((__name__,))
 
 

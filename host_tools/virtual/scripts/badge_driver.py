@@ -56,7 +56,7 @@ if __name__ == "__main__":
     if sys.implementation.name == "micropython":
         import badgenames
         # The badge's names, first, as on a badge (see there): its modules' paths as a
-        # chip's are, run from its flash's root ("cran/app.mpy") or from its ROMFS.
+        # chip's are, run from its flash's root ("E.mpy": build.flattened) or from its ROMFS.
         badgenames.make(root=None if _firmware == "/rom" else "",
                         main=sys.argv[3] + "/job0/main.py")
         gc.collect()        # the names modules' own objects, gone before the runner loads
@@ -455,10 +455,12 @@ def view_list(state, now):
     seen = view(state, now)
     out = [seen[f] for f in FIELDS]
     if not loaded and MICROPYTHON:
-        sys.modules.pop("cran.core.view", None)
-        core = sys.modules.get("cran.core")
-        if core is not None and "view" in dir(core):
-            delattr(core, "view")
+        name = "cran.core.view"   # (a module of its own on a badge: build.flattened)
+        sys.modules.pop(name, None)
+        package, _, leaf = name.rpartition(".")
+        core = sys.modules.get(package)
+        if core is not None and leaf in dir(core):
+            delattr(core, leaf)
     return out
 
 
@@ -598,9 +600,17 @@ def _fresh_firmware():
     to the run before: cran.start.phases). Before the first, what a runner loaded stays
     (bench/badge_probe.py hooks the app's class so)."""
     if _main_ran[0]:
-        for name in [n for n in sys.modules if n == "cran" or n.startswith("cran.")]:
+        for name in [n for n, m in sys.modules.items() if _firmware_module(n, m)]:
             del sys.modules[name]
     _main_ran[0] = True
+
+
+def _firmware_module(name, module):
+    # cran's, from source ("cran.app"), or from a badge's flash or ROMFS, where each is a
+    # module at its root ("E.mpy", "/rom/E.mpy": build.flattened)
+    where = getattr(module, "__file__", "/")
+    return name == "cran" or name.startswith("cran.") or (
+        where.endswith(".mpy") and where.rpartition("/")[0] in ("", "/rom"))
 
 
 def run_chip(run, job, played=_played):
