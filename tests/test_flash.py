@@ -576,3 +576,13 @@ def test_radio_json_is_written_again_checked_its_tokens_checked_against_their_ch
                   {gm: [radio.CHAIN_STEPS, chain_token(seed, 0).hex()]}):
         again, note = radio_kept(kept(spent, mark=1 << 31), section)
         assert read_checked(again) == {"mark": 1 << 31, "spent": {}} and note is None
+
+
+def test_the_start_names_every_module_of_its_package_to_let_go():
+    # On a badge the start's package is no module and its modules have other names
+    # (build.flattened): cran.start.phases lets them go by their import names, listed.
+    from cran.start import phases
+    found = sorted("cran.start." + name[:-3] for name in os.listdir(
+        os.path.join(FIRMWARE_DIR, "cran", "start"))
+        if name.endswith(".py") and name not in ("__init__.py", "phases.py"))
+    assert sorted(phases._START_ONLY) == found
