@@ -145,7 +145,10 @@ class Day:
         def measured(runner):
             self.runner = runner
         [events] = run_badge_jobs([self.job], start_tick=START, mpy=True, heap_kb=heap_kb,
-                                  runner=self.runner, on_heap=measured, romfs=self.romfs)
+                                  runner=self.runner, on_heap=measured, romfs=self.romfs,
+                                  # A weekend's three days met one day's 600 s on a
+                                  # busy machine: each day its own.
+                                  timeout=600 * self.days)
         if isinstance(events, str):
             if isinstance(events, OutOfMemory):   # a heap too small for the start, too
                 return events

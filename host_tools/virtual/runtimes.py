@@ -186,13 +186,14 @@ def run_on_badge(jobs, runtime="micropython", start_tick=0, reboot_every=0, **op
 
 
 def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mpy=False,
-                   heap_kb=None, runner=None, on_heap=None, romfs=False):
+                   heap_kb=None, runner=None, on_heap=None, romfs=False, timeout=600):
     """badge_job()s through host_tools/virtual/scripts/badge_driver.py. mpy: the firmware compiled
     as `cran flash` does (build.compile_firmware), loaded as .mpy. heap_kb: the badge's own
     heap, the runner's share added as measured (runner: a RunnerHeap measured before for
     the same jobs, else measured now); on_heap(RunnerHeap) hears of it. romfs: the .mpy
     in a ROMFS image (build.romfs_image), mounted and run in place as a badge with a
-    ROMFS partition runs them (the image is the runner's share). MicroPython only."""
+    ROMFS partition runs them (the image is the runner's share). MicroPython only.
+    timeout: seconds each run of the runner may take (a weekend takes three days' time)."""
     import tempfile
 
     from host_tools.virtual.micropython import sys_path
@@ -251,7 +252,7 @@ def run_badge_jobs(jobs, runtime="micropython", start_tick=0, reboot_every=0, mp
             return _json_lines(runtime, ["badge_driver.py", firmware, BOARDS_DIR, "flash",
                                          str(start_tick), str(reboot_every),
                                          mode + radio] + vhw,
-                               stdin, 600, options, compiled, cwd=tmp)
+                               stdin, timeout, options, compiled, cwd=tmp)
         if measured:
             # The runner makes the badge's names first (host_tools/virtual/scripts/badgenames.py):
             # each job's badge is charged what its own weigh, made alone as on a badge; and
