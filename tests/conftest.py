@@ -174,7 +174,10 @@ class Terminal:
         # Ctrl-C (SIGINT) as a terminal's foreground command gets it: a suite started in
         # the background (`make test &`, nohup) hands its children SIGINT ignored, and
         # Python then never raises KeyboardInterrupt.
-        self.proc = subprocess.Popen([sys.executable, "-m", "host_tools", *args], cwd=cwd,
+        # -X faulthandler: a wait that runs out shows where its threads were (_stacks).
+        self.stderr = stderr
+        self.proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m",
+                                      "host_tools", *args], cwd=cwd,
                                      env=full_env, stdin=side, stdout=side, stderr=err,
                                      start_new_session=True, preexec_fn=_sigint_default)
         if stderr is not None:
@@ -210,12 +213,33 @@ class Terminal:
         import time
         end = time.monotonic() + timeout
         while text not in self.text(since):
-            assert time.monotonic() < end, "%r never shown; it drew:\n%s" % (
-                text, self.text()[-3000:])
+            if time.monotonic() >= end:
+                drawn = self.text()[-3000:]
+                raise AssertionError("%r never shown; it drew:\n%s\nits threads then:\n%s"
+                                     % (text, drawn, self._stacks()))
             ended = self._read(0.2) == b"" or self.proc.poll() is not None
             if ended and text not in self.text(since):
                 raise AssertionError("ended (%s) before %r showed:\n%s" % (
                     self.proc.returncode, text, self.text()[-3000:]))
+
+    def _stacks(self):
+        """Where its threads are, for a wait that ran out (a hang or a slow machine):
+        faulthandler's dump on SIGABRT, which ends it."""
+        import signal
+        import time
+        if self.proc.poll() is not None:
+            return "(it had ended, exit %s)" % self.proc.returncode
+        mark = len(self.raw)
+        self.proc.send_signal(signal.SIGABRT)
+        end = time.monotonic() + 10
+        while self.proc.poll() is None and time.monotonic() < end:
+            self._read(0.2)
+        while self._read(0.1):
+            pass
+        if self.stderr is not None:
+            with open(self.stderr, errors="replace") as f:
+                return f.read()[-4000:]
+        return self.text(mark)[-4000:]
 
     def type(self, keys):
         os.write(self.main, keys.encode())

@@ -210,6 +210,69 @@ def test_status_of_a_badge_with_no_firmware_says_the_command_that_mends_it(tmp_p
         assert run_cran("status", "--port", port).returncode == 0
 
 
+class _StallingRelay:
+    """A port of its own relaying a vbadge's, both ways; stall_next_paste(): once the
+    badge takes code by raw paste, what it says back is held stall_s seconds, as a
+    computer busy enough (or a badge erasing its flash) holds it."""
+
+    def __init__(self, port, stall_s):
+        import pty
+        import threading
+        import tty
+        self.stall_s, self.armed, self.stalled = stall_s, False, False
+        self.main, side = pty.openpty()
+        tty.setraw(side)
+        self.port = os.ttyname(side)
+        self.side = side   # kept open: the pty lives while the relay does
+        self.badge = os.open(port, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(self.badge)
+        self.running = True
+        self.thread = threading.Thread(target=self._relay, daemon=True)
+        self.thread.start()
+
+    def stall_next_paste(self):
+        self.armed = True
+
+    def _relay(self):
+        import select
+        while self.running:
+            ready, _, _ = select.select([self.main, self.badge], [], [], 0.1)
+            if self.main in ready:
+                os.write(self.badge, os.read(self.main, 4096))
+            if self.badge in ready:
+                said = os.read(self.badge, 4096)
+                if self.armed and b"R\x01" in said:   # raw paste accepted
+                    self.armed = False
+                    time.sleep(self.stall_s)
+                    self.stalled = True
+                os.write(self.main, said)
+
+    def close(self):
+        self.running = False
+        self.thread.join()
+        for fd in (self.main, self.side, self.badge):
+            os.close(fd)
+
+
+def test_code_sent_to_a_badge_that_stalls_a_few_seconds_is_not_lost(tmp_path):
+    # Flashing a roster on a busy computer: mpremote waits for each of the badge's acks of
+    # the code it sends as long as the port's read timeout (1 s), and a vbadge stalled
+    # past it lost the flash ("unexpected read during raw paste: b''"). A badge quiet
+    # 2.5 s there is only slow: run() lets it be silent 10 s.
+    with vbadge.running(tmp_path / "badge.img") as badge:
+        relay = _StallingRelay(badge.port, stall_s=2.5)
+        try:
+            link = badgeport.connect(relay.port)
+            relay.stall_next_paste()
+            started = time.monotonic()
+            assert badgeport.run(link, "print(6 * 7)").strip() == "42"
+            assert relay.stalled and time.monotonic() - started >= 2.5
+            assert badgeport.run(link, "print(6 * 8)").strip() == "48"   # as before
+            badgeport.close(link)
+        finally:
+            relay.close()
+
+
 def test_flash_checks_the_board_against_the_chip_it_finds(tmp_path):
     # A vbadge on a C3 says so as an ESP32-C3's MicroPython does (os.uname().machine).
     with vbadge.running(tmp_path / "c3.img", board="esp32c3-supermini") as badge:

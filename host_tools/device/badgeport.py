@@ -15,6 +15,12 @@ CONNECT_TIMEOUT_S = 5.0    # a port where no MicroPython answers gives up this f
 # Every write to a port has its deadline: a port nobody reads (no badge behind it) fills
 # and would block for ever.
 WRITE_TIMEOUT_S = 1.0
+# A read's deadline on an mpremote link: on a pty mpremote reads byte by byte, and a
+# silent one would block for ever. While code is sent (raw paste), the badge acks each
+# window of it as it reads: a badge busy a moment (a flash sector erased, a busy
+# computer relaying a vbadge) may be silent longer, as long as run() lets it be.
+READ_TIMEOUT_S = 1.0
+PASTE_SILENCE_S = 10.0
 # A badge in light sleep hears nothing: its UART sleeps with the chip. It wakes at least
 # every 30 s (cran.app.MAX_SLEEP_MS) for a show step of a few ms, and a byte it reads
 # then keeps it awake for a minute. So a host knocks: a newline every millisecond (an
@@ -294,7 +300,6 @@ def connect(port, keys=()):
         raise not_a_badge(port)
     from mpremote import transport_serial
     from mpremote.transport import TransportError
-    from mpremote.transport_serial import SerialTransport
     # mpremote prints what it got before raising; our one line says it instead. Its
     # module's own `print`, not sys.stdout swapped: badges are flashed from threads.
     transport_serial.print = _quiet
@@ -303,8 +308,7 @@ def connect(port, keys=()):
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     while True:
         try:
-            # A timeout: on a pty mpremote reads byte by byte, and a silent one would block.
-            link = SerialTransport(port, baudrate=115200, timeout=1)
+            link = _link_class()(port, baudrate=115200, timeout=READ_TIMEOUT_S)
             link.serial.write_timeout = WRITE_TIMEOUT_S   # nor a write, on a full port
             break
         except Exception as e:   # pyserial's SerialException, mpremote's TransportError
@@ -325,6 +329,28 @@ def connect(port, keys=()):
 
 def _quiet(*args, **kwargs):
     pass
+
+
+_Link = None
+
+
+def _link_class():
+    """mpremote's SerialTransport, its code sent with PASTE_SILENCE_S to wait for each of
+    the badge's acks (mpremote waits the port's read timeout: a second stalled there,
+    and a whole flash was lost)."""
+    global _Link
+    if _Link is None:
+        from mpremote.transport_serial import SerialTransport
+
+        class Link(SerialTransport):
+            def exec_raw_no_follow(self, command):
+                self.serial.timeout = PASTE_SILENCE_S
+                try:
+                    return super().exec_raw_no_follow(command)
+                finally:
+                    self.serial.timeout = READ_TIMEOUT_S
+        _Link = Link
+    return _Link
 
 
 def close(link):
