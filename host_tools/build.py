@@ -292,8 +292,18 @@ def badge_path(path):
 def import_name(path):
     """A module's file on a badge ("/RX.mpy") -> its import name ("cran.core.engine"), or
     None for a file that is no module of cran."""
-    name = path.lstrip("/").rsplit(".", 1)[0]
-    return dict((b, m) for m, b in badge_modules().items()).get(name)
+    return _import_names().get(path.lstrip("/").rsplit(".", 1)[0])
+
+
+_imports = None
+
+
+def _import_names():
+    # {name on a badge: import name}, badge_modules() the other way round
+    global _imports
+    if _imports is None:
+        _imports = dict((b, m) for m, b in badge_modules().items())
+    return _imports
 
 
 def _shipped(sources):
@@ -810,14 +820,22 @@ def renamed(text, renames):
 def unrenamed(text, renames=None):
     """A badge's text (a journaled error, a traceback) with the firmware's own names, as
     this cran's firmware has them: a name quoted ('RX') or a traceback's function (", in
-    RX") or module ('File "RX"'), where MicroPython says a name; the rest of the text as
-    it is."""
+    RX"), where MicroPython says a name, and its modules as module_names() says them; the
+    rest of the text as it is."""
     back = dict((new, old) for old, new in (renames or badge_renames()).items())
-    modules = dict((new, old) for old, new in badge_modules().items())
+    return re.sub(r"(?<=')([A-Za-z]\w*)(?=')|(?<=, in )([A-Za-z]\w*)$",
+                  lambda m: back.get(m.group(0), m.group(0)), module_names(text), flags=re.M)
+
+
+def module_names(text):
+    """A badge's text (why it can't start, a traceback) with its modules' import names: a
+    traceback's module ('File "E"' -> 'File "cran.app"'), a module's file named beside it
+    ("/E.mpy" -> "/E.mpy (cran.app)", "/rom/E.mpy" too)."""
+    modules = _import_names()
     text = re.sub(r'(?<=File ")(\w+)(?=")', lambda m: modules.get(m.group(0), m.group(0)),
                   text)
-    return re.sub(r"(?<=')([A-Za-z]\w*)(?=')|(?<=, in )([A-Za-z]\w*)$",
-                  lambda m: back.get(m.group(0), m.group(0)), text, flags=re.M)
+    return re.sub(r"(?<![\w/.])(?:/rom)?/(\w+)\.mpy\b", lambda m: m.group(0) + (
+        " (%s)" % modules[m.group(1)] if m.group(1) in modules else ""), text)
 
 
 def _copied(kept, target):

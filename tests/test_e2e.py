@@ -432,6 +432,10 @@ def test_a_damaged_firmware_file_is_named_never_imported_and_the_next_flash_mend
         badgeport.reset(link)
         status = badgeport.status(port)
         assert status["error"] == "firmware %s: damaged (reflash: cran flash)" % app
+        r = run_cran("status", "--port", port)   # for people: the module named
+        assert r.returncode == 1 and r.stdout == (
+            "%s: the badge could not start: firmware %s (cran.app): damaged (reflash: cran "
+            "flash)\n" % (port, app)), r.stdout
         journal = [json.loads(x) for x in badgeport.ask(port, "journal")]
         assert journal[-1]["error"] == "cannot start: " + status["error"]
         # A player can't reach the REPL of a badge that can't start either.

@@ -236,6 +236,11 @@ def test_each_module_is_a_file_at_the_badges_root_named_with_a_name_of_its_image
     # A badge's traceback says the modules' import names again.
     assert build.unrenamed('File "%s", line 1, in f' % engine) == (
         'File "cran.core.engine", line 1, in f')
+    # Why a badge can't start names its modules' files: each with its module beside it,
+    # in ROMFS too; a file that is no module of cran as it is.
+    assert build.module_names("firmware /%s.mpy, /rom/%s.mpy, /lib/x.mpy: damaged" % (
+        app, engine)) == "firmware /%s.mpy (cran.app), /rom/%s.mpy (cran.core.engine), " \
+                         "/lib/x.mpy: damaged" % (app, engine)
 
 
 def test_compiled_modules_are_cached_by_source_and_options(tmp_path, monkeypatch):

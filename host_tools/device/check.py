@@ -139,7 +139,8 @@ def describe(port, facts, started, figures):
         _kb(facts["flash_free"]), _kb(facts["flash_total"]), _kb(facts["firmware_bytes"]),
         " (its code in ROMFS)" if facts["rom"] else ""))
     if "error" in started:
-        out.append("  heap      not measured: the badge does not start (%s)" % started["error"])
+        out.append("  heap      not measured: the badge does not start (%s)"
+                   % build.module_names(started["error"]))
         return out
     total = started["alloc"] + started["free"]
     out.append("  heap      %s in use after the badge's start, %s free, %s in all%s" % (

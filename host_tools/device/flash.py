@@ -259,7 +259,7 @@ def flash_one(port, board, config_text, builds, progress=lambda done, total: Non
     report.status = _status_after_boot(port)
     if "error" in report.status:
         raise CommandError("%s: flashed, but the badge cannot start: %s"
-                           % (port, report.status["error"]))
+                           % (port, build.module_names(report.status["error"])))
     if not station:   # a station keeps no journal: its clock is the computer's
         _check_locked(port, key)
         set_clock(port, key)

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from cran.core.vocab import ARMOR_DAMAGED, INCONNU
 from host_tools import CommandError
+from host_tools.build import module_names
 from host_tools.device import badgeport
 from host_tools.game.times import time_left
 
@@ -41,8 +42,8 @@ def table(ports, answers):
         if "error" in s and "etat" not in s:
             # The table stays a table: the error, whole, under it.
             rows.append((port, "-", "-", "error (below)", "", "", "", ""))
-            errors.append("%s: %s" % (port, s["error"]) if not s["error"].startswith(port)
-                          else s["error"])
+            error = module_names(s["error"])
+            errors.append(error if error.startswith(port) else "%s: %s" % (port, error))
             continue
         if s.get("station"):
             rows.append((port, badgeport.badge_names(s.get("id"), None), "-",
@@ -139,7 +140,7 @@ def one(port, s, as_json):
         print(json.dumps(s, sort_keys=True))
         return 0
     if "error" in s:
-        print("%s: the badge could not start: %s" % (port, s["error"]))
+        print("%s: the badge could not start: %s" % (port, module_names(s["error"])))
         return 1
     if s.get("station"):
         print("%s: the game master's station (cran field --port %s), badge %s, firmware %s, "
