@@ -677,7 +677,11 @@ def test_keys_typed_right_after_the_colon_are_the_console_lines():
         for char in ":ec":   # all posted before any is handled
             app.post_message(events.Key("colon" if char == ":" else char, char))
         await pilot.pause()
+        # The line has the focus now: the keys typed before it are kept, not selected
+        # for the next key to replace (an Input selects its text as it takes the focus).
+        app.post_message(events.Key("o", "o"))
+        await pilot.pause()
         return isinstance(app.screen, Picker), app.w_console.display, app.w_console.value
 
     picker_open, console_open, typed = ui("cpython", steps)
-    assert not picker_open and console_open and typed == "ec"
+    assert not picker_open and console_open and typed == "eco"

@@ -230,7 +230,10 @@ class SimApp(App):
         self.w_script = RichLog(id="script", wrap=True) if self.session.script else None
         self.w_console = Input(
             placeholder="a console line: coup blesse, effet peur divin, soin, status…",
-            suggester=SuggestFromList(_CONSOLE_WORDS, case_sensitive=False), id="console")
+            suggester=SuggestFromList(_CONSOLE_WORDS, case_sensitive=False), id="console",
+            # Opened empty: what it holds as it takes the focus was typed ahead (on_key),
+            # not text to select for the next key to replace.
+            select_on_focus=False)
         with Horizontal(id="top"):
             with Vertical(id="badge"):
                 yield self.w_leds
