@@ -141,7 +141,7 @@ _STARTS_THE_APP = '__import__("cran.run", None, None, ("main",)).main()'
 
 def station_modules():
     """Badge paths of the modules a station has: cran.station's and its radio driver's."""
-    return sorted(filter(None, map(badge_path, _station_paths())))
+    return badge_paths(_station_paths())
 
 
 def _station_paths():
@@ -287,6 +287,12 @@ def badge_path(path):
     ("/RX.mpy"), or None for a package without code (no module there)."""
     name = badge_modules().get(module_name(path))
     return None if name is None else "/%s.mpy" % name
+
+
+def badge_paths(paths):
+    """Modules' files in the firmware -> their files on a badge, sorted (a package
+    without code has none: badge_path)."""
+    return sorted(filter(None, map(badge_path, paths)))
 
 
 def import_name(path):
@@ -515,7 +521,7 @@ def manifest_text(files, root="", fail_needs=None):
     hashes = dict((root + path, hashlib.sha256(data).hexdigest())
                   for path, data in files.items() if path.endswith(".mpy"))
     if fail_needs is None:
-        fail_needs = sorted(filter(None, map(badge_path, imported_by("cran.fail"))))
+        fail_needs = badge_paths(imported_by("cran.fail"))
     return json.dumps({"files": hashes, "fail_needs": [root + p for p in fail_needs]},
                       sort_keys=True)
 
